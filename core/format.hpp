@@ -1,0 +1,15 @@
+#pragma once
+// Human-readable numbers for tables: SI prefixes, durations, fixed decimals.
+#include <string>
+
+namespace roofsim {
+
+// 9.894e14, "FLOP/s" -> "989.4 TFLOP/s"
+std::string format_si(double value, const std::string& unit, int decimals = 1);
+// 0.004776 -> "4.776 ms"
+std::string format_seconds(double seconds);
+std::string format_fixed(double value, int decimals);
+// 85899345920 -> "80.0 GiB"
+std::string format_bytes(double bytes);
+
+}  // namespace roofsim

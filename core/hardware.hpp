@@ -1,0 +1,98 @@
+#pragma once
+// A chip as the hardware TOML describes it. Plain data: the analytic model reads the peak
+// numbers from it, the SystemC components read the structural ones (array shapes, channels,
+// latencies). Units are SI inside the program (Hz, bytes, bytes/s, seconds); the TOML keys
+// carry their unit in their name (clock_mhz, bandwidth_gb_per_s, latency_ns, capacity_bytes).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace roofsim {
+
+struct MatrixSpec {
+  std::string kind;  // "systolic" (TPU MXU) or "tensor_core" (GPU SM's tensor cores)
+  std::int64_t units = 0;  // MXUs or SMs
+  double clock_hz = 0;     // the clock that the datasheet peak assumes
+  double sustained_clock_hz = 0;  // clock under sustained matrix load (calibrated, <= clock_hz)
+  double macs_per_clock = 0;      // per unit, bf16
+  std::map<DType, double> dtype_rate;  // multiplier of macs_per_clock; absent = not supported
+  // Op dimensions are padded up to multiples of this granule (systolic: k and n to the array).
+  std::int64_t granule_m = 1, granule_n = 1, granule_k = 1;
+  // Weight-stationary arrays load a k x n weight tile before streaming rows through it; with
+  // double-buffered weights the load hides behind a pass of at least this many rows.
+  bool weight_stationary = false;
+  double weight_load_cycles = 0;
+  double pipeline_latency_cycles = 0;  // fill + drain of one tile job
+};
+
+struct VectorSpec {
+  std::int64_t units = 0;
+  double clock_hz = 0;
+  double flops_per_clock = 0;  // per unit, fp32 (vector work is done in fp32)
+  double pipeline_latency_cycles = 0;
+};
+
+struct HbmSpec {
+  double capacity_bytes = 0;
+  std::int64_t stacks = 0;
+  std::int64_t channels = 0;
+  double bandwidth = 0;   // peak, bytes/s (datasheet)
+  double efficiency = 1;  // achievable fraction of peak per channel (calibrated)
+  double access_latency_s = 0;
+  std::int64_t interleave_bytes = 0;
+};
+
+struct DmaSpec {
+  double max_inflight_bytes = 0;  // bounded outstanding requests: Little's law caps bandwidth
+  double request_bytes = 0;       // one request to the memory system
+};
+
+struct OnChipMemory {
+  std::string name;
+  double capacity_bytes = 0;
+  double bandwidth = 0;  // bytes/s, aggregate
+};
+
+struct LinkSpec {
+  std::string kind;  // "nvlink4", "ici", ...
+  std::int64_t count = 0;
+  double bandwidth_per_direction = 0;  // bytes/s per link
+  double latency_s = 0;
+};
+
+struct HardwareSpec {
+  std::string name;         // preset name or file stem
+  std::string description;  // human name of the chip
+  std::string source_file;
+  MatrixSpec matrix;
+  VectorSpec vector;
+  HbmSpec hbm;
+  DmaSpec dma;
+  std::vector<OnChipMemory> onchip;
+  std::string tile_buffer;  // which on-chip memory holds an op's tiles
+  LinkSpec links;
+  double op_overhead_s = 0;  // fixed cost to launch one op (kernel launch / program dispatch)
+  // key path -> where the number comes from ("datasheet ...", "calibrated: ...").
+  std::map<std::string, std::string> provenance;
+
+  const OnChipMemory& tile_buffer_memory() const;
+  // Peak matrix FLOP/s for a dtype from the structure (units x MACs x 2 x clock); 0 when the
+  // matrix units do not support it.
+  double matrix_peak_flops(DType t) const;
+  double vector_peak_flops() const;
+  bool matrix_supports(DType t) const { return matrix.dtype_rate.count(t) > 0; }
+};
+
+// Loads a hardware TOML file; throws ConfigError naming file, line and key on any problem.
+HardwareSpec load_hardware_file(const std::string& path);
+// A preset name ("h100_sxm5") or a path to a .toml file.
+HardwareSpec load_hardware(const std::string& name_or_path);
+
+// The same hardware with every efficiency at 1 and every latency and overhead at zero; the
+// sustained clock becomes the datasheet clock. Used by --ideal.
+HardwareSpec make_ideal(HardwareSpec hw);
+
+}  // namespace roofsim

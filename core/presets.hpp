@@ -1,0 +1,16 @@
+#pragma once
+// Finding preset configs: a bare name is looked up in the configs folder, a path is used as is.
+#include <string>
+#include <vector>
+
+namespace roofsim {
+
+// configs/ folder: $ROOFSIM_CONFIG_DIR if set, else the source tree's configs/.
+std::string config_dir();
+// Names (file stems) of the presets in configs/<kind>/, sorted.
+std::vector<std::string> list_presets(const std::string& kind);
+// "h100_sxm5" -> configs/hardware/h100_sxm5.toml; "my.toml" or "dir/x" -> as given.
+// Throws InputError listing the presets when a bare name is unknown.
+std::string resolve_preset(const std::string& kind, const std::string& name_or_path);
+
+}  // namespace roofsim

@@ -1,0 +1,62 @@
+// `roofsim hw list` and `roofsim hw show NAME`: what hardware presets there are and what they say.
+#include <iostream>
+#include <memory>
+
+#include "core/format.hpp"
+#include "core/hardware.hpp"
+#include "core/presets.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+#include "sim/hw_json.hpp"
+#include "validation/analytic.hpp"
+
+namespace roofsim {
+
+void add_hw_command(CLI::App& app) {
+  CLI::App* hw = app.add_subcommand("hw", "List hardware presets or show one in full");
+  hw->require_subcommand(1);
+
+  CLI::App* list = hw->add_subcommand("list", "List the hardware presets with their headline numbers");
+  auto list_json = std::make_shared<std::string>();
+  list->add_option("--json", *list_json, "Also write JSON to FILE ('-' = standard output)");
+  list->callback([list_json] {
+    nlohmann::json out = nlohmann::json::array();
+    TextTable table({"preset", "chip", "bf16 peak", "HBM bandwidth", "bf16 ridge", "HBM"});
+    for (const std::string& name : list_presets("hardware")) {
+      HardwareSpec h = load_hardware(name);
+      Roofline rl = roofline_for(h, DType::bf16);
+      table.add_row({name, h.description, format_si(rl.peak_flops, "FLOP/s"),
+                     format_si(rl.bandwidth, "B/s", 2),
+                     format_fixed(rl.ridge(), 1) + " FLOP/B",
+                     format_si(h.hbm.capacity_bytes, "B")});
+      out.push_back(hardware_summary_json(h));
+    }
+    if (*list_json != "-") table.print(std::cout);
+    if (!list_json->empty()) write_json(*list_json, out);
+  });
+
+  CLI::App* show = hw->add_subcommand("show", "Show every parameter of one hardware description and its source");
+  struct ShowOptions {
+    std::string name, json;
+  };
+  auto opt = std::make_shared<ShowOptions>();
+  show->add_option("NAME", opt->name, "Preset name or path to a hardware .toml")->required();
+  show->add_option("--json", opt->json, "Also write JSON to FILE ('-' = standard output)");
+  show->callback([opt] {
+    HardwareSpec h = load_hardware(opt->name);
+    nlohmann::json j = hardware_json(h);
+    if (opt->json != "-") {
+      std::cout << h.description << " (" << h.source_file << ")\n\n";
+      TextTable t({"parameter", "value", "source"});
+      for (const auto& [key, value] : j["parameters"].items()) {
+        auto p = h.provenance.find(key);
+        t.add_row({key, value.is_string() ? value.get<std::string>() : value.dump(),
+                   p == h.provenance.end() ? "(no source given)" : p->second});
+      }
+      t.print(std::cout);
+    }
+    if (!opt->json.empty()) write_json(opt->json, j);
+  });
+}
+
+}  // namespace roofsim

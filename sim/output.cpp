@@ -1,0 +1,66 @@
+#include "sim/output.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+void write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot open for writing");
+  f << text;
+  if (!f) throw InputError(path + ": write failed");
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  write_text(path, j.dump(2) + "\n");
+}
+
+TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+
+void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+namespace {
+bool numeric_cell(const std::string& s) {
+  return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' ||
+                        s[0] == '+' || s[0] == '.');
+}
+}  // namespace
+
+void TextTable::print(std::ostream& os) const {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows_) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
+    const auto& r = rows_[ri];
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string pad(width[i] - r[i].size(), ' ');
+      bool right = ri > 0 && numeric_cell(r[i]);
+      line += (i ? "  " : "") + (right ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : ""));
+    }
+    os << line << "\n";
+    if (ri == 0) {
+      std::size_t total = 0;
+      for (std::size_t i = 0; i < width.size(); ++i) total += width[i] + (i ? 2 : 0);
+      os << std::string(total, '-') << "\n";
+    }
+  }
+}
+
+std::ostream& human_out(const std::string& json_path) {
+  return json_path == "-" ? std::cerr : std::cout;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,31 @@
+#pragma once
+// Result writers shared by every subcommand: JSON to a file or standard output, and aligned
+// text tables for people.
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace roofsim {
+
+// Writes `j` (pretty-printed) to `path`; "-" means standard output. Throws InputError when the
+// file cannot be written.
+void write_json(const std::string& path, const nlohmann::json& j);
+// Plain-text CSV writer to a path ("-" = standard output).
+void write_text(const std::string& path, const std::string& text);
+
+// Columns are left-aligned for text, right-aligned for numbers (decided per cell).
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header);
+  void add_row(std::vector<std::string> row);
+  void print(std::ostream& os) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Where human-readable output goes: standard output, unless JSON already goes there.
+std::ostream& human_out(const std::string& json_path);
+
+}  // namespace roofsim

@@ -1,0 +1,48 @@
+#include "validation/analytic.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+double Roofline::attainable(double intensity) const {
+  return std::min(peak_flops, bandwidth * intensity);
+}
+
+double peak_flops(const HardwareSpec& hw, DType t) {
+  if (hw.matrix_supports(t)) return hw.matrix_peak_flops(t);
+  if (t == DType::fp32) return hw.vector_peak_flops();
+  return 0;
+}
+
+Roofline roofline_for(const HardwareSpec& hw, DType t) {
+  double p = peak_flops(hw, t);
+  if (p <= 0) {
+    throw InputError(hw.name + ": no unit computes in " + std::string(dtype_name(t)));
+  }
+  return Roofline{p, hw.hbm.bandwidth};
+}
+
+Roofline roofline_for(const HardwareSpec& hw, Engine e, DType t) {
+  if (e == Engine::vector) return Roofline{hw.vector_peak_flops(), hw.hbm.bandwidth};
+  return roofline_for(hw, t);
+}
+
+std::string roof_name(Roof r) { return r == Roof::compute ? "compute" : "memory"; }
+
+OpBound bound_op(const OpCost& cost, const HardwareSpec& hw) {
+  Roofline rl = roofline_for(hw, cost.engine, cost.compute_dtype);
+  OpBound b;
+  b.flops = cost.flops;
+  b.bytes = cost.bytes();
+  b.intensity = cost.intensity();
+  b.compute_time_s = b.flops / rl.peak_flops;
+  b.memory_time_s = b.bytes / rl.bandwidth;
+  b.bound_time_s = std::max(b.compute_time_s, b.memory_time_s);
+  b.roof = b.compute_time_s >= b.memory_time_s ? Roof::compute : Roof::memory;
+  b.attainable_flops = rl.attainable(b.intensity);
+  return b;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,78 @@
+#include "workloads/op_cost.hpp"
+
+#include <sstream>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+OpCost gemm_cost(const GemmShape& g) {
+  OpCost c;
+  c.engine = Engine::matrix;
+  c.compute_dtype = g.compute();
+  const double b = static_cast<double>(g.batch);
+  const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
+               k = static_cast<double>(g.k);
+  c.flops = 2.0 * b * m * n * k;
+  c.read_bytes = b * (m * k * dtype_bytes(g.a) + k * n * dtype_bytes(g.b));
+  c.write_bytes = b * m * n * dtype_bytes(g.c);
+  return c;
+}
+
+OpCost vector_cost(const VectorShape& v) {
+  OpCost c;
+  c.engine = Engine::vector;
+  c.compute_dtype = DType::fp32;
+  c.flops = v.flops_per_element * static_cast<double>(v.elements_in);
+  c.read_bytes = static_cast<double>(v.elements_in) * dtype_bytes(v.dtype);
+  c.write_bytes = static_cast<double>(v.elements_out) * dtype_bytes(v.dtype);
+  return c;
+}
+
+void check_shape(const GemmShape& g, const std::string& what) {
+  if (g.batch <= 0 || g.m <= 0 || g.n <= 0 || g.k <= 0) {
+    throw InputError(what + ": GEMM dimensions must be positive, got batch=" +
+                     std::to_string(g.batch) + " M=" + std::to_string(g.m) +
+                     " N=" + std::to_string(g.n) + " K=" + std::to_string(g.k));
+  }
+}
+
+void check_shape(const VectorShape& v, const std::string& what) {
+  if (v.elements_in <= 0 || v.elements_out <= 0 || v.flops_per_element < 0) {
+    throw InputError(what + ": element counts must be positive");
+  }
+}
+
+GemmShape parse_gemm(const std::string& text, DType dtype) {
+  std::vector<std::int64_t> dims;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size()) {
+      throw InputError("--gemm '" + text + "': '" + part + "' is not an integer (expected M,N,K or B,M,N,K)");
+    }
+    dims.push_back(v);
+  }
+  if (dims.size() != 3 && dims.size() != 4) {
+    throw InputError("--gemm '" + text + "': expected M,N,K or B,M,N,K");
+  }
+  GemmShape g;
+  std::size_t i = 0;
+  if (dims.size() == 4) g.batch = dims[i++];
+  g.m = dims[i++];
+  g.n = dims[i++];
+  g.k = dims[i++];
+  g.a = g.b = g.c = dtype;
+  check_shape(g, "--gemm " + text);
+  return g;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,53 @@
+#pragma once
+// What an operator costs, independent of any hardware: FLOPs and the bytes it must move if each
+// operand is read once and each output written once. The analytic model divides these by peak
+// rates; the simulator must arrive at (at least) the same counts by moving tiles.
+#include <cstdint>
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace roofsim {
+
+// C[batch][m x n] = A[batch][m x k] * B[batch][k x n]. A holds activations, B weights (or the
+// second activation of attention), C the result. The math runs in compute_dtype on the matrix
+// units; weight-only quantized B (int4 weights, bf16 activations) is dequantized to A's type.
+struct GemmShape {
+  std::int64_t batch = 1;
+  std::int64_t m = 0, n = 0, k = 0;
+  DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
+  DType compute() const { return a; }
+};
+
+// Element-wise and row-wise work for the vector units: reads elements_in values, writes
+// elements_out, and does flops_per_element operations per input element, in fp32 registers.
+struct VectorShape {
+  std::int64_t elements_in = 0;
+  std::int64_t elements_out = 0;
+  double flops_per_element = 1;
+  DType dtype = DType::bf16;  // storage type in memory
+};
+
+enum class Engine { matrix, vector };
+
+struct OpCost {
+  Engine engine = Engine::matrix;
+  DType compute_dtype = DType::bf16;
+  double flops = 0;
+  double read_bytes = 0;
+  double write_bytes = 0;
+  double bytes() const { return read_bytes + write_bytes; }
+  double intensity() const { return flops / bytes(); }
+};
+
+OpCost gemm_cost(const GemmShape& g);
+OpCost vector_cost(const VectorShape& v);
+
+// Throws InputError for zero or negative dimensions; `what` names the op for the message.
+void check_shape(const GemmShape& g, const std::string& what);
+void check_shape(const VectorShape& v, const std::string& what);
+
+// Parses "M,N,K" or "B,M,N,K" (batched) as given to --gemm.
+GemmShape parse_gemm(const std::string& text, DType dtype);
+
+}  // namespace roofsim

@@ -27,6 +27,8 @@ MatrixSpec read_matrix(ConfigTable t) {
   m.granule_m = t.positive_integer("granule_m");
   m.granule_n = t.positive_integer("granule_n");
   m.granule_k = t.positive_integer("granule_k");
+  m.work_tile_m = t.positive_integer("work_tile_m");
+  m.work_tile_n = t.positive_integer("work_tile_n");
   m.weight_stationary = t.boolean_or("weight_stationary", false);
   m.weight_load_cycles = t.non_negative_number_or("weight_load_cycles", 0);
   if (m.weight_stationary && !t.has("weight_load_cycles")) {

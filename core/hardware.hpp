@@ -23,6 +23,9 @@ struct MatrixSpec {
   std::int64_t granule_m = 1, granule_n = 1, granule_k = 1;
   // Weight-stationary arrays load a k x n weight tile before streaming rows through it; with
   // double-buffered weights the load hides behind a pass of at least this many rows.
+  // The output tile one unit works on at a time (a CTA tile on a GPU, rows x array width on an
+  // MXU); the tiler halves it when an op is too small to give every unit a tile.
+  std::int64_t work_tile_m = 128, work_tile_n = 128;
   bool weight_stationary = false;
   double weight_load_cycles = 0;
   double pipeline_latency_cycles = 0;  // fill + drain of one tile job

@@ -7,5 +7,6 @@ namespace roofsim {
 void add_hw_command(CLI::App& app);
 void add_roofline_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_op_command(CLI::App& app);  // also adds `sweep`
 
 }  // namespace roofsim

@@ -37,6 +37,8 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   p["matrix.granule_m"] = m.granule_m;
   p["matrix.granule_n"] = m.granule_n;
   p["matrix.granule_k"] = m.granule_k;
+  p["matrix.work_tile_m"] = m.work_tile_m;
+  p["matrix.work_tile_n"] = m.work_tile_n;
   p["matrix.weight_stationary"] = m.weight_stationary;
   p["matrix.weight_load_cycles"] = m.weight_load_cycles;
   p["matrix.pipeline_latency_cycles"] = m.pipeline_latency_cycles;

@@ -1,0 +1,62 @@
+#include "components/chip.hpp"
+
+#include "components/op_run.hpp"
+
+namespace roofsim {
+
+Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granularity granularity)
+    : sc_core::sc_module(name), hw_(hw), granularity_(granularity), limits_(tiling_limits(hw_)) {
+  for (std::int64_t i = 0; i < hw_.matrix.units; ++i) {
+    matrix_.push_back(std::make_unique<MatrixUnit>(("matrix" + std::to_string(i)).c_str(), hw_.matrix, stats_));
+  }
+  for (std::int64_t i = 0; i < hw_.vector.units; ++i) {
+    vector_.push_back(std::make_unique<VectorUnit>(("vector" + std::to_string(i)).c_str(), hw_.vector, stats_));
+  }
+  hbm_ = std::make_unique<HbmChannels>(hw_.hbm, stats_);
+  dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, stats_);
+  if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
+  launcher_ = std::make_unique<Server>("launcher", stats_);
+}
+
+Chip::~Chip() = default;
+
+void Chip::run_gemm(const GemmShape& g, OpResult& result, Server::Callback done) {
+  check_shape(g, "gemm");
+  GemmPlan plan = plan_gemm(g, hw_.matrix, limits_);
+  result.steps = plan.steps();
+  result.plan = "block " + std::to_string(plan.bm) + "x" + std::to_string(plan.bn) + "x" +
+                std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
+                std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
+                (plan.n_outer ? ", n outer" : "");
+  launch(std::make_unique<GemmRun>(*this, plan), result, std::move(done));
+}
+
+void Chip::run_vector(const VectorShape& v, OpResult& result, Server::Callback done) {
+  check_shape(v, "vector op");
+  VectorPlan plan = plan_vector(v, limits_);
+  result.steps = plan.steps();
+  result.plan = "chunk " + std::to_string(plan.chunk_elements) + " elements, " +
+                std::to_string(plan.steps()) + " steps";
+  launch(std::make_unique<VectorRun>(*this, plan), result, std::move(done));
+}
+
+void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Server::Callback done) {
+  OpRun* r = run.get();
+  runs_.push_back(std::move(run));
+  result.start_ps = now_ps();
+  const SimStats before = stats_;
+  OpResult* res = &result;
+  auto finish = [this, res, before, done = std::move(done)] {
+    res->end_ps = now_ps();
+    res->flops = stats_.matrix_flops + stats_.vector_flops - before.matrix_flops - before.vector_flops;
+    res->bytes_read = stats_.bytes_read - before.bytes_read;
+    res->bytes_written = stats_.bytes_written - before.bytes_written;
+    res->events = stats_.events - before.events;
+    if (done) done();
+  };
+  launcher_->submit(ceil_ps(hw_.op_overhead_s), 0, [r, finish = std::move(finish)]() mutable {
+    r->start(std::move(finish));
+  });
+}
+
+}  // namespace roofsim

@@ -1,0 +1,76 @@
+#pragma once
+// A chip composed from its hardware description: matrix units, vector units, HBM channels, a
+// DMA engine and the on-chip buffer that tiles stream through. Ops run on it as pipelines of
+// tiles; their time is whatever the servers' queues make of them.
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "components/dma.hpp"
+#include "components/hbm.hpp"
+#include "components/matrix_unit.hpp"
+#include "components/tiling.hpp"
+#include "core/hardware.hpp"
+
+namespace roofsim {
+
+// Coarse: one job per unit per step and one memory request per DMA window quarter.
+// Fine: one job per unit tile and requests eight times smaller. Both must agree on throughput.
+enum class Granularity { coarse, fine };
+
+struct OpResult {
+  std::string name;
+  Picoseconds start_ps = 0, end_ps = 0;
+  double flops = 0;          // useful FLOPs executed
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t events = 0;  // kernel events this op caused
+  std::int64_t steps = 0;
+  std::string plan;          // how it was tiled, for people
+  double seconds() const { return to_seconds(end_ps - start_ps); }
+};
+
+class OpRun;
+
+class Chip : public sc_core::sc_module {
+ public:
+  Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw,
+       Granularity granularity = Granularity::coarse);
+  ~Chip() override;
+
+  // Starts the op now (after the launch overhead); `done` runs at its completion with `result`
+  // filled in. Several ops may be in flight; they then share the units and channels.
+  void run_gemm(const GemmShape& g, OpResult& result, Server::Callback done);
+  void run_vector(const VectorShape& v, OpResult& result, Server::Callback done);
+
+  const HardwareSpec& hw() const { return hw_; }
+  SimStats& stats() { return stats_; }
+  Granularity granularity() const { return granularity_; }
+  const TilingLimits& limits() const { return limits_; }
+  MatrixUnit& matrix_unit(std::size_t i) { return *matrix_[i]; }
+  VectorUnit& vector_unit(std::size_t i) { return *vector_[i]; }
+  std::size_t matrix_units() const { return matrix_.size(); }
+  std::size_t vector_units() const { return vector_.size(); }
+  HbmChannels& hbm() { return *hbm_; }
+  DmaEngine& dma() { return *dma_; }
+  // Round-robin over units across ops and steps: work lands on the next unit in turn.
+  std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
+  std::size_t next_vector_unit() { return next_vector_++ % vector_.size(); }
+
+ private:
+  void launch(std::unique_ptr<OpRun> run, OpResult& result, Server::Callback done);
+
+  HardwareSpec hw_;
+  Granularity granularity_;
+  SimStats stats_;
+  TilingLimits limits_;
+  std::vector<std::unique_ptr<MatrixUnit>> matrix_;
+  std::vector<std::unique_ptr<VectorUnit>> vector_;
+  std::unique_ptr<HbmChannels> hbm_;
+  std::unique_ptr<DmaEngine> dma_;
+  std::unique_ptr<Server> launcher_;  // kernel launch / program dispatch, one op at a time
+  std::vector<std::unique_ptr<OpRun>> runs_;
+  std::size_t next_matrix_ = 0, next_vector_ = 0;
+};
+
+}  // namespace roofsim

@@ -1,0 +1,42 @@
+#pragma once
+// The DMA engine moves tensors between HBM and the on-chip buffer as a stream of requests,
+// keeping at most max_inflight_bytes outstanding. With access latency L the engine can sustain
+// at most max_inflight_bytes / L, so short transfers or a small window cannot reach peak
+// bandwidth (Little's law) - this emerges from the window, it is not computed.
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "components/hbm.hpp"
+
+namespace roofsim {
+
+class DmaEngine {
+ public:
+  DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats);
+
+  // Queues a transfer (FIFO with the others); `done` when every byte has arrived.
+  void read(std::uint64_t bytes, Server::Callback done) { transfer(bytes, false, std::move(done)); }
+  void write(std::uint64_t bytes, Server::Callback done) { transfer(bytes, true, std::move(done)); }
+
+  std::uint64_t request_bytes() const { return request_bytes_; }
+  void set_request_bytes(std::uint64_t b);  // granularity studies (coarse vs fine)
+
+ private:
+  struct Transfer {
+    std::uint64_t left_to_issue;
+    std::uint64_t outstanding = 0;
+    Server::Callback done;
+  };
+  void transfer(std::uint64_t bytes, bool write, Server::Callback done);
+  void pump();
+
+  HbmChannels& hbm_;
+  SimStats& stats_;
+  std::uint64_t max_inflight_;
+  std::uint64_t request_bytes_;
+  std::uint64_t inflight_ = 0;
+  std::deque<std::shared_ptr<Transfer>> queue_;
+};
+
+}  // namespace roofsim

@@ -1,0 +1,69 @@
+#pragma once
+// The pipeline every op runs as: up to `stages` step loads in flight; a step's compute is
+// dispatched to the units as soon as its load has arrived; its buffer is freed (and the load
+// `stages` steps ahead issued) when the last of its compute jobs finishes; results are written
+// back as jobs finish. The op is done when every step has computed and every write landed.
+#include <cstdint>
+#include <vector>
+
+#include "components/server.hpp"
+#include "components/tiling.hpp"
+
+namespace roofsim {
+
+class Chip;
+struct OpResult;
+
+class OpRun {
+ public:
+  OpRun(Chip& chip, std::int64_t steps, int stages);
+  virtual ~OpRun() = default;
+  void start(Server::Callback done);
+  bool finished() const { return finished_; }
+
+ protected:
+  virtual std::uint64_t load_bytes(std::int64_t step) const = 0;
+  // Submits the step's compute jobs; each calls job_done(step, bytes_to_write) when finished.
+  virtual void dispatch(std::int64_t step) = 0;
+  void jobs_added(std::int64_t step, std::int64_t n);
+  void job_done(std::int64_t step, std::uint64_t write_bytes);
+  Chip& chip_;
+
+ private:
+  void issue_load();
+  void try_dispatch();
+  void finish_if_done();
+
+  std::int64_t steps_;
+  int stages_;
+  std::int64_t next_load_ = 0, next_dispatch_ = 0, steps_done_ = 0;
+  std::vector<char> loaded_;              // per slot
+  std::vector<std::int64_t> jobs_left_;   // per slot
+  std::int64_t writes_pending_ = 0;
+  bool finished_ = false;
+  Server::Callback done_;
+};
+
+class GemmRun : public OpRun {
+ public:
+  GemmRun(Chip& chip, const GemmPlan& plan);
+
+ private:
+  std::uint64_t load_bytes(std::int64_t step) const override;
+  void dispatch(std::int64_t step) override;
+  GemmPlan plan_;
+  std::vector<double> unit_cycles_;            // scratch: coarse jobs being assembled
+  std::vector<std::uint64_t> unit_out_bytes_;  // scratch
+};
+
+class VectorRun : public OpRun {
+ public:
+  VectorRun(Chip& chip, const VectorPlan& plan);
+
+ private:
+  std::uint64_t load_bytes(std::int64_t step) const override;
+  void dispatch(std::int64_t step) override;
+  VectorPlan plan_;
+};
+
+}  // namespace roofsim

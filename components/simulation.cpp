@@ -1,0 +1,95 @@
+#include "components/simulation.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// Starts its chip's ops at time zero and chains each to the completion of the previous one.
+class OpSequence : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(OpSequence);
+  OpSequence(const sc_core::sc_module_name& name, Chip& chip, const std::vector<OpSpec>& ops)
+      : sc_core::sc_module(name), chip_(chip), ops_(ops), results_(ops.size()) {
+    SC_METHOD(kickoff);  // runs once at initialization, time 0
+  }
+  const std::vector<OpResult>& results() const { return results_; }
+  Picoseconds end_ps() const { return end_ps_; }
+
+ private:
+  void kickoff() { start(0); }
+  void start(std::size_t i) {
+    if (i == ops_.size()) {
+      end_ps_ = now_ps();
+      return;
+    }
+    const OpSpec& op = ops_[i];
+    results_[i].name = op.name;
+    auto next = [this, i] { start(i + 1); };
+    if (op.is_gemm) {
+      chip_.run_gemm(op.gemm, results_[i], next);
+    } else {
+      chip_.run_vector(op.vector, results_[i], next);
+    }
+  }
+
+  Chip& chip_;
+  const std::vector<OpSpec>& ops_;
+  std::vector<OpResult> results_;
+  Picoseconds end_ps_ = 0;
+};
+
+}  // namespace
+
+void init_systemc_time() {
+  static bool done = false;
+  if (done) return;
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  done = true;
+}
+
+SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
+  init_systemc_time();
+  // Plans are checked before elaboration so that bad input never reaches the kernel.
+  for (const ChipJob& job : jobs) {
+    TilingLimits lim = tiling_limits(job.hw);
+    for (const OpSpec& op : job.ops) {
+      if (op.is_gemm) {
+        check_shape(op.gemm, op.name);
+        plan_gemm(op.gemm, job.hw.matrix, lim);
+      } else {
+        check_shape(op.vector, op.name);
+      }
+    }
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Chip>> chips;
+  std::vector<std::unique_ptr<OpSequence>> sequences;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string n = "chip" + std::to_string(i);
+    chips.push_back(std::make_unique<Chip>(n.c_str(), jobs[i].hw, jobs[i].granularity));
+    sequences.push_back(std::make_unique<OpSequence>((n + "_ops").c_str(), *chips.back(), jobs[i].ops));
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  auto t2 = std::chrono::steady_clock::now();
+
+  SimulationOutcome out;
+  out.elaboration_s = std::chrono::duration<double>(t1 - t0).count();
+  out.wall_s = std::chrono::duration<double>(t2 - t1).count();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    ChipOutcome c;
+    c.ops = sequences[i]->results();
+    c.stats = chips[i]->stats();
+    c.end_ps = sequences[i]->end_ps();
+    out.events += c.stats.events;
+    out.chips.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace roofsim

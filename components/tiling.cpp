@@ -1,0 +1,213 @@
+#include "components/tiling.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+
+namespace roofsim {
+
+namespace {
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t v, std::int64_t g) { return ceil_div(v, g) * g; }
+
+// Block sizes to try along one dimension: granule x 2^i, and the whole (padded) extent.
+std::vector<std::int64_t> block_candidates(std::int64_t extent, std::int64_t granule) {
+  std::vector<std::int64_t> out;
+  const std::int64_t full = round_up(extent, granule);
+  for (std::int64_t b = granule; b < full; b *= 2) out.push_back(b);
+  out.push_back(full);
+  return out;
+}
+}  // namespace
+
+std::uint64_t tensor_bytes(std::int64_t elements, DType t) {
+  return (static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(dtype_bits(t)) + 7) / 8;
+}
+
+std::int64_t GemmPlan::blocks_m() const { return ceil_div(shape.m, bm); }
+std::int64_t GemmPlan::blocks_n() const { return ceil_div(shape.n, bn); }
+std::int64_t GemmPlan::k_steps() const { return ceil_div(shape.k, bk); }
+std::int64_t GemmPlan::steps() const { return shape.batch * blocks_m() * blocks_n() * k_steps(); }
+std::int64_t GemmPlan::tiles_per_block() const {
+  return ceil_div(std::min(bm, shape.m), tm) * ceil_div(std::min(bn, shape.n), tn);
+}
+
+GemmStep GemmPlan::step(std::int64_t i) const {
+  GemmStep s;
+  const std::int64_t ks_n = k_steps(), bm_n = blocks_m(), bn_n = blocks_n();
+  s.ks = i % ks_n;
+  std::int64_t rest = i / ks_n;
+  if (n_outer) {
+    s.mb = rest % bm_n;
+    rest /= bm_n;
+    s.nb = rest % bn_n;
+    rest /= bn_n;
+  } else {
+    s.nb = rest % bn_n;
+    rest /= bn_n;
+    s.mb = rest % bm_n;
+    rest /= bm_n;
+  }
+  s.batch = rest;
+  s.m = std::min(bm, shape.m - s.mb * bm);
+  s.n = std::min(bn, shape.n - s.nb * bn);
+  s.k = std::min(bk, shape.k - s.ks * bk);
+  s.last_k = s.ks == ks_n - 1;
+  // With a single k step the operand indexed by the outer loop stays resident while the inner
+  // loop walks the other one.
+  const bool single_k = ks_n == 1;
+  const bool a_resident = single_k && !n_outer && s.nb > 0;
+  const bool b_resident = single_k && n_outer && s.mb > 0;
+  s.a_bytes = a_resident ? 0 : tensor_bytes(s.m * s.k, shape.a);
+  s.b_bytes = b_resident ? 0 : tensor_bytes(s.k * s.n, shape.b);
+  return s;
+}
+
+std::uint64_t GemmPlan::footprint_bytes() const {
+  const std::uint64_t a = tensor_bytes(bm * bk, shape.a), b = tensor_bytes(bk * bn, shape.b);
+  return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bm * bn, shape.c);
+}
+
+std::uint64_t GemmPlan::traffic_bytes() const {
+  // Closed form of what step() loads: every block of A is loaded once per n block (once in all
+  // when it stays resident), every block of B once per m block, C written once. Exact for
+  // whole-byte dtypes; for int4 an odd-sized edge block rounds up by half a byte.
+  const bool single_k = k_steps() == 1;
+  const std::uint64_t a_loads = single_k && !n_outer ? 1 : static_cast<std::uint64_t>(blocks_n());
+  const std::uint64_t b_loads = single_k && n_outer ? 1 : static_cast<std::uint64_t>(blocks_m());
+  const std::uint64_t per_batch = tensor_bytes(shape.m * shape.k, shape.a) * a_loads +
+                                  tensor_bytes(shape.k * shape.n, shape.b) * b_loads +
+                                  tensor_bytes(shape.m * shape.n, shape.c);
+  return per_batch * static_cast<std::uint64_t>(shape.batch);
+}
+
+TilingLimits tiling_limits(const HardwareSpec& hw) {
+  TilingLimits l;
+  l.buffer_bytes = static_cast<std::uint64_t>(hw.tile_buffer_memory().capacity_bytes);
+  l.units = hw.matrix.units;
+  l.work_tile_m = hw.matrix.work_tile_m;
+  l.work_tile_n = hw.matrix.work_tile_n;
+  l.target_step_bytes = static_cast<std::uint64_t>(hw.dma.max_inflight_bytes);
+  return l;
+}
+
+GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
+  // Candidates are ranked by (1) HBM traffic, within 1% of the least; (2) enough unit tiles
+  // per block to occupy every unit; (3) a step load that fills the DMA window, not larger;
+  // (4) fewer steps. These are the choices a tiling compiler makes; nothing here times the op.
+  struct Scored {
+    GemmPlan plan;
+    std::uint64_t traffic, step_load;
+    std::int64_t tiles, steps;
+  };
+  std::vector<Scored> feasible;
+  for (std::int64_t bm : block_candidates(g.m, spec.granule_m)) {
+    for (std::int64_t bn : block_candidates(g.n, spec.granule_n)) {
+      for (std::int64_t bk : block_candidates(g.k, spec.granule_k)) {
+        for (bool n_outer : {false, true}) {
+          GemmPlan p;
+          p.shape = g;
+          p.bm = bm;
+          p.bn = bn;
+          p.bk = bk;
+          p.n_outer = n_outer;
+          if (p.footprint_bytes() > lim.buffer_bytes) continue;
+          // Unit tiles: the configured work tile, halved until the block has one per unit.
+          p.tm = std::min(round_up(lim.work_tile_m, spec.granule_m), round_up(std::min(bm, g.m), spec.granule_m));
+          p.tn = std::min(round_up(lim.work_tile_n, spec.granule_n), round_up(std::min(bn, g.n), spec.granule_n));
+          while (p.tiles_per_block() < lim.units && (p.tm > spec.granule_m || p.tn > spec.granule_n)) {
+            if (p.tn >= p.tm && p.tn > spec.granule_n) {
+              p.tn = round_up(p.tn / 2, spec.granule_n);
+            } else if (p.tm > spec.granule_m) {
+              p.tm = round_up(p.tm / 2, spec.granule_m);
+            } else {
+              p.tn = round_up(p.tn / 2, spec.granule_n);
+            }
+          }
+          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * std::min(bk, g.k), g.a) +
+                                          tensor_bytes(std::min(bk, g.k) * std::min(bn, g.n), g.b);
+          feasible.push_back({p, p.traffic_bytes(), step_load, p.tiles_per_block(), p.steps()});
+        }
+      }
+    }
+  }
+  if (feasible.empty()) {
+    throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
+                     std::to_string(g.k) + ": even the smallest tiles do not fit the " +
+                     format_bytes(static_cast<double>(lim.buffer_bytes)) + " on-chip buffer");
+  }
+  std::uint64_t least = UINT64_MAX;
+  for (const auto& s : feasible) least = std::min(least, s.traffic);
+  std::int64_t most_tiles = 0;
+  for (const auto& s : feasible) {
+    if (static_cast<double>(s.traffic) <= 1.01 * static_cast<double>(least)) most_tiles = std::max(most_tiles, s.tiles);
+  }
+  const std::int64_t tiles_wanted = std::min(most_tiles, lim.units);
+  auto better = [&](const Scored& a, const Scored& b) {
+    // Step loads at or above the target beat smaller ones; among those, smaller is better.
+    const bool a_full = a.step_load >= lim.target_step_bytes, b_full = b.step_load >= lim.target_step_bytes;
+    if (a_full != b_full) return a_full;
+    if (a.step_load != b.step_load) return a_full ? a.step_load < b.step_load : a.step_load > b.step_load;
+    if (a.steps != b.steps) return a.steps < b.steps;
+    return a.traffic < b.traffic;
+  };
+  const Scored* best = nullptr;
+  for (const auto& s : feasible) {
+    if (static_cast<double>(s.traffic) > 1.01 * static_cast<double>(least)) continue;
+    if (s.tiles < tiles_wanted) continue;
+    if (!best || better(s, *best)) best = &s;
+  }
+  // More stages let loads run further ahead of compute (as multistage GEMM kernels do): use
+  // as many as the buffer holds, up to four.
+  GemmPlan plan = best->plan;
+  while (plan.stages < 4) {
+    GemmPlan deeper = plan;
+    ++deeper.stages;
+    if (deeper.footprint_bytes() > lim.buffer_bytes) break;
+    plan = deeper;
+  }
+  return plan;
+}
+
+std::int64_t VectorPlan::steps() const { return ceil_div(shape.elements_in, chunk_elements); }
+
+VectorStep VectorPlan::step(std::int64_t i) const {
+  const std::int64_t begin = i * chunk_elements;
+  const std::int64_t end = std::min(shape.elements_in, begin + chunk_elements);
+  // Outputs are apportioned so that the steps' outputs sum exactly to elements_out.
+  auto out_before = [&](std::int64_t in) {
+    return static_cast<std::int64_t>(static_cast<__int128>(shape.elements_out) * in / shape.elements_in);
+  };
+  VectorStep s;
+  s.in_bytes = tensor_bytes(end - begin, shape.dtype);
+  s.out_bytes = tensor_bytes(out_before(end) - out_before(begin), shape.dtype);
+  s.flops = shape.flops_per_element * static_cast<double>(end - begin);
+  return s;
+}
+
+std::uint64_t VectorPlan::traffic_bytes() const {
+  std::uint64_t total = 0;
+  for (std::int64_t i = 0; i < steps(); ++i) {
+    VectorStep s = step(i);
+    total += s.in_bytes + s.out_bytes;
+  }
+  return total;
+}
+
+VectorPlan plan_vector(const VectorShape& v, const TilingLimits& lim) {
+  VectorPlan p;
+  p.shape = v;
+  const double bytes_per_in = dtype_bytes(v.dtype) *
+      (1.0 + static_cast<double>(v.elements_out) / static_cast<double>(v.elements_in));
+  // A chunk whose load fills the DMA window, bounded by what `stages` chunks leave room for.
+  const double by_target = static_cast<double>(lim.target_step_bytes) / dtype_bytes(v.dtype);
+  const double by_buffer = static_cast<double>(lim.buffer_bytes) / (p.stages * bytes_per_in);
+  std::int64_t chunk = static_cast<std::int64_t>(std::min(by_target, by_buffer));
+  chunk = std::max<std::int64_t>(1, std::min(chunk, v.elements_in));
+  p.chunk_elements = chunk;
+  return p;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,71 @@
+#pragma once
+// How an op is cut into steps that stream through the on-chip buffer. Plain C++ (no SystemC):
+// a plan is a pure function of the op and the hardware, so it is tested without a kernel.
+//
+// A GEMM step loads one A block (bm x bk) and one B block (bk x bn), computes bm x bn x bk on
+// the matrix units as unit tiles (tm x tn), and after its last k step writes C. `stages`
+// buffers let the loads of the next steps overlap the compute of the current one. When a GEMM
+// needs one k step, the operand that does not change between consecutive blocks stays resident
+// and is not loaded again (operand reuse).
+#include <cstdint>
+
+#include "components/matrix_tile.hpp"
+#include "core/hardware.hpp"
+#include "workloads/op_cost.hpp"
+
+namespace roofsim {
+
+struct GemmStep {
+  std::int64_t batch = 0, mb = 0, nb = 0, ks = 0;  // block coordinates
+  std::int64_t m = 0, n = 0, k = 0;                // this block's extent (edges are smaller)
+  std::uint64_t a_bytes = 0, b_bytes = 0;          // loaded before compute (0 = resident)
+  bool last_k = false;                             // C of this block is complete afterwards
+};
+
+struct GemmPlan {
+  GemmShape shape;
+  std::int64_t bm = 0, bn = 0, bk = 0;  // block
+  std::int64_t tm = 0, tn = 0;          // unit work tile
+  bool n_outer = false;                 // loop order: n blocks outside m blocks
+  int stages = 2;
+
+  std::int64_t blocks_m() const;
+  std::int64_t blocks_n() const;
+  std::int64_t k_steps() const;
+  std::int64_t steps() const;
+  GemmStep step(std::int64_t i) const;
+  std::uint64_t footprint_bytes() const;  // on-chip bytes the plan holds at once
+  std::uint64_t traffic_bytes() const;    // HBM bytes the plan moves (closed form)
+  std::int64_t tiles_per_block() const;
+};
+
+struct TilingLimits {
+  std::uint64_t buffer_bytes = 0;      // on-chip capacity for tiles
+  std::int64_t units = 1;              // matrix units to keep busy
+  std::int64_t work_tile_m = 128, work_tile_n = 128;
+  std::uint64_t target_step_bytes = 0;  // a step's load should keep the DMA window full
+};
+
+TilingLimits tiling_limits(const HardwareSpec& hw);
+// Throws InputError when not even the smallest block fits the buffer.
+GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& m, const TilingLimits& lim);
+
+// Element-wise / row-wise work, streamed in chunks.
+struct VectorStep {
+  std::uint64_t in_bytes = 0, out_bytes = 0;
+  double flops = 0;
+};
+struct VectorPlan {
+  VectorShape shape;
+  std::int64_t chunk_elements = 0;  // input elements per step
+  int stages = 2;
+  std::int64_t steps() const;
+  VectorStep step(std::int64_t i) const;
+  std::uint64_t traffic_bytes() const;
+};
+VectorPlan plan_vector(const VectorShape& v, const TilingLimits& lim);
+
+// Bytes of `elements` values of a dtype, rounded up to whole bytes (int4 packs two per byte).
+std::uint64_t tensor_bytes(std::int64_t elements, DType t);
+
+}  // namespace roofsim

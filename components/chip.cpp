@@ -20,6 +20,13 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
 
 Chip::~Chip() = default;
 
+std::uint64_t Chip::allocate(std::uint64_t bytes) {
+  const std::uint64_t address = next_address_;
+  const std::uint64_t page = 4096;
+  next_address_ += (bytes + page - 1) / page * page;
+  return address;
+}
+
 void Chip::run_gemm(const GemmShape& g, OpResult& result, Server::Callback done) {
   check_shape(g, "gemm");
   GemmPlan plan = plan_gemm(g, hw_.matrix, limits_);

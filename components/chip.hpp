@@ -56,6 +56,8 @@ class Chip : public sc_core::sc_module {
   // Round-robin over units across ops and steps: work lands on the next unit in turn.
   std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
   std::size_t next_vector_unit() { return next_vector_++ % vector_.size(); }
+  // HBM address space for a new tensor (a bump allocator: tensors never overlap).
+  std::uint64_t allocate(std::uint64_t bytes);
 
  private:
   void launch(std::unique_ptr<OpRun> run, OpResult& result, Server::Callback done);
@@ -71,6 +73,7 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<Server> launcher_;  // kernel launch / program dispatch, one op at a time
   std::vector<std::unique_ptr<OpRun>> runs_;
   std::size_t next_matrix_ = 0, next_vector_ = 0;
+  std::uint64_t next_address_ = 0;
 };
 
 }  // namespace roofsim

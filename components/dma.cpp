@@ -13,26 +13,29 @@ void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));
 }
 
-void DmaEngine::transfer(std::uint64_t bytes, bool write, Server::Callback done) {
+void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, Server::Callback done) {
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   if (bytes == 0) {
     if (done) done();
     return;
   }
-  queue_.push_back(std::make_shared<Transfer>(Transfer{bytes, 0, std::move(done)}));
+  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, std::move(done)}));
   pump();
 }
 
 void DmaEngine::pump() {
-  while (!queue_.empty()) {
-    std::shared_ptr<Transfer> t = queue_.front();
+  while (!reads_.empty() || !writes_.empty()) {
+    auto& queue = reads_.empty() ? writes_ : reads_;
+    std::shared_ptr<Transfer> t = queue.front();
     const std::uint64_t req = std::min(request_bytes_, t->left_to_issue);
     if (inflight_ > 0 && inflight_ + req > max_inflight_) return;  // window full
     inflight_ += req;
+    const std::uint64_t address = t->address;
+    t->address += req;
     t->left_to_issue -= req;
     ++t->outstanding;
-    if (t->left_to_issue == 0) queue_.pop_front();
-    hbm_.access(req, [this, t, req] {
+    if (t->left_to_issue == 0) queue.pop_front();
+    hbm_.access(address, req, [this, t, req] {
       inflight_ -= req;
       if (--t->outstanding == 0 && t->left_to_issue == 0 && t->done) t->done();
       pump();

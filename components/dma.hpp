@@ -15,20 +15,27 @@ class DmaEngine {
  public:
   DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats);
 
-  // Queues a transfer (FIFO with the others); `done` when every byte has arrived.
-  void read(std::uint64_t bytes, Server::Callback done) { transfer(bytes, false, std::move(done)); }
-  void write(std::uint64_t bytes, Server::Callback done) { transfer(bytes, true, std::move(done)); }
+  // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
+  // arrived. Reads go before queued writes (as memory controllers favour reads): a load that
+  // compute waits for is never stuck behind a write-back that nothing waits for.
+  void read(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
+    transfer(address, bytes, false, std::move(done));
+  }
+  void write(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
+    transfer(address, bytes, true, std::move(done));
+  }
 
   std::uint64_t request_bytes() const { return request_bytes_; }
   void set_request_bytes(std::uint64_t b);  // granularity studies (coarse vs fine)
 
  private:
   struct Transfer {
+    std::uint64_t address;  // of the next request
     std::uint64_t left_to_issue;
     std::uint64_t outstanding = 0;
     Server::Callback done;
   };
-  void transfer(std::uint64_t bytes, bool write, Server::Callback done);
+  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, Server::Callback done);
   void pump();
 
   HbmChannels& hbm_;
@@ -36,7 +43,7 @@ class DmaEngine {
   std::uint64_t max_inflight_;
   std::uint64_t request_bytes_;
   std::uint64_t inflight_ = 0;
-  std::deque<std::shared_ptr<Transfer>> queue_;
+  std::deque<std::shared_ptr<Transfer>> reads_, writes_;
 };
 
 }  // namespace roofsim

@@ -25,14 +25,16 @@ std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::
   return share;
 }
 
-void HbmChannels::access(std::uint64_t bytes, Server::Callback done) {
+void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
   if (bytes == 0) {
     if (done) done();
     return;
   }
   const std::uint64_t g = static_cast<std::uint64_t>(spec_.interleave_bytes);
-  std::vector<std::uint64_t> share = split(next_granule_, bytes);
-  next_granule_ = (next_granule_ + (bytes + g - 1) / g) % channels_.size();
+  // A request that starts inside a granule: its head belongs to that granule's channel.
+  const std::uint64_t head = std::min(bytes, (g - address % g) % g);
+  std::vector<std::uint64_t> share = split(address / g + (head ? 1 : 0), bytes - head);
+  if (head) share[(address / g) % channels_.size()] += head;
   std::size_t pieces = 0;
   for (std::uint64_t s : share) pieces += s > 0;
   // The request completes when its last piece arrives.

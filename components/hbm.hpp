@@ -16,8 +16,9 @@ class HbmChannels {
  public:
   HbmChannels(const HbmSpec& spec, SimStats& stats);
 
-  // Moves `bytes` starting where the previous request ended; `done` when all pieces arrived.
-  void access(std::uint64_t bytes, Server::Callback done);
+  // Moves `bytes` at `address` (granule g goes to channel g mod N); `done` when all pieces
+  // have arrived. The mapping depends on the address only, never on the order of requests.
+  void access(std::uint64_t address, std::uint64_t bytes, Server::Callback done);
   // Bytes each channel would receive for a request of `bytes` starting at granule `first`.
   std::vector<std::uint64_t> split(std::uint64_t first_granule, std::uint64_t bytes) const;
 
@@ -30,7 +31,6 @@ class HbmChannels {
   std::vector<std::unique_ptr<Server>> channels_;
   double channel_bandwidth_;  // bytes/s one channel sustains
   Picoseconds latency_ps_;
-  std::uint64_t next_granule_ = 0;
 };
 
 }  // namespace roofsim

@@ -16,12 +16,21 @@ void OpRun::start(Server::Callback done) {
   finish_if_done();
 }
 
+std::uint64_t OpRun::allocate(std::uint64_t bytes) { return chip_.allocate(bytes); }
+
 void OpRun::issue_load() {
   const std::int64_t step = next_load_++;
-  chip_.dma().read(load_bytes(step), [this, step] {
-    loaded_[static_cast<std::size_t>(step % stages_)] = 1;
-    try_dispatch();
-  });
+  MemRange ranges[2];
+  loads(step, ranges);
+  // The step may compute when both of its blocks have arrived.
+  auto left = std::make_shared<int>(2);
+  for (const MemRange& r : ranges) {
+    chip_.dma().read(r.address, r.bytes, [this, step, left] {
+      if (--*left > 0) return;
+      loaded_[static_cast<std::size_t>(step % stages_)] = 1;
+      try_dispatch();
+    });
+  }
 }
 
 void OpRun::try_dispatch() {
@@ -37,10 +46,10 @@ void OpRun::jobs_added(std::int64_t step, std::int64_t n) {
   jobs_left_[static_cast<std::size_t>(step % stages_)] += n;
 }
 
-void OpRun::job_done(std::int64_t step, std::uint64_t write_bytes) {
-  if (write_bytes > 0) {
+void OpRun::job_done(std::int64_t step, MemRange write) {
+  if (write.bytes > 0) {
     ++writes_pending_;
-    chip_.dma().write(write_bytes, [this] {
+    chip_.dma().write(write.address, write.bytes, [this] {
       --writes_pending_;
       finish_if_done();
     });
@@ -62,11 +71,21 @@ void OpRun::finish_if_done() {
 
 GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
     : OpRun(chip, plan.steps(), plan.stages), plan_(plan),
-      unit_cycles_(chip.matrix_units(), 0.0), unit_out_bytes_(chip.matrix_units(), 0) {}
+      unit_cycles_(chip.matrix_units(), 0.0), unit_out_(chip.matrix_units()) {
+  const GemmShape& g = plan.shape;
+  a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
+  b_base_ = allocate(tensor_bytes(g.batch * g.k * g.n, g.b));
+  c_base_ = allocate(tensor_bytes(g.batch * g.m * g.n, g.c));
+}
 
-std::uint64_t GemmRun::load_bytes(std::int64_t step) const {
-  GemmStep s = plan_.step(step);
-  return s.a_bytes + s.b_bytes;
+void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
+  const GemmStep s = plan_.step(step);
+  const GemmShape& g = plan_.shape;
+  // Block-major layout: the block (mb, ks) of A starts after all the blocks before it.
+  const std::int64_t a_block = (s.batch * plan_.blocks_m() + s.mb) * plan_.k_steps() + s.ks;
+  const std::int64_t b_block = (s.batch * plan_.blocks_n() + s.nb) * plan_.k_steps() + s.ks;
+  out[0] = {a_base_ + tensor_bytes(a_block * plan_.bm * plan_.bk, g.a), s.a_bytes};
+  out[1] = {b_base_ + tensor_bytes(b_block * plan_.bk * plan_.bn, g.b), s.b_bytes};
 }
 
 void GemmRun::dispatch(std::int64_t step) {
@@ -80,7 +99,10 @@ void GemmRun::dispatch(std::int64_t step) {
       const std::size_t u = chip_.next_matrix_unit();
       MatrixUnit& unit = chip_.matrix_unit(u);
       const double cycles = unit.tile_cycles(t, compute);
-      const std::uint64_t out = s.last_k ? tensor_bytes(t.m * t.n, plan_.shape.c) : 0;
+      // C is laid out row-major; a tile's write starts at its first element.
+      const std::int64_t row = (s.batch * plan_.shape.m + s.mb * plan_.bm + m0);
+      const MemRange out{c_base_ + tensor_bytes(row * plan_.shape.n + s.nb * plan_.bn + n0, plan_.shape.c),
+                         s.last_k ? tensor_bytes(t.m * t.n, plan_.shape.c) : 0};
       SimStats& st = chip_.stats();
       st.matrix_flops += 2.0 * static_cast<double>(t.m * t.n * t.k);
       st.matrix_padded_flops += 2.0 * cycles * chip_.hw().matrix.macs_per_clock *
@@ -89,26 +111,35 @@ void GemmRun::dispatch(std::int64_t step) {
         jobs_added(step, 1);
         unit.run(cycles, [this, step, out] { job_done(step, out); });
       } else {
-        if (unit_cycles_[u] == 0) touched.push_back(u);
+        if (unit_cycles_[u] == 0) {
+          touched.push_back(u);
+          unit_out_[u].address = out.address;
+        }
         unit_cycles_[u] += cycles;
-        unit_out_bytes_[u] += out;
+        unit_out_[u].bytes += out.bytes;
       }
     }
   }
   if (fine) return;
   jobs_added(step, static_cast<std::int64_t>(touched.size()));
   for (std::size_t u : touched) {
-    const std::uint64_t out = unit_out_bytes_[u];
+    const MemRange out = unit_out_[u];
     chip_.matrix_unit(u).run(unit_cycles_[u], [this, step, out] { job_done(step, out); });
     unit_cycles_[u] = 0;
-    unit_out_bytes_[u] = 0;
+    unit_out_[u] = MemRange{};
   }
 }
 
 VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
-    : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {}
+    : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {
+  in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
+  out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.dtype));
+}
 
-std::uint64_t VectorRun::load_bytes(std::int64_t step) const { return plan_.step(step).in_bytes; }
+void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
+  out[0] = {in_base_ + tensor_bytes(step * plan_.chunk_elements, plan_.shape.dtype), plan_.step(step).in_bytes};
+  out[1] = {};
+}
 
 void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
@@ -117,12 +148,15 @@ void VectorRun::dispatch(std::int64_t step) {
   const std::size_t pieces = chip_.granularity() == Granularity::fine ? 8 * units : units;
   // The chunk's flops are spread evenly; its output is written once, by the last piece.
   auto left = std::make_shared<std::size_t>(pieces);
-  const std::uint64_t out = s.out_bytes;
+  const std::int64_t first_in = step * plan_.chunk_elements;
+  const std::int64_t first_out = static_cast<std::int64_t>(
+      static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
+  const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.dtype), s.out_bytes};
   jobs_added(step, static_cast<std::int64_t>(pieces));
   for (std::size_t p = 0; p < pieces; ++p) {
     chip_.vector_unit(chip_.next_vector_unit())
         .run(s.flops / static_cast<double>(pieces), [this, step, left, out] {
-          job_done(step, --*left == 0 ? out : 0);
+          job_done(step, --*left == 0 ? out : MemRange{});
         });
   }
 }

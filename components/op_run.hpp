@@ -14,6 +14,12 @@ namespace roofsim {
 class Chip;
 struct OpResult;
 
+// Bytes at an HBM address. Tensors are laid out block-major, so a block is one contiguous run.
+struct MemRange {
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+};
+
 class OpRun {
  public:
   OpRun(Chip& chip, std::int64_t steps, int stages);
@@ -22,11 +28,14 @@ class OpRun {
   bool finished() const { return finished_; }
 
  protected:
-  virtual std::uint64_t load_bytes(std::int64_t step) const = 0;
-  // Submits the step's compute jobs; each calls job_done(step, bytes_to_write) when finished.
+  // What the step reads before it can compute (up to two ranges: A and B blocks).
+  virtual void loads(std::int64_t step, MemRange out[2]) const = 0;
+  // Submits the step's compute jobs; each calls job_done(step, what_to_write) when finished.
   virtual void dispatch(std::int64_t step) = 0;
   void jobs_added(std::int64_t step, std::int64_t n);
-  void job_done(std::int64_t step, std::uint64_t write_bytes);
+  void job_done(std::int64_t step, MemRange write);
+  // Reserves `bytes` of HBM address space for one of the op's tensors.
+  std::uint64_t allocate(std::uint64_t bytes);
   Chip& chip_;
 
  private:
@@ -49,11 +58,12 @@ class GemmRun : public OpRun {
   GemmRun(Chip& chip, const GemmPlan& plan);
 
  private:
-  std::uint64_t load_bytes(std::int64_t step) const override;
+  void loads(std::int64_t step, MemRange out[2]) const override;
   void dispatch(std::int64_t step) override;
   GemmPlan plan_;
+  std::uint64_t a_base_, b_base_, c_base_;
   std::vector<double> unit_cycles_;            // scratch: coarse jobs being assembled
-  std::vector<std::uint64_t> unit_out_bytes_;  // scratch
+  std::vector<MemRange> unit_out_;             // scratch
 };
 
 class VectorRun : public OpRun {
@@ -61,9 +71,10 @@ class VectorRun : public OpRun {
   VectorRun(Chip& chip, const VectorPlan& plan);
 
  private:
-  std::uint64_t load_bytes(std::int64_t step) const override;
+  void loads(std::int64_t step, MemRange out[2]) const override;
   void dispatch(std::int64_t step) override;
   VectorPlan plan_;
+  std::uint64_t in_base_, out_base_;
 };
 
 }  // namespace roofsim

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "components/simulation.hpp"
+#include "components/sweep.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
@@ -158,31 +159,10 @@ struct SweepOptions {
   std::string hw = "h100_sxm5";
   std::string dtype = "bf16";
   bool ideal = false;
-  int points = 25;
+  int points = 31;
   std::string json;
   std::string plot;
 };
-
-// GEMMs M x N x N with N fixed and M growing geometrically: intensity runs from about 1
-// (M = 1, a GEMV) to about N / 2 * (M / (M + N / 2)).
-std::vector<OpSpec> sweep_ops(const HardwareSpec& hw, DType dtype, int points) {
-  const std::int64_t n = 16384;
-  std::vector<OpSpec> ops;
-  std::int64_t last = 0;
-  for (int i = 0; i < points; ++i) {
-    double m_real = std::pow(2.0, 15.0 * i / (points - 1));
-    std::int64_t m = static_cast<std::int64_t>(std::llround(m_real));
-    // Shapes that fill the arrays: M a multiple of the granule once it exceeds it.
-    if (m > hw.matrix.granule_m) m = m / hw.matrix.granule_m * hw.matrix.granule_m;
-    if (m <= last) continue;
-    last = m;
-    OpSpec op;
-    op.gemm = GemmShape{1, m, n, n, dtype, dtype, dtype};
-    op.name = "gemm " + std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(n);
-    ops.push_back(op);
-  }
-  return ops;
-}
 
 void run_sweep(const SweepOptions& o) {
   HardwareSpec hw = chosen_hardware(o.hw, o.ideal);
@@ -190,7 +170,7 @@ void run_sweep(const SweepOptions& o) {
   if (!hw.matrix_supports(dtype)) throw InputError(hw.name + ": the matrix units do not compute in " + o.dtype);
   if (o.points < 6) throw InputError("--points must be at least 6");
   SimulationOutcome out;
-  std::vector<SimulatedOp> ops = simulate_ops(hw, sweep_ops(hw, dtype, o.points), Granularity::coarse, out);
+  std::vector<SimulatedOp> ops = simulate_ops(hw, roofline_sweep_ops(hw, dtype, o.points), Granularity::coarse, out);
   std::vector<RooflinePoint> pts;
   for (const auto& r : ops) pts.push_back({r.bound.intensity, r.achieved_flops()});
   Knee knee = find_knee(pts);

@@ -47,7 +47,7 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
       << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
       << "set ylabel 'TFLOP/s'\n"
       << "set grid\n"
-      << "set key bottom right\n"
+      << "set key top left\n"
       << "peak = " << rl.peak_flops / 1e12 << "\n"
       << "bw = " << rl.bandwidth / 1e12 << "\n"
       << "roof(x) = (bw * x < peak) ? bw * x : peak\n"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Prints events per second and wall time for the standard benchmark cases. Compare ratios
+# within one run: the machines are shared and noisy.
+set -euo pipefail
+roofsim="${1:-build/sim/roofsim}"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+top_level() { grep -E "^  \"$1\": " "$out" | awk '{print $2}' | tr -d ,; }
+run() {
+  local label="$1"; shift
+  local start end
+  start=$(date +%s.%N)
+  "$roofsim" "$@" --json "$out" >/dev/null
+  end=$(date +%s.%N)
+  awk -v l="$label" -v e="$(top_level events)" -v w="$(top_level wall_s)" -v s="$start" -v f="$end" \
+    'BEGIN { printf "%-44s %9d events  kernel %7.3f s  %6.2f M events/s  process %6.3f s\n", l, e, w, e / w / 1e6, f - s }'
+}
+run "gemm 8192x8192x8192 bf16 on h100_sxm5" op --hw h100_sxm5 --gemm 8192,8192,8192 --dtype bf16
+run "gemm 8192x8192x8192 bf16 on h100 (fine)" op --hw h100_sxm5 --gemm 8192,8192,8192 --dtype bf16 --fine
+run "roofline sweep on h100_sxm5" sweep --hw h100_sxm5
+run "roofline sweep on tpu_v4" sweep --hw tpu_v4

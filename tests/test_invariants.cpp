@@ -1,0 +1,184 @@
+// The design's invariants on the simulated chip, for H100 and TPU v4. Each test case is one
+// simulation (one process); cases that compare hardware run the chips side by side.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "components/simulation.hpp"
+#include "components/sweep.hpp"
+#include "validation/analytic.hpp"
+#include "validation/knee.hpp"
+
+using namespace roofsim;
+
+namespace {
+
+OpSpec gemm_op(std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k, DType a, DType w) {
+  OpSpec op;
+  op.gemm = GemmShape{b, m, n, k, a, w, a};
+  op.name = std::to_string(b) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+            std::to_string(k) + " " + std::string(dtype_name(a)) + "/" + std::string(dtype_name(w));
+  return op;
+}
+
+OpSpec add_op(std::int64_t n, DType t) {
+  OpSpec op;
+  op.is_gemm = false;
+  op.vector = VectorShape{2 * n, n, 0.5, t};
+  op.name = "add " + std::to_string(n);
+  return op;
+}
+
+double bound_of(const OpSpec& op, const HardwareSpec& hw) {
+  return bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw).bound_time_s;
+}
+
+// 200 random GEMMs (some batched, some weight-only quantized) in the dtypes the chip computes.
+std::vector<OpSpec> random_gemms(const HardwareSpec& hw, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<DType> dtypes;
+  for (const auto& [t, rate] : hw.matrix.dtype_rate) {
+    if (t != DType::tf32) dtypes.push_back(t);
+  }
+  auto dim = [&](int max_log2) {
+    std::uniform_real_distribution<double> u(0, max_log2);
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::pow(2.0, u(rng))));
+  };
+  std::vector<OpSpec> ops;
+  for (int i = 0; i < 200; ++i) {
+    DType a = dtypes[rng() % dtypes.size()];
+    DType w = (rng() % 5 == 0) ? DType::int4 : a;
+    std::int64_t batch = (rng() % 4 == 0) ? dim(5) : 1;
+    ops.push_back(gemm_op(batch, dim(12), dim(13), dim(13), a, w));
+  }
+  return ops;
+}
+
+void check_never_beats_bound_and_counts_match(const char* preset) {
+  HardwareSpec hw = load_hardware(preset);
+  std::vector<OpSpec> ops = random_gemms(hw, 20261121);
+  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops}});
+  const TilingLimits lim = tiling_limits(hw);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpResult& r = out.chips[0].ops[i];
+    const GemmShape& g = ops[i].gemm;
+    INFO(ops[i].name << " plan " << r.plan);
+    CHECK(r.seconds() >= bound_of(ops[i], hw));
+    // Invariant 5: FLOPs executed are the op's; bytes moved are the plan's (reuse included),
+    // never fewer than reading each operand once.
+    CHECK(r.flops == Approx(gemm_cost(g).flops).epsilon(1e-12));
+    const GemmPlan plan = plan_gemm(g, hw.matrix, lim);
+    CHECK(r.bytes_read + r.bytes_written == plan.traffic_bytes());
+    CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.m * g.n, g.c));
+    CHECK(static_cast<double>(r.bytes_read + r.bytes_written) >= gemm_cost(g).bytes() * (1 - 1e-9));
+  }
+}
+
+void check_ideal_near_bound_far_from_ridge(const char* preset) {
+  HardwareSpec hw = make_ideal(load_hardware(preset));
+  const double ridge = roofline_for(hw, DType::bf16).ridge();
+  std::vector<OpSpec> ops = {
+      gemm_op(1, 16384, 16384, 16384, DType::bf16, DType::bf16),  // compute-bound
+      gemm_op(1, 1, 16384, 16384, DType::bf16, DType::bf16),      // GEMV, memory-bound
+      gemm_op(1, 8, 16384, 16384, DType::bf16, DType::bf16),
+      add_op(1 << 28, DType::fp32)};
+  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops}});
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpSpec& op = ops[i];
+    OpBound b = bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw);
+    INFO(op.name << ": intensity " << b.intensity);
+    REQUIRE((b.intensity < ridge / 8 || b.intensity > 8 * ridge));
+    const double sim = out.chips[0].ops[i].seconds();
+    CHECK(sim >= b.bound_time_s);
+    CHECK(sim <= 1.01 * b.bound_time_s);
+  }
+}
+
+void check_emergent_ridge(const char* preset) {
+  HardwareSpec hw = make_ideal(load_hardware(preset));
+  std::vector<OpSpec> ops = roofline_sweep_ops(hw, DType::bf16, 25);
+  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops}});
+  std::vector<RooflinePoint> pts;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    OpCost c = gemm_cost(ops[i].gemm);
+    pts.push_back({c.intensity(), c.flops / out.chips[0].ops[i].seconds()});
+  }
+  REQUIRE(pts.front().intensity < 2);
+  REQUIRE(pts.back().intensity > 2000);
+  const double analytic = roofline_for(hw, DType::bf16).ridge();
+  CHECK(find_knee(pts).ridge() == Approx(analytic).epsilon(0.05));
+}
+
+void check_more_hardware_never_slower(const char* preset) {
+  HardwareSpec base = load_hardware(preset);
+  HardwareSpec more_bw = base, more_flops = base, more_both = base;
+  more_bw.hbm.bandwidth *= 2;
+  more_flops.matrix.macs_per_clock *= 2;
+  more_flops.vector.flops_per_clock *= 2;
+  more_both.hbm.bandwidth *= 2;
+  more_both.matrix.macs_per_clock *= 2;
+  std::vector<OpSpec> ops = random_gemms(base, 7);
+  ops.resize(60);
+  ops.push_back(add_op(1 << 24, DType::bf16));
+  SimulationOutcome out = simulate({ChipJob{base, Granularity::coarse, ops},
+                                    ChipJob{more_bw, Granularity::coarse, ops},
+                                    ChipJob{more_flops, Granularity::coarse, ops},
+                                    ChipJob{more_both, Granularity::coarse, ops}});
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    INFO(ops[i].name);
+    const double t0 = out.chips[0].ops[i].seconds();
+    CHECK(out.chips[1].ops[i].seconds() <= t0);
+    CHECK(out.chips[2].ops[i].seconds() <= t0);
+    CHECK(out.chips[3].ops[i].seconds() <= out.chips[1].ops[i].seconds());
+    CHECK(out.chips[3].ops[i].seconds() <= out.chips[2].ops[i].seconds());
+  }
+}
+
+void check_granularity_agrees(const char* preset) {
+  HardwareSpec hw = load_hardware(preset);
+  std::vector<OpSpec> ops = {gemm_op(1, 8192, 8192, 8192, DType::bf16, DType::bf16),
+                             gemm_op(1, 1, 16384, 16384, DType::bf16, DType::bf16),
+                             gemm_op(32, 2048, 2048, 128, DType::bf16, DType::bf16),
+                             add_op(1 << 26, DType::bf16)};
+  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops},
+                                    ChipJob{hw, Granularity::fine, ops}});
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    INFO(ops[i].name);
+    const OpResult& coarse = out.chips[0].ops[i];
+    const OpResult& fine = out.chips[1].ops[i];
+    CHECK(fine.seconds() == Approx(coarse.seconds()).epsilon(0.01));
+    CHECK(fine.events > coarse.events);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("H100: no simulated GEMM beats its bound; FLOPs and bytes match the counts", "[systemc][invariant]") {
+  check_never_beats_bound_and_counts_match("h100_sxm5");
+}
+TEST_CASE("TPU v4: no simulated GEMM beats its bound; FLOPs and bytes match the counts", "[systemc][invariant]") {
+  check_never_beats_bound_and_counts_match("tpu_v4");
+}
+TEST_CASE("H100 ideal: within 1% of the bound far from the ridge", "[systemc][invariant]") {
+  check_ideal_near_bound_far_from_ridge("h100_sxm5");
+}
+TEST_CASE("TPU v4 ideal: within 1% of the bound far from the ridge", "[systemc][invariant]") {
+  check_ideal_near_bound_far_from_ridge("tpu_v4");
+}
+TEST_CASE("H100 ideal: the emergent ridge is within 5% of 295 FLOP/byte", "[systemc][invariant]") {
+  check_emergent_ridge("h100_sxm5");
+}
+TEST_CASE("TPU v4 ideal: the emergent ridge is within 5% of 229 FLOP/byte", "[systemc][invariant]") {
+  check_emergent_ridge("tpu_v4");
+}
+TEST_CASE("H100: more bandwidth or more FLOP/s never makes an op slower", "[systemc][invariant]") {
+  check_more_hardware_never_slower("h100_sxm5");
+}
+TEST_CASE("TPU v4: more bandwidth or more FLOP/s never makes an op slower", "[systemc][invariant]") {
+  check_more_hardware_never_slower("tpu_v4");
+}
+TEST_CASE("H100: coarse and fine granularity agree within 1%", "[systemc][invariant]") {
+  check_granularity_agrees("h100_sxm5");
+}
+TEST_CASE("TPU v4: coarse and fine granularity agree within 1%", "[systemc][invariant]") {
+  check_granularity_agrees("tpu_v4");
+}

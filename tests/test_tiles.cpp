@@ -1,0 +1,83 @@
+// Tile timing and tiling plans: plain arithmetic, no kernel.
+#include <catch2/catch.hpp>
+
+#include "components/matrix_tile.hpp"
+#include "components/tiling.hpp"
+
+using namespace roofsim;
+
+TEST_CASE("systolic tile cycles, padding included", "[tiles]") {
+  MatrixSpec mxu = load_hardware("tpu_v4").matrix;
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 512);   // one pass, 512 rows
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 256}, DType::bf16) == 1024);  // two k passes
+  CHECK(matrix_tile_cycles(mxu, {512, 256, 256}, DType::bf16) == 2048);  // 2 x 2 passes
+  CHECK(matrix_tile_cycles(mxu, {8, 128, 128}, DType::bf16) == 128);     // weight load binds
+  CHECK(matrix_tile_cycles(mxu, {100, 128, 128}, DType::bf16) == 128);   // 100 -> 104 rows < 128
+  CHECK(matrix_tile_cycles(mxu, {130, 128, 128}, DType::bf16) == 136);   // 130 -> 136 rows
+  CHECK(matrix_tile_cycles(mxu, {512, 100, 200}, DType::bf16) == 1024);  // n 100 -> 128, k 200 -> 256
+}
+
+TEST_CASE("tensor-core tile cycles, padding included", "[tiles]") {
+  MatrixSpec sm = load_hardware("h100_sxm5").matrix;  // 2048 bf16 MACs/clk, granule 64 x 8 x 16
+  CHECK(matrix_tile_cycles(sm, {128, 256, 64}, DType::bf16) == 128.0 * 256 * 64 / 2048);
+  CHECK(matrix_tile_cycles(sm, {1, 256, 64}, DType::bf16) == 64.0 * 256 * 64 / 2048);  // m pads to 64
+  CHECK(matrix_tile_cycles(sm, {128, 256, 64}, DType::fp8) == 128.0 * 256 * 64 / 4096);
+  CHECK(matrix_tile_cycles(sm, {64, 5, 10}, DType::bf16) == 64.0 * 8 * 16 / 2048);
+}
+
+TEST_CASE("GEMM plans fit the buffer and their traffic is what their steps load", "[tiles]") {
+  for (const char* name : {"h100_sxm5", "tpu_v4", "a100_sxm4_80gb"}) {
+    HardwareSpec hw = load_hardware(name);
+    TilingLimits lim = tiling_limits(hw);
+    for (GemmShape g : {GemmShape{1, 1, 4096, 4096}, GemmShape{1, 512, 4096, 11008},
+                        GemmShape{1, 4096, 4096, 4096}, GemmShape{32, 512, 512, 128},
+                        GemmShape{1, 300, 1000, 700},
+                        GemmShape{1, 16, 8192, 8192, DType::bf16, DType::int4, DType::bf16}}) {
+      INFO(name << " " << g.batch << "x" << g.m << "x" << g.n << "x" << g.k);
+      GemmPlan p = plan_gemm(g, hw.matrix, lim);
+      CHECK(p.footprint_bytes() <= lim.buffer_bytes);
+      CHECK(p.stages >= 2);
+      std::uint64_t loaded = 0, written = 0;
+      for (std::int64_t i = 0; i < p.steps(); ++i) {
+        GemmStep s = p.step(i);
+        loaded += s.a_bytes + s.b_bytes;
+        if (s.last_k) written += tensor_bytes(s.m * s.n, g.c);
+      }
+      CHECK(loaded + written == p.traffic_bytes());
+      CHECK(written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.m * g.n, g.c));
+      // Never less than reading every operand once.
+      CHECK(static_cast<double>(p.traffic_bytes()) >= gemm_cost(g).bytes());
+    }
+  }
+}
+
+TEST_CASE("a GEMV reads each weight exactly once", "[tiles]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  GemmShape g{1, 1, 8192, 8192};
+  GemmPlan p = plan_gemm(g, hw.matrix, tiling_limits(hw));
+  CHECK(static_cast<double>(p.traffic_bytes()) == Approx(gemm_cost(g).bytes()).epsilon(0.01));
+}
+
+TEST_CASE("a GEMM that cannot be tiled into the buffer is refused", "[tiles]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  TilingLimits lim = tiling_limits(hw);
+  lim.buffer_bytes = 1000;
+  CHECK_THROWS_WITH(plan_gemm({1, 64, 64, 64}, hw.matrix, lim), Catch::Contains("do not fit"));
+}
+
+TEST_CASE("vector plans cover every element once", "[tiles]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  VectorShape v{3'000'001, 1'000, 2.0, DType::bf16};
+  VectorPlan p = plan_vector(v, tiling_limits(hw));
+  std::uint64_t in = 0, out = 0;
+  double flops = 0;
+  for (std::int64_t i = 0; i < p.steps(); ++i) {
+    VectorStep s = p.step(i);
+    in += s.in_bytes;
+    out += s.out_bytes;
+    flops += s.flops;
+  }
+  CHECK(in == 3'000'001ull * 2);
+  CHECK(out == 1'000ull * 2);
+  CHECK(flops == Approx(6'000'002.0));
+}

@@ -12,8 +12,8 @@ run() {
   start=$(date +%s.%N)
   "$roofsim" "$@" --json "$out" >/dev/null
   end=$(date +%s.%N)
-  awk -v l="$label" -v e="$(top_level events)" -v w="$(top_level wall_s)" -v s="$start" -v f="$end" \
-    'BEGIN { printf "%-44s %9d events  kernel %7.3f s  %6.2f M events/s  process %6.3f s\n", l, e, w, e / w / 1e6, f - s }'
+  awk -v l="$label" -v e="$(top_level events)" -v j="$(top_level server_jobs)" -v w="$(top_level wall_s)" -v s="$start" -v f="$end" \
+    'BEGIN { printf "%-42s %8d events %9d jobs  kernel %7.3f s  %5.2f M events/s %6.2f M jobs/s  process %6.3f s\n", l, e, j, w, e / w / 1e6, j / w / 1e6, f - s }'
 }
 run "gemm 8192x8192x8192 bf16 on h100_sxm5" op --hw h100_sxm5 --gemm 8192,8192,8192 --dtype bf16
 run "gemm 8192x8192x8192 bf16 on h100 (fine)" op --hw h100_sxm5 --gemm 8192,8192,8192 --dtype bf16 --fine

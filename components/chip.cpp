@@ -5,20 +5,26 @@
 namespace roofsim {
 
 Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granularity granularity)
-    : sc_core::sc_module(name), hw_(hw), granularity_(granularity), limits_(tiling_limits(hw_)) {
-  for (std::int64_t i = 0; i < hw_.matrix.units; ++i) {
-    matrix_.push_back(std::make_unique<MatrixUnit>(("matrix" + std::to_string(i)).c_str(), hw_.matrix, stats_));
-  }
-  for (std::int64_t i = 0; i < hw_.vector.units; ++i) {
-    vector_.push_back(std::make_unique<VectorUnit>(("vector" + std::to_string(i)).c_str(), hw_.vector, stats_));
-  }
-  hbm_ = std::make_unique<HbmChannels>(hw_.hbm, stats_);
+    : sc_core::sc_module(name), hw_(hw), granularity_(granularity), limits_(tiling_limits(hw_)),
+      matrix_events_("matrix_events", stats_), vector_events_("vector_events", stats_),
+      memory_events_("memory_events", stats_) {
+  for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
+  for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
+  hbm_ = std::make_unique<HbmChannels>(hw_.hbm, memory_events_);
   dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, stats_);
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
 }
 
 Chip::~Chip() = default;
+
+std::uint64_t Chip::server_jobs() const {
+  std::uint64_t jobs = launcher_->timeline().jobs();
+  for (const auto& u : matrix_) jobs += u.timeline().jobs();
+  for (const auto& u : vector_) jobs += u.timeline().jobs();
+  for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
+  return jobs;
+}
 
 std::uint64_t Chip::allocate(std::uint64_t bytes) {
   const std::uint64_t address = next_address_;
@@ -27,7 +33,7 @@ std::uint64_t Chip::allocate(std::uint64_t bytes) {
   return address;
 }
 
-void Chip::run_gemm(const GemmShape& g, OpResult& result, Server::Callback done) {
+void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done) {
   check_shape(g, "gemm");
   GemmPlan plan = plan_gemm(g, hw_.matrix, limits_);
   result.steps = plan.steps();
@@ -38,7 +44,7 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Server::Callback done)
   launch(std::make_unique<GemmRun>(*this, plan), result, std::move(done));
 }
 
-void Chip::run_vector(const VectorShape& v, OpResult& result, Server::Callback done) {
+void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done) {
   check_shape(v, "vector op");
   VectorPlan plan = plan_vector(v, limits_);
   result.steps = plan.steps();
@@ -47,7 +53,7 @@ void Chip::run_vector(const VectorShape& v, OpResult& result, Server::Callback d
   launch(std::make_unique<VectorRun>(*this, plan), result, std::move(done));
 }
 
-void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Server::Callback done) {
+void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
   OpRun* r = run.get();
   runs_.push_back(std::move(run));
   result.start_ps = now_ps();

@@ -15,8 +15,9 @@
 
 namespace roofsim {
 
-// Coarse: one job per unit per step and one memory request per DMA window quarter.
-// Fine: one job per unit tile and requests eight times smaller. Both must agree on throughput.
+// Coarse: one event per wave of tiles (every unit's share of a step) and memory requests of
+// dma.request_bytes. Fine: one event per tile and requests eight times smaller. Both must
+// agree on throughput; coarse keeps event counts bounded for large ops.
 enum class Granularity { coarse, fine };
 
 struct OpResult {
@@ -40,18 +41,23 @@ class Chip : public sc_core::sc_module {
 
   // Starts the op now (after the launch overhead); `done` runs at its completion with `result`
   // filled in. Several ops may be in flight; they then share the units and channels.
-  void run_gemm(const GemmShape& g, OpResult& result, Server::Callback done);
-  void run_vector(const VectorShape& v, OpResult& result, Server::Callback done);
+  void run_gemm(const GemmShape& g, OpResult& result, Callback done);
+  void run_vector(const VectorShape& v, OpResult& result, Callback done);
 
   const HardwareSpec& hw() const { return hw_; }
   SimStats& stats() { return stats_; }
   Granularity granularity() const { return granularity_; }
   const TilingLimits& limits() const { return limits_; }
-  MatrixUnit& matrix_unit(std::size_t i) { return *matrix_[i]; }
-  VectorUnit& vector_unit(std::size_t i) { return *vector_[i]; }
+  MatrixUnit& matrix_unit(std::size_t i) { return matrix_[i]; }
+  VectorUnit& vector_unit(std::size_t i) { return vector_[i]; }
+  EventQueue& matrix_events() { return matrix_events_; }
+  EventQueue& vector_events() { return vector_events_; }
   std::size_t matrix_units() const { return matrix_.size(); }
   std::size_t vector_units() const { return vector_.size(); }
   HbmChannels& hbm() { return *hbm_; }
+  // Jobs every server has taken (tile waves per unit, request pieces per channel, launches):
+  // the work the model did, which coarse events batch into fewer kernel wake-ups.
+  std::uint64_t server_jobs() const;
   DmaEngine& dma() { return *dma_; }
   // Round-robin over units across ops and steps: work lands on the next unit in turn.
   std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
@@ -60,14 +66,15 @@ class Chip : public sc_core::sc_module {
   std::uint64_t allocate(std::uint64_t bytes);
 
  private:
-  void launch(std::unique_ptr<OpRun> run, OpResult& result, Server::Callback done);
+  void launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done);
 
   HardwareSpec hw_;
   Granularity granularity_;
   SimStats stats_;
   TilingLimits limits_;
-  std::vector<std::unique_ptr<MatrixUnit>> matrix_;
-  std::vector<std::unique_ptr<VectorUnit>> vector_;
+  std::vector<MatrixUnit> matrix_;
+  std::vector<VectorUnit> vector_;
+  EventQueue matrix_events_, vector_events_, memory_events_;
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<Server> launcher_;  // kernel launch / program dispatch, one op at a time

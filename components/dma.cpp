@@ -13,7 +13,7 @@ void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));
 }
 
-void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, Server::Callback done) {
+void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, Callback done) {
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   if (bytes == 0) {
     if (done) done();

@@ -18,10 +18,10 @@ class DmaEngine {
   // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
   // arrived. Reads go before queued writes (as memory controllers favour reads): a load that
   // compute waits for is never stuck behind a write-back that nothing waits for.
-  void read(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
+  void read(std::uint64_t address, std::uint64_t bytes, Callback done) {
     transfer(address, bytes, false, std::move(done));
   }
-  void write(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
+  void write(std::uint64_t address, std::uint64_t bytes, Callback done) {
     transfer(address, bytes, true, std::move(done));
   }
 
@@ -33,9 +33,9 @@ class DmaEngine {
     std::uint64_t address;  // of the next request
     std::uint64_t left_to_issue;
     std::uint64_t outstanding = 0;
-    Server::Callback done;
+    Callback done;
   };
-  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, Server::Callback done);
+  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, Callback done);
   void pump();
 
   HbmChannels& hbm_;

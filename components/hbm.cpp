@@ -1,17 +1,13 @@
 #include "components/hbm.hpp"
 
-#include <string>
+#include <algorithm>
 
 namespace roofsim {
 
-HbmChannels::HbmChannels(const HbmSpec& spec, SimStats& stats)
-    : spec_(spec),
+HbmChannels::HbmChannels(const HbmSpec& spec, EventQueue& events)
+    : spec_(spec), events_(events), channels_(static_cast<std::size_t>(spec.channels)),
       channel_bandwidth_(spec.bandwidth / static_cast<double>(spec.channels) * spec.efficiency),
-      latency_ps_(ceil_ps(spec.access_latency_s)) {
-  for (std::int64_t i = 0; i < spec.channels; ++i) {
-    channels_.push_back(std::make_unique<Server>(("hbm_ch" + std::to_string(i)).c_str(), stats));
-  }
-}
+      latency_ps_(ceil_ps(spec.access_latency_s)) {}
 
 std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::uint64_t bytes) const {
   const std::uint64_t n = channels_.size();
@@ -25,28 +21,24 @@ std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::
   return share;
 }
 
-void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Server::Callback done) {
+void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Callback done) {
+  const Picoseconds now = now_ps();
   if (bytes == 0) {
-    if (done) done();
+    events_.at(now, std::move(done));
     return;
   }
   const std::uint64_t g = static_cast<std::uint64_t>(spec_.interleave_bytes);
   // A request that starts inside a granule: its head belongs to that granule's channel.
   const std::uint64_t head = std::min(bytes, (g - address % g) % g);
-  std::vector<std::uint64_t> share = split(address / g + (head ? 1 : 0), bytes - head);
-  if (head) share[(address / g) % channels_.size()] += head;
-  std::size_t pieces = 0;
-  for (std::uint64_t s : share) pieces += s > 0;
-  // The request completes when its last piece arrives.
-  auto remaining = std::make_shared<std::size_t>(pieces);
-  auto shared_done = std::make_shared<Server::Callback>(std::move(done));
-  for (std::size_t c = 0; c < share.size(); ++c) {
-    if (share[c] == 0) continue;
-    Picoseconds service = ceil_ps(static_cast<double>(share[c]) / channel_bandwidth_);
-    channels_[c]->submit(service, latency_ps_, [remaining, shared_done] {
-      if (--*remaining == 0 && *shared_done) (*shared_done)();
-    });
+  share_ = split(address / g + (head ? 1 : 0), bytes - head);
+  if (head) share_[(address / g) % channels_.size()] += head;
+  Picoseconds last = now;
+  for (std::size_t c = 0; c < share_.size(); ++c) {
+    if (share_[c] == 0) continue;
+    const Picoseconds service = ceil_ps(static_cast<double>(share_[c]) / channel_bandwidth_);
+    last = std::max(last, channels_[c].reserve(now, service));
   }
+  events_.at(last + latency_ps_, std::move(done));
 }
 
 }  // namespace roofsim

@@ -1,10 +1,11 @@
 #pragma once
-// HBM as N independent channels. A request is cut at the interleave granularity and each
-// granule goes to the next channel in turn, so one channel receives one coalesced piece per
-// request. Each channel serves its share of peak bandwidth times an efficiency, and the data
-// arrives an access latency later (pipelined: it does not occupy the channel).
+// HBM as N independent channels. A request is cut at the interleave granularity and granule g
+// of the address space belongs to channel g mod N, so each channel receives one coalesced
+// piece per request. Each channel is a server at its share of peak bandwidth times an
+// efficiency; the data arrives an access latency after the channel has served it (pipelined:
+// the latency does not occupy the channel). The request completes, with one event, when its
+// last piece has arrived.
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "components/server.hpp"
@@ -14,23 +15,24 @@ namespace roofsim {
 
 class HbmChannels {
  public:
-  HbmChannels(const HbmSpec& spec, SimStats& stats);
+  HbmChannels(const HbmSpec& spec, EventQueue& events);
 
-  // Moves `bytes` at `address` (granule g goes to channel g mod N); `done` when all pieces
-  // have arrived. The mapping depends on the address only, never on the order of requests.
-  void access(std::uint64_t address, std::uint64_t bytes, Server::Callback done);
-  // Bytes each channel would receive for a request of `bytes` starting at granule `first`.
+  // Moves `bytes` at `address`; `done` when all pieces have arrived.
+  void access(std::uint64_t address, std::uint64_t bytes, Callback done);
+  // Bytes each channel receives for `bytes` that start at granule boundary `first_granule`.
   std::vector<std::uint64_t> split(std::uint64_t first_granule, std::uint64_t bytes) const;
 
   std::size_t channel_count() const { return channels_.size(); }
-  const Server& channel(std::size_t i) const { return *channels_[i]; }
+  const Timeline& channel(std::size_t i) const { return channels_[i]; }
   double channel_bandwidth() const { return channel_bandwidth_; }
 
  private:
   const HbmSpec& spec_;
-  std::vector<std::unique_ptr<Server>> channels_;
+  EventQueue& events_;
+  std::vector<Timeline> channels_;
   double channel_bandwidth_;  // bytes/s one channel sustains
   Picoseconds latency_ps_;
+  std::vector<std::uint64_t> share_;  // scratch
 };
 
 }  // namespace roofsim

@@ -1,8 +1,7 @@
 #pragma once
-// One matrix engine (a TPU MXU or a GPU SM's tensor cores) and one vector engine as servers.
-#include <cstdint>
-#include <memory>
-
+// A matrix engine (a TPU MXU or one GPU SM's tensor cores) and a vector engine: the timelines
+// of servers whose service time comes from the work's shape. Their completion events are
+// raised by whoever waits for them (a wave of tiles raises one).
 #include "components/matrix_tile.hpp"
 #include "components/server.hpp"
 #include "core/hardware.hpp"
@@ -11,31 +10,37 @@ namespace roofsim {
 
 class MatrixUnit {
  public:
-  MatrixUnit(const char* name, const MatrixSpec& spec, SimStats& stats);
-
+  explicit MatrixUnit(const MatrixSpec& spec)
+      : spec_(spec), latency_ps_(cycles_to_ps(spec.pipeline_latency_cycles)) {}
   double tile_cycles(const TileShape& t, DType compute) const {
     return matrix_tile_cycles(spec_, t, compute);
   }
-  // Runs `cycles` of array work; `done` fires after the pipeline drains.
-  void run(double cycles, Server::Callback done);
-  Picoseconds cycles_to_ps(double cycles) const;
-  const Server& server() const { return *server_; }
+  // Occupies the array for `cycles` from now (or when it frees up); returns when the result
+  // is ready, pipeline drain included.
+  Picoseconds run(Picoseconds now, double cycles) {
+    return timeline_.reserve(now, cycles_to_ps(cycles)) + latency_ps_;
+  }
+  Picoseconds cycles_to_ps(double cycles) const { return ceil_ps(cycles / spec_.sustained_clock_hz); }
+  const Timeline& timeline() const { return timeline_; }
 
  private:
   const MatrixSpec& spec_;
-  std::unique_ptr<Server> server_;
+  Timeline timeline_;
   Picoseconds latency_ps_;
 };
 
 class VectorUnit {
  public:
-  VectorUnit(const char* name, const VectorSpec& spec, SimStats& stats);
-  void run(double flops, Server::Callback done);
-  const Server& server() const { return *server_; }
+  explicit VectorUnit(const VectorSpec& spec)
+      : spec_(spec), latency_ps_(ceil_ps(spec.pipeline_latency_cycles / spec.clock_hz)) {}
+  Picoseconds run(Picoseconds now, double flops) {
+    return timeline_.reserve(now, ceil_ps(flops / spec_.flops_per_clock / spec_.clock_hz)) + latency_ps_;
+  }
+  const Timeline& timeline() const { return timeline_; }
 
  private:
   const VectorSpec& spec_;
-  std::unique_ptr<Server> server_;
+  Timeline timeline_;
   Picoseconds latency_ps_;
 };
 

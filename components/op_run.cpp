@@ -10,7 +10,7 @@ OpRun::OpRun(Chip& chip, std::int64_t steps, int stages)
     : chip_(chip), steps_(steps), stages_(stages),
       loaded_(static_cast<std::size_t>(stages), 0), jobs_left_(static_cast<std::size_t>(stages), 0) {}
 
-void OpRun::start(Server::Callback done) {
+void OpRun::start(Callback done) {
   done_ = std::move(done);
   for (int i = 0; i < stages_ && next_load_ < steps_; ++i) issue_load();
   finish_if_done();
@@ -70,8 +70,7 @@ void OpRun::finish_if_done() {
 }
 
 GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
-    : OpRun(chip, plan.steps(), plan.stages), plan_(plan),
-      unit_cycles_(chip.matrix_units(), 0.0), unit_out_(chip.matrix_units()) {
+    : OpRun(chip, plan.steps(), plan.stages), plan_(plan), unit_cycles_(chip.matrix_units(), 0.0) {
   const GemmShape& g = plan.shape;
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
   b_base_ = allocate(tensor_bytes(g.batch * g.k * g.n, g.b));
@@ -90,44 +89,46 @@ void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
 
 void GemmRun::dispatch(std::int64_t step) {
   const GemmStep s = plan_.step(step);
-  const DType compute = plan_.shape.compute();
+  const GemmShape& g = plan_.shape;
+  const DType compute = g.compute();
   const bool fine = chip_.granularity() == Granularity::fine;
+  const Picoseconds now = now_ps();
+  SimStats& st = chip_.stats();
+  const double macs_per_cycle = chip_.hw().matrix.macs_per_clock * chip_.hw().matrix.dtype_rate.at(compute);
+  // C is row-major; a tile's write starts at its first element.
+  auto c_address = [&](std::int64_t m0, std::int64_t n0) {
+    const std::int64_t row = s.batch * g.m + s.mb * plan_.bm + m0;
+    return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
+  };
   std::vector<std::size_t> touched;
   for (std::int64_t m0 = 0; m0 < s.m; m0 += plan_.tm) {
     for (std::int64_t n0 = 0; n0 < s.n; n0 += plan_.tn) {
       const TileShape t{std::min(plan_.tm, s.m - m0), std::min(plan_.tn, s.n - n0), s.k};
       const std::size_t u = chip_.next_matrix_unit();
-      MatrixUnit& unit = chip_.matrix_unit(u);
-      const double cycles = unit.tile_cycles(t, compute);
-      // C is laid out row-major; a tile's write starts at its first element.
-      const std::int64_t row = (s.batch * plan_.shape.m + s.mb * plan_.bm + m0);
-      const MemRange out{c_base_ + tensor_bytes(row * plan_.shape.n + s.nb * plan_.bn + n0, plan_.shape.c),
-                         s.last_k ? tensor_bytes(t.m * t.n, plan_.shape.c) : 0};
-      SimStats& st = chip_.stats();
+      const double cycles = chip_.matrix_unit(u).tile_cycles(t, compute);
       st.matrix_flops += 2.0 * static_cast<double>(t.m * t.n * t.k);
-      st.matrix_padded_flops += 2.0 * cycles * chip_.hw().matrix.macs_per_clock *
-                                chip_.hw().matrix.dtype_rate.at(compute);
+      st.matrix_padded_flops += 2.0 * cycles * macs_per_cycle;
       if (fine) {
+        // One event per tile; its C tile is written as soon as it is final.
+        const MemRange out{c_address(m0, n0), s.last_k ? tensor_bytes(t.m * t.n, g.c) : 0};
         jobs_added(step, 1);
-        unit.run(cycles, [this, step, out] { job_done(step, out); });
+        chip_.matrix_events().at(chip_.matrix_unit(u).run(now, cycles), [this, step, out] { job_done(step, out); });
       } else {
-        if (unit_cycles_[u] == 0) {
-          touched.push_back(u);
-          unit_out_[u].address = out.address;
-        }
+        if (unit_cycles_[u] == 0) touched.push_back(u);
         unit_cycles_[u] += cycles;
-        unit_out_[u].bytes += out.bytes;
       }
     }
   }
   if (fine) return;
-  jobs_added(step, static_cast<std::int64_t>(touched.size()));
+  // One wave: every unit works through its share; one event when the last is ready.
+  Picoseconds ready = now;
   for (std::size_t u : touched) {
-    const MemRange out = unit_out_[u];
-    chip_.matrix_unit(u).run(unit_cycles_[u], [this, step, out] { job_done(step, out); });
+    ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
     unit_cycles_[u] = 0;
-    unit_out_[u] = MemRange{};
   }
+  const MemRange out{c_address(0, 0), s.last_k ? tensor_bytes(s.m * s.n, g.c) : 0};
+  jobs_added(step, 1);
+  chip_.matrix_events().at(ready, [this, step, out] { job_done(step, out); });
 }
 
 VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
@@ -144,21 +145,29 @@ void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
 void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
   chip_.stats().vector_flops += s.flops;
-  const std::size_t units = chip_.vector_units();
-  const std::size_t pieces = chip_.granularity() == Granularity::fine ? 8 * units : units;
-  // The chunk's flops are spread evenly; its output is written once, by the last piece.
-  auto left = std::make_shared<std::size_t>(pieces);
   const std::int64_t first_in = step * plan_.chunk_elements;
   const std::int64_t first_out = static_cast<std::int64_t>(
       static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
   const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.dtype), s.out_bytes};
-  jobs_added(step, static_cast<std::int64_t>(pieces));
-  for (std::size_t p = 0; p < pieces; ++p) {
-    chip_.vector_unit(chip_.next_vector_unit())
-        .run(s.flops / static_cast<double>(pieces), [this, step, left, out] {
-          job_done(step, --*left == 0 ? out : MemRange{});
-        });
+  const std::size_t units = chip_.vector_units();
+  const Picoseconds now = now_ps();
+  if (chip_.granularity() == Granularity::fine) {
+    // Eight pieces per unit, one event each; the chunk's output goes out with the last.
+    const std::size_t pieces = 8 * units;
+    auto left = std::make_shared<std::size_t>(pieces);
+    jobs_added(step, static_cast<std::int64_t>(pieces));
+    for (std::size_t p = 0; p < pieces; ++p) {
+      const Picoseconds ready = chip_.vector_unit(chip_.next_vector_unit()).run(now, s.flops / static_cast<double>(pieces));
+      chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
+    }
+    return;
   }
+  Picoseconds ready = now;
+  for (std::size_t p = 0; p < units; ++p) {
+    ready = std::max(ready, chip_.vector_unit(chip_.next_vector_unit()).run(now, s.flops / static_cast<double>(units)));
+  }
+  jobs_added(step, 1);
+  chip_.vector_events().at(ready, [this, step, out] { job_done(step, out); });
 }
 
 }  // namespace roofsim

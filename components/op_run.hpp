@@ -24,7 +24,7 @@ class OpRun {
  public:
   OpRun(Chip& chip, std::int64_t steps, int stages);
   virtual ~OpRun() = default;
-  void start(Server::Callback done);
+  void start(Callback done);
   bool finished() const { return finished_; }
 
  protected:
@@ -50,7 +50,7 @@ class OpRun {
   std::vector<std::int64_t> jobs_left_;   // per slot
   std::int64_t writes_pending_ = 0;
   bool finished_ = false;
-  Server::Callback done_;
+  Callback done_;
 };
 
 class GemmRun : public OpRun {
@@ -62,8 +62,7 @@ class GemmRun : public OpRun {
   void dispatch(std::int64_t step) override;
   GemmPlan plan_;
   std::uint64_t a_base_, b_base_, c_base_;
-  std::vector<double> unit_cycles_;            // scratch: coarse jobs being assembled
-  std::vector<MemRange> unit_out_;             // scratch
+  std::vector<double> unit_cycles_;  // scratch: one wave's work per unit
 };
 
 class VectorRun : public OpRun {

@@ -1,8 +1,11 @@
 #pragma once
-// A resource that serves one job at a time: start = max(now, free_at), free_at = start +
-// service, and one SystemC event when the job's result is ready (service plus a pipelined
-// latency that does not occupy the server). Queueing, contention and idle time emerge from
-// every hardware block being one of these.
+// Every hardware resource is a server: a job starts at max(now, free_at), occupies the resource
+// for its service time, and its result is ready a pipelined latency later. Queueing, contention
+// and idle time emerge from that. The arithmetic lives in Timeline (no kernel involvement);
+// the SystemC event that tells the waiting control flow "ready" lives in EventQueue. A job
+// spread over several resources at once (an HBM request over all channels, a wave of tiles
+// over all matrix units) reserves each resource's timeline and causes one event, when its last
+// piece is ready: that keeps event counts proportional to requests and waves, not to units.
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -14,45 +17,77 @@
 
 namespace roofsim {
 
-class Server : public sc_core::sc_module {
+using Callback = std::function<void()>;
+
+inline Picoseconds now_ps() { return sc_core::sc_time_stamp().value(); }
+
+// The occupancy of one resource.
+class Timeline {
  public:
-  using Callback = std::function<void()>;
-
-  SC_HAS_PROCESS(Server);
-  Server(const sc_core::sc_module_name& name, SimStats& stats);
-
-  // Queues a job; `done` runs when it is complete. Returns the completion time.
-  Picoseconds submit(Picoseconds service, Picoseconds latency, Callback done);
-
-  Picoseconds busy_ps() const { return busy_ps_; }
-  Picoseconds free_at_ps() const { return free_at_ps_; }
-  std::uint64_t jobs_served() const { return served_; }
+  // Reserves `service` starting no earlier than `now`; returns when the service ends.
+  Picoseconds reserve(Picoseconds now, Picoseconds service) {
+    const Picoseconds start = now > free_at_ ? now : free_at_;
+    free_at_ = start + service;
+    busy_ += service;
+    ++jobs_;
+    last_start_ = start;
+    return free_at_;
+  }
+  Picoseconds free_at() const { return free_at_; }
+  Picoseconds busy_ps() const { return busy_; }
+  Picoseconds last_start() const { return last_start_; }
+  std::uint64_t jobs() const { return jobs_; }
 
  private:
-  struct Job {
-    Picoseconds ready_at;
+  Picoseconds free_at_ = 0, busy_ = 0, last_start_ = 0;
+  std::uint64_t jobs_ = 0;
+};
+
+// Runs callbacks at given simulated times: one SC_METHOD, woken by one sc_event that is always
+// armed for the earliest pending time.
+class EventQueue : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(EventQueue);
+  EventQueue(const sc_core::sc_module_name& name, SimStats& stats);
+
+  // `done` runs at absolute time `at` (not before now).
+  void at(Picoseconds at, Callback done);
+
+ private:
+  struct Pending {
+    Picoseconds at;
     std::uint64_t seq;  // ties resolve in submission order: deterministic
     Callback done;
   };
-  struct ReadyLater {
-    bool operator()(const Job& a, const Job& b) const {
-      return a.ready_at != b.ready_at ? a.ready_at > b.ready_at : a.seq > b.seq;
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
     }
   };
-
   void on_wake();
   void arm(Picoseconds now);
 
-  std::priority_queue<Job, std::vector<Job>, ReadyLater> jobs_;
-  Picoseconds free_at_ps_ = 0;
-  Picoseconds busy_ps_ = 0;
-  Picoseconds armed_at_ = UINT64_MAX;  // time of the pending wake-up, if any
+  std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
+  Picoseconds armed_at_ = UINT64_MAX;
   std::uint64_t seq_ = 0;
-  std::uint64_t served_ = 0;
   sc_core::sc_event wake_;
   SimStats& stats_;
 };
 
-inline Picoseconds now_ps() { return sc_core::sc_time_stamp().value(); }
+// A single resource with its own event queue (kernel launcher, link, test fixtures).
+class Server : public sc_core::sc_module {
+ public:
+  Server(const sc_core::sc_module_name& name, SimStats& stats) : sc_core::sc_module(name), events_("events", stats) {}
+  Picoseconds submit(Picoseconds service, Picoseconds latency, Callback done) {
+    const Picoseconds ready = timeline_.reserve(now_ps(), service) + latency;
+    events_.at(ready, std::move(done));
+    return ready;
+  }
+  const Timeline& timeline() const { return timeline_; }
+
+ private:
+  Timeline timeline_;
+  EventQueue events_;
+};
 
 }  // namespace roofsim

@@ -86,7 +86,9 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
     c.ops = sequences[i]->results();
     c.stats = chips[i]->stats();
     c.end_ps = sequences[i]->end_ps();
+    c.server_jobs = chips[i]->server_jobs();
     out.events += c.stats.events;
+    out.server_jobs += c.server_jobs;
     out.chips.push_back(std::move(c));
   }
   return out;

@@ -25,12 +25,14 @@ struct ChipJob {
 struct ChipOutcome {
   std::vector<OpResult> ops;
   SimStats stats;
+  std::uint64_t server_jobs = 0;
   Picoseconds end_ps = 0;
 };
 
 struct SimulationOutcome {
   std::vector<ChipOutcome> chips;
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;       // SystemC kernel events dispatched
+  std::uint64_t server_jobs = 0;  // jobs taken by all servers
   double wall_s = 0;  // SystemC kernel time (sc_start), excluding elaboration
   double elaboration_s = 0;
 };

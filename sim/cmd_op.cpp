@@ -122,8 +122,10 @@ void print_ops(std::ostream& os, const std::vector<SimulatedOp>& ops) {
 }
 
 void print_speed(std::ostream& os, const SimulationOutcome& out) {
-  os << "\nevents " << out.events << ", kernel wall time " << format_seconds(out.wall_s) << ", "
-     << format_si(static_cast<double>(out.events) / std::max(out.wall_s, 1e-9), "events/s") << "\n";
+  const double wall = std::max(out.wall_s, 1e-9);
+  os << "\nevents " << out.events << " (" << out.server_jobs << " server jobs), kernel wall time "
+     << format_seconds(out.wall_s) << ", " << format_si(static_cast<double>(out.events) / wall, "events/s")
+     << ", " << format_si(static_cast<double>(out.server_jobs) / wall, "jobs/s") << "\n";
 }
 
 void run_op(const OpOptions& o) {
@@ -150,6 +152,7 @@ void run_op(const OpOptions& o) {
     j["hardware"] = hw.name;
     j["ideal"] = o.ideal;
     j["events"] = out.events;
+    j["server_jobs"] = out.server_jobs;
     j["wall_s"] = out.wall_s;
     write_json(o.json, j);
   }
@@ -204,6 +207,7 @@ void run_sweep(const SweepOptions& o) {
     j["emergent_bandwidth"] = knee.bandwidth;
     j["emergent_peak_flops"] = knee.peak_flops;
     j["events"] = out.events;
+    j["server_jobs"] = out.server_jobs;
     j["wall_s"] = out.wall_s;
     write_json(o.json, j);
   }

@@ -41,8 +41,9 @@ HbmSpec one_channel(double bandwidth, double latency_s) {
 TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[systemc][hbm]") {
   init_systemc_time();
   SimStats stats;
+  EventQueue events("events", stats);
   HbmSpec spec = one_channel(1e12, 100e-9);
-  HbmChannels hbm(spec, stats);
+  HbmChannels hbm(spec, events);
   Picoseconds first = 0, second = 0;
   AtTimeZero go("go", [&] {
     hbm.access(0, 1'000'000, [&] { first = now_ps(); });
@@ -52,14 +53,16 @@ TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[syst
   CHECK(first == 1'000'000 + 100'000);            // 1 MB at 1 TB/s = 1 us, then 100 ns latency
   CHECK(second == 1'500'000 + 100'000);           // queued behind the first: latency is pipelined
   CHECK(hbm.channel(0).busy_ps() == 1'500'000);
+  CHECK(stats.events == 2);
 }
 
 TEST_CASE("interleaving spreads a request evenly over the channels", "[systemc][hbm]") {
   init_systemc_time();
   SimStats stats;
+  EventQueue events("events", stats);
   HbmSpec spec = one_channel(8e12, 0);
   spec.channels = 8;
-  HbmChannels hbm(spec, stats);
+  HbmChannels hbm(spec, events);
   auto share = hbm.split(3, 256 * 8 * 10 + 256 * 3 + 100);
   std::uint64_t total = 0;
   for (auto s : share) total += s;
@@ -78,9 +81,10 @@ TEST_CASE("interleaving spreads a request evenly over the channels", "[systemc][
 TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   init_systemc_time();
   SimStats stats;
+  EventQueue events("events", stats);
   const double bw = 1e12, latency = 1e-6;
   HbmSpec spec = one_channel(bw, latency);
-  HbmChannels hbm(spec, stats);
+  HbmChannels hbm(spec, events);
   DmaSpec small{65536, 65536};        // one 64 KiB request in flight
   DmaSpec large{4 << 20, 1 << 20};    // 4 MiB in flight: four times bandwidth x latency
   DmaEngine dma_small(small, hbm, stats);
@@ -105,18 +109,22 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   CHECK(stats.bytes_read == 2 * bytes);
 }
 
-TEST_CASE("systolic and tensor-core tiles take the cycles their shape implies", "[systemc][matrix]") {
-  // Runs a tile on a one-MXU TPU and a one-SM H100 and reads the time off the kernel.
+TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains", "[systemc][matrix]") {
   init_systemc_time();
   HardwareSpec tpu = load_hardware("tpu_v4");
-  tpu.matrix.units = 1;
-  tpu.matrix.pipeline_latency_cycles = 0;
   SimStats stats;
-  MatrixUnit mxu("mxu", tpu.matrix, stats);
-  Picoseconds done = 0;
+  EventQueue events("events", stats);
+  MatrixUnit mxu(tpu.matrix);
+  Picoseconds first = 0, second = 0;
   const double cycles = mxu.tile_cycles({512, 128, 256}, DType::bf16);  // 2 passes of 512 rows
-  AtTimeZero go("go", [&] { mxu.run(cycles, [&] { done = now_ps(); }); });
+  AtTimeZero go("go", [&] {
+    events.at(mxu.run(now_ps(), cycles), [&] { first = now_ps(); });
+    events.at(mxu.run(now_ps(), cycles), [&] { second = now_ps(); });
+  });
   sc_core::sc_start();
+  const Picoseconds busy = ceil_ps(1024 / 1.05e9), drain = ceil_ps(256 / 1.05e9);
   CHECK(cycles == 1024);
-  CHECK(done == ceil_ps(1024 / 1.05e9));
+  CHECK(first == busy + drain);
+  CHECK(second == 2 * busy + drain);  // the second tile queues behind the first; drains overlap
+  CHECK(mxu.timeline().busy_ps() == 2 * busy);
 }

@@ -7,7 +7,7 @@ namespace roofsim {
 Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granularity granularity)
     : sc_core::sc_module(name), hw_(hw), granularity_(granularity), limits_(tiling_limits(hw_)),
       matrix_events_("matrix_events", stats_), vector_events_("vector_events", stats_),
-      memory_events_("memory_events", stats_) {
+      memory_events_("memory_events", stats_), launcher_events_("launcher_events", stats_) {
   for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
   for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
   hbm_ = std::make_unique<HbmChannels>(hw_.hbm, memory_events_);
@@ -35,13 +35,21 @@ std::uint64_t Chip::allocate(std::uint64_t bytes) {
 
 void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done) {
   check_shape(g, "gemm");
-  GemmPlan plan = plan_gemm(g, hw_.matrix, limits_);
+  const GemmPlan& plan = gemm_plan(g);
   result.steps = plan.steps();
   result.plan = "block " + std::to_string(plan.bm) + "x" + std::to_string(plan.bn) + "x" +
                 std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
                 (plan.n_outer ? ", n outer" : "");
   launch(std::make_unique<GemmRun>(*this, plan), result, std::move(done));
+}
+
+const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
+  auto key = std::make_tuple(g.batch, g.m, g.n, g.k, static_cast<int>(g.a), static_cast<int>(g.b),
+                             static_cast<int>(g.c), g.fused_attention);
+  auto it = plans_.find(key);
+  if (it == plans_.end()) it = plans_.emplace(key, plan_gemm(g, hw_.matrix, limits_)).first;
+  return it->second;
 }
 
 void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done) {
@@ -55,16 +63,17 @@ void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done) {
 
 void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
   OpRun* r = run.get();
-  runs_.push_back(std::move(run));
+  runs_.emplace(r, std::move(run));
   result.start_ps = now_ps();
-  const SimStats before = stats_;
   OpResult* res = &result;
-  auto finish = [this, res, before, done = std::move(done)] {
+  auto finish = [this, r, res, done = std::move(done)] {
     res->end_ps = now_ps();
-    res->flops = stats_.matrix_flops + stats_.vector_flops - before.matrix_flops - before.vector_flops;
-    res->bytes_read = stats_.bytes_read - before.bytes_read;
-    res->bytes_written = stats_.bytes_written - before.bytes_written;
-    res->events = stats_.events - before.events;
+    res->flops = r->flops;
+    res->bytes_read = r->bytes_read;
+    res->bytes_written = r->bytes_written;
+    res->events = r->events + 1;  // + the launch
+    // The run is freed by a later callback: this one is still executing inside it.
+    launcher_events_.at(now_ps(), [this, r] { runs_.erase(r); });
     if (done) done();
   };
   launcher_->submit(ceil_ps(hw_.op_overhead_s), 0, [r, finish = std::move(finish)]() mutable {

@@ -3,7 +3,10 @@
 // DMA engine and the on-chip buffer that tiles stream through. Ops run on it as pipelines of
 // tiles; their time is whatever the servers' queues make of them.
 #include <memory>
+#include <map>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <systemc>
 #include <vector>
 
@@ -67,6 +70,8 @@ class Chip : public sc_core::sc_module {
 
  private:
   void launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done);
+  // Plans depend only on the shape: the same layer's ops in every step reuse them.
+  const GemmPlan& gemm_plan(const GemmShape& g);
 
   HardwareSpec hw_;
   Granularity granularity_;
@@ -74,13 +79,14 @@ class Chip : public sc_core::sc_module {
   TilingLimits limits_;
   std::vector<MatrixUnit> matrix_;
   std::vector<VectorUnit> vector_;
-  EventQueue matrix_events_, vector_events_, memory_events_;
+  EventQueue matrix_events_, vector_events_, memory_events_, launcher_events_;
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<Server> launcher_;  // kernel launch / program dispatch, one op at a time
-  std::vector<std::unique_ptr<OpRun>> runs_;
+  std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight
   std::size_t next_matrix_ = 0, next_vector_ = 0;
   std::uint64_t next_address_ = 0;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool>, GemmPlan> plans_;
 };
 
 }  // namespace roofsim

@@ -1,12 +1,14 @@
 #include "components/hbm.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace roofsim {
 
 HbmChannels::HbmChannels(const HbmSpec& spec, EventQueue& events)
     : spec_(spec), events_(events), channels_(static_cast<std::size_t>(spec.channels)),
       channel_bandwidth_(spec.bandwidth / static_cast<double>(spec.channels) * spec.efficiency),
+      ps_per_byte_(1e12 / channel_bandwidth_),
       latency_ps_(ceil_ps(spec.access_latency_s)) {}
 
 std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::uint64_t bytes) const {
@@ -27,16 +29,27 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Callback do
     events_.at(now, std::move(done));
     return;
   }
+  const std::uint64_t n = channels_.size();
   const std::uint64_t g = static_cast<std::uint64_t>(spec_.interleave_bytes);
-  // A request that starts inside a granule: its head belongs to that granule's channel.
-  const std::uint64_t head = std::min(bytes, (g - address % g) % g);
-  share_ = split(address / g + (head ? 1 : 0), bytes - head);
-  if (head) share_[(address / g) % channels_.size()] += head;
+  // The same arithmetic as split(), without building the vector: the hot path of every load.
+  const std::uint64_t head = std::min(bytes, (g - address % g) % g);  // inside the first granule
+  const std::uint64_t first = address / g + (head ? 1 : 0);
+  const std::uint64_t body = bytes - head;
+  const std::uint64_t granules = body / g, tail = body % g;
+  const std::uint64_t base = granules / n * g, extra = granules % n;
+  const std::uint64_t head_channel = (address / g) % n, tail_channel = (first + granules) % n;
+  auto service = [&](std::uint64_t b) {
+    return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte_ - 1e-6));
+  };
   Picoseconds last = now;
-  for (std::size_t c = 0; c < share_.size(); ++c) {
-    if (share_[c] == 0) continue;
-    const Picoseconds service = ceil_ps(static_cast<double>(share_[c]) / channel_bandwidth_);
-    last = std::max(last, channels_[c].reserve(now, service));
+  for (std::uint64_t c = 0; c < n; ++c) {
+    // Channel c is the ((c - first) mod n)-th after the first whole granule.
+    const std::uint64_t offset = (c + n - first % n) % n;
+    std::uint64_t b = base + (offset < extra ? g : 0);
+    if (tail && c == tail_channel) b += tail;
+    if (head && c == head_channel) b += head;
+    if (b == 0) continue;
+    last = std::max(last, channels_[c].reserve(now, service(b)));
   }
   events_.at(last + latency_ps_, std::move(done));
 }

@@ -31,8 +31,8 @@ class HbmChannels {
   EventQueue& events_;
   std::vector<Timeline> channels_;
   double channel_bandwidth_;  // bytes/s one channel sustains
+  double ps_per_byte_;        // its inverse, in picoseconds
   Picoseconds latency_ps_;
-  std::vector<std::uint64_t> share_;  // scratch
 };
 
 }  // namespace roofsim

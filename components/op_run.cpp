@@ -25,7 +25,9 @@ void OpRun::issue_load() {
   // The step may compute when both of its blocks have arrived.
   auto left = std::make_shared<int>(2);
   for (const MemRange& r : ranges) {
+    bytes_read += r.bytes;
     chip_.dma().read(r.address, r.bytes, [this, step, left] {
+      ++events;
       if (--*left > 0) return;
       loaded_[static_cast<std::size_t>(step % stages_)] = 1;
       try_dispatch();
@@ -47,9 +49,12 @@ void OpRun::jobs_added(std::int64_t step, std::int64_t n) {
 }
 
 void OpRun::job_done(std::int64_t step, MemRange write) {
+  ++events;
   if (write.bytes > 0) {
     ++writes_pending_;
+    bytes_written += write.bytes;
     chip_.dma().write(write.address, write.bytes, [this] {
+      ++events;
       --writes_pending_;
       finish_if_done();
     });
@@ -73,7 +78,7 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
     : OpRun(chip, plan.steps(), plan.stages), plan_(plan), unit_cycles_(chip.matrix_units(), 0.0) {
   const GemmShape& g = plan.shape;
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
-  b_base_ = allocate(tensor_bytes(g.batch * g.k * g.n, g.b));
+  b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.m * g.n, g.c));
 }
 
@@ -84,7 +89,7 @@ void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
   const std::int64_t a_block = (s.batch * plan_.blocks_m() + s.mb) * plan_.k_steps() + s.ks;
   const std::int64_t b_block = (s.batch * plan_.blocks_n() + s.nb) * plan_.k_steps() + s.ks;
   out[0] = {a_base_ + tensor_bytes(a_block * plan_.bm * plan_.bk, g.a), s.a_bytes};
-  out[1] = {b_base_ + tensor_bytes(b_block * plan_.bk * plan_.bn, g.b), s.b_bytes};
+  out[1] = {b_base_ + tensor_bytes(b_block * g.matmuls() * plan_.bk * plan_.bn, g.b), s.b_bytes};
 }
 
 void GemmRun::dispatch(std::int64_t step) {
@@ -93,32 +98,50 @@ void GemmRun::dispatch(std::int64_t step) {
   const DType compute = g.compute();
   const bool fine = chip_.granularity() == Granularity::fine;
   const Picoseconds now = now_ps();
-  SimStats& st = chip_.stats();
-  const double macs_per_cycle = chip_.hw().matrix.macs_per_clock * chip_.hw().matrix.dtype_rate.at(compute);
+  const MatrixSpec& spec = chip_.hw().matrix;
+  // A block has at most four tile shapes: full, short at the right edge, short at the bottom,
+  // and the corner. Their cycles are worked out once per step.
+  const std::int64_t edge_m = s.m % plan_.tm ? s.m % plan_.tm : plan_.tm;
+  const std::int64_t edge_n = s.n % plan_.tn ? s.n % plan_.tn : plan_.tn;
+  const std::int64_t tiles_m = (s.m + plan_.tm - 1) / plan_.tm, tiles_n = (s.n + plan_.tn - 1) / plan_.tn;
+  double cycles[2][2];
+  for (int bottom = 0; bottom < 2; ++bottom) {
+    for (int right = 0; right < 2; ++right) {
+      const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, s.k};
+      cycles[bottom][right] = g.matmuls() * matrix_tile_cycles(spec, t, compute);
+    }
+  }
+  const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  flops += step_flops;
+  chip_.stats().matrix_flops += step_flops;
+  double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
   auto c_address = [&](std::int64_t m0, std::int64_t n0) {
     const std::int64_t row = s.batch * g.m + s.mb * plan_.bm + m0;
     return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
   };
   std::vector<std::size_t> touched;
-  for (std::int64_t m0 = 0; m0 < s.m; m0 += plan_.tm) {
-    for (std::int64_t n0 = 0; n0 < s.n; n0 += plan_.tn) {
-      const TileShape t{std::min(plan_.tm, s.m - m0), std::min(plan_.tn, s.n - n0), s.k};
+  for (std::int64_t i = 0; i < tiles_m; ++i) {
+    const int bottom = i == tiles_m - 1;
+    for (std::int64_t j = 0; j < tiles_n; ++j) {
+      const int right = j == tiles_n - 1;
+      const double c = cycles[bottom][right];
+      padded_cycles += c;
       const std::size_t u = chip_.next_matrix_unit();
-      const double cycles = chip_.matrix_unit(u).tile_cycles(t, compute);
-      st.matrix_flops += 2.0 * static_cast<double>(t.m * t.n * t.k);
-      st.matrix_padded_flops += 2.0 * cycles * macs_per_cycle;
       if (fine) {
         // One event per tile; its C tile is written as soon as it is final.
-        const MemRange out{c_address(m0, n0), s.last_k ? tensor_bytes(t.m * t.n, g.c) : 0};
+        const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
+        const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
+        const MemRange out{c_address(m0, n0), s.last_k ? tensor_bytes(tm * tn, g.c) : 0};
         jobs_added(step, 1);
-        chip_.matrix_events().at(chip_.matrix_unit(u).run(now, cycles), [this, step, out] { job_done(step, out); });
+        chip_.matrix_events().at(chip_.matrix_unit(u).run(now, c), [this, step, out] { job_done(step, out); });
       } else {
         if (unit_cycles_[u] == 0) touched.push_back(u);
-        unit_cycles_[u] += cycles;
+        unit_cycles_[u] += c;
       }
     }
   }
+  chip_.stats().matrix_padded_flops += 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
   if (fine) return;
   // One wave: every unit works through its share; one event when the last is ready.
   Picoseconds ready = now;
@@ -134,7 +157,7 @@ void GemmRun::dispatch(std::int64_t step) {
 VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
     : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {
   in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
-  out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.dtype));
+  out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.output_dtype()));
 }
 
 void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
@@ -145,10 +168,11 @@ void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
 void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
   chip_.stats().vector_flops += s.flops;
+  flops += s.flops;
   const std::int64_t first_in = step * plan_.chunk_elements;
   const std::int64_t first_out = static_cast<std::int64_t>(
       static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
-  const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.dtype), s.out_bytes};
+  const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.output_dtype()), s.out_bytes};
   const std::size_t units = chip_.vector_units();
   const Picoseconds now = now_ps();
   if (chip_.granularity() == Granularity::fine) {

@@ -27,6 +27,11 @@ class OpRun {
   void start(Callback done);
   bool finished() const { return finished_; }
 
+  // What this op did (ops may overlap, so chip-wide counters cannot be split afterwards).
+  double flops = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t events = 0;
+
  protected:
   // What the step reads before it can compute (up to two ranges: A and B blocks).
   virtual void loads(std::int64_t step, MemRange out[2]) const = 0;

@@ -61,12 +61,12 @@ GemmStep GemmPlan::step(std::int64_t i) const {
   const bool a_resident = single_k && !n_outer && s.nb > 0;
   const bool b_resident = single_k && n_outer && s.mb > 0;
   s.a_bytes = a_resident ? 0 : tensor_bytes(s.m * s.k, shape.a);
-  s.b_bytes = b_resident ? 0 : tensor_bytes(s.k * s.n, shape.b);
+  s.b_bytes = b_resident ? 0 : tensor_bytes(shape.matmuls() * s.k * s.n, shape.b);
   return s;
 }
 
 std::uint64_t GemmPlan::footprint_bytes() const {
-  const std::uint64_t a = tensor_bytes(bm * bk, shape.a), b = tensor_bytes(bk * bn, shape.b);
+  const std::uint64_t a = tensor_bytes(bm * bk, shape.a), b = tensor_bytes(shape.matmuls() * bk * bn, shape.b);
   return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bm * bn, shape.c);
 }
 
@@ -78,7 +78,7 @@ std::uint64_t GemmPlan::traffic_bytes() const {
   const std::uint64_t a_loads = single_k && !n_outer ? 1 : static_cast<std::uint64_t>(blocks_n());
   const std::uint64_t b_loads = single_k && n_outer ? 1 : static_cast<std::uint64_t>(blocks_m());
   const std::uint64_t per_batch = tensor_bytes(shape.m * shape.k, shape.a) * a_loads +
-                                  tensor_bytes(shape.k * shape.n, shape.b) * b_loads +
+                                  tensor_bytes(shape.matmuls() * shape.k * shape.n, shape.b) * b_loads +
                                   tensor_bytes(shape.m * shape.n, shape.c);
   return per_batch * static_cast<std::uint64_t>(shape.batch);
 }
@@ -127,7 +127,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
             }
           }
           const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * std::min(bk, g.k), g.a) +
-                                          tensor_bytes(std::min(bk, g.k) * std::min(bn, g.n), g.b);
+                                          tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
           feasible.push_back({p, p.traffic_bytes(), step_load, p.tiles_per_block(), p.steps()});
         }
       }
@@ -182,7 +182,7 @@ VectorStep VectorPlan::step(std::int64_t i) const {
   };
   VectorStep s;
   s.in_bytes = tensor_bytes(end - begin, shape.dtype);
-  s.out_bytes = tensor_bytes(out_before(end) - out_before(begin), shape.dtype);
+  s.out_bytes = tensor_bytes(out_before(end) - out_before(begin), shape.output_dtype());
   s.flops = shape.flops_per_element * static_cast<double>(end - begin);
   return s;
 }
@@ -199,8 +199,8 @@ std::uint64_t VectorPlan::traffic_bytes() const {
 VectorPlan plan_vector(const VectorShape& v, const TilingLimits& lim) {
   VectorPlan p;
   p.shape = v;
-  const double bytes_per_in = dtype_bytes(v.dtype) *
-      (1.0 + static_cast<double>(v.elements_out) / static_cast<double>(v.elements_in));
+  const double bytes_per_in = dtype_bytes(v.dtype) + dtype_bytes(v.output_dtype()) *
+      static_cast<double>(v.elements_out) / static_cast<double>(v.elements_in);
   // A chunk whose load fills the DMA window, bounded by what `stages` chunks leave room for.
   const double by_target = static_cast<double>(lim.target_step_bytes) / dtype_bytes(v.dtype);
   const double by_buffer = static_cast<double>(lim.buffer_bytes) / (p.stages * bytes_per_in);

@@ -1,118 +1,193 @@
-// `roofsim run`: an inference experiment (model x hardware x batch x lengths x precisions).
-// For now it reports the analytic bounds; the simulated run builds on the chip model.
+// `roofsim run`: an inference experiment, simulated op by op, beside its analytic bounds.
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
-#include "core/hardware.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "sim/experiment.hpp"
 #include "sim/output.hpp"
+#include "sim/trace.hpp"
 #include "validation/analytic.hpp"
-#include "validation/workload_bounds.hpp"
 
 namespace roofsim {
 
 namespace {
 
 struct RunOptions {
-  std::string hw = "h100_sxm5";
-  std::string model = "llama-3-8b";
-  std::int64_t batch = 1;
-  std::int64_t prompt = 512;
-  std::int64_t gen = 128;
-  std::string weights_dtype = "bf16";
-  std::string activations_dtype = "bf16";
-  std::string kv_dtype = "bf16";
-  std::string json;
+  std::string experiment_file;
+  std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
+  std::int64_t batch = 0, prompt = 0, gen = 0;
+  bool ideal = false;
+  std::string json, csv, trace;
+  int top = 12;
 };
 
-nlohmann::json phase_json(const PhaseBound& p) {
-  return {{"flops", p.flops},
-          {"bytes", p.bytes},
-          {"intensity", p.intensity()},
-          {"compute_time_s", p.compute_time_s},
-          {"memory_time_s", p.memory_time_s},
-          {"bound_time_s", p.bound_time_s},
-          {"roof", p.compute_time_s >= p.memory_time_s ? "compute" : "memory"}};
+// Ops summed over layers and steps, by phase and name ("layer7.qkv" counts as "qkv").
+struct OpSummary {
+  std::string phase, name, op_class;
+  std::int64_t count = 0;
+  double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
+  std::string roof;
+  double intensity() const { return flops / bytes; }
+};
+
+std::string base_name(const std::string& name) {
+  auto dot = name.find('.');
+  return name.rfind("layer", 0) == 0 && dot != std::string::npos ? name.substr(dot + 1) : name;
 }
 
-void run(const RunOptions& o) {
-  HardwareSpec hw = load_hardware(o.hw);
-  ModelConfig m = load_model(o.model);
-  InferenceSetup s;
-  s.batch = o.batch;
-  s.prompt = o.prompt;
-  s.generate = o.gen;
-  s.weights = dtype_from_flag("--weights-dtype", o.weights_dtype);
-  s.activations = dtype_from_flag("--activations-dtype", o.activations_dtype);
-  s.kv = dtype_from_flag("--kv-dtype", o.kv_dtype);
-  if (s.activations != DType::bf16 && s.activations != DType::fp16 && s.activations != DType::fp8) {
-    throw InputError("--activations-dtype " + o.activations_dtype + ": expected bf16, fp16 or fp8");
+std::vector<OpSummary> summarize(const ExperimentResult& r) {
+  std::map<std::pair<std::string, std::string>, OpSummary> by_key;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const OpInstance& o : r.ops) {
+    const std::string phase = o.step == 0 ? "prefill" : "decode";
+    auto key = std::make_pair(phase, base_name(o.op->name));
+    auto [it, fresh] = by_key.try_emplace(key);
+    if (fresh) order.push_back(key);
+    OpSummary& s = it->second;
+    s.phase = phase;
+    s.name = key.second;
+    s.op_class = o.op->op_class;
+    ++s.count;
+    s.flops += o.bound.flops;
+    s.bytes += o.bound.bytes;
+    s.sim_s += o.result.seconds();
+    s.bound_s += o.bound.bound_time_s;
+    s.roof = roof_name(o.bound.roof);
   }
-  if (peak_flops(hw, s.activations) <= 0) {
-    throw InputError(hw.name + " has no matrix unit for " + o.activations_dtype + " activations");
-  }
+  std::vector<OpSummary> out;
+  for (const auto& k : order) out.push_back(by_key[k]);
+  return out;
+}
 
-  InferenceBound b = bound_inference(m, hw, s);
-  const double kv_total = b.kv_bytes_per_token * static_cast<double>(s.batch) *
-                          static_cast<double>(s.prompt + s.generate);
-  const double needed = b.weight_bytes + kv_total;
-  if (needed > hw.hbm.capacity_bytes) {
-    throw InputError(m.name + " does not fit in " + hw.description + ": needs " +
-                     format_si(needed, "B", 2) + " (weights " + format_si(b.weight_bytes, "B", 2) +
-                     " + KV cache " + format_si(kv_total, "B", 2) + "), HBM holds " +
-                     format_si(hw.hbm.capacity_bytes, "B", 2));
+std::string percent(double bound, double sim) { return format_fixed(100.0 * bound / sim, 1) + "%"; }
+
+void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
+  const Experiment& e = r.setup;
+  os << "roofsim run: " << r.model.name << " on " << r.hw.description << (e.ideal ? " (ideal)" : "")
+     << ", simulated\n\n"
+     << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
+     << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
+     << dtype_name(e.precision.kv) << "; attention " << (e.attention == AttentionImpl::fused ? "fused" : "unfused")
+     << " (" << e.source << ")\n"
+     << "memory   " << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
+     << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
+     << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n\n";
+  TextTable t({"metric", "simulated", "analytic bound", "% of bound"});
+  t.add_row({"time to first token", format_seconds(r.ttft_s), format_seconds(r.bound_ttft_s), percent(r.bound_ttft_s, r.ttft_s)});
+  if (r.decode_steps > 0) {
+    t.add_row({"time per output token", format_seconds(r.tpot_s), format_seconds(r.bound_tpot_s), percent(r.bound_tpot_s, r.tpot_s)});
+    t.add_row({"decode tokens/s", format_fixed(static_cast<double>(e.batch) / r.tpot_s, 1),
+               format_fixed(static_cast<double>(e.batch) / r.bound_tpot_s, 1), percent(r.bound_tpot_s, r.tpot_s)});
   }
+  t.add_row({"throughput tokens/s", format_fixed(r.throughput_tok_s(), 1),
+             format_fixed(static_cast<double>(e.batch * e.generate) / r.bound_total_s, 1), percent(r.bound_total_s, r.total_s)});
+  t.add_row({"total", format_seconds(r.total_s), format_seconds(r.bound_total_s), percent(r.bound_total_s, r.total_s)});
+  t.print(os);
+  if (r.decode_steps > 0) {
+    os << "\ndecode speed of light (weights + KV cache read / bandwidth): " << format_seconds(r.decode_speed_of_light_s)
+       << " per step; decode intensity " << format_fixed(r.decode_flops / r.decode_bytes, 1) << " FLOP/B, prefill "
+       << format_fixed(r.prefill_flops / r.prefill_bytes, 1) << " FLOP/B (ridge "
+       << format_fixed(roofline_for(r.hw, e.precision.activations).ridge(), 1) << ")\n";
+  }
+  std::vector<OpSummary> sorted = ops;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const OpSummary& a, const OpSummary& b) { return a.sim_s > b.sim_s; });
+  if (sorted.size() > static_cast<std::size_t>(top)) sorted.resize(static_cast<std::size_t>(top));
+  os << "\ntop ops by simulated time (summed over layers and steps):\n";
+  TextTable ot({"phase", "op", "count", "time", "share", "intensity", "binds", "% of roof"});
+  for (const auto& o : sorted) {
+    ot.add_row({o.phase, o.name, std::to_string(o.count), format_seconds(o.sim_s),
+                format_fixed(100.0 * o.sim_s / r.total_s, 1) + "%", format_fixed(o.intensity(), 1), o.roof,
+                percent(o.bound_s, o.sim_s)});
+  }
+  ot.print(os);
+  os << "\nevents " << r.events << " (" << r.server_jobs << " server jobs), wall time " << format_seconds(r.wall_s)
+     << ", " << format_si(static_cast<double>(r.events) / std::max(r.wall_s, 1e-9), "events/s") << "\n";
+}
+
+nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummary>& ops) {
+  const Experiment& e = r.setup;
+  nlohmann::json j;
+  j["hardware"] = r.hw.name;
+  j["model"] = r.model.name;
+  j["batch"] = e.batch;
+  j["prompt"] = e.prompt;
+  j["generate"] = e.generate;
+  j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
+  j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
+  j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+  j["attention"] = e.attention == AttentionImpl::fused ? "fused" : "unfused";
+  j["ideal"] = e.ideal;
+  j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
+                       {"activations", r.memory.activations}, {"total", r.memory.total()},
+                       {"capacity", r.hw.hbm.capacity_bytes}};
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = r.decode_steps > 0 ? nlohmann::json(r.tpot_s) : nlohmann::json(nullptr);
+  j["throughput_tok_s"] = r.throughput_tok_s();
+  j["decode_tok_s"] = r.decode_steps > 0 ? nlohmann::json(static_cast<double>(e.batch) / r.tpot_s) : nlohmann::json(nullptr);
+  j["total_s"] = r.total_s;
+  j["bound_ttft_s"] = r.bound_ttft_s;
+  j["bound_tpot_s"] = r.decode_steps > 0 ? nlohmann::json(r.bound_tpot_s) : nlohmann::json(nullptr);
+  j["bound_total_s"] = r.bound_total_s;
+  j["decode_speed_of_light_s"] = r.decode_steps > 0 ? nlohmann::json(r.decode_speed_of_light_s) : nlohmann::json(nullptr);
+  j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
+  j["decode_intensity"] = r.decode_steps > 0 ? nlohmann::json(r.decode_flops / r.decode_bytes) : nlohmann::json(nullptr);
+  j["events"] = r.events;
+  j["server_jobs"] = r.server_jobs;
+  j["wall_s"] = r.wall_s;
+  j["ops"] = nlohmann::json::array();
+  for (const auto& o : ops) {
+    j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count},
+                        {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
+                        {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof}});
+  }
+  return j;
+}
+
+std::string csv_text(const ExperimentResult& r) {
+  std::ostringstream os;
+  os.precision(9);
+  os << "phase,step,layer,name,class,flops,bytes,intensity,start_s,end_s,sim_time_s,bound_time_s,roof,"
+        "sim_bytes_read,sim_bytes_written\n";
+  for (const OpInstance& o : r.ops) {
+    os << (o.step == 0 ? "prefill" : "decode") << "," << o.step << "," << o.op->layer << "," << o.op->name << ","
+       << o.op->op_class << "," << o.bound.flops << "," << o.bound.bytes << "," << o.bound.intensity << ","
+       << to_seconds(o.result.start_ps) << "," << to_seconds(o.result.end_ps) << "," << o.result.seconds() << ","
+       << o.bound.bound_time_s << "," << roof_name(o.bound.roof) << "," << o.result.bytes_read << ","
+       << o.result.bytes_written << "\n";
+  }
+  return os.str();
+}
+
+DType flag_dtype(const std::string& flag, const std::string& v) { return dtype_from_flag(flag, v); }
+
+void run(const RunOptions& o, const CLI::App& cmd) {
+  Experiment e;
+  if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
+  // Flags given on the command line override the file.
+  if (cmd.count("--hw")) e.hw = o.hw;
+  if (cmd.count("--model")) e.model = o.model;
+  if (cmd.count("--batch")) e.batch = o.batch;
+  if (cmd.count("--prompt")) e.prompt = o.prompt;
+  if (cmd.count("--gen")) e.generate = o.gen;
+  if (cmd.count("--weights-dtype")) e.precision.weights = flag_dtype("--weights-dtype", o.weights_dtype);
+  if (cmd.count("--activations-dtype")) e.precision.activations = flag_dtype("--activations-dtype", o.activations_dtype);
+  if (cmd.count("--kv-dtype")) e.precision.kv = flag_dtype("--kv-dtype", o.kv_dtype);
+  if (cmd.count("--attention")) e.attention = o.attention == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
+  if (cmd.count("--ideal")) e.ideal = o.ideal;
 
   std::ostream& os = human_out(o.json);
-  os << "roofsim run: analytic bounds (speed of light) for this experiment\n\n"
-     << "hardware  " << hw.description << " (" << hw.name << ")\n"
-     << "model     " << m.name << ": " << format_fixed(m.total_params() / 1e9, 2) << " B parameters, "
-     << "weights " << o.weights_dtype << " " << format_si(b.weight_bytes, "B", 2) << ", KV "
-     << o.kv_dtype << " " << format_bytes(b.kv_bytes_per_token) << "/token\n"
-     << "setup     batch " << s.batch << ", prompt " << s.prompt << ", generate " << s.generate
-     << ", activations " << o.activations_dtype << "\n"
-     << "memory    " << format_si(needed, "B", 2) << " needed of " << format_si(hw.hbm.capacity_bytes, "B", 2)
-     << " HBM\n\n";
-  TextTable t({"phase", "FLOPs", "bytes", "intensity", "compute", "memory", "bound", "roof"});
-  auto row = [&](const std::string& name, const PhaseBound& p) {
-    t.add_row({name, format_si(p.flops, "FLOP", 2), format_si(p.bytes, "B", 2),
-               format_fixed(p.intensity(), 1) + " FLOP/B", format_seconds(p.compute_time_s),
-               format_seconds(p.memory_time_s), format_seconds(p.bound_time_s),
-               p.compute_time_s >= p.memory_time_s ? "compute" : "memory"});
-  };
-  row("prefill", b.prefill);
-  row("decode step (first)", b.decode_first);
-  row("decode step (mean)", b.decode_mean);
-  t.print(os);
-  os << "\ntime to first token  >= " << format_seconds(b.ttft_s) << "\n"
-     << "time per output token >= " << format_seconds(b.tpot_s) << "\n"
-     << "decode throughput    <= " << format_fixed(b.tokens_per_s, 1) << " tokens/s\n"
-     << "total                >= " << format_seconds(b.total_s) << "\n";
-
-  if (!o.json.empty()) {
-    nlohmann::json j = {{"hardware", hw.name},
-                        {"model", m.name},
-                        {"batch", s.batch},
-                        {"prompt", s.prompt},
-                        {"generate", s.generate},
-                        {"weights_dtype", o.weights_dtype},
-                        {"activations_dtype", o.activations_dtype},
-                        {"kv_dtype", o.kv_dtype},
-                        {"weight_bytes", b.weight_bytes},
-                        {"kv_bytes_per_token", b.kv_bytes_per_token},
-                        {"memory_needed_bytes", needed},
-                        {"bound_ttft_s", b.ttft_s},
-                        {"bound_tpot_s", b.tpot_s},
-                        {"bound_throughput_tok_s", b.tokens_per_s},
-                        {"bound_total_s", b.total_s},
-                        {"prefill", phase_json(b.prefill)},
-                        {"decode_first", phase_json(b.decode_first)},
-                        {"decode_mean", phase_json(b.decode_mean)}};
-    write_json(o.json, j);
-  }
+  ExperimentResult r = run_experiment(e, &std::cerr);
+  std::vector<OpSummary> ops = summarize(r);
+  print_report(os, r, ops, o.top);
+  if (!o.json.empty()) write_json(o.json, result_json(r, ops));
+  if (!o.csv.empty()) write_text(o.csv, csv_text(r));
+  if (!o.trace.empty()) write_trace(o.trace, r);
 }
 
 }  // namespace
@@ -120,19 +195,26 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Run an inference experiment: model on hardware, prefill then decode (default: "
-             "Llama-3-8B, bf16, H100, batch 1, 512-token prompt, 128 generated tokens)");
-  add_hw_option(cmd, o->hw);
-  cmd->add_option("--model", o->model, "Model: a preset name (configs/models) or a path to a model .toml")
-      ->capture_default_str();
-  cmd->add_option("--batch", o->batch, "Sequences per batch")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--prompt", o->prompt, "Prompt length in tokens")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--gen", o->gen, "Tokens generated per sequence")->check(CLI::PositiveNumber)->capture_default_str();
-  add_dtype_option(cmd, "--weights-dtype", o->weights_dtype, "Weight storage type");
-  add_dtype_option(cmd, "--activations-dtype", o->activations_dtype, "Activation type (the matmuls compute in it)");
-  add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV-cache storage type");
+      "run", "Simulate inference: prefill of the prompts, then decode token by token with a growing KV cache.\n"
+             "With no arguments: Llama-3-8B, bf16, H100 SXM5, batch 1, 512-token prompt, 128 generated tokens.");
+  cmd->add_option("EXPERIMENT", o->experiment_file, "Experiment .toml ([experiment] table); flags override it")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
+  cmd->add_option("--model", o->model, "Model preset (configs/models), model .toml, or Hugging Face config.json (default llama-3-8b)");
+  cmd->add_option("--batch", o->batch, "Sequences per batch (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--prompt", o->prompt, "Prompt length in tokens (default 512)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gen", o->gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(CLI::PositiveNumber);
+  cmd->add_option("--weights-dtype", o->weights_dtype, "Weights: bf16, fp16, fp8, int8, int4 (default bf16)");
+  cmd->add_option("--activations-dtype", o->activations_dtype, "Activations, the matmuls' compute type: bf16, fp16, fp8 (default bf16)");
+  cmd->add_option("--kv-dtype", o->kv_dtype, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
+  cmd->add_option("--attention", o->attention, "fused (flash-attention: scores stay on chip) or unfused (scores go through HBM)")
+      ->check(CLI::IsMember({"fused", "unfused"}));
+  cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
+  cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
   add_json_option(cmd, o->json);
-  cmd->callback([o] { run(*o); });
+  cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto)");
+  cmd->callback([o, cmd] { run(*o, *cmd); });
 }
 
 }  // namespace roofsim

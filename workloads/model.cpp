@@ -1,7 +1,10 @@
 #include "workloads/model.hpp"
 
 #include "core/config_reader.hpp"
+#include <filesystem>
+
 #include "core/presets.hpp"
+#include "workloads/hf_config.hpp"
 
 namespace roofsim {
 
@@ -77,7 +80,9 @@ ModelConfig load_model_file(const std::string& path) {
 }
 
 ModelConfig load_model(const std::string& name_or_path) {
-  return load_model_file(resolve_preset("models", name_or_path));
+  const std::string path = resolve_preset("models", name_or_path);
+  if (std::filesystem::path(path).extension() == ".json") return load_hf_config(path);
+  return load_model_file(path);
 }
 
 }  // namespace roofsim

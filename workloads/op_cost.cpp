@@ -14,8 +14,9 @@ OpCost gemm_cost(const GemmShape& g) {
   const double b = static_cast<double>(g.batch);
   const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
                k = static_cast<double>(g.k);
-  c.flops = 2.0 * b * m * n * k;
-  c.read_bytes = b * (m * k * dtype_bytes(g.a) + k * n * dtype_bytes(g.b));
+  c.flops = g.matmuls() * 2.0 * b * m * n * k;
+  c.read_bytes = b * (m * k * dtype_bytes(g.a) +
+                      static_cast<double>(g.b_elements_per_batch()) * dtype_bytes(g.b));
   c.write_bytes = b * m * n * dtype_bytes(g.c);
   return c;
 }
@@ -26,7 +27,7 @@ OpCost vector_cost(const VectorShape& v) {
   c.compute_dtype = DType::fp32;
   c.flops = v.flops_per_element * static_cast<double>(v.elements_in);
   c.read_bytes = static_cast<double>(v.elements_in) * dtype_bytes(v.dtype);
-  c.write_bytes = static_cast<double>(v.elements_out) * dtype_bytes(v.dtype);
+  c.write_bytes = static_cast<double>(v.elements_out) * dtype_bytes(v.output_dtype());
   return c;
 }
 

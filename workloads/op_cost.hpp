@@ -12,11 +12,19 @@ namespace roofsim {
 // C[batch][m x n] = A[batch][m x k] * B[batch][k x n]. A holds activations, B weights (or the
 // second activation of attention), C the result. The math runs in compute_dtype on the matrix
 // units; weight-only quantized B (int4 weights, bf16 activations) is dequantized to A's type.
+//
+// A fused (flash-attention style) attention computes softmax(Q K^T) V for each of `batch`
+// (sequence, KV head) pairs as a GEMM whose reduction runs over the keys: m query rows,
+// n = head_dim output columns, k = keys. B holds both K and V (2 x k x n), C is the output
+// (m x n), and the m x k scores never leave the chip: two matmuls of m x n x k each.
 struct GemmShape {
   std::int64_t batch = 1;
   std::int64_t m = 0, n = 0, k = 0;
   DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
+  bool fused_attention = false;
   DType compute() const { return a; }
+  int matmuls() const { return fused_attention ? 2 : 1; }
+  std::int64_t b_elements_per_batch() const { return matmuls() * k * n; }
 };
 
 // Element-wise and row-wise work for the vector units: reads elements_in values, writes
@@ -25,7 +33,10 @@ struct VectorShape {
   std::int64_t elements_in = 0;
   std::int64_t elements_out = 0;
   double flops_per_element = 1;
-  DType dtype = DType::bf16;  // storage type in memory
+  DType dtype = DType::bf16;      // storage type of the inputs
+  DType out_dtype = DType::bf16;  // storage type of the outputs (e.g. an fp8 KV cache)
+  bool out_same_as_in = true;     // out_dtype is ignored unless this is false
+  DType output_dtype() const { return out_same_as_in ? dtype : out_dtype; }
 };
 
 enum class Engine { matrix, vector };

@@ -1,0 +1,43 @@
+#include "components/graph_run.hpp"
+
+namespace roofsim {
+
+GraphRun::GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results)
+    : chip_(chip), graph_(graph), results_(results) {}
+
+void GraphRun::start(Callback done) {
+  done_ = std::move(done);
+  results_.assign(graph_.size(), OpResult{});
+  waiting_.assign(graph_.size(), 0);
+  remaining_ = graph_.size();
+  std::vector<OpId> ready;
+  for (OpId v = 0; v < graph_.size(); ++v) {
+    waiting_[v] = graph_.in_degree(v);
+    if (waiting_[v] == 0) ready.push_back(v);
+  }
+  if (remaining_ == 0) {
+    if (done_) done_();
+    return;
+  }
+  for (OpId v : ready) launch(v);
+}
+
+void GraphRun::launch(OpId id) {
+  const OpNode& op = graph_.op(id);
+  results_[id].name = op.name;
+  auto next = [this, id] { finished(id); };
+  if (op.is_gemm) {
+    chip_.run_gemm(op.gemm, results_[id], next);
+  } else {
+    chip_.run_vector(op.vector, results_[id], next);
+  }
+}
+
+void GraphRun::finished(OpId id) {
+  for (OpId s : graph_.successors(id)) {
+    if (--waiting_[s] == 0) launch(s);
+  }
+  if (--remaining_ == 0 && done_) done_();
+}
+
+}  // namespace roofsim

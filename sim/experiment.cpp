@@ -1,0 +1,233 @@
+#include "sim/experiment.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+
+#include "components/graph_run.hpp"
+#include "core/config_reader.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "validation/analytic.hpp"
+#include "validation/workload_bounds.hpp"
+
+namespace roofsim {
+
+namespace {
+
+DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
+  if (!t.has(key)) return fallback;
+  std::string v = t.string(key);
+  DType d;
+  if (!parse_dtype(v, d)) t.fail(key, "unknown dtype '" + v + "' (expected one of " + dtype_list() + ")");
+  return d;
+}
+
+// Analytic bound of a graph: the longest path when every op takes its own bound time.
+double critical_path_bound(const OpGraph& g, const HardwareSpec& hw) {
+  std::vector<double> finish(g.size(), 0.0);
+  double longest = 0;
+  for (OpId v : g.topological_order()) {
+    double start = 0;
+    for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
+      start = std::max(start, finish[boost::source(*e, g.base())]);
+    }
+    finish[v] = start + bound_op(g.op(v).cost(), hw).bound_time_s;
+    longest = std::max(longest, finish[v]);
+  }
+  return longest;
+}
+
+// Drives the phases: prefill, then each decode step, each a graph run on the chip.
+class InferenceDriver : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(InferenceDriver);
+  InferenceDriver(const sc_core::sc_module_name& name, Chip& chip, ExperimentResult& r, std::ostream* progress)
+      : sc_core::sc_module(name), chip_(chip), r_(r), progress_(progress),
+        wall_start_(std::chrono::steady_clock::now()), last_print_(wall_start_) {
+    SC_METHOD(kickoff);
+  }
+  std::vector<std::vector<OpResult>> results;
+  std::vector<Picoseconds> phase_start, phase_end;
+
+ private:
+  void kickoff() { run_phase(0); }
+
+  void run_phase(std::size_t i) {
+    if (i == r_.graphs.size()) return;
+    report(i);
+    results.emplace_back();
+    phase_start.push_back(now_ps());
+    runs_.push_back(std::make_unique<GraphRun>(chip_, r_.graphs[i], results.back()));
+    runs_.back()->start([this, i] {
+      phase_end.push_back(now_ps());
+      run_phase(i + 1);
+    });
+  }
+
+  void report(std::size_t i) {
+    if (!progress_) return;
+    auto now = std::chrono::steady_clock::now();
+    const double since_start = std::chrono::duration<double>(now - wall_start_).count();
+    const double since_print = std::chrono::duration<double>(now - last_print_).count();
+    if (since_start < 2.0 || since_print < 1.0) return;
+    last_print_ = now;
+    *progress_ << "  simulating " << (i == 0 ? std::string("prefill") : "decode step " + std::to_string(i) + "/" +
+                                                                          std::to_string(r_.graphs.size() - 1))
+               << " (" << format_fixed(since_start, 1) << " s)\n";
+  }
+
+  Chip& chip_;
+  ExperimentResult& r_;
+  std::ostream* progress_;
+  std::vector<std::unique_ptr<GraphRun>> runs_;
+  std::chrono::steady_clock::time_point wall_start_, last_print_;
+};
+
+// Bytes of weights and KV cache a pass reads: the B operand of every GEMM (weights for the
+// linear layers, K and V for attention). Activations are not counted: the speed of light.
+double weight_and_kv_bytes(const OpGraph& g) {
+  double bytes = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (!op.is_gemm) continue;
+    bytes += static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Experiment load_experiment_file(const std::string& path) {
+  toml::table doc = ConfigTable::parse_file(path);
+  ConfigTable top(doc, path, "");
+  ConfigTable t = top.table("experiment");
+  Experiment e;
+  e.source = path;
+  e.hw = t.string_or("hw", e.hw);
+  e.model = t.string_or("model", e.model);
+  e.batch = t.positive_integer_or("batch", e.batch);
+  e.prompt = t.positive_integer_or("prompt", e.prompt);
+  e.generate = t.positive_integer_or("generate", e.generate);
+  e.precision.weights = dtype_key(t, "weights_dtype", e.precision.weights);
+  e.precision.activations = dtype_key(t, "activations_dtype", e.precision.activations);
+  e.precision.kv = dtype_key(t, "kv_dtype", e.precision.kv);
+  if (t.has("attention")) {
+    e.attention = t.one_of("attention", {"fused", "unfused"}) == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
+  }
+  e.ideal = t.boolean_or("ideal", false);
+  t.reject_unknown_keys();
+  top.reject_unknown_keys();
+  return e;
+}
+
+MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
+  MemoryNeed need;
+  need.weights = m.total_params() * dtype_bytes(e.precision.weights);
+  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * static_cast<double>(e.batch) *
+                  static_cast<double>(e.prompt + e.generate);
+  // The live activations of the largest op of prefill (its inputs and output), twice: the op
+  // running and the next one's buffer.
+  OpGraph prefill = build_forward(m, prefill_pass(e.batch, e.prompt), e.precision, e.attention);
+  double largest = 0;
+  for (OpId v = 0; v < prefill.size(); ++v) {
+    const OpNode& op = prefill.op(v);
+    OpCost c = op.cost();
+    // Weights and the KV cache are counted above; what remains is activation traffic.
+    double act = c.bytes();
+    if (op.is_gemm) act -= static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    largest = std::max(largest, act);
+  }
+  need.activations = 2 * largest;
+  return need;
+}
+
+ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
+  ExperimentResult r;
+  r.setup = e;
+  r.hw = load_hardware(e.hw);
+  if (e.ideal) r.hw = make_ideal(r.hw);
+  r.model = load_model(e.model);
+  const Precision& p = e.precision;
+  if (!r.hw.matrix_supports(p.activations)) {
+    throw InputError(r.hw.name + ": the matrix units do not compute in " + std::string(dtype_name(p.activations)) +
+                     " (activations_dtype); supported: " + [&] {
+                       std::string s;
+                       for (const auto& [t, rate] : r.hw.matrix.dtype_rate) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
+                       return s;
+                     }());
+  }
+  if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8) {
+    throw InputError("activations must be bf16, fp16 or fp8, got " + std::string(dtype_name(p.activations)));
+  }
+  if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
+    throw InputError("the KV cache must be bf16, fp16, fp8 or int8, got " + std::string(dtype_name(p.kv)));
+  }
+  if (p.weights == DType::tf32 || p.weights == DType::fp32) {
+    throw InputError("weights must be bf16, fp16, fp8, int8 or int4, got " + std::string(dtype_name(p.weights)));
+  }
+  r.memory = memory_need(r.model, e);
+  if (r.memory.total() > r.hw.hbm.capacity_bytes) {
+    throw InputError(r.model.name + " does not fit in one " + r.hw.description + ": it needs " +
+                     format_si(r.memory.total(), "B", 2) + " (weights " + format_si(r.memory.weights, "B", 2) +
+                     ", KV cache " + format_si(r.memory.kv_cache, "B", 2) + ", activations " +
+                     format_si(r.memory.activations, "B", 2) + ") and HBM holds " +
+                     format_si(r.hw.hbm.capacity_bytes, "B", 2) + " (try fewer sequences, a shorter context, "
+                     "or smaller weight / KV dtypes)");
+  }
+
+  r.graphs.push_back(build_forward(r.model, prefill_pass(e.batch, e.prompt), p, e.attention));
+  r.decode_steps = static_cast<int>(e.generate - 1);
+  for (int i = 1; i <= r.decode_steps; ++i) {
+    r.graphs.push_back(build_forward(r.model, decode_pass(e.batch, e.prompt, i), p, e.attention));
+  }
+
+  init_systemc_time();
+  auto t0 = std::chrono::steady_clock::now();
+  Chip chip("chip0", r.hw);
+  InferenceDriver driver("driver", chip, r, progress);
+  sc_core::sc_start();
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.events = chip.stats().events;
+  r.server_jobs = chip.server_jobs();
+  if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
+
+  // Results and bounds, phase by phase.
+  for (std::size_t i = 0; i < r.graphs.size(); ++i) {
+    const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
+    const double bound = critical_path_bound(r.graphs[i], r.hw);
+    if (i == 0) {
+      r.ttft_s = sim;
+      r.bound_ttft_s = bound;
+      r.prefill_flops = r.graphs[0].total_flops();
+      r.prefill_bytes = r.graphs[0].total_bytes();
+    } else {
+      r.tpot_s += sim;
+      r.bound_tpot_s += bound;
+      r.decode_flops += r.graphs[i].total_flops();
+      r.decode_bytes += r.graphs[i].total_bytes();
+      r.decode_speed_of_light_s += decode_step_bound_s(weight_and_kv_bytes(r.graphs[i]), 0, r.hw.hbm.bandwidth);
+    }
+    for (OpId v = 0; v < r.graphs[i].size(); ++v) {
+      OpInstance inst;
+      inst.step = static_cast<int>(i);
+      inst.op = &r.graphs[i].op(v);
+      inst.bound = bound_op(inst.op->cost(), r.hw);
+      inst.result = driver.results[i][v];
+      r.ops.push_back(inst);
+    }
+  }
+  r.total_s = r.ttft_s + r.tpot_s;
+  r.bound_total_s = r.bound_ttft_s + r.bound_tpot_s;
+  if (r.decode_steps > 0) {
+    const double steps = r.decode_steps;
+    r.tpot_s /= steps;
+    r.bound_tpot_s /= steps;
+    r.decode_flops /= steps;
+    r.decode_bytes /= steps;
+    r.decode_speed_of_light_s /= steps;
+  }
+  return r;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,69 @@
+#pragma once
+// An inference experiment: a model on a chip, prefill of `batch` prompts then decode of
+// `generate` tokens each, simulated op by op; and the analytic bounds of the same graphs.
+#include <string>
+#include <vector>
+
+#include "components/simulation.hpp"
+#include "core/hardware.hpp"
+#include "workloads/model.hpp"
+#include "validation/analytic.hpp"
+#include "workloads/transformer.hpp"
+
+namespace roofsim {
+
+struct Experiment {
+  std::string hw = "h100_sxm5";
+  std::string model = "llama-3-8b";
+  std::int64_t batch = 1;
+  std::int64_t prompt = 512;
+  std::int64_t generate = 128;
+  Precision precision;
+  AttentionImpl attention = AttentionImpl::fused;
+  bool ideal = false;
+  std::string source = "built-in default";  // where the settings came from
+};
+
+// Reads [experiment] from a TOML file; keys: hw, model, batch, prompt, generate,
+// weights_dtype, activations_dtype, kv_dtype, attention ("fused" | "unfused"), ideal.
+Experiment load_experiment_file(const std::string& path);
+
+// One op as it ran in one phase.
+struct OpInstance {
+  int step = 0;  // 0 = prefill, i = decode step i
+  const OpNode* op = nullptr;
+  OpBound bound;
+  OpResult result;
+};
+
+struct MemoryNeed {
+  double weights = 0, kv_cache = 0, activations = 0;
+  double total() const { return weights + kv_cache + activations; }
+};
+
+struct ExperimentResult {
+  HardwareSpec hw;
+  ModelConfig model;
+  Experiment setup;
+  MemoryNeed memory;
+  double ttft_s = 0, tpot_s = 0, total_s = 0;
+  double bound_ttft_s = 0, bound_tpot_s = 0, bound_total_s = 0;
+  double decode_speed_of_light_s = 0;  // mean over steps of (weights + KV read) / bandwidth
+  double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;  // per step for decode
+  int decode_steps = 0;
+  std::vector<OpGraph> graphs;  // [0] prefill, [i] decode step i
+  std::vector<OpInstance> ops;
+  std::uint64_t events = 0, server_jobs = 0;
+  double wall_s = 0;
+  double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
+};
+
+// Checks that the model fits (throws InputError saying how much is needed and available),
+// then simulates. May be called once per process (SystemC). `progress` gets lines for people
+// on long runs (nullptr: silent).
+ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
+
+// Memory the experiment needs in HBM.
+MemoryNeed memory_need(const ModelConfig& m, const Experiment& e);
+
+}  // namespace roofsim

@@ -1,0 +1,110 @@
+#include "workloads/graph.hpp"
+
+#include <boost/graph/topological_sort.hpp>
+#include <iterator>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+std::int64_t OpNode::output_elements() const {
+  return is_gemm ? gemm.batch * gemm.m * gemm.n : vector.elements_out;
+}
+
+OpId OpGraph::add(OpNode op) { return boost::add_vertex(std::move(op), g_); }
+
+void OpGraph::connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype) {
+  boost::add_edge(from, to, TensorEdge{tensor, elements, dtype}, g_);
+}
+
+void OpGraph::connect_control(OpId from, OpId to) {
+  boost::add_edge(from, to, TensorEdge{g_[from].name + " before " + g_[to].name, 0, DType::bf16, true}, g_);
+}
+
+std::vector<OpId> OpGraph::successors(OpId id) const {
+  std::vector<OpId> out;
+  for (auto [e, end] = boost::out_edges(id, g_); e != end; ++e) out.push_back(boost::target(*e, g_));
+  return out;
+}
+
+void OpGraph::validate() const {
+  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) {
+    const OpNode& op = g_[*v];
+    if (op.is_gemm) {
+      check_shape(op.gemm, op.name);
+    } else {
+      check_shape(op.vector, op.name);
+    }
+    std::size_t i = 0;
+    for (auto [e, eend] = boost::in_edges(*v, g_); e != eend; ++e) {
+      const TensorEdge& t = g_[*e];
+      if (t.control) continue;
+      const OpNode& from = g_[boost::source(*e, g_)];
+      if (i >= op.input_elements.size()) {
+        throw InputError("op graph: " + op.name + " takes " + std::to_string(op.input_elements.size()) +
+                         " input tensors, but '" + t.name + "' from " + from.name + " is one more");
+      }
+      if (t.elements != op.input_elements[i]) {
+        throw InputError("op graph: tensor '" + t.name + "' from " + from.name + " to " + op.name + " has " +
+                         std::to_string(t.elements) + " elements, but " + op.name + " reads " +
+                         std::to_string(op.input_elements[i]));
+      }
+      if (t.elements > from.output_elements()) {
+        throw InputError("op graph: tensor '" + t.name + "' has " + std::to_string(t.elements) +
+                         " elements, more than " + from.name + " writes (" +
+                         std::to_string(from.output_elements()) + ")");
+      }
+      ++i;
+    }
+    if (i < op.input_elements.size()) {
+      throw InputError("op graph: " + op.name + " takes " + std::to_string(op.input_elements.size()) +
+                       " input tensors but has " + std::to_string(i));
+    }
+  }
+  topological_order();
+}
+
+std::vector<OpId> OpGraph::topological_order() const {
+  std::vector<OpId> reversed;
+  try {
+    boost::topological_sort(g_, std::back_inserter(reversed));
+  } catch (const boost::not_a_dag&) {
+    // Name an op on a cycle: one whose inputs can never all be ready (Kahn's algorithm).
+    std::vector<std::size_t> waiting(size());
+    std::vector<OpId> ready;
+    for (OpId v = 0; v < size(); ++v) {
+      waiting[v] = in_degree(v);
+      if (waiting[v] == 0) ready.push_back(v);
+    }
+    while (!ready.empty()) {
+      OpId v = ready.back();
+      ready.pop_back();
+      for (OpId s : successors(v)) {
+        if (--waiting[s] == 0) ready.push_back(s);
+      }
+    }
+    std::string on_cycle;
+    for (OpId v = 0; v < size(); ++v) {
+      if (waiting[v] > 0) {
+        on_cycle = g_[v].name;
+        break;
+      }
+    }
+    throw InputError("op graph: cycle through " + on_cycle + " (an op graph must be acyclic)");
+  }
+  return std::vector<OpId>(reversed.rbegin(), reversed.rend());
+}
+
+double OpGraph::total_flops() const {
+  double f = 0;
+  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) f += g_[*v].cost().flops;
+  return f;
+}
+
+double OpGraph::total_bytes() const {
+  double b = 0;
+  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) b += g_[*v].cost().bytes();
+  return b;
+}
+
+}  // namespace roofsim

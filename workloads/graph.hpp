@@ -1,0 +1,63 @@
+#pragma once
+// The operator graph: a DAG (Boost.Graph) of ops with tensors on the edges. Builders add ops
+// and the tensors between them; validate() refuses cycles and tensors whose size does not
+// match what the consuming op reads or what the producing op writes.
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/op_cost.hpp"
+
+namespace roofsim {
+
+struct OpNode {
+  std::string name;      // unique in the graph: "layer3.qkv"
+  std::string op_class;  // what it is, shared across layers: "qkv", "attention", "softmax"
+  int layer = -1;        // -1 outside the decoder layers
+  bool is_gemm = true;
+  GemmShape gemm;
+  VectorShape vector;
+  // Elements each incoming tensor must have, in the order the edges are added.
+  std::vector<std::int64_t> input_elements;
+  std::int64_t output_elements() const;
+  OpCost cost() const { return is_gemm ? gemm_cost(gemm) : vector_cost(vector); }
+};
+
+struct TensorEdge {
+  std::string name;
+  std::int64_t elements = 0;
+  DType dtype = DType::bf16;
+  bool control = false;  // an ordering dependency that carries no tensor
+  double bytes() const { return static_cast<double>(elements) * dtype_bytes(dtype); }
+};
+
+using OpGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, TensorEdge>;
+using OpId = boost::graph_traits<OpGraphBase>::vertex_descriptor;
+
+class OpGraph {
+ public:
+  OpId add(OpNode op);
+  // A tensor from `from` to `to`. Its element count is checked by validate().
+  void connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype);
+  // `to` may only start after `from` (no data flows).
+  void connect_control(OpId from, OpId to);
+
+  // Throws InputError naming the op for a cycle or a tensor of the wrong size.
+  void validate() const;
+  // Ops in an order where every op follows its inputs (validate() first).
+  std::vector<OpId> topological_order() const;
+
+  std::size_t size() const { return boost::num_vertices(g_); }
+  const OpNode& op(OpId id) const { return g_[id]; }
+  std::vector<OpId> successors(OpId id) const;
+  std::size_t in_degree(OpId id) const { return boost::in_degree(id, g_); }
+  double total_flops() const;
+  double total_bytes() const;  // sum of the ops' own read + write bytes
+  const OpGraphBase& base() const { return g_; }
+
+ private:
+  OpGraphBase g_;
+};
+
+}  // namespace roofsim

@@ -1,0 +1,177 @@
+#include "workloads/transformer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofsim {
+
+namespace {
+
+// Vector-op FLOPs per input element (fp32 arithmetic on the vector units).
+constexpr double kNormFlops = 4;      // square, accumulate, scale, multiply by gain
+constexpr double kRopeFlops = 3;      // two multiplies and an add per rotated element
+constexpr double kSoftmaxFlops = 5;   // max, subtract, exp, sum, divide
+constexpr double kActMulFlops = 6;    // SiLU(gate) * up, or GELU
+constexpr double kAddFlops = 0.5;     // one add per output from two inputs
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+class Builder {
+ public:
+  Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl a)
+      : m_(m), pass_(pass), p_(p), attention_(a), rows_(pass.batch * pass.new_tokens) {}
+
+  OpGraph build() {
+    OpId x = vector_op("embed", "embedding", -1, rows_ * m_.hidden, rows_ * m_.hidden, 0, {});
+    x_elements_ = rows_ * m_.hidden;
+    for (int l = 0; l < m_.layers; ++l) x = layer(l, x);
+    // Only the last position of each sequence needs logits.
+    const std::int64_t last_rows = pass_.batch;
+    OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
+                          {{x, last_rows * m_.hidden}});
+    gemm_op("lm_head", "lm_head", -1, {1, last_rows, m_.vocab, m_.hidden, p_.activations, p_.weights, p_.activations},
+            {{norm, last_rows * m_.hidden}});
+    g_.validate();
+    return std::move(g_);
+  }
+
+ private:
+  struct Input {
+    OpId from;
+    std::int64_t elements;
+  };
+
+  OpId add(OpNode op, const std::vector<Input>& inputs) {
+    for (const Input& in : inputs) op.input_elements.push_back(in.elements);
+    const std::string name = op.name;
+    OpId id = g_.add(std::move(op));
+    for (const Input& in : inputs) g_.connect(in.from, id, g_.op(in.from).name + "->" + name, in.elements, p_.activations);
+    return id;
+  }
+
+  OpId vector_op(const std::string& name, const std::string& cls, int layer, std::int64_t in, std::int64_t out,
+                 double flops, const std::vector<Input>& inputs, DType out_dtype = DType::bf16, bool convert = false) {
+    OpNode op;
+    op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
+    op.op_class = cls;
+    op.layer = layer;
+    op.is_gemm = false;
+    op.vector = VectorShape{in, out, flops, p_.activations, out_dtype, !convert};
+    return add(std::move(op), inputs);
+  }
+
+  OpId gemm_op(const std::string& name, const std::string& cls, int layer, GemmShape shape,
+               const std::vector<Input>& inputs) {
+    OpNode op;
+    op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
+    op.op_class = cls;
+    op.layer = layer;
+    op.gemm = shape;
+    return add(std::move(op), inputs);
+  }
+
+  OpId layer(int l, OpId x) {
+    const std::int64_t h = m_.hidden, hd = m_.head_dim, H = m_.heads, Hkv = m_.kv_heads;
+    const std::int64_t T = rows_, group = H / Hkv;
+    const DType act = p_.activations;
+
+    OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
+    const std::int64_t qkv_cols = (H + 2 * Hkv) * hd;
+    OpId qkv = gemm_op("qkv", "qkv", l, {1, T, qkv_cols, h, act, p_.weights, act}, {{norm, T * h}});
+    // Rotary embedding on Q and K; the new K and V go into the cache in its storage type.
+    OpId rope = vector_op("rope", "rope", l, T * (H + Hkv) * hd, T * (H + Hkv) * hd, kRopeFlops,
+                          {{qkv, T * (H + Hkv) * hd}});
+    OpId kv_write = vector_op("kv_write", "kv_write", l, T * 2 * Hkv * hd, T * 2 * Hkv * hd, 0,
+                              {{rope, T * 2 * Hkv * hd}}, p_.kv, true);
+
+    // Attention per (sequence, KV head): the group's query heads share one K and one V.
+    const std::int64_t pairs = pass_.batch * Hkv;
+    const std::int64_t q_rows = pass_.new_tokens * group;
+    OpId attn;
+    if (attention_ == AttentionImpl::fused) {
+      // Causal prefill skips masked key blocks: a query reads (S + 1) / 2 keys on average.
+      const std::int64_t keys = pass_.prefill ? ceil_div(pass_.context + 1, 2) : pass_.context;
+      GemmShape s{pairs, q_rows, hd, keys, act, p_.kv, act, true};
+      attn = gemm_op("attention", "attention", l, s, {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
+    } else {
+      // Scores go through HBM: Q K^T (masked, not skipped), softmax, then scores x V.
+      const std::int64_t keys = pass_.context;
+      OpId scores = gemm_op("scores", "attention_scores", l, {pairs, q_rows, keys, hd, act, p_.kv, act},
+                            {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
+      OpId softmax = vector_op("softmax", "softmax", l, pairs * q_rows * keys, pairs * q_rows * keys, kSoftmaxFlops,
+                               {{scores, pairs * q_rows * keys}});
+      attn = gemm_op("attention_v", "attention_v", l, {pairs, q_rows, hd, keys, act, p_.kv, act},
+                     {{softmax, pairs * q_rows * keys}});
+    }
+    OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, {{attn, T * H * hd}});
+    OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
+
+    OpId norm2 = vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
+    OpId mlp_out;
+    if (m_.experts > 1) {
+      mlp_out = moe(l, norm2);
+    } else {
+      mlp_out = mlp(l, "", norm2, T);
+    }
+    return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  }
+
+  // One dense MLP (or one expert) over `rows` tokens.
+  OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, const OpId* after = nullptr) {
+    const std::int64_t h = m_.hidden, I = m_.intermediate;
+    const DType act = p_.activations;
+    const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
+    OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, {1, rows, up_cols, h, act, p_.weights, act},
+                      {{in, rows * h}});
+    if (after) g_.connect_control(*after, up);
+    OpId a = vector_op(prefix + "activation", "activation", l, rows * up_cols, rows * I, kActMulFlops, {{up, rows * up_cols}});
+    return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});
+  }
+
+  // Mixture of experts: a router, then only the touched experts run, on the tokens routed to
+  // them (uniform routing), and their outputs are combined.
+  OpId moe(int l, OpId in) {
+    const std::int64_t h = m_.hidden, T = rows_;
+    OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
+                          {{in, T * h}});
+    const std::int64_t touched = experts_touched(m_, T);
+    const std::int64_t rows = ceil_div(T * m_.experts_per_token, touched);
+    std::vector<Input> outs;
+    for (std::int64_t e = 0; e < touched; ++e) {
+      // The router's decision gates every expert.
+      OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, rows, &router);
+      outs.push_back({out, rows * h});
+    }
+    return vector_op("combine", "moe_combine", l, touched * rows * h, T * h, 2, outs);
+  }
+
+  const ModelConfig& m_;
+  ForwardPass pass_;
+  Precision p_;
+  AttentionImpl attention_;
+  std::int64_t rows_;
+  std::int64_t x_elements_ = 0;
+  OpGraph g_;
+};
+
+}  // namespace
+
+ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt) {
+  return ForwardPass{batch, prompt, prompt, true};
+}
+
+ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t generated) {
+  return ForwardPass{batch, 1, prompt + generated + 1, false};
+}
+
+std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
+  const double e = static_cast<double>(m.experts), k = static_cast<double>(m.experts_per_token);
+  const double expected = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(expected - 1e-9)), m.experts_per_token, m.experts);
+}
+
+OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention) {
+  return Builder(m, pass, p, attention).build();
+}
+
+}  // namespace roofsim

@@ -1,0 +1,34 @@
+#pragma once
+// Builds the operator graph of one forward pass of a decoder-only transformer: prefill of B
+// prompts of S tokens, or one decode step of B sequences whose KV cache holds `context` tokens.
+#include "workloads/graph.hpp"
+#include "workloads/model.hpp"
+
+namespace roofsim {
+
+enum class AttentionImpl { fused, unfused };
+
+struct Precision {
+  DType weights = DType::bf16;
+  DType activations = DType::bf16;  // matmuls compute in this type
+  DType kv = DType::bf16;
+};
+
+struct ForwardPass {
+  std::int64_t batch = 1;
+  std::int64_t new_tokens = 1;  // per sequence: the prompt length in prefill, 1 in decode
+  std::int64_t context = 1;     // keys each new token's attention reads (incl. itself, at most)
+  bool prefill = false;
+};
+
+ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
+// The decode step that produces token `generated + 1` after a prompt of `prompt` tokens.
+ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t generated);
+
+OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention);
+
+// Distinct experts a batch of `tokens` touches per layer with top-k routing (uniform routing,
+// expected value rounded up): k at one token, all experts for large batches.
+std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens);
+
+}  // namespace roofsim

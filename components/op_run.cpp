@@ -104,6 +104,7 @@ void GemmRun::dispatch(std::int64_t step) {
   const std::int64_t edge_m = s.m % plan_.tm ? s.m % plan_.tm : plan_.tm;
   const std::int64_t edge_n = s.n % plan_.tn ? s.n % plan_.tn : plan_.tn;
   const std::int64_t tiles_m = (s.m + plan_.tm - 1) / plan_.tm, tiles_n = (s.n + plan_.tn - 1) / plan_.tn;
+  const std::int64_t rows_of_tiles = tiles_m * s.batch_count;  // the batch elements side by side
   double cycles[2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -111,17 +112,19 @@ void GemmRun::dispatch(std::int64_t step) {
       cycles[bottom][right] = g.matmuls() * matrix_tile_cycles(spec, t, compute);
     }
   }
-  const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
+                            static_cast<double>(s.n) * static_cast<double>(s.k);
   flops += step_flops;
   chip_.stats().matrix_flops += step_flops;
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
-  auto c_address = [&](std::int64_t m0, std::int64_t n0) {
-    const std::int64_t row = s.batch * g.m + s.mb * plan_.bm + m0;
+  auto c_address = [&](std::int64_t batch, std::int64_t m0, std::int64_t n0) {
+    const std::int64_t row = batch * g.m + s.mb * plan_.bm + m0;
     return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
   };
   std::vector<std::size_t> touched;
-  for (std::int64_t i = 0; i < tiles_m; ++i) {
+  for (std::int64_t r = 0; r < rows_of_tiles; ++r) {
+    const std::int64_t i = r % tiles_m;
     const int bottom = i == tiles_m - 1;
     for (std::int64_t j = 0; j < tiles_n; ++j) {
       const int right = j == tiles_n - 1;
@@ -132,7 +135,7 @@ void GemmRun::dispatch(std::int64_t step) {
         // One event per tile; its C tile is written as soon as it is final.
         const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
         const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
-        const MemRange out{c_address(m0, n0), s.last_k ? tensor_bytes(tm * tn, g.c) : 0};
+        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k ? tensor_bytes(tm * tn, g.c) : 0};
         jobs_added(step, 1);
         chip_.matrix_events().at(chip_.matrix_unit(u).run(now, c), [this, step, out] { job_done(step, out); });
       } else {
@@ -149,7 +152,7 @@ void GemmRun::dispatch(std::int64_t step) {
     ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
     unit_cycles_[u] = 0;
   }
-  const MemRange out{c_address(0, 0), s.last_k ? tensor_bytes(s.m * s.n, g.c) : 0};
+  const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * s.n, g.c) : 0};
   jobs_added(step, 1);
   chip_.matrix_events().at(ready, [this, step, out] { job_done(step, out); });
 }

@@ -29,7 +29,8 @@ std::uint64_t tensor_bytes(std::int64_t elements, DType t) {
 std::int64_t GemmPlan::blocks_m() const { return ceil_div(shape.m, bm); }
 std::int64_t GemmPlan::blocks_n() const { return ceil_div(shape.n, bn); }
 std::int64_t GemmPlan::k_steps() const { return ceil_div(shape.k, bk); }
-std::int64_t GemmPlan::steps() const { return shape.batch * blocks_m() * blocks_n() * k_steps(); }
+std::int64_t GemmPlan::batch_groups() const { return ceil_div(shape.batch, bb); }
+std::int64_t GemmPlan::steps() const { return batch_groups() * blocks_m() * blocks_n() * k_steps(); }
 std::int64_t GemmPlan::tiles_per_block() const {
   return ceil_div(std::min(bm, shape.m), tm) * ceil_div(std::min(bn, shape.n), tn);
 }
@@ -50,7 +51,8 @@ GemmStep GemmPlan::step(std::int64_t i) const {
     s.mb = rest % bm_n;
     rest /= bm_n;
   }
-  s.batch = rest;
+  s.batch = rest * bb;
+  s.batch_count = std::min(bb, shape.batch - s.batch);
   s.m = std::min(bm, shape.m - s.mb * bm);
   s.n = std::min(bn, shape.n - s.nb * bn);
   s.k = std::min(bk, shape.k - s.ks * bk);
@@ -60,14 +62,14 @@ GemmStep GemmPlan::step(std::int64_t i) const {
   const bool single_k = ks_n == 1;
   const bool a_resident = single_k && !n_outer && s.nb > 0;
   const bool b_resident = single_k && n_outer && s.mb > 0;
-  s.a_bytes = a_resident ? 0 : tensor_bytes(s.m * s.k, shape.a);
-  s.b_bytes = b_resident ? 0 : tensor_bytes(shape.matmuls() * s.k * s.n, shape.b);
+  s.a_bytes = a_resident ? 0 : tensor_bytes(s.batch_count * s.m * s.k, shape.a);
+  s.b_bytes = b_resident ? 0 : tensor_bytes(s.batch_count * shape.matmuls() * s.k * s.n, shape.b);
   return s;
 }
 
 std::uint64_t GemmPlan::footprint_bytes() const {
-  const std::uint64_t a = tensor_bytes(bm * bk, shape.a), b = tensor_bytes(shape.matmuls() * bk * bn, shape.b);
-  return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bm * bn, shape.c);
+  const std::uint64_t a = tensor_bytes(bb * bm * bk, shape.a), b = tensor_bytes(bb * shape.matmuls() * bk * bn, shape.b);
+  return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bb * bm * bn, shape.c);
 }
 
 std::uint64_t GemmPlan::traffic_bytes() const {
@@ -114,10 +116,17 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
           p.bk = bk;
           p.n_outer = n_outer;
           if (p.footprint_bytes() > lim.buffer_bytes) continue;
-          // Unit tiles: the configured work tile, halved until the block has one per unit.
+          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * std::min(bk, g.k), g.a) +
+                                          tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
+          // Small batched matrices: several batch elements per step, up to the target load.
+          if (g.batch > 1 && step_load < lim.target_step_bytes) {
+            p.bb = std::min<std::int64_t>(g.batch, static_cast<std::int64_t>(lim.target_step_bytes / std::max<std::uint64_t>(step_load, 1)));
+            while (p.bb > 1 && p.footprint_bytes() > lim.buffer_bytes) p.bb /= 2;
+          }
+          // Unit tiles: the configured work tile, halved until the step has one per unit.
           p.tm = std::min(round_up(lim.work_tile_m, spec.granule_m), round_up(std::min(bm, g.m), spec.granule_m));
           p.tn = std::min(round_up(lim.work_tile_n, spec.granule_n), round_up(std::min(bn, g.n), spec.granule_n));
-          while (p.tiles_per_block() < lim.units && (p.tm > spec.granule_m || p.tn > spec.granule_n)) {
+          while (p.bb * p.tiles_per_block() < lim.units && (p.tm > spec.granule_m || p.tn > spec.granule_n)) {
             if (p.tn >= p.tm && p.tn > spec.granule_n) {
               p.tn = round_up(p.tn / 2, spec.granule_n);
             } else if (p.tm > spec.granule_m) {
@@ -126,9 +135,8 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
               p.tn = round_up(p.tn / 2, spec.granule_n);
             }
           }
-          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * std::min(bk, g.k), g.a) +
-                                          tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
-          feasible.push_back({p, p.traffic_bytes(), step_load, p.tiles_per_block(), p.steps()});
+          feasible.push_back({p, p.traffic_bytes(), step_load * static_cast<std::uint64_t>(p.bb),
+                              p.bb * p.tiles_per_block(), p.steps()});
         }
       }
     }

@@ -6,7 +6,8 @@
 // the matrix units as unit tiles (tm x tn), and after its last k step writes C. `stages`
 // buffers let the loads of the next steps overlap the compute of the current one. When a GEMM
 // needs one k step, the operand that does not change between consecutive blocks stays resident
-// and is not loaded again (operand reuse).
+// and is not loaded again (operand reuse). A batched GEMM whose matrices are small (attention
+// of many sequences and heads) processes `bb` batch elements per step, side by side.
 #include <cstdint>
 
 #include "components/matrix_tile.hpp"
@@ -16,9 +17,10 @@
 namespace roofsim {
 
 struct GemmStep {
-  std::int64_t batch = 0, mb = 0, nb = 0, ks = 0;  // block coordinates
+  std::int64_t batch = 0, mb = 0, nb = 0, ks = 0;  // block coordinates (batch: first of the group)
+  std::int64_t batch_count = 1;                    // batch elements this step covers
   std::int64_t m = 0, n = 0, k = 0;                // this block's extent (edges are smaller)
-  std::uint64_t a_bytes = 0, b_bytes = 0;          // loaded before compute (0 = resident)
+  std::uint64_t a_bytes = 0, b_bytes = 0;          // loaded before compute, all batch elements
   bool last_k = false;                             // C of this block is complete afterwards
 };
 
@@ -26,6 +28,7 @@ struct GemmPlan {
   GemmShape shape;
   std::int64_t bm = 0, bn = 0, bk = 0;  // block
   std::int64_t tm = 0, tn = 0;          // unit work tile
+  std::int64_t bb = 1;                  // batch elements per step (small batched GEMMs)
   bool n_outer = false;                 // loop order: n blocks outside m blocks
   int stages = 2;
 
@@ -37,6 +40,7 @@ struct GemmPlan {
   std::uint64_t footprint_bytes() const;  // on-chip bytes the plan holds at once
   std::uint64_t traffic_bytes() const;    // HBM bytes the plan moves (closed form)
   std::int64_t tiles_per_block() const;
+  std::int64_t batch_groups() const;
 };
 
 struct TilingLimits {

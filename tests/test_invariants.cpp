@@ -137,7 +137,7 @@ void check_granularity_agrees(const char* preset) {
   HardwareSpec hw = load_hardware(preset);
   std::vector<OpSpec> ops = {gemm_op(1, 8192, 8192, 8192, DType::bf16, DType::bf16),
                              gemm_op(1, 1, 16384, 16384, DType::bf16, DType::bf16),
-                             gemm_op(32, 2048, 2048, 128, DType::bf16, DType::bf16),
+                             gemm_op(8, 4096, 4096, 4096, DType::bf16, DType::bf16),
                              add_op(1 << 26, DType::bf16)};
   SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops},
                                     ChipJob{hw, Granularity::fine, ops}});

@@ -41,7 +41,7 @@ TEST_CASE("GEMM plans fit the buffer and their traffic is what their steps load"
       for (std::int64_t i = 0; i < p.steps(); ++i) {
         GemmStep s = p.step(i);
         loaded += s.a_bytes + s.b_bytes;
-        if (s.last_k) written += tensor_bytes(s.m * s.n, g.c);
+        if (s.last_k) written += tensor_bytes(s.batch_count * s.m * s.n, g.c);
       }
       CHECK(loaded + written == p.traffic_bytes());
       CHECK(written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.m * g.n, g.c));

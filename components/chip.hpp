@@ -65,6 +65,9 @@ class Chip : public sc_core::sc_module {
   // Round-robin over units across ops and steps: work lands on the next unit in turn.
   std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
   std::size_t next_vector_unit() { return next_vector_++ % vector_.size(); }
+  // The host launches ops one after another, each taking host_launch_interval; returns when
+  // the next op launched from `now` on is in the device's queue.
+  Picoseconds host_launch(Picoseconds now) { return host_.reserve(now, ceil_ps(hw_.host_launch_interval_s)); }
   // HBM address space for a new tensor (a bump allocator: tensors never overlap).
   std::uint64_t allocate(std::uint64_t bytes);
 
@@ -82,7 +85,8 @@ class Chip : public sc_core::sc_module {
   EventQueue matrix_events_, vector_events_, memory_events_, launcher_events_;
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
-  std::unique_ptr<Server> launcher_;  // kernel launch / program dispatch, one op at a time
+  std::unique_ptr<Server> launcher_;  // device front end: starts one op at a time
+  Timeline host_;                     // the host thread that launches ops
   std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight
   std::size_t next_matrix_ = 0, next_vector_ = 0;
   std::uint64_t next_address_ = 0;

@@ -19,10 +19,18 @@ void GraphRun::start(Callback done) {
     if (done_) done_();
     return;
   }
+  launched_at_.assign(graph_.size(), 0);
+  const Picoseconds now = now_ps();
+  for (OpId v : graph_.topological_order()) launched_at_[v] = chip_.host_launch(now);
   for (OpId v : ready) launch(v);
 }
 
 void GraphRun::launch(OpId id) {
+  if (launched_at_[id] > now_ps()) {
+    // Inputs are ready but the host has not launched the op yet.
+    chip_.matrix_events().at(launched_at_[id], [this, id] { launch(id); });
+    return;
+  }
   const OpNode& op = graph_.op(id);
   results_[id].name = op.name;
   auto next = [this, id] { finished(id); };

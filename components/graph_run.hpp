@@ -1,6 +1,7 @@
 #pragma once
-// Runs an operator graph on a chip: an op is launched as soon as all its inputs are ready, so
-// independent ops overlap where the hardware has room; each op's result is kept.
+// Runs an operator graph on a chip. The host launches the ops in topological order, running
+// ahead of the device; an op starts when it has been launched and all its inputs are ready, so
+// independent ops overlap where the hardware has room. Each op's result is kept.
 #include <vector>
 
 #include "components/chip.hpp"
@@ -22,6 +23,7 @@ class GraphRun {
   const OpGraph& graph_;
   std::vector<OpResult>& results_;
   std::vector<std::size_t> waiting_;  // inputs not yet ready, per op
+  std::vector<Picoseconds> launched_at_;  // when the host has launched each op
   std::size_t remaining_ = 0;
   Callback done_;
 };

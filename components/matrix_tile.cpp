@@ -9,7 +9,9 @@ std::int64_t round_up(std::int64_t v, std::int64_t g) { return (v + g - 1) / g *
 }  // namespace
 
 double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute) {
-  const double rate = spec.macs_per_clock * spec.dtype_rate.at(compute);
+  auto eff = spec.dtype_efficiency.find(compute);
+  const double rate = spec.macs_per_clock * spec.dtype_rate.at(compute) *
+                      (eff == spec.dtype_efficiency.end() ? 1.0 : eff->second);
   const double m = static_cast<double>(round_up(t.m, spec.granule_m));
   const double n = static_cast<double>(round_up(t.n, spec.granule_n));
   const double k = static_cast<double>(round_up(t.k, spec.granule_k));

@@ -45,6 +45,15 @@ MatrixSpec read_matrix(ConfigTable t) {
     t.fail("dtype_rate", "must list bf16 (macs_per_clock is the bf16 rate)");
   }
   rates.reject_unknown_keys();
+  if (auto eff = t.optional_table("dtype_efficiency")) {
+    for (const std::string& key : eff->keys()) {
+      DType d;
+      if (!parse_dtype(key, d)) eff->fail(key, "unknown dtype (expected one of " + dtype_list() + ")");
+      if (!m.dtype_rate.count(d)) eff->fail(key, "efficiency for a dtype that dtype_rate does not list");
+      m.dtype_efficiency[d] = eff->fraction(key);
+    }
+    eff->reject_unknown_keys();
+  }
   t.reject_unknown_keys();
   return m;
 }
@@ -155,6 +164,10 @@ HardwareSpec load_hardware_file(const std::string& path) {
   }
 
   if (auto links = top.optional_table("links")) hw.links = read_links(*links);
+  if (auto host = top.optional_table("host")) {
+    hw.host_launch_interval_s = host->non_negative_number("launch_interval_ns") * kNs;
+    host->reject_unknown_keys();
+  }
 
   if (auto prov = top.optional_table("provenance")) {
     for (const std::string& key : prov->keys()) {
@@ -181,6 +194,8 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.hbm.access_latency_s = 0;
   hw.links.latency_s = 0;
   hw.op_overhead_s = 0;
+  hw.host_launch_interval_s = 0;
+  hw.matrix.dtype_efficiency.clear();
   hw.name += " (ideal)";
   return hw;
 }

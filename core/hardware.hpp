@@ -19,6 +19,9 @@ struct MatrixSpec {
   double sustained_clock_hz = 0;  // clock under sustained matrix load (calibrated, <= clock_hz)
   double macs_per_clock = 0;      // per unit, bf16
   std::map<DType, double> dtype_rate;  // multiplier of macs_per_clock; absent = not supported
+  // Fraction of that rate the array sustains for a dtype, relative to bf16 (whose losses the
+  // sustained clock already carries); absent = 1.
+  std::map<DType, double> dtype_efficiency;
   // Op dimensions are padded up to multiples of this granule (systolic: k and n to the array).
   std::int64_t granule_m = 1, granule_n = 1, granule_k = 1;
   // Weight-stationary arrays load a k x n weight tile before streaming rows through it; with
@@ -77,7 +80,10 @@ struct HardwareSpec {
   std::vector<OnChipMemory> onchip;
   std::string tile_buffer;  // which on-chip memory holds an op's tiles
   LinkSpec links;
-  double op_overhead_s = 0;  // fixed cost to launch one op (kernel launch / program dispatch)
+  double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
+  // Host time to launch one op. The host runs ahead of the device, so launches only cost time
+  // when ops are shorter than this (0 = ops launch as a single graph / program).
+  double host_launch_interval_s = 0;
   // key path -> where the number comes from ("datasheet ...", "calibrated: ...").
   std::map<std::string, std::string> provenance;
 

@@ -21,8 +21,9 @@ namespace {
 struct RunOptions {
   std::string experiment_file;
   std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
-  std::int64_t batch = 0, prompt = 0, gen = 0;
+  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0;
   bool ideal = false;
+  std::string launch;
   std::string json, csv, trace;
   int top = 12;
 };
@@ -30,7 +31,7 @@ struct RunOptions {
 // Ops summed over layers and steps, by phase and name ("layer7.qkv" counts as "qkv").
 struct OpSummary {
   std::string phase, name, op_class;
-  std::int64_t count = 0;
+  double count = 0;  // instances, interpolated decode steps included
   double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
   std::string roof;
   double intensity() const { return flops / bytes; }
@@ -53,11 +54,11 @@ std::vector<OpSummary> summarize(const ExperimentResult& r) {
     s.phase = phase;
     s.name = key.second;
     s.op_class = o.op->op_class;
-    ++s.count;
-    s.flops += o.bound.flops;
-    s.bytes += o.bound.bytes;
-    s.sim_s += o.result.seconds();
-    s.bound_s += o.bound.bound_time_s;
+    s.count += o.weight;
+    s.flops += o.weight * o.bound.flops;
+    s.bytes += o.weight * o.bound.bytes;
+    s.sim_s += o.weight * o.result.seconds();
+    s.bound_s += o.weight * o.bound.bound_time_s;
     s.roof = roof_name(o.bound.roof);
   }
   std::vector<OpSummary> out;
@@ -74,7 +75,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
      << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
      << dtype_name(e.precision.kv) << "; attention " << (e.attention == AttentionImpl::fused ? "fused" : "unfused")
-     << " (" << e.source << ")\n"
+     << "; launch " << (e.launch_per_op ? "per op" : "as a graph") << " (" << e.source << ")\n"
      << "memory   " << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
      << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n\n";
@@ -89,6 +90,10 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
              format_fixed(static_cast<double>(e.batch * e.generate) / r.bound_total_s, 1), percent(r.bound_total_s, r.total_s)});
   t.add_row({"total", format_seconds(r.total_s), format_seconds(r.bound_total_s), percent(r.bound_total_s, r.total_s)});
   t.print(os);
+  if (r.decode_steps + 1 > static_cast<int>(r.simulated_steps.size())) {
+    os << "\ndecode steps simulated: " << r.simulated_steps.size() - 1 << " of " << r.decode_steps
+       << ", the others interpolated linearly in context length (--decode-stride 1 simulates all)\n";
+  }
   if (r.decode_steps > 0) {
     os << "\ndecode speed of light (weights + KV cache read / bandwidth): " << format_seconds(r.decode_speed_of_light_s)
        << " per step; decode intensity " << format_fixed(r.decode_flops / r.decode_bytes, 1) << " FLOP/B, prefill "
@@ -101,7 +106,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
   os << "\ntop ops by simulated time (summed over layers and steps):\n";
   TextTable ot({"phase", "op", "count", "time", "share", "intensity", "binds", "% of roof"});
   for (const auto& o : sorted) {
-    ot.add_row({o.phase, o.name, std::to_string(o.count), format_seconds(o.sim_s),
+    ot.add_row({o.phase, o.name, format_fixed(o.count, 0), format_seconds(o.sim_s),
                 format_fixed(100.0 * o.sim_s / r.total_s, 1) + "%", format_fixed(o.intensity(), 1), o.roof,
                 percent(o.bound_s, o.sim_s)});
   }
@@ -137,6 +142,9 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   j["decode_speed_of_light_s"] = r.decode_steps > 0 ? nlohmann::json(r.decode_speed_of_light_s) : nlohmann::json(nullptr);
   j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
   j["decode_intensity"] = r.decode_steps > 0 ? nlohmann::json(r.decode_flops / r.decode_bytes) : nlohmann::json(nullptr);
+  j["decode_steps"] = r.decode_steps;
+  j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
+  j["launch"] = e.launch_per_op ? "per_op" : "graph";
   j["events"] = r.events;
   j["server_jobs"] = r.server_jobs;
   j["wall_s"] = r.wall_s;
@@ -152,10 +160,10 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
 std::string csv_text(const ExperimentResult& r) {
   std::ostringstream os;
   os.precision(9);
-  os << "phase,step,layer,name,class,flops,bytes,intensity,start_s,end_s,sim_time_s,bound_time_s,roof,"
+  os << "phase,step,weight,layer,name,class,flops,bytes,intensity,start_s,end_s,sim_time_s,bound_time_s,roof,"
         "sim_bytes_read,sim_bytes_written\n";
   for (const OpInstance& o : r.ops) {
-    os << (o.step == 0 ? "prefill" : "decode") << "," << o.step << "," << o.op->layer << "," << o.op->name << ","
+    os << (o.step == 0 ? "prefill" : "decode") << "," << o.step << "," << o.weight << "," << o.op->layer << "," << o.op->name << ","
        << o.op->op_class << "," << o.bound.flops << "," << o.bound.bytes << "," << o.bound.intensity << ","
        << to_seconds(o.result.start_ps) << "," << to_seconds(o.result.end_ps) << "," << o.result.seconds() << ","
        << o.bound.bound_time_s << "," << roof_name(o.bound.roof) << "," << o.result.bytes_read << ","
@@ -180,6 +188,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--kv-dtype")) e.precision.kv = flag_dtype("--kv-dtype", o.kv_dtype);
   if (cmd.count("--attention")) e.attention = o.attention == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
   if (cmd.count("--ideal")) e.ideal = o.ideal;
+  if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";
+  if (cmd.count("--decode-stride")) e.decode_stride = o.decode_stride;
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -210,6 +220,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--attention", o->attention, "fused (flash-attention: scores stay on chip) or unfused (scores go through HBM)")
       ->check(CLI::IsMember({"fused", "unfused"}));
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
+  cmd->add_option("--launch", o->launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
+                                         "launches op by op, costing the hardware's host launch interval when ops are short")
+      ->check(CLI::IsMember({"graph", "per_op"}));
+  cmd->add_option("--decode-stride", o->decode_stride, "Simulate every N-th decode step and interpolate the others "
+                                                        "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");

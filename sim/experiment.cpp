@@ -116,6 +116,8 @@ Experiment load_experiment_file(const std::string& path) {
     e.attention = t.one_of("attention", {"fused", "unfused"}) == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
   }
   e.ideal = t.boolean_or("ideal", false);
+  if (t.has("launch")) e.launch_per_op = t.one_of("launch", {"graph", "per_op"}) == "per_op";
+  e.decode_stride = t.positive_integer_or("decode_stride", 0);
   t.reject_unknown_keys();
   top.reject_unknown_keys();
   return e;
@@ -146,6 +148,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   ExperimentResult r;
   r.setup = e;
   r.hw = load_hardware(e.hw);
+  if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
   r.model = load_model(e.model);
   const Precision& p = e.precision;
@@ -176,10 +179,33 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
                      "or smaller weight / KV dtypes)");
   }
 
-  r.graphs.push_back(build_forward(r.model, prefill_pass(e.batch, e.prompt), p, e.attention));
   r.decode_steps = static_cast<int>(e.generate - 1);
-  for (int i = 1; i <= r.decode_steps; ++i) {
-    r.graphs.push_back(build_forward(r.model, decode_pass(e.batch, e.prompt, i), p, e.attention));
+  r.simulated_steps = {0};
+  r.step_weights = {1.0};
+  if (r.decode_steps > 0) {
+    const std::int64_t stride = e.decode_stride > 0 ? e.decode_stride : (r.decode_steps + 127) / 128;
+    for (int i = 1; i <= r.decode_steps; i += static_cast<int>(stride)) r.simulated_steps.push_back(i);
+    if (r.simulated_steps.back() != r.decode_steps) r.simulated_steps.push_back(r.decode_steps);
+    // Linear interpolation between simulated steps: step i between x_j and x_j+1 counts
+    // (1 - t) towards x_j and t towards x_j+1.
+    r.step_weights.assign(r.simulated_steps.size(), 0.0);
+    r.step_weights[0] = 1.0;
+    std::size_t j = 1;
+    for (int i = 1; i <= r.decode_steps; ++i) {
+      while (j + 1 < r.simulated_steps.size() && r.simulated_steps[j + 1] <= i) ++j;
+      if (r.simulated_steps[j] == i || j + 1 == r.simulated_steps.size()) {
+        r.step_weights[j] += 1.0;
+        continue;
+      }
+      const double t = static_cast<double>(i - r.simulated_steps[j]) /
+                       static_cast<double>(r.simulated_steps[j + 1] - r.simulated_steps[j]);
+      r.step_weights[j] += 1.0 - t;
+      r.step_weights[j + 1] += t;
+    }
+  }
+  for (int step : r.simulated_steps) {
+    r.graphs.push_back(step == 0 ? build_forward(r.model, prefill_pass(e.batch, e.prompt), p, e.attention)
+                                 : build_forward(r.model, decode_pass(e.batch, e.prompt, step), p, e.attention));
   }
 
   init_systemc_time();
@@ -202,15 +228,17 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       r.prefill_flops = r.graphs[0].total_flops();
       r.prefill_bytes = r.graphs[0].total_bytes();
     } else {
-      r.tpot_s += sim;
-      r.bound_tpot_s += bound;
-      r.decode_flops += r.graphs[i].total_flops();
-      r.decode_bytes += r.graphs[i].total_bytes();
-      r.decode_speed_of_light_s += decode_step_bound_s(weight_and_kv_bytes(r.graphs[i]), 0, r.hw.hbm.bandwidth);
+      const double w = r.step_weights[i];
+      r.tpot_s += w * sim;
+      r.bound_tpot_s += w * bound;
+      r.decode_flops += w * r.graphs[i].total_flops();
+      r.decode_bytes += w * r.graphs[i].total_bytes();
+      r.decode_speed_of_light_s += w * decode_step_bound_s(weight_and_kv_bytes(r.graphs[i]), 0, r.hw.hbm.bandwidth);
     }
     for (OpId v = 0; v < r.graphs[i].size(); ++v) {
       OpInstance inst;
-      inst.step = static_cast<int>(i);
+      inst.step = r.simulated_steps[i];
+      inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
       inst.bound = bound_op(inst.op->cost(), r.hw);
       inst.result = driver.results[i][v];

@@ -21,6 +21,12 @@ struct Experiment {
   Precision precision;
   AttentionImpl attention = AttentionImpl::fused;
   bool ideal = false;
+  // How the host launches ops: one by one (each costs the hardware's host launch interval,
+  // hidden when the device is busier than the host) or as one graph per step (CUDA graphs).
+  bool launch_per_op = false;
+  // Simulate every n-th decode step and interpolate linearly in between (decode cost is
+  // linear in the context length); 0 = automatic: at most 128 simulated steps.
+  std::int64_t decode_stride = 0;
   std::string source = "built-in default";  // where the settings came from
 };
 
@@ -30,7 +36,8 @@ Experiment load_experiment_file(const std::string& path);
 
 // One op as it ran in one phase.
 struct OpInstance {
-  int step = 0;  // 0 = prefill, i = decode step i
+  int step = 0;       // 0 = prefill, i = decode step i
+  double weight = 1;  // decode steps this simulated step stands for (interpolation)
   const OpNode* op = nullptr;
   OpBound bound;
   OpResult result;
@@ -51,7 +58,9 @@ struct ExperimentResult {
   double decode_speed_of_light_s = 0;  // mean over steps of (weights + KV read) / bandwidth
   double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;  // per step for decode
   int decode_steps = 0;
-  std::vector<OpGraph> graphs;  // [0] prefill, [i] decode step i
+  std::vector<int> simulated_steps;  // [0] = 0 (prefill), then the decode steps simulated
+  std::vector<double> step_weights;  // per simulated step: steps it stands for
+  std::vector<OpGraph> graphs;       // one per simulated step
   std::vector<OpInstance> ops;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;

@@ -45,6 +45,10 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   for (const auto& [t, rate] : m.dtype_rate) {
     p["matrix.dtype_rate." + std::string(dtype_name(t))] = rate;
   }
+  for (const auto& [t, e] : m.dtype_efficiency) {
+    p["matrix.dtype_efficiency." + std::string(dtype_name(t))] = e;
+  }
+  if (h.host_launch_interval_s > 0) p["host.launch_interval_ns"] = h.host_launch_interval_s * 1e9;
   p["vector.units"] = h.vector.units;
   p["vector.clock_mhz"] = h.vector.clock_hz / 1e6;
   p["vector.flops_per_clock"] = h.vector.flops_per_clock;

@@ -16,9 +16,10 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_roofline_command(app);
   roofsim::add_op_command(app);
   roofsim::add_run_command(app);
+  roofsim::add_cases_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Error& e) {  // parse errors, --help, and exit codes such as `cases run` failing
     return app.exit(e);
   } catch (const roofsim::InputError& e) {
     std::cerr << "roofsim: error: " << e.what() << "\n";

@@ -1,0 +1,57 @@
+// `roofsim cases`: the published measurements roofsim reproduces, one simulation per case.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+#include "sim/public_cases.hpp"
+
+namespace roofsim {
+
+namespace {
+struct CasesOptions {
+  std::string id, json;
+  double tolerance = 0.15;
+};
+}  // namespace
+
+void add_cases_command(CLI::App& app) {
+  CLI::App* cases = app.add_subcommand("cases", "Published measurements (validation/public-cases.csv) that roofsim reproduces");
+  cases->require_subcommand(1);
+  CLI::App* list = cases->add_subcommand("list", "List the cases with their settings and reference values");
+  list->callback([] {
+    TextTable t({"id", "hardware", "model", "batch", "prompt", "gen", "metric", "reference"});
+    for (const auto& c : load_public_cases()) {
+      const Experiment& e = c.experiment;
+      t.add_row({c.id, e.hw, e.model, std::to_string(e.batch), std::to_string(e.prompt), std::to_string(e.generate),
+                 c.metric, format_fixed(c.reference, 1) + " " + c.unit});
+    }
+    t.print(std::cout);
+  });
+  auto o = std::make_shared<CasesOptions>();
+  CLI::App* run = cases->add_subcommand("run", "Simulate one case; exit 1 if its error exceeds the tolerance");
+  run->add_option("ID", o->id, "Case id (see 'roofsim cases list')")->required();
+  run->add_option("--tolerance", o->tolerance, "Largest relative error accepted (default 0.15)")->check(CLI::PositiveNumber);
+  add_json_option(run, o->json);
+  run->callback([o] {
+    const std::vector<PublicCase> all = load_public_cases();
+    const PublicCase& c = find_public_case(all, o->id);
+    ExperimentResult r = run_experiment(c.experiment, nullptr);
+    const double sim = case_metric(c, r);
+    const double error = sim / c.reference - 1;
+    std::ostream& os = human_out(o->json);
+    os << c.id << ": simulated " << format_fixed(sim, 2) << ", measured " << format_fixed(c.reference, 2) << " " << c.unit
+       << ", error " << format_fixed(100 * error, 1) << "% (tolerance " << format_fixed(100 * o->tolerance, 0) << "%)\n";
+    if (!o->json.empty()) {
+      write_json(o->json, {{"id", c.id}, {"metric", c.metric}, {"sim", sim}, {"reference", c.reference},
+                           {"unit", c.unit}, {"error", error}, {"source", c.source}, {"wall_s", r.wall_s}});
+    }
+    if (std::fabs(error) > o->tolerance) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace roofsim

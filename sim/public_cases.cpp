@@ -1,0 +1,130 @@
+#include "sim/public_cases.hpp"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/presets.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// A minimal CSV reader: commas inside double quotes do not split; "" is a quote.
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// Rows as maps from header name to value; lines starting with '#' are comments.
+std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(path + ": cannot open file");
+  std::vector<std::map<std::string, std::string>> rows;
+  std::vector<std::string> header;
+  std::string line;
+  long n = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells = split_csv_line(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    if (cells.size() != header.size()) {
+      throw InputError(path + ":" + std::to_string(n) + ": " + std::to_string(cells.size()) + " cells, the header has " +
+                       std::to_string(header.size()));
+    }
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
+    row["#line"] = std::to_string(n);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+DType dtype_cell(const std::string& path, const std::map<std::string, std::string>& row, const std::string& key) {
+  DType d;
+  if (!parse_dtype(row.at(key), d)) {
+    throw InputError(path + ":" + row.at("#line") + ": " + key + ": unknown dtype '" + row.at(key) + "'");
+  }
+  return d;
+}
+
+}  // namespace
+
+double first_number(const std::string& text) {
+  std::size_t i = text.find_first_of("0123456789");
+  if (i == std::string::npos) throw InputError("no number in '" + text + "'");
+  return std::stod(text.substr(i));
+}
+
+std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
+  const std::string dir = dir_in.empty() ? config_dir() + "/../validation" : dir_in;
+  const std::string runs_path = dir + "/public_case_runs.csv", refs_path = dir + "/public-cases.csv";
+  std::map<std::string, std::map<std::string, std::string>> refs;
+  for (auto& row : read_csv(refs_path)) refs[row.at("id")] = row;
+  std::vector<PublicCase> cases;
+  for (auto& row : read_csv(runs_path)) {
+    PublicCase c;
+    c.id = row.at("id");
+    auto ref = refs.find(c.id);
+    if (ref == refs.end()) throw InputError(runs_path + ":" + row.at("#line") + ": id " + c.id + " is not in " + refs_path);
+    Experiment& e = c.experiment;
+    e.hw = row.at("hw");
+    e.model = row.at("model");
+    try {
+      e.batch = std::stoll(row.at("batch"));
+      e.prompt = std::stoll(row.at("prompt"));
+      e.generate = std::stoll(row.at("generate"));
+    } catch (const std::exception&) {
+      throw InputError(runs_path + ":" + row.at("#line") + ": batch, prompt and generate must be integers");
+    }
+    e.precision = Precision{dtype_cell(runs_path, row, "weights"), dtype_cell(runs_path, row, "activations"),
+                            dtype_cell(runs_path, row, "kv")};
+    e.launch_per_op = row.at("launch") == "per_op";
+    e.source = "public case " + c.id;
+    c.metric = row.at("metric");
+    if (c.metric != "throughput" && c.metric != "ttft" && c.metric != "decode_tok_s") {
+      throw InputError(runs_path + ":" + row.at("#line") + ": metric '" + c.metric + "' (expected throughput, ttft or decode_tok_s)");
+    }
+    c.reference = first_number(ref->second.at("value"));
+    c.unit = ref->second.at("unit");
+    c.source = ref->second.at("source");
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+const PublicCase& find_public_case(const std::vector<PublicCase>& cases, const std::string& id) {
+  for (const auto& c : cases) {
+    if (c.id == id) return c;
+  }
+  throw InputError("no public case '" + id + "' (see 'roofsim cases list')");
+}
+
+double case_metric(const PublicCase& c, const ExperimentResult& r) {
+  if (c.metric == "throughput") return r.throughput_tok_s();
+  if (c.metric == "ttft") return r.ttft_s * 1e3;
+  return 1.0 / r.tpot_s;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,27 @@
+#pragma once
+// Published measurements (validation/public-cases.csv) that roofsim can express as an
+// experiment (validation/public_case_runs.csv), run and compared with their reference.
+#include <string>
+#include <vector>
+
+#include "sim/experiment.hpp"
+
+namespace roofsim {
+
+struct PublicCase {
+  std::string id;
+  Experiment experiment;
+  std::string metric;  // throughput | ttft | decode_tok_s
+  double reference = 0;
+  std::string unit, source;
+};
+
+// Reads both tables from `dir` (default: the repository's validation/ folder).
+std::vector<PublicCase> load_public_cases(const std::string& dir = "");
+const PublicCase& find_public_case(const std::vector<PublicCase>& cases, const std::string& id);
+// The metric of a finished experiment, in the reference's unit.
+double case_metric(const PublicCase& c, const ExperimentResult& r);
+// First number in a reference value such as "104.9 / 1397.31" or "~370".
+double first_number(const std::string& text);
+
+}  // namespace roofsim

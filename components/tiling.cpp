@@ -62,13 +62,19 @@ GemmStep GemmPlan::step(std::int64_t i) const {
   const bool single_k = ks_n == 1;
   const bool a_resident = single_k && !n_outer && s.nb > 0;
   const bool b_resident = single_k && n_outer && s.mb > 0;
-  s.a_bytes = a_resident ? 0 : tensor_bytes(s.batch_count * s.m * s.k, shape.a);
+  if (shape.fused_attention) {
+    // The Q block (m x head_dim) is loaded with the first key block and stays on chip.
+    s.a_bytes = s.ks == 0 ? tensor_bytes(s.batch_count * s.m * s.n, shape.a) : 0;
+  } else {
+    s.a_bytes = a_resident ? 0 : tensor_bytes(s.batch_count * s.m * s.k, shape.a);
+  }
   s.b_bytes = b_resident ? 0 : tensor_bytes(s.batch_count * shape.matmuls() * s.k * s.n, shape.b);
   return s;
 }
 
 std::uint64_t GemmPlan::footprint_bytes() const {
-  const std::uint64_t a = tensor_bytes(bb * bm * bk, shape.a), b = tensor_bytes(bb * shape.matmuls() * bk * bn, shape.b);
+  const std::uint64_t a = tensor_bytes(bb * bm * (shape.fused_attention ? bn : bk), shape.a);
+  const std::uint64_t b = tensor_bytes(bb * shape.matmuls() * bk * bn, shape.b);
   return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bb * bm * bn, shape.c);
 }
 
@@ -77,9 +83,9 @@ std::uint64_t GemmPlan::traffic_bytes() const {
   // when it stays resident), every block of B once per m block, C written once. Exact for
   // whole-byte dtypes; for int4 an odd-sized edge block rounds up by half a byte.
   const bool single_k = k_steps() == 1;
-  const std::uint64_t a_loads = single_k && !n_outer ? 1 : static_cast<std::uint64_t>(blocks_n());
+  const std::uint64_t a_loads = (single_k && !n_outer) || shape.fused_attention ? 1 : static_cast<std::uint64_t>(blocks_n());
   const std::uint64_t b_loads = single_k && n_outer ? 1 : static_cast<std::uint64_t>(blocks_m());
-  const std::uint64_t per_batch = tensor_bytes(shape.m * shape.k, shape.a) * a_loads +
+  const std::uint64_t per_batch = tensor_bytes(shape.a_elements_per_batch(), shape.a) * a_loads +
                                   tensor_bytes(shape.matmuls() * shape.k * shape.n, shape.b) * b_loads +
                                   tensor_bytes(shape.m * shape.n, shape.c);
   return per_batch * static_cast<std::uint64_t>(shape.batch);
@@ -106,7 +112,10 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
   };
   std::vector<Scored> feasible;
   for (std::int64_t bm : block_candidates(g.m, spec.granule_m)) {
-    for (std::int64_t bn : block_candidates(g.n, spec.granule_n)) {
+    // A fused attention needs all of head_dim (n) in one block: softmax spans it.
+    const std::vector<std::int64_t> bn_choices =
+        g.fused_attention ? std::vector<std::int64_t>{round_up(g.n, spec.granule_n)} : block_candidates(g.n, spec.granule_n);
+    for (std::int64_t bn : bn_choices) {
       for (std::int64_t bk : block_candidates(g.k, spec.granule_k)) {
         for (bool n_outer : {false, true}) {
           GemmPlan p;
@@ -116,7 +125,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
           p.bk = bk;
           p.n_outer = n_outer;
           if (p.footprint_bytes() > lim.buffer_bytes) continue;
-          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * std::min(bk, g.k), g.a) +
+          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * (g.fused_attention ? g.n : std::min(bk, g.k)), g.a) +
                                           tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
           // Small batched matrices: several batch elements per step, up to the target load.
           if (g.batch > 1 && step_load < lim.target_step_bytes) {

@@ -50,6 +50,13 @@ std::vector<OpSpec> random_gemms(const HardwareSpec& hw, unsigned seed) {
     std::int64_t batch = (rng() % 4 == 0) ? dim(5) : 1;
     ops.push_back(gemm_op(batch, dim(12), dim(13), dim(13), a, w));
   }
+  // Fused attention: (sequences x KV heads) pairs, query rows, head_dim 64-256, keys.
+  for (int i = 0; i < 20; ++i) {
+    OpSpec op = gemm_op(dim(8), dim(11), 64 << (rng() % 3), dim(13), dtypes[0], dtypes[0]);
+    op.gemm.fused_attention = true;
+    op.name += " fused attention";
+    ops.push_back(op);
+  }
   return ops;
 }
 

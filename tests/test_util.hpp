@@ -25,8 +25,10 @@ inline std::string preset_text(const std::string& kind, const std::string& name)
 // own name so that parallel ctest runs do not collide.
 inline std::string write_temp(const std::string& text, const std::string& stem = "cfg") {
   static int counter = 0;
+  // A stem of "config" writes a Hugging Face style config.json.
+  const std::string ext = stem == "config" ? ".json" : ".toml";
   std::string path = "/tmp/roofsim_test_" + std::to_string(::getpid()) + "_" + stem + "_" +
-                     std::to_string(counter++) + ".toml";
+                     std::to_string(counter++) + ext;
   std::ofstream(path) << text;
   return path;
 }

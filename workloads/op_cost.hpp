@@ -24,6 +24,8 @@ struct GemmShape {
   bool fused_attention = false;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
+  // Q of a fused attention is m x head_dim (= m x n); a plain A is m x k.
+  std::int64_t a_elements_per_batch() const { return fused_attention ? m * n : m * k; }
   std::int64_t b_elements_per_batch() const { return matmuls() * k * n; }
 };
 

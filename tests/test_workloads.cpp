@@ -1,0 +1,165 @@
+// Operator graphs of transformers: counts against closed forms, and bad graphs refused.
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "tests/test_util.hpp"
+#include "validation/workload_bounds.hpp"
+#include "workloads/hf_config.hpp"
+#include "workloads/transformer.hpp"
+
+using namespace roofsim;
+using namespace roofsim::test;
+
+namespace {
+
+double gemm_weight_bytes(const OpGraph& g, const std::string& op_class) {
+  double bytes = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (op.is_gemm && op.op_class == op_class) {
+      bytes += static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    }
+  }
+  return bytes;
+}
+
+double intensity(const OpGraph& g) { return g.total_flops() / g.total_bytes(); }
+
+}  // namespace
+
+TEST_CASE("a decode step does about 2 x parameters FLOPs per token", "[workloads]") {
+  for (const char* name : {"llama-2-7b", "llama-3-8b", "mistral-7b", "gpt-j-6b"}) {
+    ModelConfig m = load_model(name);
+    OpGraph g = build_forward(m, decode_pass(1, 512, 1), Precision{}, AttentionImpl::fused);
+    INFO(name);
+    // The closed form: every matmul weight once per token, attention over the context.
+    CHECK(g.total_flops() == Approx(forward_flops(m, 1, 1, 514)).epsilon(0.01));
+    const double table = static_cast<double>(m.vocab * m.hidden);
+    CHECK(g.total_flops() == Approx(2 * (m.total_params() - table)).epsilon(0.05));
+  }
+}
+
+TEST_CASE("prefill FLOPs match the closed form with causal attention", "[workloads]") {
+  ModelConfig m = load_model("llama-2-7b");
+  OpGraph g = build_forward(m, prefill_pass(2, 2048), Precision{}, AttentionImpl::fused);
+  // Logits only for the last position: the LM head runs on 2 rows, not 4096.
+  const double lm_head_all_rows = 2.0 * static_cast<double>(m.vocab * m.hidden) * (2 * 2048 - 2);
+  CHECK(g.total_flops() == Approx(forward_flops(m, 2, 2048, 2049 / 2.0) - lm_head_all_rows).epsilon(0.01));
+}
+
+TEST_CASE("the KV cache read per step: MHA vs GQA, and its dtype", "[workloads]") {
+  ModelConfig mha = load_model("llama-2-7b"), gqa = load_model("llama-3-8b");
+  const std::int64_t context = 1000;
+  auto kv_read = [&](const ModelConfig& m, DType kv) {
+    Precision p;
+    p.kv = kv;
+    return gemm_weight_bytes(build_forward(m, decode_pass(4, context - 1, 0), p, AttentionImpl::fused), "attention");
+  };
+  CHECK(kv_read(mha, DType::bf16) == Approx(4.0 * context * mha.kv_bytes_per_token(DType::bf16)));
+  CHECK(kv_read(gqa, DType::bf16) == Approx(4.0 * context * gqa.kv_bytes_per_token(DType::bf16)));
+  CHECK(kv_read(mha, DType::bf16) == Approx(4 * kv_read(gqa, DType::bf16)));  // 32 vs 8 KV heads
+  CHECK(kv_read(gqa, DType::fp8) == Approx(kv_read(gqa, DType::bf16) / 2));
+}
+
+TEST_CASE("MoE at batch 1 reads only the chosen experts' weights", "[workloads]") {
+  ModelConfig m = load_model("mixtral-8x7b");
+  OpGraph one = build_forward(m, decode_pass(1, 128, 0), Precision{}, AttentionImpl::fused);
+  const double expert_bytes = m.mlp_params_per_expert() * 2;
+  CHECK(gemm_weight_bytes(one, "mlp_up") + gemm_weight_bytes(one, "mlp_down") ==
+        Approx(static_cast<double>(m.layers * m.experts_per_token) * expert_bytes));
+  OpGraph many = build_forward(m, decode_pass(64, 128, 0), Precision{}, AttentionImpl::fused);
+  CHECK(gemm_weight_bytes(many, "mlp_up") + gemm_weight_bytes(many, "mlp_down") ==
+        Approx(static_cast<double>(m.layers * m.experts) * expert_bytes));
+  CHECK(experts_touched(m, 1) == 2);
+  CHECK(experts_touched(m, 2) == 4);  // 8 (1 - (3/4)^2) = 3.5, rounded up
+}
+
+TEST_CASE("unfused attention moves the score matrix through HBM, fused does not", "[workloads]") {
+  ModelConfig m = load_model("llama-2-7b");
+  OpGraph fused = build_forward(m, prefill_pass(1, 2048), Precision{}, AttentionImpl::fused);
+  OpGraph unfused = build_forward(m, prefill_pass(1, 2048), Precision{}, AttentionImpl::unfused);
+  // Per layer: scores written, read and written by softmax, read again: 4 x heads x S x S x 2 B.
+  const double scores = 4.0 * 32 * 2048.0 * 2048 * 2 * 32;
+  CHECK(unfused.total_bytes() - fused.total_bytes() == Approx(scores).epsilon(0.02));
+}
+
+TEST_CASE("batching moves decode to the right on the roofline", "[workloads]") {
+  ModelConfig m = load_model("llama-3-8b");
+  double previous = 0;
+  for (std::int64_t b : {1, 4, 16, 64, 256}) {
+    const double i = intensity(build_forward(m, decode_pass(b, 128, 0), Precision{}, AttentionImpl::fused));
+    INFO("batch " << b << ": " << i << " FLOP/B");
+    CHECK(i > previous);
+    previous = i;
+  }
+  const double one = intensity(build_forward(m, decode_pass(1, 128, 0), Precision{}, AttentionImpl::fused));
+  const double b64 = intensity(build_forward(m, decode_pass(64, 128, 0), Precision{}, AttentionImpl::fused));
+  CHECK(one == Approx(1.0).epsilon(0.1));
+  CHECK(b64 > 30 * one);
+}
+
+TEST_CASE("a cyclic graph is refused, naming an op on the cycle", "[workloads]") {
+  OpGraph g;
+  OpNode a, b;
+  a.name = "a";
+  a.is_gemm = false;
+  a.vector = VectorShape{8, 8, 1};
+  a.input_elements = {8};
+  b = a;
+  b.name = "b";
+  OpId ia = g.add(a), ib = g.add(b);
+  g.connect(ia, ib, "x", 8, DType::bf16);
+  g.connect(ib, ia, "y", 8, DType::bf16);
+  CHECK_THROWS_WITH(g.validate(), Catch::Contains("cycle through"));
+}
+
+TEST_CASE("a tensor of the wrong size is refused, naming both ops", "[workloads]") {
+  OpGraph g;
+  OpNode producer;
+  producer.name = "producer";
+  producer.gemm = GemmShape{1, 4, 64, 32};
+  OpNode consumer;
+  consumer.name = "consumer";
+  consumer.gemm = GemmShape{1, 4, 16, 64};  // reads 4 x 64 = 256 elements
+  consumer.input_elements = {256};
+  OpId p = g.add(producer), c = g.add(consumer);
+  g.connect(p, c, "h", 128, DType::bf16);
+  CHECK_THROWS_WITH(g.validate(), Catch::Contains("has 128 elements, but consumer reads 256"));
+}
+
+TEST_CASE("every builder graph validates", "[workloads]") {
+  for (const char* name : {"llama-2-70b", "mixtral-8x7b", "gpt-3-175b", "palm-540b"}) {
+    ModelConfig m = load_model(name);
+    for (AttentionImpl a : {AttentionImpl::fused, AttentionImpl::unfused}) {
+      CHECK_NOTHROW(build_forward(m, prefill_pass(2, 64), Precision{}, a));
+      CHECK_NOTHROW(build_forward(m, decode_pass(3, 64, 5), Precision{}, a));
+    }
+  }
+}
+
+TEST_CASE("Hugging Face config.json import", "[workloads][hf]") {
+  const std::string llama = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  ModelConfig m = load_hf_config(write_temp(llama, "config") + "");
+  CHECK(m.total_params() == Approx(load_model("llama-3-8b").total_params()));
+  CHECK(m.kv_heads == 8);
+
+  const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+    "num_local_experts": 8, "num_experts_per_tok": 2})";
+  CHECK(load_hf_config(write_temp(mixtral, "config")).total_params() ==
+        Approx(load_model("mixtral-8x7b").total_params()));
+
+  const std::string gptj = R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16,
+    "n_inner": null, "vocab_size": 50400, "rotary_dim": 64})";
+  CHECK(load_hf_config(write_temp(gptj, "config")).total_params() == Approx(load_model("gpt-j-6b").total_params()));
+
+  CHECK_THROWS_WITH(load_hf_config(write_temp(R"({"model_type": "bert", "hidden_size": 768})", "config")),
+                    Catch::Contains("unsupported architecture 'bert'"));
+  CHECK_THROWS_WITH(load_hf_config(write_temp("{\n\"model_type\": \"llama\",\n\"hidden_size\": 4096,,\n}", "config")),
+                    Catch::Contains(":3: JSON syntax error"));
+  CHECK_THROWS_WITH(load_hf_config(write_temp(R"({"model_type": "llama", "hidden_size": -1})", "config")),
+                    Catch::Contains("hidden_size: expected a positive integer"));
+}

@@ -11,6 +11,11 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
   for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
   hbm_ = std::make_unique<HbmChannels>(hw_.hbm, memory_events_);
+  for (std::size_t i = 0; i < matrix_.size(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
+  for (std::size_t i = 0; i < vector_.size(); ++i) trace_.add_track("vector unit " + std::to_string(i));
+  const int first_stack_track = static_cast<int>(matrix_.size() + vector_.size());
+  for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
+  hbm_->attach_trace(&trace_, first_stack_track);
   dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, stats_);
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
@@ -33,7 +38,7 @@ std::uint64_t Chip::allocate(std::uint64_t bytes) {
   return address;
 }
 
-void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done) {
+void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const std::string& name) {
   check_shape(g, "gemm");
   const GemmPlan& plan = gemm_plan(g);
   result.steps = plan.steps();
@@ -41,7 +46,9 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done) {
                 std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
                 (plan.n_outer ? ", n outer" : "");
-  launch(std::make_unique<GemmRun>(*this, plan), result, std::move(done));
+  auto run = std::make_unique<GemmRun>(*this, plan);
+  run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
+  launch(std::move(run), result, std::move(done));
 }
 
 const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
@@ -52,13 +59,15 @@ const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
   return it->second;
 }
 
-void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done) {
+void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done, const std::string& name) {
   check_shape(v, "vector op");
   VectorPlan plan = plan_vector(v, limits_);
   result.steps = plan.steps();
   result.plan = "chunk " + std::to_string(plan.chunk_elements) + " elements, " +
                 std::to_string(plan.steps()) + " steps";
-  launch(std::make_unique<VectorRun>(*this, plan), result, std::move(done));
+  auto run = std::make_unique<VectorRun>(*this, plan);
+  run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
+  launch(std::move(run), result, std::move(done));
 }
 
 void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {

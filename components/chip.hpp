@@ -14,6 +14,7 @@
 #include "components/hbm.hpp"
 #include "components/matrix_unit.hpp"
 #include "components/tiling.hpp"
+#include "components/trace_sink.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
@@ -44,8 +45,13 @@ class Chip : public sc_core::sc_module {
 
   // Starts the op now (after the launch overhead); `done` runs at its completion with `result`
   // filled in. Several ops may be in flight; they then share the units and channels.
-  void run_gemm(const GemmShape& g, OpResult& result, Callback done);
-  void run_vector(const VectorShape& v, OpResult& result, Callback done);
+  void run_gemm(const GemmShape& g, OpResult& result, Callback done, const std::string& name = "gemm");
+  void run_vector(const VectorShape& v, OpResult& result, Callback done, const std::string& name = "vector op");
+
+  // Timeline tracks: matrix units first, then vector units, then one per HBM stack.
+  TraceSink& trace() { return trace_; }
+  int matrix_track(std::size_t unit) const { return static_cast<int>(unit); }
+  int vector_track(std::size_t unit) const { return static_cast<int>(matrix_.size() + unit); }
 
   const HardwareSpec& hw() const { return hw_; }
   SimStats& stats() { return stats_; }
@@ -87,6 +93,7 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<Server> launcher_;  // device front end: starts one op at a time
   Timeline host_;                     // the host thread that launches ops
+  TraceSink trace_;
   std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight
   std::size_t next_matrix_ = 0, next_vector_ = 0;
   std::uint64_t next_address_ = 0;

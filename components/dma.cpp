@@ -13,13 +13,13 @@ void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));
 }
 
-void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, Callback done) {
+void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done) {
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   if (bytes == 0) {
     if (done) done();
     return;
   }
-  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, std::move(done)}));
+  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done)}));
   pump();
 }
 
@@ -35,7 +35,7 @@ void DmaEngine::pump() {
     t->left_to_issue -= req;
     ++t->outstanding;
     if (t->left_to_issue == 0) queue.pop_front();
-    hbm_.access(address, req, [this, t, req] {
+    hbm_.access(address, req, t->label, [this, t, req] {
       inflight_ -= req;
       if (--t->outstanding == 0 && t->left_to_issue == 0 && t->done) t->done();
       pump();

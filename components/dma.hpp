@@ -18,11 +18,12 @@ class DmaEngine {
   // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
   // arrived. Reads go before queued writes (as memory controllers favour reads): a load that
   // compute waits for is never stuck behind a write-back that nothing waits for.
-  void read(std::uint64_t address, std::uint64_t bytes, Callback done) {
-    transfer(address, bytes, false, std::move(done));
+  // `label` names the op in the trace (-1: none).
+  void read(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+    transfer(address, bytes, false, label, std::move(done));
   }
-  void write(std::uint64_t address, std::uint64_t bytes, Callback done) {
-    transfer(address, bytes, true, std::move(done));
+  void write(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+    transfer(address, bytes, true, label, std::move(done));
   }
 
   std::uint64_t request_bytes() const { return request_bytes_; }
@@ -33,9 +34,10 @@ class DmaEngine {
     std::uint64_t address;  // of the next request
     std::uint64_t left_to_issue;
     std::uint64_t outstanding = 0;
+    int label = -1;
     Callback done;
   };
-  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, Callback done);
+  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done);
   void pump();
 
   HbmChannels& hbm_;

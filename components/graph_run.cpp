@@ -35,9 +35,9 @@ void GraphRun::launch(OpId id) {
   results_[id].name = op.name;
   auto next = [this, id] { finished(id); };
   if (op.is_gemm) {
-    chip_.run_gemm(op.gemm, results_[id], next);
+    chip_.run_gemm(op.gemm, results_[id], next, op.name);
   } else {
-    chip_.run_vector(op.vector, results_[id], next);
+    chip_.run_vector(op.vector, results_[id], next, op.name);
   }
 }
 

@@ -23,7 +23,7 @@ std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::
   return share;
 }
 
-void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Callback done) {
+void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
   const Picoseconds now = now_ps();
   if (bytes == 0) {
     events_.at(now, std::move(done));
@@ -42,6 +42,12 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Callback do
     return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte_ - 1e-6));
   };
   Picoseconds last = now;
+  const bool tracing = trace_ && trace_->enabled && label >= 0;
+  const std::uint64_t stacks = static_cast<std::uint64_t>(spec_.stacks);
+  if (tracing) {
+    stack_start_.assign(stacks, UINT64_MAX);
+    stack_end_.assign(stacks, 0);
+  }
   for (std::uint64_t c = 0; c < n; ++c) {
     // Channel c is the ((c - first) mod n)-th after the first whole granule.
     const std::uint64_t offset = (c + n - first % n) % n;
@@ -50,6 +56,16 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, Callback do
     if (head && c == head_channel) b += head;
     if (b == 0) continue;
     last = std::max(last, channels_[c].reserve(now, service(b)));
+    if (tracing) {
+      const std::uint64_t s = c * stacks / n;
+      stack_start_[s] = std::min(stack_start_[s], channels_[c].last_start());
+      stack_end_[s] = std::max(stack_end_[s], channels_[c].free_at());
+    }
+  }
+  if (tracing) {
+    for (std::uint64_t s = 0; s < stacks; ++s) {
+      if (stack_end_[s] > 0) trace_->record(first_track_ + static_cast<int>(s), label, stack_start_[s], stack_end_[s]);
+    }
   }
   events_.at(last + latency_ps_, std::move(done));
 }

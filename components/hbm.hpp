@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "components/server.hpp"
+#include "components/trace_sink.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
@@ -18,7 +19,14 @@ class HbmChannels {
   HbmChannels(const HbmSpec& spec, EventQueue& events);
 
   // Moves `bytes` at `address`; `done` when all pieces have arrived.
-  void access(std::uint64_t address, std::uint64_t bytes, Callback done);
+  void access(std::uint64_t address, std::uint64_t bytes, int label, Callback done);
+  void access(std::uint64_t address, std::uint64_t bytes, Callback done) { access(address, bytes, -1, std::move(done)); }
+  // Records each request's busy span per stack (channels c * stacks / channels) on tracks
+  // first_track + stack.
+  void attach_trace(TraceSink* sink, int first_track) {
+    trace_ = sink;
+    first_track_ = first_track;
+  }
   // Bytes each channel receives for `bytes` that start at granule boundary `first_granule`.
   std::vector<std::uint64_t> split(std::uint64_t first_granule, std::uint64_t bytes) const;
 
@@ -33,6 +41,9 @@ class HbmChannels {
   double channel_bandwidth_;  // bytes/s one channel sustains
   double ps_per_byte_;        // its inverse, in picoseconds
   Picoseconds latency_ps_;
+  TraceSink* trace_ = nullptr;
+  int first_track_ = 0;
+  std::vector<Picoseconds> stack_start_, stack_end_;  // scratch for tracing
 };
 
 }  // namespace roofsim

@@ -26,7 +26,7 @@ void OpRun::issue_load() {
   auto left = std::make_shared<int>(2);
   for (const MemRange& r : ranges) {
     bytes_read += r.bytes;
-    chip_.dma().read(r.address, r.bytes, [this, step, left] {
+    chip_.dma().read(r.address, r.bytes, trace_name, [this, step, left] {
       ++events;
       if (--*left > 0) return;
       loaded_[static_cast<std::size_t>(step % stages_)] = 1;
@@ -53,7 +53,7 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
   if (write.bytes > 0) {
     ++writes_pending_;
     bytes_written += write.bytes;
-    chip_.dma().write(write.address, write.bytes, [this] {
+    chip_.dma().write(write.address, write.bytes, trace_name, [this] {
       ++events;
       --writes_pending_;
       finish_if_done();
@@ -137,7 +137,9 @@ void GemmRun::dispatch(std::int64_t step) {
         const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
         const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k ? tensor_bytes(tm * tn, g.c) : 0};
         jobs_added(step, 1);
-        chip_.matrix_events().at(chip_.matrix_unit(u).run(now, c), [this, step, out] { job_done(step, out); });
+        const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
+        if (trace_name >= 0) chip_.trace().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
+        chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
       } else {
         if (unit_cycles_[u] == 0) touched.push_back(u);
         unit_cycles_[u] += c;
@@ -150,6 +152,10 @@ void GemmRun::dispatch(std::int64_t step) {
   Picoseconds ready = now;
   for (std::size_t u : touched) {
     ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
+    if (trace_name >= 0) {
+      const Timeline& t = chip_.matrix_unit(u).timeline();
+      chip_.trace().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
+    }
     unit_cycles_[u] = 0;
   }
   const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * s.n, g.c) : 0};
@@ -184,14 +190,24 @@ void VectorRun::dispatch(std::int64_t step) {
     auto left = std::make_shared<std::size_t>(pieces);
     jobs_added(step, static_cast<std::int64_t>(pieces));
     for (std::size_t p = 0; p < pieces; ++p) {
-      const Picoseconds ready = chip_.vector_unit(chip_.next_vector_unit()).run(now, s.flops / static_cast<double>(pieces));
+      const std::size_t u = chip_.next_vector_unit();
+      const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops / static_cast<double>(pieces));
+      if (trace_name >= 0) {
+        const Timeline& t = chip_.vector_unit(u).timeline();
+        chip_.trace().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+      }
       chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
     }
     return;
   }
   Picoseconds ready = now;
   for (std::size_t p = 0; p < units; ++p) {
-    ready = std::max(ready, chip_.vector_unit(chip_.next_vector_unit()).run(now, s.flops / static_cast<double>(units)));
+    const std::size_t u = chip_.next_vector_unit();
+    ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops / static_cast<double>(units)));
+    if (trace_name >= 0) {
+      const Timeline& t = chip_.vector_unit(u).timeline();
+      chip_.trace().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+    }
   }
   jobs_added(step, 1);
   chip_.vector_events().at(ready, [this, step, out] { job_done(step, out); });

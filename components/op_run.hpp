@@ -31,6 +31,7 @@ class OpRun {
   double flops = 0;
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t events = 0;
+  int trace_name = -1;  // the op's name in the chip's trace, -1 when not tracing
 
  protected:
   // What the step reads before it can compute (up to two ranges: A and B blocks).

@@ -22,6 +22,7 @@ struct RunOptions {
   std::string experiment_file;
   std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
   std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0;
+  int trace_steps = 2;
   bool ideal = false;
   std::string launch;
   std::string json, csv, trace;
@@ -190,6 +191,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--ideal")) e.ideal = o.ideal;
   if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";
   if (cmd.count("--decode-stride")) e.decode_stride = o.decode_stride;
+  if (!o.trace.empty()) e.trace_steps = o.trace_steps;
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -228,7 +230,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");
-  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto)");
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto): one "
+                                       "track per matrix unit, vector unit and HBM stack, and one of ops");
+  cmd->add_option("--trace-steps", o->trace_steps, "Steps the trace covers: prefill and the first N-1 decode steps (default 2)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }
 

@@ -56,6 +56,7 @@ class InferenceDriver : public sc_core::sc_module {
   void run_phase(std::size_t i) {
     if (i == r_.graphs.size()) return;
     report(i);
+    chip_.trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chip_, r_.graphs[i], results.back()));
@@ -215,6 +216,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   sc_core::sc_start();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = chip.stats().events;
+  r.trace = chip.trace();
   r.server_jobs = chip.server_jobs();
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 

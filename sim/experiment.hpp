@@ -27,6 +27,8 @@ struct Experiment {
   // Simulate every n-th decode step and interpolate linearly in between (decode cost is
   // linear in the context length); 0 = automatic: at most 128 simulated steps.
   std::int64_t decode_stride = 0;
+  // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
+  int trace_steps = 0;
   std::string source = "built-in default";  // where the settings came from
 };
 
@@ -62,6 +64,7 @@ struct ExperimentResult {
   std::vector<double> step_weights;  // per simulated step: steps it stands for
   std::vector<OpGraph> graphs;       // one per simulated step
   std::vector<OpInstance> ops;
+  TraceSink trace;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }

@@ -36,8 +36,38 @@ expect_ok "gemm bound" "$roofsim" roofline --hw h100_sxm5 --gemm 1,4096,4096 --d
 contains "gemm table" "memory"
 if grep -q '"roof": "memory"' "$tmp/g.json" && grep -q '"intensity"' "$tmp/g.json"; then ok; else bad "gemm json file"; fi
 
-expect_ok "default run" "$roofsim" run
+expect_ok "default run" "$roofsim" run --gen 8 --json "$tmp/run.json" --csv "$tmp/run.csv" --trace "$tmp/trace.json"
 contains "default run is llama-3-8b" "Llama-3-8B"
+contains "run reports ttft" "time to first token"
+for k in ttft_s tpot_s throughput_tok_s total_s bound_ttft_s bound_tpot_s events wall_s ops sim_time_s bound_time_s intensity roof; do
+  if grep -q "\"$k\"" "$tmp/run.json"; then ok; else bad "run json lacks $k"; fi
+done
+if head -1 "$tmp/run.csv" | grep -q "^phase,step,weight,layer,name" && [ "$(wc -l < "$tmp/run.csv")" -gt 100 ]; then ok; else bad "run csv"; fi
+if grep -q '"traceEvents"' "$tmp/trace.json" && grep -q 'matrix unit 131' "$tmp/trace.json" && grep -q 'HBM stack 4' "$tmp/trace.json"; then ok; else bad "trace tracks"; fi
+expect_ok "experiment file" "$roofsim" run "$(dirname "$0")/../configs/experiments/llama3-8b-batch16-fp8kv.toml" --gen 4
+contains "experiment file read" "batch 16"
+contains "experiment fp8 kv" "KV fp8"
+printf '[experiment]\nbatchsize = 4\n' > "$tmp/bad_exp.toml"
+expect_error "unknown experiment key" "bad_exp.toml:2: experiment.batchsize: unknown key" "$roofsim" run "$tmp/bad_exp.toml"
+printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_attention_heads": 32, "num_hidden_layers": 22, "num_key_value_heads": 4, "vocab_size": 32000}\n' > "$tmp/config.json"
+expect_ok "hf config" "$roofsim" run --model "$tmp/config.json" --gen 4
+printf '{"model_type": "t5"}\n' > "$tmp/t5.json"
+expect_error "unsupported hf" "unsupported architecture 't5'" "$roofsim" run --model "$tmp/t5.json"
+expect_error "bad kv dtype" "KV cache must be" "$roofsim" run --kv-dtype int4
+expect_error "tpu fp8" "do not compute in fp8" "$roofsim" run --hw tpu_v4 --activations-dtype fp8
+expect_ok "op" "$roofsim" op --gemm 1,4096,4096 --json "$tmp/op.json"
+for k in sim_time_s achieved_flops roof_flops intensity events wall_s; do
+  if grep -q "\"$k\"" "$tmp/op.json"; then ok; else bad "op json lacks $k"; fi
+done
+expect_ok "sweep" "$roofsim" sweep --hw tpu_v4 --points 8 --json "$tmp/sweep.json" --plot "$tmp/sweep.svg"
+for k in points emergent_ridge analytic_ridge; do
+  if grep -q "\"$k\"" "$tmp/sweep.json"; then ok; else bad "sweep json lacks $k"; fi
+done
+if grep -q "<svg" "$tmp/sweep.svg"; then ok; else bad "sweep plot is not an svg"; fi
+expect_error "plot extension" "expected a .png or .svg" "$roofsim" sweep --points 6 --plot "$tmp/x.gif"
+expect_ok "cases list" "$roofsim" cases list
+contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
+expect_error "unknown case" "no public case" "$roofsim" cases run NOPE
 
 expect_error "unknown preset" "unknown hardware preset 'h999'" "$roofsim" roofline --hw h999
 expect_error "missing file" "no such file" "$roofsim" roofline --hw /nonexistent.toml
@@ -45,7 +75,7 @@ expect_error "bad gemm" "expected M,N,K" "$roofsim" roofline --gemm 1,2
 expect_error "zero gemm" "must be positive" "$roofsim" roofline --gemm 0,4096,4096
 expect_error "bad dtype" "unknown dtype" "$roofsim" roofline --dtype bf17
 expect_error "unknown flag" "--frobnicate" "$roofsim" roofline --frobnicate
-expect_error "model too big" "does not fit" "$roofsim" run --model llama-2-70b
+expect_error "model too big" "does not fit in one NVIDIA H100" "$roofsim" run --model llama-2-70b
 sed 's/^units = 132/units = -1/' "$(dirname "$0")/../configs/hardware/h100_sxm5.toml" > "$tmp/neg.toml"
 expect_error "negative units" "neg.toml:14: matrix.units: expected a positive integer, got -1" "$roofsim" roofline --hw "$tmp/neg.toml"
 printf '[chip\n' > "$tmp/syntax.toml"

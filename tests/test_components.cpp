@@ -92,11 +92,11 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_small = 0, t_large = 0;
   AtTimeZero go("go", [&] {
-    dma_small.read(0, bytes, [&] {
+    dma_small.read(0, bytes, -1, [&] {
       t_small = now_ps();
       // The same transfer again with a large window, once the channel is idle.
       const Picoseconds start = now_ps();
-      dma_large.read(0, bytes, [&, start] { t_large = now_ps() - start; });
+      dma_large.read(0, bytes, -1, [&, start] { t_large = now_ps() - start; });
     });
   });
   sc_core::sc_start();

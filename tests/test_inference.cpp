@@ -1,0 +1,83 @@
+// Inference experiments on the simulated chip. One experiment per test case (one process).
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "sim/experiment.hpp"
+
+using namespace roofsim;
+
+namespace {
+Experiment llama3(std::int64_t batch, std::int64_t prompt, std::int64_t gen) {
+  Experiment e;
+  e.model = "llama-3-8b";
+  e.batch = batch;
+  e.prompt = prompt;
+  e.generate = gen;
+  return e;
+}
+}  // namespace
+
+TEST_CASE("decode never beats its speed of light; nothing beats its bound", "[systemc][inference]") {
+  ExperimentResult r = run_experiment(llama3(4, 512, 16), nullptr);
+  CHECK(r.tpot_s >= r.decode_speed_of_light_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  for (const OpInstance& o : r.ops) {
+    INFO(o.op->name << " step " << o.step);
+    CHECK(o.result.seconds() >= o.bound.bound_time_s);
+    // Invariant 5 per op: the FLOPs simulated are the op's.
+    CHECK(o.result.flops == Approx(o.bound.flops).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("ideal batch-1 decode is within 3% of (weights + KV) / bandwidth", "[systemc][inference]") {
+  Experiment e = llama3(1, 512, 16);
+  e.ideal = true;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.tpot_s >= r.decode_speed_of_light_s);
+  CHECK(r.tpot_s <= 1.03 * r.decode_speed_of_light_s);
+}
+
+TEST_CASE("long-prompt prefill is compute-bound", "[systemc][inference]") {
+  ExperimentResult r = run_experiment(llama3(1, 4096, 1), nullptr);
+  const double ridge = r.hw.matrix_peak_flops(DType::bf16) / r.hw.hbm.bandwidth;
+  CHECK(r.prefill_flops / r.prefill_bytes > ridge);
+  double compute_bound_time = 0, total = 0;
+  for (const OpInstance& o : r.ops) {
+    total += o.result.seconds();
+    if (o.bound.roof == Roof::compute) compute_bound_time += o.result.seconds();
+  }
+  CHECK(compute_bound_time > 0.8 * total);
+}
+
+TEST_CASE("a model that does not fit is refused before simulating", "[systemc][inference]") {
+  Experiment e;
+  e.model = "llama-2-70b";
+  CHECK_THROWS_WITH(run_experiment(e, nullptr),
+                    Catch::Contains("does not fit") && Catch::Contains("needs 138") && Catch::Contains("HBM holds 80.00 GB"));
+}
+
+TEST_CASE("interpolated decode steps agree with simulating every step", "[systemc][inference]") {
+  // Two experiments in one process is not possible (SystemC), so compare a strided run with
+  // the closed-form property it relies on: step times are linear in the context length.
+  Experiment e = llama3(8, 256, 65);
+  e.decode_stride = 1;
+  ExperimentResult r = run_experiment(e, nullptr);
+  std::vector<double> step_time(r.simulated_steps.size(), 0.0);
+  for (std::size_t i = 1; i < r.simulated_steps.size(); ++i) {
+    double start = 1e30, end = 0;
+    for (const OpInstance& o : r.ops) {
+      if (o.step != r.simulated_steps[i]) continue;
+      start = std::min(start, to_seconds(o.result.start_ps));
+      end = std::max(end, to_seconds(o.result.end_ps));
+    }
+    step_time[i] = end - start;
+  }
+  // Linear interpolation from every 16th step predicts the others within 0.5%.
+  for (std::size_t i = 2; i + 16 < step_time.size(); i += 7) {
+    const std::size_t lo = 1 + (i - 1) / 16 * 16, hi = lo + 16;
+    const double t = static_cast<double>(i - lo) / 16.0;
+    const double predicted = (1 - t) * step_time[lo] + t * step_time[hi];
+    CHECK(step_time[i] == Approx(predicted).epsilon(0.005));
+  }
+}

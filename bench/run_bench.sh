@@ -19,3 +19,4 @@ run "gemm 8192x8192x8192 bf16 on h100_sxm5" op --hw h100_sxm5 --gemm 8192,8192,8
 run "gemm 8192x8192x8192 bf16 on h100 (fine)" op --hw h100_sxm5 --gemm 8192,8192,8192 --dtype bf16 --fine
 run "roofline sweep on h100_sxm5" sweep --hw h100_sxm5
 run "roofline sweep on tpu_v4" sweep --hw tpu_v4
+run "llama-2-7b b1 2048+128 bf16 on h100_sxm5" run --model llama-2-7b --prompt 2048 --gen 128

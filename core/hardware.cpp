@@ -97,6 +97,7 @@ LinkSpec read_links(ConfigTable t) {
   l.kind = t.string("kind");
   l.count = t.positive_integer("count");
   l.bandwidth_per_direction = t.positive_number("bandwidth_gb_per_s") * kGBps;
+  l.efficiency = t.fraction_or("efficiency", 1.0);
   l.latency_s = t.non_negative_number_or("latency_ns", 0) * kNs;
   t.reject_unknown_keys();
   return l;
@@ -193,6 +194,7 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.hbm.efficiency = 1.0;
   hw.hbm.access_latency_s = 0;
   hw.links.latency_s = 0;
+  hw.links.efficiency = 1.0;
   hw.op_overhead_s = 0;
   hw.host_launch_interval_s = 0;
   hw.matrix.dtype_efficiency.clear();

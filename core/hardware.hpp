@@ -66,6 +66,7 @@ struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
   std::int64_t count = 0;
   double bandwidth_per_direction = 0;  // bytes/s per link
+  double efficiency = 1;               // achievable fraction (calibrated)
   double latency_s = 0;
 };
 

@@ -121,6 +121,12 @@ void print_ops(std::ostream& os, const std::vector<SimulatedOp>& ops) {
   t.print(os);
 }
 
+void add_speed(nlohmann::json& j, const SimulationOutcome& out) {
+  j["events"] = out.events;
+  j["server_jobs"] = out.server_jobs;
+  j["wall_s"] = out.wall_s;
+}
+
 void print_speed(std::ostream& os, const SimulationOutcome& out) {
   const double wall = std::max(out.wall_s, 1e-9);
   os << "\nevents " << out.events << " (" << out.server_jobs << " server jobs), kernel wall time "
@@ -151,9 +157,7 @@ void run_op(const OpOptions& o) {
     nlohmann::json j = op_json(r);
     j["hardware"] = hw.name;
     j["ideal"] = o.ideal;
-    j["events"] = out.events;
-    j["server_jobs"] = out.server_jobs;
-    j["wall_s"] = out.wall_s;
+    add_speed(j, out);
     write_json(o.json, j);
   }
 }
@@ -206,9 +210,7 @@ void run_sweep(const SweepOptions& o) {
     j["analytic_ridge"] = rl.ridge();
     j["emergent_bandwidth"] = knee.bandwidth;
     j["emergent_peak_flops"] = knee.peak_flops;
-    j["events"] = out.events;
-    j["server_jobs"] = out.server_jobs;
-    j["wall_s"] = out.wall_s;
+    add_speed(j, out);
     write_json(o.json, j);
   }
 }

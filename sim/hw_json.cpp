@@ -71,6 +71,7 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     p["links.count"] = h.links.count;
     p["links.bandwidth_gb_per_s"] = h.links.bandwidth_per_direction / 1e9;
     p["links.latency_ns"] = h.links.latency_s * 1e9;
+    p["links.efficiency"] = h.links.efficiency;
   }
   j["parameters"] = p;
   j["provenance"] = h.provenance;

@@ -65,6 +65,13 @@ for k in points emergent_ridge analytic_ridge; do
 done
 if grep -q "<svg" "$tmp/sweep.svg"; then ok; else bad "sweep plot is not an svg"; fi
 expect_error "plot extension" "expected a .png or .svg" "$roofsim" sweep --points 6 --plot "$tmp/x.gif"
+expect_ok "collective" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --op allreduce --bytes 64MiB --json "$tmp/coll.json"
+for k in sim_time_s bound_time_s algbw busbw events wall_s; do
+  if grep -q "\"$k\"" "$tmp/coll.json"; then ok; else bad "collective json lacks $k"; fi
+done
+expect_error "bad topology" "expected N (a ring), AxBxC" "$roofsim" collective --topology 4x0x4
+expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
+expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

@@ -92,23 +92,15 @@ ModelConfig load_hf_config(const std::string& path) {
       m.experts = r.positive("num_local_experts");
       m.experts_per_token = r.positive("num_experts_per_tok");
     }
-  } else if (type == "gptj") {
-    m.hidden = r.positive("n_embd");
-    m.layers = r.positive("n_layer");
-    m.heads = r.positive("n_head");
+  } else if (type == "gptj" || type == "gpt_neox") {
+    // Multi-head attention and a plain (up, down) MLP; the two name their keys differently.
+    const bool j = type == "gptj";
+    m.hidden = r.positive(j ? "n_embd" : "hidden_size");
+    m.layers = r.positive(j ? "n_layer" : "num_hidden_layers");
+    m.heads = r.positive(j ? "n_head" : "num_attention_heads");
     m.kv_heads = m.heads;
     m.head_dim = m.hidden / m.heads;
-    m.intermediate = r.positive_or("n_inner", 4 * m.hidden);
-    m.vocab = r.positive("vocab_size");
-    m.gated_mlp = false;
-    m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
-  } else if (type == "gpt_neox") {
-    m.hidden = r.positive("hidden_size");
-    m.layers = r.positive("num_hidden_layers");
-    m.heads = r.positive("num_attention_heads");
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.intermediate = r.positive("intermediate_size");
+    m.intermediate = j ? r.positive_or("n_inner", 4 * m.hidden) : r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");
     m.gated_mlp = false;
     m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);

@@ -1,0 +1,232 @@
+#include "components/collectives.hpp"
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+namespace {
+const char* kKinds[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"};
+const char* kAlgos[] = {"ring", "bidirectional_ring", "torus", "torus_split", "switch_oneshot", "switch_reduce"};
+}  // namespace
+
+bool parse_collective_kind(const std::string& s, CollectiveKind& out) {
+  for (int i = 0; i < 5; ++i) {
+    if (s == kKinds[i]) {
+      out = static_cast<CollectiveKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+bool parse_collective_algo(const std::string& s, CollectiveAlgo& out) {
+  for (int i = 0; i < 6; ++i) {
+    if (s == kAlgos[i]) {
+      out = static_cast<CollectiveAlgo>(i);
+      return true;
+    }
+  }
+  return false;
+}
+std::string collective_kind_name(CollectiveKind k) { return kKinds[static_cast<int>(k)]; }
+std::string collective_algo_name(CollectiveAlgo a) { return kAlgos[static_cast<int>(a)]; }
+
+CollectiveAlgo default_algo(const Topology& t, CollectiveKind k) {
+  if (t.kind == Topology::Kind::switched) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
+  if (k != CollectiveKind::allreduce) return CollectiveAlgo::ring;
+  if (t.kind == Topology::Kind::torus) return CollectiveAlgo::torus_split;
+  return CollectiveAlgo::bidirectional_ring;
+}
+
+void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a) {
+  const bool sw = t.kind == Topology::Kind::switched;
+  auto fail = [&](const std::string& why) {
+    throw InputError("--algo " + collective_algo_name(a) + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);
+  };
+  if ((a == CollectiveAlgo::switch_oneshot || a == CollectiveAlgo::switch_reduce) && !sw) fail("needs a switch topology (switch:N)");
+  if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split || a == CollectiveAlgo::bidirectional_ring) && sw) {
+    fail("a switch has no ring or torus links");
+  }
+  if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split) && k != CollectiveKind::allreduce) {
+    fail("torus algorithms are lowered for all-reduce only");
+  }
+  if (a == CollectiveAlgo::switch_reduce && k != CollectiveKind::allreduce) fail("in-switch reduction is an all-reduce");
+  if (k == CollectiveKind::alltoall && a != CollectiveAlgo::switch_oneshot) fail("all-to-all is lowered on a switch only (switch_oneshot)");
+  if (t.kind == Topology::Kind::torus && (a == CollectiveAlgo::ring || a == CollectiveAlgo::bidirectional_ring) && k != CollectiveKind::sendrecv) {
+    fail("on a multi-dimensional torus use torus or torus_split");
+  }
+}
+
+// One sequence of ring phases over part of the buffer. A phase runs rings along one dimension
+// (or the switch ring) for `steps` steps of `chunk` bytes; the stream's next phase starts when
+// every chip has finished this one.
+struct CollectiveRun::Stream {
+  struct Phase {
+    int dim = 0;
+    int direction = +1;
+    int steps = 0;
+    std::uint64_t chunk = 0;
+  };
+  std::vector<Phase> phases;
+  std::size_t phase = 0;
+  std::vector<int> received;  // per chip, steps received in the current phase
+  int chips_done = 0;
+};
+
+CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabric_(fabric), spec_(spec) {
+  check_algo(fabric.topology(), spec.kind, spec.algo);
+  const Topology& t = fabric.topology();
+  const std::uint64_t n = spec.bytes;
+  const int p = fabric.chips();
+  // Chunks round up: every byte of the buffer moves, at worst a few bytes more.
+  auto share = [](std::uint64_t bytes, std::uint64_t parts) { return (bytes + parts - 1) / parts; };
+  auto ring_stream = [&](int dim, int direction, std::uint64_t bytes, int k, int rounds) {
+    auto s = std::make_unique<Stream>();
+    s->phases.push_back({dim, direction, rounds * (k - 1), share(bytes, static_cast<std::uint64_t>(k))});
+    return s;
+  };
+  switch (spec.algo) {
+    case CollectiveAlgo::ring:
+    case CollectiveAlgo::bidirectional_ring: {
+      const int rounds = spec.kind == CollectiveKind::allreduce ? 2 : 1;
+      if (spec.kind == CollectiveKind::sendrecv) {
+        auto s = std::make_unique<Stream>();
+        s->phases.push_back({0, +1, 1, n});
+        streams_.push_back(std::move(s));
+        break;
+      }
+      if (spec.algo == CollectiveAlgo::ring) {
+        streams_.push_back(ring_stream(0, +1, n, p, rounds));
+      } else {
+        streams_.push_back(ring_stream(0, +1, share(n, 2), p, rounds));
+        streams_.push_back(ring_stream(0, -1, share(n, 2), p, rounds));
+      }
+      break;
+    }
+    case CollectiveAlgo::torus:
+    case CollectiveAlgo::torus_split: {
+      const int dims = static_cast<int>(t.dims.size());
+      const int parts = spec.algo == CollectiveAlgo::torus_split ? dims : 1;
+      for (int part = 0; part < parts; ++part) {
+        for (int direction : {+1, -1}) {
+          auto s = std::make_unique<Stream>();
+          std::uint64_t bytes = share(n, static_cast<std::uint64_t>(2 * parts));
+          std::vector<int> order;
+          for (int d = 0; d < dims; ++d) order.push_back((part + d) % dims);
+          // Reduce-scatter dimension by dimension, the shard shrinking each time; then
+          // all-gather back in reverse order.
+          std::vector<Stream::Phase> rs;
+          for (int d : order) {
+            const int k = t.dims[static_cast<std::size_t>(d)];
+            if (k == 1) continue;
+            bytes = share(bytes, static_cast<std::uint64_t>(k));
+            rs.push_back({d, direction, k - 1, bytes});
+          }
+          s->phases = rs;
+          for (auto it = rs.rbegin(); it != rs.rend(); ++it) s->phases.push_back(*it);
+          streams_.push_back(std::move(s));
+        }
+      }
+      break;
+    }
+    case CollectiveAlgo::switch_oneshot:
+    case CollectiveAlgo::switch_reduce: {
+      // Represented as phases with dim -1: every chip sends its share to every other chip.
+      auto s = std::make_unique<Stream>();
+      const std::uint64_t each = share(n, static_cast<std::uint64_t>(p));
+      const int phases = spec.algo == CollectiveAlgo::switch_reduce ? 1
+                         : spec.kind == CollectiveKind::allreduce   ? 2 : 1;
+      for (int i = 0; i < phases; ++i) s->phases.push_back({-1, 0, 1, spec.algo == CollectiveAlgo::switch_reduce ? n : each});
+      streams_.push_back(std::move(s));
+      break;
+    }
+  }
+  for (auto& s : streams_) s->received.assign(static_cast<std::size_t>(p), 0);
+}
+
+CollectiveRun::~CollectiveRun() = default;
+
+void CollectiveRun::start(Callback done) {
+  done_ = std::move(done);
+  streams_left_ = streams_.size();
+  for (std::size_t s = 0; s < streams_.size(); ++s) start_stream(s);
+}
+
+void CollectiveRun::start_stream(std::size_t s) {
+  if (streams_[s]->phases.empty()) {
+    stream_done();
+    return;
+  }
+  start_phase(s);
+}
+
+void CollectiveRun::start_phase(std::size_t s) {
+  Stream& st = *streams_[s];
+  const Stream::Phase& ph = st.phases[st.phase];
+  const int p = fabric_.chips();
+  std::fill(st.received.begin(), st.received.end(), 0);
+  st.chips_done = 0;
+  if (ph.dim < 0) {
+    if (spec_.algo == CollectiveAlgo::switch_reduce) {
+      std::vector<Callback> done;
+      for (int c = 0; c < p; ++c) done.push_back([this, s, c] { chip_received(s, c, 0); });
+      fabric_.switch_reduce(ph.chunk, done);
+      return;
+    }
+    // One-shot: every chip sends its share to each other chip, in shifted rounds (round k:
+    // chip i to chip i + k) so that no two chips aim at the same port at once; a chip has
+    // finished the phase when it has received p - 1 shares.
+    for (int k = 1; k < p; ++k) {
+      for (int from = 0; from < p; ++from) {
+        const int to = (from + k) % p;
+        fabric_.send_switched(from, to, ph.chunk, [this, s, to, p] {
+          Stream& st2 = *streams_[s];
+          if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
+        });
+      }
+    }
+    return;
+  }
+  if (spec_.kind == CollectiveKind::sendrecv) {
+    fabric_.send(0, 0, +1, ph.chunk, [this, s] {
+      streams_[s]->chips_done = fabric_.chips() - 1;
+      chip_received(s, fabric_.neighbour(0, 0, +1), 0);
+    });
+    return;
+  }
+  for (int c = 0; c < p; ++c) send_step(s, c, 0);
+}
+
+void CollectiveRun::send_step(std::size_t s, int chip, int step) {
+  const Stream::Phase& ph = streams_[s]->phases[streams_[s]->phase];
+  if (fabric_.topology().kind == Topology::Kind::switched) {
+    const int to = (chip + ph.direction + fabric_.chips()) % fabric_.chips();
+    fabric_.send_switched(chip, to, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
+  } else {
+    const int to = fabric_.neighbour(chip, ph.dim, ph.direction);
+    fabric_.send(chip, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
+  }
+}
+
+void CollectiveRun::chip_received(std::size_t s, int chip, int step) {
+  Stream& st = *streams_[s];
+  const Stream::Phase& ph = st.phases[st.phase];
+  if (ph.dim >= 0 && spec_.kind != CollectiveKind::sendrecv) {
+    // What a chip receives at step s it forwards (reduced) at step s + 1.
+    if (step + 1 < ph.steps) {
+      send_step(s, chip, step + 1);
+      return;
+    }
+  }
+  if (++st.chips_done < fabric_.chips()) return;
+  if (++st.phase < st.phases.size()) {
+    start_phase(s);
+  } else {
+    stream_done();
+  }
+}
+
+void CollectiveRun::stream_done() {
+  if (--streams_left_ == 0 && done_) done_();
+}
+
+}  // namespace roofsim

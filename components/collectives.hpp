@@ -1,0 +1,61 @@
+#pragma once
+// Collectives lowered to link transfers, step by step. A ring step is every chip of a ring
+// sending a chunk to its next neighbour; a chip sends step s + 1 as soon as it has received
+// step s, so slow links and contention delay exactly the chips that wait for them.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "components/fabric.hpp"
+
+namespace roofsim {
+
+enum class CollectiveKind { allreduce, allgather, reducescatter, alltoall, sendrecv };
+enum class CollectiveAlgo {
+  ring,                // one ring, one direction (on a switch: ring neighbours through the switch)
+  bidirectional_ring,  // the buffer halved over both directions of the ring
+  torus,               // dimension by dimension, both directions of each ring
+  torus_split,         // the buffer in three, each part starting on another dimension: six links busy
+  switch_oneshot,      // every chip sends each other chip its share through the switch
+  switch_reduce,       // in-switch reduction (NVLink SHARP): up once, reduced, down once
+};
+
+bool parse_collective_kind(const std::string& s, CollectiveKind& out);
+bool parse_collective_algo(const std::string& s, CollectiveAlgo& out);
+std::string collective_kind_name(CollectiveKind k);
+std::string collective_algo_name(CollectiveAlgo a);
+// The algorithm used when none is given: ring on a switch (as NCCL), torus_split on a torus
+// (ring on a 1-D torus), bidirectional ring on a ring.
+CollectiveAlgo default_algo(const Topology& t, CollectiveKind k);
+// Throws InputError when the algorithm does not apply to the topology or collective.
+void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a);
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  CollectiveAlgo algo = CollectiveAlgo::ring;
+  std::uint64_t bytes = 0;  // per chip: all-reduce buffer, all-gather output, reduce-scatter input
+};
+
+class CollectiveRun {
+ public:
+  CollectiveRun(Fabric& fabric, const CollectiveSpec& spec);
+  ~CollectiveRun();
+  void start(Callback done);
+
+ private:
+  struct Stream;
+  void start_stream(std::size_t s);
+  void start_phase(std::size_t s);
+  void chip_received(std::size_t s, int chip, int step);
+  void send_step(std::size_t s, int chip, int step);
+  void stream_done();
+
+  Fabric& fabric_;
+  CollectiveSpec spec_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::size_t streams_left_ = 0;
+  Callback done_;
+};
+
+}  // namespace roofsim

@@ -1,0 +1,158 @@
+#include "components/fabric.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+int Topology::chips() const {
+  int p = 1;
+  for (int d : dims) p *= d;
+  return p;
+}
+
+std::string Topology::name() const {
+  std::string s = kind == Kind::switched ? "switch:" : "";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+Topology parse_topology(const std::string& text) {
+  Topology t;
+  std::string rest = text;
+  if (rest.rfind("switch:", 0) == 0) {
+    t.kind = Topology::Kind::switched;
+    rest = rest.substr(7);
+  }
+  std::stringstream ss(rest);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || v <= 0) {
+      throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N, with positive sizes");
+    }
+    t.dims.push_back(v);
+  }
+  if (t.dims.empty() || t.dims.size() > 3 || (t.kind == Topology::Kind::switched && t.dims.size() != 1)) {
+    throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N");
+  }
+  if (t.kind != Topology::Kind::switched && t.dims.size() > 1) t.kind = Topology::Kind::torus;
+  if (t.chips() < 2) throw InputError("--topology '" + text + "': needs at least two chips");
+  if (t.chips() > 65536) throw InputError("--topology '" + text + "': at most 65536 chips");
+  return t;
+}
+
+Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, const Topology& topology)
+    : sc_core::sc_module(name), hw_(hw), topology_(topology), events_("link_events", stats_),
+      link_bandwidth_(hw.links.bandwidth_per_direction * hw.links.efficiency),
+      latency_ps_(ceil_ps(hw.links.latency_s)) {
+  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
+  const std::size_t p = static_cast<std::size_t>(chips());
+  if (topology.kind == Topology::Kind::switched) {
+    links_.resize(2 * p);
+  } else {
+    const std::size_t ports = 2 * topology.dims.size();
+    if (static_cast<std::int64_t>(ports) > hw.links.count) {
+      throw InputError(hw.name + " has " + std::to_string(hw.links.count) + " links per chip; a " +
+                       std::to_string(topology.dims.size()) + "-D topology needs " + std::to_string(ports));
+    }
+    links_.resize(p * ports);
+  }
+  link_bytes_.assign(links_.size(), 0);
+}
+
+std::vector<int> Fabric::coords(int chip) const {
+  std::vector<int> c(topology_.dims.size());
+  for (std::size_t d = 0; d < c.size(); ++d) {
+    c[d] = chip % topology_.dims[d];
+    chip /= topology_.dims[d];
+  }
+  return c;
+}
+
+int Fabric::chip_at(const std::vector<int>& c) const {
+  int chip = 0;
+  for (std::size_t d = c.size(); d-- > 0;) chip = chip * topology_.dims[d] + c[d];
+  return chip;
+}
+
+int Fabric::neighbour(int chip, int dim, int direction) const {
+  std::vector<int> c = coords(chip);
+  const int k = topology_.dims[static_cast<std::size_t>(dim)];
+  c[static_cast<std::size_t>(dim)] = (c[static_cast<std::size_t>(dim)] + direction + k) % k;
+  return chip_at(c);
+}
+
+int Fabric::link_index(int chip, int dim, int direction) const {
+  return (chip * static_cast<int>(topology_.dims.size()) + dim) * 2 + (direction > 0 ? 0 : 1);
+}
+
+Picoseconds Fabric::service(std::uint64_t bytes, double bandwidth) const {
+  return ceil_ps(static_cast<double>(bytes) / bandwidth);
+}
+
+void Fabric::send(int from, int dim, int direction, std::uint64_t bytes, Callback done) {
+  const int l = link_index(from, dim, direction);
+  // A torus link carries one of the chip's links; a ring of a switched system is not routed here.
+  const Picoseconds end = links_[static_cast<std::size_t>(l)].reserve(now_ps(), service(bytes, link_bandwidth_));
+  link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  events_.at(end + latency_ps_, std::move(done));
+}
+
+void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done) {
+  const std::size_t p = static_cast<std::size_t>(chips());
+  Timeline& up = links_[static_cast<std::size_t>(from)];
+  Timeline& down = links_[p + static_cast<std::size_t>(to)];
+  const Picoseconds s = service(bytes, port_bandwidth());
+  // Cut-through with buffering in the switch: the data leaves through the receiver's port as
+  // soon as it arrives and that port is free; a busy output port does not block the input.
+  const Picoseconds up_end = up.reserve(now_ps(), s);
+  const Picoseconds down_end = down.reserve(up.last_start(), s);
+  link_bytes_[static_cast<std::size_t>(from)] += bytes;
+  link_bytes_[p + static_cast<std::size_t>(to)] += bytes;
+  // Switch traversal: one link latency into the switch and one out of it.
+  events_.at(std::max(up_end, down_end) + 2 * latency_ps_, std::move(done));
+}
+
+void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done) {
+  const std::size_t p = static_cast<std::size_t>(chips());
+  const Picoseconds now = now_ps();
+  const Picoseconds s = service(bytes, port_bandwidth());
+  // The switch reduces as the data streams in and multicasts the result as it streams out.
+  Picoseconds start = now;
+  for (std::size_t i = 0; i < 2 * p; ++i) start = std::max(start, links_[i].free_at());
+  for (std::size_t i = 0; i < 2 * p; ++i) {
+    links_[i].reserve(start, s);
+    link_bytes_[i] += bytes;
+  }
+  for (std::size_t i = 0; i < p; ++i) events_.at(start + s + 2 * latency_ps_, done[i]);
+}
+
+std::vector<Fabric::LinkUse> Fabric::link_use() const {
+  std::vector<LinkUse> out;
+  const std::size_t p = static_cast<std::size_t>(chips());
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    LinkUse u;
+    if (topology_.kind == Topology::Kind::switched) {
+      u.name = (i < p ? "chip" + std::to_string(i) + "->switch" : "switch->chip" + std::to_string(i - p));
+    } else {
+      const std::size_t dims = topology_.dims.size();
+      const std::size_t chip = i / (2 * dims), dim = (i / 2) % dims;
+      u.name = "chip" + std::to_string(chip) + " " + "xyz"[dim] + (i % 2 == 0 ? "+" : "-");
+    }
+    u.busy = links_[i].busy_ps();
+    u.bytes = link_bytes_[i];
+    out.push_back(u);
+  }
+  return out;
+}
+
+}  // namespace roofsim

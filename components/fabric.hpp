@@ -1,0 +1,72 @@
+#pragma once
+// Chips wired into a topology by links. A link is a server per direction (full duplex): a
+// transfer occupies it for bytes / (bandwidth x efficiency) and arrives a latency later. On a
+// switch, a transfer occupies the sender's port into the switch and the receiver's port out of
+// it at once (cut-through). Contention between transfers that share a link emerges from that.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "components/server.hpp"
+#include "core/hardware.hpp"
+
+namespace roofsim {
+
+struct Topology {
+  enum class Kind { ring, torus, switched };
+  Kind kind = Kind::ring;
+  std::vector<int> dims;  // ring: {p}; torus: {x, y, z} (sizes >= 1); switch: {p}
+  int chips() const;
+  std::string name() const;
+};
+
+// "8" (a ring of 8), "4x4x4" (a 3D torus with wrap-around), "switch:8" (8 chips on a switch).
+Topology parse_topology(const std::string& text);
+
+class Fabric : public sc_core::sc_module {
+ public:
+  Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, const Topology& topology);
+
+  const Topology& topology() const { return topology_; }
+  int chips() const { return topology_.chips(); }
+  // Torus coordinates of a chip and back (a ring is a torus of one dimension).
+  std::vector<int> coords(int chip) const;
+  int chip_at(const std::vector<int>& coords) const;
+  // The neighbour of `chip` one step along `dim` in direction +1 or -1 (wrapping around).
+  int neighbour(int chip, int dim, int direction) const;
+
+  // Moves `bytes` from `from` to an adjacent chip (ring/torus: the link along dim, direction;
+  // switch: any chip); `done` when the data has arrived.
+  void send(int from, int dim, int direction, std::uint64_t bytes, Callback done);
+  void send_switched(int from, int to, std::uint64_t bytes, Callback done);
+  // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
+  // switch, and the result down to every chip; `done` per chip when its result has arrived.
+  void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done);
+
+  double link_bandwidth() const { return link_bandwidth_; }  // bytes/s, one direction, effective
+  double port_bandwidth() const { return link_bandwidth_ * static_cast<double>(hw_.links.count); }
+  double latency_s() const { return hw_.links.latency_s; }
+  SimStats& stats() { return stats_; }
+  struct LinkUse {
+    std::string name;
+    Picoseconds busy = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::vector<LinkUse> link_use() const;
+
+ private:
+  Picoseconds service(std::uint64_t bytes, double bandwidth) const;
+  int link_index(int chip, int dim, int direction) const;
+
+  HardwareSpec hw_;
+  Topology topology_;
+  SimStats stats_;
+  EventQueue events_;
+  double link_bandwidth_;
+  Picoseconds latency_ps_;
+  std::vector<Timeline> links_;  // ring/torus: chip x dim x direction; switch: up then down ports
+  std::vector<std::uint64_t> link_bytes_;
+};
+
+}  // namespace roofsim

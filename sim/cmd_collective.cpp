@@ -1,0 +1,119 @@
+// `roofsim collective`: one collective on a fabric of chips, simulated link by link, beside
+// its closed form.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/collective_sim.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+
+namespace roofsim {
+
+std::uint64_t parse_bytes(const std::string& text) {
+  static const std::pair<const char*, double> units[] = {
+      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},           {"TB", 1e12},
+      {"B", 1.0}};
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  double scale = 1;
+  const std::string unit = used ? text.substr(used) : "";
+  bool known = unit.empty();
+  for (const auto& [name, s] : units) {
+    if (unit == name) {
+      scale = s;
+      known = true;
+    }
+  }
+  if (used == 0 || !known || !(v > 0) || !std::isfinite(v)) {
+    throw InputError("--bytes '" + text + "': expected a positive size such as 1GiB, 58MB or 1048576");
+  }
+  return static_cast<std::uint64_t>(std::llround(v * scale));
+}
+
+namespace {
+struct CollectiveOptions {
+  std::string hw = "h100_sxm5", topology, op = "allreduce", bytes = "1GiB", algo, json;
+  bool ideal = false;
+  int concurrent = 1;
+  int top_links = 6;
+};
+
+void run(const CollectiveOptions& o) {
+  HardwareSpec hw = load_hardware(o.hw);
+  if (o.ideal) hw = make_ideal(hw);
+  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
+  const std::string topo_text = !o.topology.empty() ? o.topology : hw.links.kind == "ici" ? "4x4x4" : "switch:8";
+  Topology t = parse_topology(topo_text);
+  CollectiveSpec spec;
+  if (!parse_collective_kind(o.op, spec.kind)) {
+    throw InputError("--op '" + o.op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
+  }
+  spec.algo = default_algo(t, spec.kind);
+  if (!o.algo.empty() && !parse_collective_algo(o.algo, spec.algo)) {
+    throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot or switch_reduce");
+  }
+  spec.bytes = parse_bytes(o.bytes);
+  CollectiveResult r = simulate_collective(hw, t, spec, o.concurrent);
+
+  std::ostream& os = human_out(o.json);
+  os << collective_kind_name(spec.kind) << " of " << format_bytes(static_cast<double>(spec.bytes)) << " per chip on "
+     << t.chips() << " x " << hw.description << (o.ideal ? " (ideal)" : "") << ", " << t.name() << ", algorithm "
+     << collective_algo_name(spec.algo) << (o.concurrent > 1 ? ", " + std::to_string(o.concurrent) + " at once" : "") << "\n\n";
+  TextTable table({"", "time", "algorithm bandwidth", "bus bandwidth"});
+  table.add_row({"simulated", format_seconds(r.sim_time_s), format_si(r.algbw, "B/s", 2), format_si(r.busbw, "B/s", 2)});
+  const double bound_algbw = static_cast<double>(spec.bytes) / r.bound_time_s;
+  table.add_row({"closed form", format_seconds(r.bound_time_s), format_si(bound_algbw, "B/s", 2),
+                 format_si(bound_algbw * busbw_factor(spec.kind, t.chips()), "B/s", 2)});
+  table.print(os);
+  std::vector<Fabric::LinkUse> busiest = r.links;
+  std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.busy > b.busy; });
+  os << "\nbusiest links (utilisation over the run):\n";
+  TextTable lt({"link", "bytes", "utilisation"});
+  for (std::size_t i = 0; i < busiest.size() && i < static_cast<std::size_t>(o.top_links); ++i) {
+    lt.add_row({busiest[i].name, format_si(static_cast<double>(busiest[i].bytes), "B", 2),
+                format_fixed(100.0 * to_seconds(busiest[i].busy) / r.sim_time_s, 1) + "%"});
+  }
+  lt.print(os);
+  os << "\nevents " << r.events << ", wall time " << format_seconds(r.wall_s) << "\n";
+  if (!o.json.empty()) {
+    nlohmann::json links = nlohmann::json::array();
+    for (const auto& l : r.links) {
+      links.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / r.sim_time_s}});
+    }
+    write_json(o.json, {{"hardware", hw.name}, {"topology", t.name()}, {"chips", t.chips()},
+                        {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
+                        {"bytes", spec.bytes}, {"concurrent", o.concurrent}, {"sim_time_s", r.sim_time_s},
+                        {"bound_time_s", r.bound_time_s}, {"algbw", r.algbw}, {"busbw", r.busbw},
+                        {"events", r.events}, {"wall_s", r.wall_s}, {"links", links}});
+  }
+}
+}  // namespace
+
+void add_collective_command(CLI::App& app) {
+  auto o = std::make_shared<CollectiveOptions>();
+  CLI::App* cmd = app.add_subcommand("collective", "Simulate a collective on a fabric of chips, link by link, beside its closed form");
+  add_hw_option(cmd, o->hw);
+  cmd->add_option("--topology", o->topology, "N (a ring), AxBxC (a 3D torus with wrap-around) or switch:N "
+                                             "(default: switch:8 for NVLink, 4x4x4 for ICI)");
+  cmd->add_option("--op", o->op, "allreduce, allgather, reducescatter, alltoall or sendrecv")->capture_default_str();
+  cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce "
+                                     "(default: ring on a switch, torus_split on a torus)");
+  cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
+  cmd->add_flag("--ideal", o->ideal, "Link efficiency 1 and zero latency");
+  add_json_option(cmd, o->json);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace roofsim

@@ -1,0 +1,88 @@
+#include "sim/collective_sim.hpp"
+
+#include <chrono>
+
+#include "components/simulation.hpp"
+#include "validation/collective_bounds.hpp"
+
+namespace roofsim {
+
+namespace {
+// Starts the collectives at time zero and records when each finished.
+class CollectiveDriver : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(CollectiveDriver);
+  CollectiveDriver(const sc_core::sc_module_name& n, Fabric& f, const CollectiveSpec& spec, int copies)
+      : sc_core::sc_module(n), finished(static_cast<std::size_t>(copies), 0) {
+    for (int i = 0; i < copies; ++i) runs_.push_back(std::make_unique<CollectiveRun>(f, spec));
+    SC_METHOD(kickoff);
+  }
+  std::vector<Picoseconds> finished;
+
+ private:
+  void kickoff() {
+    for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->start([this, i] { finished[i] = now_ps(); });
+  }
+  std::vector<std::unique_ptr<CollectiveRun>> runs_;
+};
+}  // namespace
+
+double busbw_factor(CollectiveKind k, int p) {
+  switch (k) {
+    case CollectiveKind::allreduce: return busbw_factor_allreduce(p);
+    case CollectiveKind::allgather:
+    case CollectiveKind::reducescatter:
+    case CollectiveKind::alltoall: return busbw_factor_gather(p);
+    case CollectiveKind::sendrecv: return 1.0;
+  }
+  return 1.0;
+}
+
+double collective_bound_s(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec) {
+  const int p = t.chips();
+  const double n = static_cast<double>(spec.bytes);
+  const double B = hw.links.bandwidth_per_direction * hw.links.efficiency;
+  const double port = B * static_cast<double>(hw.links.count);
+  const double a = hw.links.latency_s;
+  const bool sw = t.kind == Topology::Kind::switched;
+  if (spec.kind == CollectiveKind::sendrecv) return sw ? n / port + 2 * a : n / B + a;
+  switch (spec.algo) {
+    case CollectiveAlgo::ring:
+      if (sw) return switch_ring_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
+      return spec.kind == CollectiveKind::allreduce ? ring_allreduce_s(p, n, B, a) : ring_gather_s(p, n, B, a);
+    case CollectiveAlgo::bidirectional_ring:
+      return spec.kind == CollectiveKind::allreduce ? bidirectional_ring_allreduce_s(p, n, B, a)
+                                                    : ring_gather_s(p, n / 2, B, a);
+    case CollectiveAlgo::torus: return torus_allreduce_s(t.dims, n, B, a, false);
+    case CollectiveAlgo::torus_split: return torus_allreduce_s(t.dims, n, B, a, true);
+    case CollectiveAlgo::switch_oneshot:
+      return switch_oneshot_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
+    case CollectiveAlgo::switch_reduce: return switch_reduce_s(n, port, a);
+  }
+  return 0;
+}
+
+CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,
+                                     int concurrent) {
+  check_algo(t, spec.kind, spec.algo);
+  init_systemc_time();
+  CollectiveResult r;
+  r.spec = spec;
+  r.topology = t;
+  Fabric fabric("fabric", hw, t);
+  CollectiveDriver driver("collectives", fabric, spec, concurrent);
+  auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Picoseconds last = 0;
+  for (Picoseconds f : driver.finished) last = std::max(last, f);
+  r.sim_time_s = to_seconds(last);
+  r.bound_time_s = collective_bound_s(hw, t, spec);
+  r.algbw = static_cast<double>(spec.bytes) / r.sim_time_s;
+  r.busbw = r.algbw * busbw_factor(spec.kind, t.chips());
+  r.events = fabric.stats().events;
+  r.links = fabric.link_use();
+  return r;
+}
+
+}  // namespace roofsim

@@ -2,8 +2,12 @@
 
 namespace roofsim {
 
-GraphRun::GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results)
-    : chip_(chip), graph_(graph), results_(results) {}
+GraphRun::GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric)
+    : chip_(chip), fabric_(fabric), graph_(graph), results_(results) {
+  for (OpId v = 0; v < graph.size(); ++v) {
+    if (graph.op(v).is_collective && !fabric) throw std::logic_error("a graph with collectives needs a fabric");
+  }
+}
 
 void GraphRun::start(Callback done) {
   done_ = std::move(done);
@@ -34,6 +38,18 @@ void GraphRun::launch(OpId id) {
   const OpNode& op = graph_.op(id);
   results_[id].name = op.name;
   auto next = [this, id] { finished(id); };
+  if (op.is_collective) {
+    const CollectiveSpec spec{CollectiveKind::allreduce, default_algo(fabric_->topology(), CollectiveKind::allreduce),
+                              op.collective_bytes()};
+    collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
+    results_[id].start_ps = now_ps();
+    results_[id].plan = collective_algo_name(spec.algo);
+    collectives_.back()->start([this, id, next] {
+      results_[id].end_ps = now_ps();
+      next();
+    });
+    return;
+  }
   if (op.is_gemm) {
     chip_.run_gemm(op.gemm, results_[id], next, op.name);
   } else {

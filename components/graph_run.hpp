@@ -4,15 +4,19 @@
 // independent ops overlap where the hardware has room. Each op's result is kept.
 #include <vector>
 
+#include <memory>
+
 #include "components/chip.hpp"
+#include "components/collectives.hpp"
 #include "workloads/graph.hpp"
 
 namespace roofsim {
 
 class GraphRun {
  public:
-  // `results` is indexed by op id and must outlive the run.
-  GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results);
+  // `results` is indexed by op id and must outlive the run. Collective ops run on `fabric`
+  // (required when the graph has any), over all its chips.
+  GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr);
   void start(Callback done);
 
  private:
@@ -20,6 +24,8 @@ class GraphRun {
   void finished(OpId id);
 
   Chip& chip_;
+  Fabric* fabric_;
+  std::vector<std::unique_ptr<CollectiveRun>> collectives_;
   const OpGraph& graph_;
   std::vector<OpResult>& results_;
   std::vector<std::size_t> waiting_;  // inputs not yet ready, per op

@@ -21,7 +21,8 @@ namespace {
 struct RunOptions {
   std::string experiment_file;
   std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
-  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0;
+  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1;
+  std::string topology;
   int trace_steps = 2;
   bool ideal = false;
   std::string launch;
@@ -35,7 +36,7 @@ struct OpSummary {
   double count = 0;  // instances, interpolated decode steps included
   double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
   std::string roof;
-  double intensity() const { return flops / bytes; }
+  double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
 };
 
 std::string base_name(const std::string& name) {
@@ -60,7 +61,7 @@ std::vector<OpSummary> summarize(const ExperimentResult& r) {
     s.bytes += o.weight * o.bound.bytes;
     s.sim_s += o.weight * o.result.seconds();
     s.bound_s += o.weight * o.bound.bound_time_s;
-    s.roof = roof_name(o.bound.roof);
+    s.roof = o.op->is_collective ? "link" : roof_name(o.bound.roof);
   }
   std::vector<OpSummary> out;
   for (const auto& k : order) out.push_back(by_key[k]);
@@ -71,13 +72,14 @@ std::string percent(double bound, double sim) { return format_fixed(100.0 * boun
 
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
-  os << "roofsim run: " << r.model.name << " on " << r.hw.description << (e.ideal ? " (ideal)" : "")
+  os << "roofsim run: " << r.model.name << " on " << (e.tp > 1 ? std::to_string(e.tp) + " x " : "") << r.hw.description
+     << (e.tp > 1 ? " (" + r.topology + ", tensor parallel)" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"
      << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
      << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
      << dtype_name(e.precision.kv) << "; attention " << (e.attention == AttentionImpl::fused ? "fused" : "unfused")
      << "; launch " << (e.launch_per_op ? "per op" : "as a graph") << " (" << e.source << ")\n"
-     << "memory   " << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
+     << "memory   " << (e.tp > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
      << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n\n";
   TextTable t({"metric", "simulated", "analytic bound", "% of bound"});
@@ -100,6 +102,22 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
        << " per step; decode intensity " << format_fixed(r.decode_flops / r.decode_bytes, 1) << " FLOP/B, prefill "
        << format_fixed(r.prefill_flops / r.prefill_bytes, 1) << " FLOP/B (ridge "
        << format_fixed(roofline_for(r.hw, e.precision.activations).ridge(), 1) << ")\n";
+  }
+  if (e.tp > 1) {
+    os << "\ncommunication: prefill " << format_seconds(r.prefill_comm_s) << " in all-reduces, "
+       << format_seconds(r.prefill_exposed_comm_s) << " of it exposed (no compute overlapping)";
+    if (r.decode_steps > 0) {
+      os << "; decode " << format_seconds(r.decode_comm_s) << " per step, " << format_seconds(r.decode_exposed_comm_s)
+         << " exposed";
+    }
+    os << "\n";
+    std::vector<Fabric::LinkUse> links = r.links;
+    std::stable_sort(links.begin(), links.end(), [](const auto& a, const auto& b) { return a.busy > b.busy; });
+    os << "busiest links: ";
+    for (std::size_t i = 0; i < links.size() && i < 4; ++i) {
+      os << (i ? ", " : "") << links[i].name << " " << format_fixed(100.0 * to_seconds(links[i].busy) / r.total_s, 1) << "%";
+    }
+    os << " of the run\n";
   }
   std::vector<OpSummary> sorted = ops;
   std::stable_sort(sorted.begin(), sorted.end(), [](const OpSummary& a, const OpSummary& b) { return a.sim_s > b.sim_s; });
@@ -143,6 +161,16 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   j["decode_speed_of_light_s"] = r.decode_steps > 0 ? nlohmann::json(r.decode_speed_of_light_s) : nlohmann::json(nullptr);
   j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
   j["decode_intensity"] = r.decode_steps > 0 ? nlohmann::json(r.decode_flops / r.decode_bytes) : nlohmann::json(nullptr);
+  j["tp"] = e.tp;
+  j["topology"] = r.topology;
+  j["prefill_comm_s"] = r.prefill_comm_s;
+  j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
+  j["decode_comm_s"] = r.decode_comm_s;
+  j["decode_exposed_comm_s"] = r.decode_exposed_comm_s;
+  j["links"] = nlohmann::json::array();
+  for (const auto& l : r.links) {
+    j["links"].push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / r.total_s}});
+  }
   j["decode_steps"] = r.decode_steps;
   j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
   j["launch"] = e.launch_per_op ? "per_op" : "graph";
@@ -192,6 +220,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";
   if (cmd.count("--decode-stride")) e.decode_stride = o.decode_stride;
   if (!o.trace.empty()) e.trace_steps = o.trace_steps;
+  if (cmd.count("--tp")) e.tp = o.tp;
+  if (cmd.count("--topology")) e.topology = o.topology;
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -227,6 +257,10 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"graph", "per_op"}));
   cmd->add_option("--decode-stride", o->decode_stride, "Simulate every N-th decode step and interpolate the others "
                                                         "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
+  cmd->add_option("--tp", o->tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
+                                 "output projection and the MLP (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "
+                                             "(default: switch:N for NVLink, a near-cubic torus for ICI)");
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");

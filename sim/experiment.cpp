@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "components/graph_run.hpp"
+#include "sim/collective_sim.hpp"
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -23,8 +24,48 @@ DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
   return d;
 }
 
+// Analytic bound of one op: its roofline bound, or a collective's closed form.
+double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology) {
+  if (op.is_collective) {
+    return collective_bound_s(hw, *topology, CollectiveSpec{CollectiveKind::allreduce,
+                                                             default_algo(*topology, CollectiveKind::allreduce),
+                                                             op.collective_bytes()});
+  }
+  return bound_op(op.cost(), hw).bound_time_s;
+}
+
+// Time within [start, end) intervals `comm` that no interval of `compute` covers.
+double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
+                    std::vector<std::pair<Picoseconds, Picoseconds>> compute) {
+  auto merge = [](std::vector<std::pair<Picoseconds, Picoseconds>>& v) {
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<Picoseconds, Picoseconds>> out;
+    for (const auto& iv : v) {
+      if (!out.empty() && iv.first <= out.back().second) {
+        out.back().second = std::max(out.back().second, iv.second);
+      } else {
+        out.push_back(iv);
+      }
+    }
+    v = out;
+  };
+  merge(comm);
+  merge(compute);
+  Picoseconds exposed = 0;
+  std::size_t j = 0;
+  for (const auto& [a, b] : comm) {
+    Picoseconds covered = 0;
+    while (j < compute.size() && compute[j].second <= a) ++j;
+    for (std::size_t k = j; k < compute.size() && compute[k].first < b; ++k) {
+      covered += std::min(b, compute[k].second) - std::max(a, compute[k].first);
+    }
+    exposed += (b - a) - covered;
+  }
+  return to_seconds(exposed);
+}
+
 // Analytic bound of a graph: the longest path when every op takes its own bound time.
-double critical_path_bound(const OpGraph& g, const HardwareSpec& hw) {
+double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology) {
   std::vector<double> finish(g.size(), 0.0);
   double longest = 0;
   for (OpId v : g.topological_order()) {
@@ -32,7 +73,7 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw) {
     for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
       start = std::max(start, finish[boost::source(*e, g.base())]);
     }
-    finish[v] = start + bound_op(g.op(v).cost(), hw).bound_time_s;
+    finish[v] = start + op_bound_s(g.op(v), hw, topology);
     longest = std::max(longest, finish[v]);
   }
   return longest;
@@ -42,8 +83,9 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw) {
 class InferenceDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InferenceDriver);
-  InferenceDriver(const sc_core::sc_module_name& name, Chip& chip, ExperimentResult& r, std::ostream* progress)
-      : sc_core::sc_module(name), chip_(chip), r_(r), progress_(progress),
+  InferenceDriver(const sc_core::sc_module_name& name, Chip& chip, Fabric* fabric, ExperimentResult& r,
+                  std::ostream* progress)
+      : sc_core::sc_module(name), chip_(chip), fabric_(fabric), r_(r), progress_(progress),
         wall_start_(std::chrono::steady_clock::now()), last_print_(wall_start_) {
     SC_METHOD(kickoff);
   }
@@ -59,7 +101,7 @@ class InferenceDriver : public sc_core::sc_module {
     chip_.trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
     results.emplace_back();
     phase_start.push_back(now_ps());
-    runs_.push_back(std::make_unique<GraphRun>(chip_, r_.graphs[i], results.back()));
+    runs_.push_back(std::make_unique<GraphRun>(chip_, r_.graphs[i], results.back(), fabric_));
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       run_phase(i + 1);
@@ -79,6 +121,7 @@ class InferenceDriver : public sc_core::sc_module {
   }
 
   Chip& chip_;
+  Fabric* fabric_;
   ExperimentResult& r_;
   std::ostream* progress_;
   std::vector<std::unique_ptr<GraphRun>> runs_;
@@ -98,6 +141,25 @@ double weight_and_kv_bytes(const OpGraph& g) {
 }
 
 }  // namespace
+
+std::string default_topology(const HardwareSpec& hw, std::int64_t chips) {
+  if (hw.links.kind != "ici") return "switch:" + std::to_string(chips);
+  // A torus as close to a cube as the chip count allows.
+  std::int64_t best_a = 1, best_b = 1, best_c = chips;
+  for (std::int64_t a = 1; a * a * a <= chips; ++a) {
+    if (chips % a) continue;
+    for (std::int64_t b = a; a * b * b <= chips; ++b) {
+      if ((chips / a) % b) continue;
+      const std::int64_t c = chips / a / b;
+      if (c - a < best_c - best_a) best_a = a, best_b = b, best_c = c;
+    }
+  }
+  std::string t;
+  for (std::int64_t d : {best_a, best_b, best_c}) {
+    if (d > 1) t += (t.empty() ? "" : "x") + std::to_string(d);
+  }
+  return t.empty() ? std::to_string(chips) : t;
+}
 
 Experiment load_experiment_file(const std::string& path) {
   toml::table doc = ConfigTable::parse_file(path);
@@ -119,6 +181,8 @@ Experiment load_experiment_file(const std::string& path) {
   e.ideal = t.boolean_or("ideal", false);
   if (t.has("launch")) e.launch_per_op = t.one_of("launch", {"graph", "per_op"}) == "per_op";
   e.decode_stride = t.positive_integer_or("decode_stride", 0);
+  e.tp = t.positive_integer_or("tp", 1);
+  e.topology = t.string_or("topology", "");
   t.reject_unknown_keys();
   top.reject_unknown_keys();
   return e;
@@ -126,12 +190,18 @@ Experiment load_experiment_file(const std::string& path) {
 
 MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   MemoryNeed need;
-  need.weights = m.total_params() * dtype_bytes(e.precision.weights);
-  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * static_cast<double>(e.batch) *
+  const double tp = static_cast<double>(e.tp);
+  // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
+  // replicated when there are fewer than tp.
+  need.weights = m.total_params() * dtype_bytes(e.precision.weights) / tp;
+  const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
+  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * static_cast<double>(e.batch) *
                   static_cast<double>(e.prompt + e.generate);
   // The live activations of the largest op of prefill (its inputs and output), twice: the op
   // running and the next one's buffer.
-  OpGraph prefill = build_forward(m, prefill_pass(e.batch, e.prompt), e.precision, e.attention);
+  ForwardPass pass = prefill_pass(e.batch, e.prompt);
+  pass.tp = e.tp;
+  OpGraph prefill = build_forward(m, pass, e.precision, e.attention);
   double largest = 0;
   for (OpId v = 0; v < prefill.size(); ++v) {
     const OpNode& op = prefill.op(v);
@@ -139,6 +209,7 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
     // Weights and the KV cache are counted above; what remains is activation traffic.
     double act = c.bytes();
     if (op.is_gemm) act -= static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    if (op.is_collective) act = 2.0 * static_cast<double>(op.collective_bytes());
     largest = std::max(largest, act);
   }
   need.activations = 2 * largest;
@@ -170,9 +241,20 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   if (p.weights == DType::tf32 || p.weights == DType::fp32) {
     throw InputError("weights must be bf16, fp16, fp8, int8 or int4, got " + std::string(dtype_name(p.weights)));
   }
+  check_tensor_parallel(r.model, e.tp);
+  std::unique_ptr<Topology> topology;
+  if (e.tp > 1) {
+    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, e.tp) : e.topology));
+    if (topology->chips() != e.tp) {
+      throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) +
+                       " chips; --tp " + std::to_string(e.tp) + " needs " + std::to_string(e.tp));
+    }
+    r.topology = topology->name();
+  }
   r.memory = memory_need(r.model, e);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
-    throw InputError(r.model.name + " does not fit in one " + r.hw.description + ": it needs " +
+    throw InputError(r.model.name + " does not fit in " + (e.tp > 1 ? "each of " + std::to_string(e.tp) + " x " : std::string("one ")) +
+                     r.hw.description + ": it needs " +
                      format_si(r.memory.total(), "B", 2) + " (weights " + format_si(r.memory.weights, "B", 2) +
                      ", KV cache " + format_si(r.memory.kv_cache, "B", 2) + ", activations " +
                      format_si(r.memory.activations, "B", 2) + ") and HBM holds " +
@@ -205,32 +287,49 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     }
   }
   for (int step : r.simulated_steps) {
-    r.graphs.push_back(step == 0 ? build_forward(r.model, prefill_pass(e.batch, e.prompt), p, e.attention)
-                                 : build_forward(r.model, decode_pass(e.batch, e.prompt, step), p, e.attention));
+    ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
+    pass.tp = e.tp;
+    r.graphs.push_back(build_forward(r.model, pass, p, e.attention));
   }
 
   init_systemc_time();
   auto t0 = std::chrono::steady_clock::now();
   Chip chip("chip0", r.hw);
-  InferenceDriver driver("driver", chip, r, progress);
+  std::unique_ptr<Fabric> fabric;
+  if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
+  InferenceDriver driver("driver", chip, fabric.get(), r, progress);
   sc_core::sc_start();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = chip.stats().events;
   r.trace = chip.trace();
+  if (fabric) r.links = fabric->link_use();
   r.server_jobs = chip.server_jobs();
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
   // Results and bounds, phase by phase.
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = critical_path_bound(r.graphs[i], r.hw);
+    const double bound = critical_path_bound(r.graphs[i], r.hw, topology.get());
+    // Communication: time in collectives, and the part of it no compute op overlapped.
+    std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
+    for (OpId v = 0; v < r.graphs[i].size(); ++v) {
+      const OpResult& res = driver.results[i][v];
+      (r.graphs[i].op(v).is_collective ? comm : compute).emplace_back(res.start_ps, res.end_ps);
+    }
+    double comm_s = 0;
+    for (const auto& [a, b] : comm) comm_s += to_seconds(b - a);
+    const double exposed_s = comm.empty() ? 0.0 : exposed_time(comm, compute);
     if (i == 0) {
       r.ttft_s = sim;
       r.bound_ttft_s = bound;
       r.prefill_flops = r.graphs[0].total_flops();
       r.prefill_bytes = r.graphs[0].total_bytes();
+      r.prefill_comm_s = comm_s;
+      r.prefill_exposed_comm_s = exposed_s;
     } else {
       const double w = r.step_weights[i];
+      r.decode_comm_s += w * comm_s;
+      r.decode_exposed_comm_s += w * exposed_s;
       r.tpot_s += w * sim;
       r.bound_tpot_s += w * bound;
       r.decode_flops += w * r.graphs[i].total_flops();
@@ -242,7 +341,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       inst.step = r.simulated_steps[i];
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
-      inst.bound = bound_op(inst.op->cost(), r.hw);
+      inst.bound = inst.op->is_collective ? OpBound{} : bound_op(inst.op->cost(), r.hw);
+      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get());
       inst.result = driver.results[i][v];
       r.ops.push_back(inst);
     }
@@ -256,6 +356,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     r.decode_flops /= steps;
     r.decode_bytes /= steps;
     r.decode_speed_of_light_s /= steps;
+    r.decode_comm_s /= steps;
+    r.decode_exposed_comm_s /= steps;
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "components/fabric.hpp"
 #include "components/simulation.hpp"
 #include "core/hardware.hpp"
 #include "workloads/model.hpp"
@@ -27,6 +28,10 @@ struct Experiment {
   // Simulate every n-th decode step and interpolate linearly in between (decode cost is
   // linear in the context length); 0 = automatic: at most 128 simulated steps.
   std::int64_t decode_stride = 0;
+  // Tensor parallelism over `tp` chips wired as `topology` ("" = switch:tp for NVLink, a
+  // near-cubic torus for ICI).
+  std::int64_t tp = 1;
+  std::string topology;
   // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
   int trace_steps = 0;
   std::string source = "built-in default";  // where the settings came from
@@ -65,6 +70,10 @@ struct ExperimentResult {
   std::vector<OpGraph> graphs;       // one per simulated step
   std::vector<OpInstance> ops;
   TraceSink trace;
+  std::string topology;           // "" for one chip
+  double prefill_comm_s = 0, prefill_exposed_comm_s = 0;  // collectives in prefill, and how much no compute hid
+  double decode_comm_s = 0, decode_exposed_comm_s = 0;    // per decode step (mean)
+  std::vector<Fabric::LinkUse> links;  // over the whole run
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
@@ -75,7 +84,10 @@ struct ExperimentResult {
 // on long runs (nullptr: silent).
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
 
-// Memory the experiment needs in HBM.
+// The topology `roofsim run --tp N` uses when none is given.
+std::string default_topology(const HardwareSpec& hw, std::int64_t chips);
+
+// Memory the experiment needs in HBM (per chip).
 MemoryNeed memory_need(const ModelConfig& m, const Experiment& e);
 
 }  // namespace roofsim

@@ -8,7 +8,17 @@
 namespace roofsim {
 
 std::int64_t OpNode::output_elements() const {
+  if (is_collective) return collective_elements;
   return is_gemm ? gemm.batch * gemm.m * gemm.n : vector.elements_out;
+}
+
+std::uint64_t OpNode::collective_bytes() const {
+  return static_cast<std::uint64_t>(static_cast<double>(collective_elements) * dtype_bytes(vector.dtype));
+}
+
+OpCost OpNode::cost() const {
+  if (is_collective) return OpCost{Engine::vector, DType::fp32, 0, 0, 0};
+  return is_gemm ? gemm_cost(gemm) : vector_cost(vector);
 }
 
 OpId OpGraph::add(OpNode op) { return boost::add_vertex(std::move(op), g_); }
@@ -30,7 +40,9 @@ std::vector<OpId> OpGraph::successors(OpId id) const {
 void OpGraph::validate() const {
   for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) {
     const OpNode& op = g_[*v];
-    if (op.is_gemm) {
+    if (op.is_collective) {
+      if (op.collective_elements <= 0) throw InputError("op graph: " + op.name + ": a collective of no data");
+    } else if (op.is_gemm) {
       check_shape(op.gemm, op.name);
     } else {
       check_shape(op.vector, op.name);

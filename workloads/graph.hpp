@@ -18,10 +18,15 @@ struct OpNode {
   bool is_gemm = true;
   GemmShape gemm;
   VectorShape vector;
+  // An all-reduce over the tensor-parallel group: `collective_elements` values of `vector.dtype`
+  // per chip. It moves data over links, not HBM: its cost() is zero FLOPs and zero HBM bytes.
+  bool is_collective = false;
+  std::int64_t collective_elements = 0;
+  std::uint64_t collective_bytes() const;
   // Elements each incoming tensor must have, in the order the edges are added.
   std::vector<std::int64_t> input_elements;
   std::int64_t output_elements() const;
-  OpCost cost() const { return is_gemm ? gemm_cost(gemm) : vector_cost(vector); }
+  OpCost cost() const;
 };
 
 struct TensorEdge {

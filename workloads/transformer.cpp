@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+
 namespace roofsim {
 
 namespace {
@@ -19,7 +21,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 class Builder {
  public:
   Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl a)
-      : m_(m), pass_(pass), p_(p), attention_(a), rows_(pass.batch * pass.new_tokens) {}
+      : m_(m), pass_(pass), p_(p), attention_(a), rows_(pass.batch * pass.new_tokens), tp_(pass.tp),
+        heads_(m.heads / pass.tp), kv_heads_(std::max<std::int64_t>(1, m.kv_heads / pass.tp)) {}
 
   OpGraph build() {
     OpId x = vector_op("embed", "embedding", -1, rows_ * m_.hidden, rows_ * m_.hidden, 0, {});
@@ -29,7 +32,9 @@ class Builder {
     const std::int64_t last_rows = pass_.batch;
     OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
                           {{x, last_rows * m_.hidden}});
-    gemm_op("lm_head", "lm_head", -1, {1, last_rows, m_.vocab, m_.hidden, p_.activations, p_.weights, p_.activations},
+    // Vocabulary-parallel LM head: each chip scores its share of the vocabulary.
+    gemm_op("lm_head", "lm_head", -1,
+            {1, last_rows, ceil_div(m_.vocab, tp_), m_.hidden, p_.activations, p_.weights, p_.activations},
             {{norm, last_rows * m_.hidden}});
     g_.validate();
     return std::move(g_);
@@ -71,8 +76,9 @@ class Builder {
   }
 
   OpId layer(int l, OpId x) {
-    const std::int64_t h = m_.hidden, hd = m_.head_dim, H = m_.heads, Hkv = m_.kv_heads;
-    const std::int64_t T = rows_, group = H / Hkv;
+    // Per chip: its share of the heads (KV heads replicate when fewer than the TP degree).
+    const std::int64_t h = m_.hidden, hd = m_.head_dim, H = heads_, Hkv = kv_heads_;
+    const std::int64_t T = rows_, group = std::max<std::int64_t>(1, H / Hkv);
     const DType act = p_.activations;
 
     OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
@@ -104,6 +110,7 @@ class Builder {
                      {{softmax, pairs * q_rows * keys}});
     }
     OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, {{attn, T * H * hd}});
+    o = all_reduce("attn_allreduce", l, o, T * h);
     OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
 
     OpId norm2 = vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
@@ -113,12 +120,27 @@ class Builder {
     } else {
       mlp_out = mlp(l, "", norm2, T);
     }
+    mlp_out = all_reduce("mlp_allreduce", l, mlp_out, T * h);
     return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  }
+
+  // Row-parallel outputs are partial sums: all-reduce them over the TP group (none at tp 1).
+  OpId all_reduce(const std::string& name, int layer, OpId in, std::int64_t elements) {
+    if (tp_ == 1) return in;
+    OpNode op;
+    op.name = "layer" + std::to_string(layer) + "." + name;
+    op.op_class = "allreduce";
+    op.layer = layer;
+    op.is_gemm = false;
+    op.is_collective = true;
+    op.collective_elements = elements;
+    op.vector.dtype = p_.activations;
+    return add(std::move(op), {{in, elements}});
   }
 
   // One dense MLP (or one expert) over `rows` tokens.
   OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, const OpId* after = nullptr) {
-    const std::int64_t h = m_.hidden, I = m_.intermediate;
+    const std::int64_t h = m_.hidden, I = ceil_div(m_.intermediate, tp_);  // column-parallel share
     const DType act = p_.activations;
     const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
     OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, {1, rows, up_cols, h, act, p_.weights, act},
@@ -150,6 +172,7 @@ class Builder {
   Precision p_;
   AttentionImpl attention_;
   std::int64_t rows_;
+  std::int64_t tp_, heads_, kv_heads_;
   std::int64_t x_elements_ = 0;
   OpGraph g_;
 };
@@ -164,6 +187,17 @@ ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t ge
   return ForwardPass{batch, 1, prompt + generated + 1, false};
 }
 
+void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
+  if (tp < 1) throw InputError("--tp must be at least 1");
+  if (m.heads % tp != 0) {
+    throw InputError(m.name + ": " + std::to_string(m.heads) + " attention heads do not split over --tp " + std::to_string(tp));
+  }
+  if (m.kv_heads >= tp ? m.kv_heads % tp != 0 : tp % m.kv_heads != 0) {
+    throw InputError(m.name + ": " + std::to_string(m.kv_heads) + " KV heads neither split over nor replicate onto --tp " +
+                     std::to_string(tp));
+  }
+}
+
 std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
   const double e = static_cast<double>(m.experts), k = static_cast<double>(m.experts_per_token);
   const double expected = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
@@ -171,6 +205,7 @@ std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
 }
 
 OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention) {
+  check_tensor_parallel(m, pass.tp);
   return Builder(m, pass, p, attention).build();
 }
 

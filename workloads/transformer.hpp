@@ -19,6 +19,10 @@ struct ForwardPass {
   std::int64_t new_tokens = 1;  // per sequence: the prompt length in prefill, 1 in decode
   std::int64_t context = 1;     // keys each new token's attention reads (incl. itself, at most)
   bool prefill = false;
+  // Tensor parallelism: heads, KV heads, MLP columns and the vocabulary split over `tp` chips
+  // (column- then row-parallel linears), an all-reduce after the attention output projection
+  // and after the MLP. The graph is one chip's share; the chips run it in lockstep.
+  std::int64_t tp = 1;
 };
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
@@ -26,6 +30,10 @@ ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
 ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t generated);
 
 OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention);
+
+// Checks that a model can be split `tp` ways (heads divisible; KV heads divisible or
+// replicated); throws InputError saying what does not divide.
+void check_tensor_parallel(const ModelConfig& m, std::int64_t tp);
 
 // Distinct experts a batch of `tokens` touches per layer with top-k routing (uniform routing,
 // expected value rounded up): k at one token, all experts for large batches.

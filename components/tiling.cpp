@@ -1,6 +1,8 @@
 #include "components/tiling.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -101,55 +103,87 @@ TilingLimits tiling_limits(const HardwareSpec& hw) {
   return l;
 }
 
-GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
-  // Candidates are ranked by (1) HBM traffic, within 1% of the least; (2) enough unit tiles
-  // per block to occupy every unit; (3) a step load that fills the DMA window, not larger;
-  // (4) fewer steps. These are the choices a tiling compiler makes; nothing here times the op.
-  struct Scored {
-    GemmPlan plan;
-    std::uint64_t traffic, step_load;
-    std::int64_t tiles, steps;
-  };
-  std::vector<Scored> feasible;
+namespace {
+
+struct ScoredPlan {
+  GemmPlan plan;
+  std::uint64_t traffic, step_load;
+  std::int64_t tiles, steps;
+};
+
+// A weight-stationary array only runs at full rate when a pass streams at least as many rows
+// as it takes to load the weights: unit tiles are not split below that.
+std::int64_t min_tile_rows(const MatrixSpec& spec) {
+  if (!spec.weight_stationary) return spec.granule_m;
+  const double rows = spec.weight_load_cycles * spec.macs_per_clock / static_cast<double>(spec.granule_n * spec.granule_k);
+  return round_up(static_cast<std::int64_t>(std::ceil(rows)), spec.granule_m);
+}
+
+// The plan for one block choice, or nothing when it does not fit the buffer.
+std::optional<ScoredPlan> candidate(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim,
+                                    std::int64_t bm, std::int64_t bn, std::int64_t bk, bool n_outer) {
+  GemmPlan p;
+  p.shape = g;
+  p.bm = bm;
+  p.bn = bn;
+  p.bk = bk;
+  p.n_outer = n_outer;
+  if (p.footprint_bytes() > lim.buffer_bytes) return std::nullopt;
+  const std::uint64_t step_load =
+      tensor_bytes(std::min(bm, g.m) * (g.fused_attention ? g.n : std::min(bk, g.k)), g.a) +
+      tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
+  // Small batched matrices: several batch elements per step, up to the target load.
+  if (g.batch > 1 && step_load < lim.target_step_bytes) {
+    p.bb = std::min<std::int64_t>(g.batch, static_cast<std::int64_t>(lim.target_step_bytes / std::max<std::uint64_t>(step_load, 1)));
+    while (p.bb > 1 && p.footprint_bytes() > lim.buffer_bytes) p.bb /= 2;
+  }
+  // Unit tiles: the configured work tile, halved (n first) until the step has one per unit.
+  p.tm = std::min(round_up(lim.work_tile_m, spec.granule_m), round_up(std::min(bm, g.m), spec.granule_m));
+  p.tn = std::min(round_up(lim.work_tile_n, spec.granule_n), round_up(std::min(bn, g.n), spec.granule_n));
+  const std::int64_t tm_floor = std::min(p.tm, min_tile_rows(spec));
+  while (p.bb * p.tiles_per_block() < lim.units) {
+    if (p.tn > spec.granule_n && (p.tn >= p.tm || p.tm <= tm_floor)) {
+      p.tn = round_up(p.tn / 2, spec.granule_n);
+    } else if (p.tm > tm_floor) {
+      p.tm = round_up(p.tm / 2, spec.granule_m);
+    } else {
+      break;
+    }
+  }
+  return ScoredPlan{p, p.traffic_bytes(), step_load * static_cast<std::uint64_t>(p.bb), p.bb * p.tiles_per_block(), p.steps()};
+}
+
+std::vector<ScoredPlan> candidates(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim, bool full_tiles) {
+  // Blocks at least one work tile wide where the matrix allows: smaller ones starve the units
+  // and pay a step's latency for little work.
+  const std::int64_t min_bm = full_tiles ? std::min(round_up(g.m, spec.granule_m), round_up(lim.work_tile_m, spec.granule_m)) : 0;
+  const std::int64_t min_bn = full_tiles ? std::min(round_up(g.n, spec.granule_n), round_up(lim.work_tile_n, spec.granule_n)) : 0;
+  // A fused attention needs all of head_dim (n) in one block: its softmax spans it.
+  const std::vector<std::int64_t> bn_choices =
+      g.fused_attention ? std::vector<std::int64_t>{round_up(g.n, spec.granule_n)} : block_candidates(g.n, spec.granule_n);
+  std::vector<ScoredPlan> out;
   for (std::int64_t bm : block_candidates(g.m, spec.granule_m)) {
-    // A fused attention needs all of head_dim (n) in one block: softmax spans it.
-    const std::vector<std::int64_t> bn_choices =
-        g.fused_attention ? std::vector<std::int64_t>{round_up(g.n, spec.granule_n)} : block_candidates(g.n, spec.granule_n);
+    if (bm < min_bm) continue;
     for (std::int64_t bn : bn_choices) {
+      if (bn < min_bn) continue;
       for (std::int64_t bk : block_candidates(g.k, spec.granule_k)) {
         for (bool n_outer : {false, true}) {
-          GemmPlan p;
-          p.shape = g;
-          p.bm = bm;
-          p.bn = bn;
-          p.bk = bk;
-          p.n_outer = n_outer;
-          if (p.footprint_bytes() > lim.buffer_bytes) continue;
-          const std::uint64_t step_load = tensor_bytes(std::min(bm, g.m) * (g.fused_attention ? g.n : std::min(bk, g.k)), g.a) +
-                                          tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
-          // Small batched matrices: several batch elements per step, up to the target load.
-          if (g.batch > 1 && step_load < lim.target_step_bytes) {
-            p.bb = std::min<std::int64_t>(g.batch, static_cast<std::int64_t>(lim.target_step_bytes / std::max<std::uint64_t>(step_load, 1)));
-            while (p.bb > 1 && p.footprint_bytes() > lim.buffer_bytes) p.bb /= 2;
-          }
-          // Unit tiles: the configured work tile, halved until the step has one per unit.
-          p.tm = std::min(round_up(lim.work_tile_m, spec.granule_m), round_up(std::min(bm, g.m), spec.granule_m));
-          p.tn = std::min(round_up(lim.work_tile_n, spec.granule_n), round_up(std::min(bn, g.n), spec.granule_n));
-          while (p.bb * p.tiles_per_block() < lim.units && (p.tm > spec.granule_m || p.tn > spec.granule_n)) {
-            if (p.tn >= p.tm && p.tn > spec.granule_n) {
-              p.tn = round_up(p.tn / 2, spec.granule_n);
-            } else if (p.tm > spec.granule_m) {
-              p.tm = round_up(p.tm / 2, spec.granule_m);
-            } else {
-              p.tn = round_up(p.tn / 2, spec.granule_n);
-            }
-          }
-          feasible.push_back({p, p.traffic_bytes(), step_load * static_cast<std::uint64_t>(p.bb),
-                              p.bb * p.tiles_per_block(), p.steps()});
+          if (auto c = candidate(g, spec, lim, bm, bn, bk, n_outer)) out.push_back(*c);
         }
       }
     }
   }
+  return out;
+}
+
+}  // namespace
+
+GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
+  // Candidates are ranked by (1) HBM traffic, within 1% of the least; (2) enough unit tiles
+  // per block to occupy every unit; (3) a step load that fills the DMA window, not larger;
+  // (4) fewer steps. These are the choices a tiling compiler makes; nothing here times the op.
+  std::vector<ScoredPlan> feasible = candidates(g, spec, lim, true);
+  if (feasible.empty()) feasible = candidates(g, spec, lim, false);
   if (feasible.empty()) {
     throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
                      std::to_string(g.k) + ": even the smallest tiles do not fit the " +
@@ -162,7 +196,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
     if (static_cast<double>(s.traffic) <= 1.01 * static_cast<double>(least)) most_tiles = std::max(most_tiles, s.tiles);
   }
   const std::int64_t tiles_wanted = std::min(most_tiles, lim.units);
-  auto better = [&](const Scored& a, const Scored& b) {
+  auto better = [&](const ScoredPlan& a, const ScoredPlan& b) {
     // Step loads at or above the target beat smaller ones; among those, smaller is better.
     const bool a_full = a.step_load >= lim.target_step_bytes, b_full = b.step_load >= lim.target_step_bytes;
     if (a_full != b_full) return a_full;
@@ -170,7 +204,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
     if (a.steps != b.steps) return a.steps < b.steps;
     return a.traffic < b.traffic;
   };
-  const Scored* best = nullptr;
+  const ScoredPlan* best = nullptr;
   for (const auto& s : feasible) {
     if (static_cast<double>(s.traffic) > 1.01 * static_cast<double>(least)) continue;
     if (s.tiles < tiles_wanted) continue;

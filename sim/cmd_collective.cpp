@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <sys/resource.h>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -85,7 +86,11 @@ void run(const CollectiveOptions& o) {
                 format_fixed(100.0 * to_seconds(busiest[i].busy) / r.sim_time_s, 1) + "%"});
   }
   lt.print(os);
-  os << "\nevents " << r.events << ", wall time " << format_seconds(r.wall_s) << "\n";
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  const double peak_memory = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+  os << "\nevents " << r.events << ", wall time " << format_seconds(r.wall_s) << ", peak memory "
+     << format_bytes(peak_memory) << "\n";
   if (!o.json.empty()) {
     nlohmann::json links = nlohmann::json::array();
     for (const auto& l : r.links) {
@@ -95,7 +100,8 @@ void run(const CollectiveOptions& o) {
                         {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
                         {"bytes", spec.bytes}, {"concurrent", o.concurrent}, {"sim_time_s", r.sim_time_s},
                         {"bound_time_s", r.bound_time_s}, {"algbw", r.algbw}, {"busbw", r.busbw},
-                        {"events", r.events}, {"wall_s", r.wall_s}, {"links", links}});
+                        {"events", r.events}, {"wall_s", r.wall_s}, {"peak_memory_bytes", peak_memory},
+                        {"links", links}});
   }
 }
 }  // namespace

@@ -81,3 +81,43 @@ TEST_CASE("interpolated decode steps agree with simulating every step", "[system
     CHECK(step_time[i] == Approx(predicted).epsilon(0.005));
   }
 }
+
+TEST_CASE("Llama-2-70B with TP 8 on 8 x H100: fits per chip, pays for its all-reduces, never beats its bound", "[systemc][parallel]") {
+  Experiment e;
+  e.model = "llama-2-70b";
+  e.tp = 8;
+  e.prompt = 256;
+  e.generate = 8;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.topology == "switch:8");
+  CHECK(r.memory.weights == Approx(r.model.total_params() * 2 / 8));
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  CHECK(r.tpot_s >= r.decode_speed_of_light_s);
+  CHECK(r.prefill_comm_s > 0);
+  CHECK(r.decode_comm_s > 0);
+  CHECK(r.decode_exposed_comm_s <= r.decode_comm_s + 1e-12);
+  double link_bytes = 0;
+  for (const auto& l : r.links) link_bytes += static_cast<double>(l.bytes);
+  CHECK(link_bytes > 0);
+  for (const OpInstance& o : r.ops) CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+}
+
+TEST_CASE("PaLM-540B on a 4x4x4 TPU v4 slice with int8 weights: prefill and decode", "[systemc][parallel]") {
+  Experiment e;
+  e.hw = "tpu_v4";
+  e.model = "palm-540b";
+  e.tp = 64;
+  e.batch = 4;
+  e.prompt = 512;
+  e.generate = 8;
+  e.precision.weights = DType::int8;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.topology == "4x4x4");
+  CHECK(r.memory.total() <= r.hw.hbm.capacity_bytes);
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  CHECK(r.prefill_comm_s > 0);
+  // int8 weights: half the bytes of bf16 for every linear layer on every chip.
+  CHECK(r.memory.weights == Approx(r.model.total_params() / 64));
+}

@@ -75,8 +75,14 @@ struct CollectiveRun::Stream {
 CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabric_(fabric), spec_(spec) {
   check_algo(fabric.topology(), spec.kind, spec.algo);
   const Topology& t = fabric.topology();
+  members_ = spec.group;
+  if (members_.empty()) {
+    for (int c = 0; c < fabric.chips(); ++c) members_.push_back(c);
+  } else if (t.kind != Topology::Kind::switched && members() != fabric.chips()) {
+    throw InputError("a collective over part of a " + t.name() + " needs a switch topology");
+  }
   const std::uint64_t n = spec.bytes;
-  const int p = fabric.chips();
+  const int p = members();
   // Chunks round up: every byte of the buffer moves, at worst a few bytes more.
   auto share = [](std::uint64_t bytes, std::uint64_t parts) { return (bytes + parts - 1) / parts; };
   auto ring_stream = [&](int dim, int direction, std::uint64_t bytes, int k, int rounds) {
@@ -141,6 +147,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     }
   }
   for (auto& s : streams_) s->received.assign(static_cast<std::size_t>(p), 0);
+  if (p == 1) streams_.clear();  // a group of one has nothing to exchange
 }
 
 CollectiveRun::~CollectiveRun() = default;
@@ -148,6 +155,10 @@ CollectiveRun::~CollectiveRun() = default;
 void CollectiveRun::start(Callback done) {
   done_ = std::move(done);
   streams_left_ = streams_.size();
+  if (streams_.empty()) {
+    fabric_.at_now(std::move(done_));
+    return;
+  }
   for (std::size_t s = 0; s < streams_.size(); ++s) start_stream(s);
 }
 
@@ -162,14 +173,14 @@ void CollectiveRun::start_stream(std::size_t s) {
 void CollectiveRun::start_phase(std::size_t s) {
   Stream& st = *streams_[s];
   const Stream::Phase& ph = st.phases[st.phase];
-  const int p = fabric_.chips();
+  const int p = members();
   std::fill(st.received.begin(), st.received.end(), 0);
   st.chips_done = 0;
   if (ph.dim < 0) {
     if (spec_.algo == CollectiveAlgo::switch_reduce) {
       std::vector<Callback> done;
       for (int c = 0; c < p; ++c) done.push_back([this, s, c] { chip_received(s, c, 0); });
-      fabric_.switch_reduce(ph.chunk, done);
+      fabric_.switch_reduce(ph.chunk, done, members_);
       return;
     }
     // One-shot: every chip sends its share to each other chip, in shifted rounds (round k:
@@ -178,7 +189,7 @@ void CollectiveRun::start_phase(std::size_t s) {
     for (int k = 1; k < p; ++k) {
       for (int from = 0; from < p; ++from) {
         const int to = (from + k) % p;
-        fabric_.send_switched(from, to, ph.chunk, [this, s, to, p] {
+        fabric_.send_switched(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)], ph.chunk, [this, s, to, p] {
           Stream& st2 = *streams_[s];
           if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
         });
@@ -187,10 +198,15 @@ void CollectiveRun::start_phase(std::size_t s) {
     return;
   }
   if (spec_.kind == CollectiveKind::sendrecv) {
-    fabric_.send(0, 0, +1, ph.chunk, [this, s] {
-      streams_[s]->chips_done = fabric_.chips() - 1;
-      chip_received(s, fabric_.neighbour(0, 0, +1), 0);
-    });
+    auto arrived = [this, s] {
+      streams_[s]->chips_done = members() - 1;
+      chip_received(s, 1, 0);
+    };
+    if (fabric_.topology().kind == Topology::Kind::switched) {
+      fabric_.send_switched(members_[0], members_[1 % members_.size()], ph.chunk, arrived);
+    } else {
+      fabric_.send(0, 0, +1, ph.chunk, arrived);
+    }
     return;
   }
   for (int c = 0; c < p; ++c) send_step(s, c, 0);
@@ -199,8 +215,10 @@ void CollectiveRun::start_phase(std::size_t s) {
 void CollectiveRun::send_step(std::size_t s, int chip, int step) {
   const Stream::Phase& ph = streams_[s]->phases[streams_[s]->phase];
   if (fabric_.topology().kind == Topology::Kind::switched) {
-    const int to = (chip + ph.direction + fabric_.chips()) % fabric_.chips();
-    fabric_.send_switched(chip, to, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
+    // `chip` is a position in the group's ring.
+    const int to = (chip + ph.direction + members()) % members();
+    fabric_.send_switched(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
+                          [this, s, to, step] { chip_received(s, to, step); });
   } else {
     const int to = fabric_.neighbour(chip, ph.dim, ph.direction);
     fabric_.send(chip, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
@@ -217,7 +235,7 @@ void CollectiveRun::chip_received(std::size_t s, int chip, int step) {
       return;
     }
   }
-  if (++st.chips_done < fabric_.chips()) return;
+  if (++st.chips_done < members()) return;
   if (++st.phase < st.phases.size()) {
     start_phase(s);
   } else {

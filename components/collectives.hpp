@@ -35,6 +35,8 @@ struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::allreduce;
   CollectiveAlgo algo = CollectiveAlgo::ring;
   std::uint64_t bytes = 0;  // per chip: all-reduce buffer, all-gather output, reduce-scatter input
+  // The chips taking part (empty = all). A subset works on a switch only.
+  std::vector<int> group;
 };
 
 class CollectiveRun {
@@ -51,8 +53,11 @@ class CollectiveRun {
   void send_step(std::size_t s, int chip, int step);
   void stream_done();
 
+  int members() const { return static_cast<int>(members_.size()); }
+
   Fabric& fabric_;
   CollectiveSpec spec_;
+  std::vector<int> members_;  // chip ids; index = position in the ring
   std::vector<std::unique_ptr<Stream>> streams_;
   std::size_t streams_left_ = 0;
   Callback done_;

@@ -122,18 +122,24 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
   events_.at(std::max(up_end, down_end) + 2 * latency_ps_, std::move(done));
 }
 
-void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done) {
+void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {
   const std::size_t p = static_cast<std::size_t>(chips());
   const Picoseconds now = now_ps();
   const Picoseconds s = service(bytes, port_bandwidth());
-  // The switch reduces as the data streams in and multicasts the result as it streams out.
+  // The switch reduces as the data streams in and multicasts the result as it streams out:
+  // every member's port in and port out carry the buffer over the same interval.
+  std::vector<std::size_t> ports;
+  for (int c : group) {
+    ports.push_back(static_cast<std::size_t>(c));
+    ports.push_back(p + static_cast<std::size_t>(c));
+  }
   Picoseconds start = now;
-  for (std::size_t i = 0; i < 2 * p; ++i) start = std::max(start, links_[i].free_at());
-  for (std::size_t i = 0; i < 2 * p; ++i) {
+  for (std::size_t i : ports) start = std::max(start, links_[i].free_at());
+  for (std::size_t i : ports) {
     links_[i].reserve(start, s);
     link_bytes_[i] += bytes;
   }
-  for (std::size_t i = 0; i < p; ++i) events_.at(start + s + 2 * latency_ps_, done[i]);
+  for (const Callback& d : done) events_.at(start + s + 2 * latency_ps_, d);
 }
 
 std::vector<Fabric::LinkUse> Fabric::link_use() const {

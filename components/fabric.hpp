@@ -42,7 +42,9 @@ class Fabric : public sc_core::sc_module {
   void send_switched(int from, int to, std::uint64_t bytes, Callback done);
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
   // switch, and the result down to every chip; `done` per chip when its result has arrived.
-  void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done);
+  void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& chips);
+  // Runs `done` from the event queue, after the current callback returns.
+  void at_now(Callback done) { events_.at(now_ps(), std::move(done)); }
 
   double link_bandwidth() const { return link_bandwidth_; }  // bytes/s, one direction, effective
   double port_bandwidth() const { return link_bandwidth_ * static_cast<double>(hw_.links.count); }

@@ -2,10 +2,15 @@
 
 namespace roofsim {
 
-GraphRun::GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric)
-    : chip_(chip), fabric_(fabric), graph_(graph), results_(results) {
+GraphRun::GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric,
+                   int tp)
+    : chips_(std::move(chips)), fabric_(fabric), tp_(tp), graph_(graph), results_(results) {
   for (OpId v = 0; v < graph.size(); ++v) {
-    if (graph.op(v).is_collective && !fabric) throw std::logic_error("a graph with collectives needs a fabric");
+    const OpNode& op = graph.op(v);
+    if (op.is_collective && !fabric) throw std::logic_error("a graph with collectives needs a fabric");
+    if (op.device < 0 || static_cast<std::size_t>(op.device + (op.send_to_next ? 1 : 0)) >= chips_.size()) {
+      throw std::logic_error("op " + op.name + " on a pipeline stage without a chip");
+    }
   }
 }
 
@@ -24,37 +29,62 @@ void GraphRun::start(Callback done) {
     return;
   }
   launched_at_.assign(graph_.size(), 0);
+  // Each stage's host launches its own ops in order.
   const Picoseconds now = now_ps();
-  for (OpId v : graph_.topological_order()) launched_at_[v] = chip_.host_launch(now);
+  for (OpId v : graph_.topological_order()) launched_at_[v] = chips_[static_cast<std::size_t>(graph_.op(v).device)]->host_launch(now);
   for (OpId v : ready) launch(v);
 }
 
 void GraphRun::launch(OpId id) {
   if (launched_at_[id] > now_ps()) {
     // Inputs are ready but the host has not launched the op yet.
-    chip_.matrix_events().at(launched_at_[id], [this, id] { launch(id); });
+    chips_[static_cast<std::size_t>(graph_.op(id).device)]->matrix_events().at(launched_at_[id], [this, id] { launch(id); });
     return;
   }
   const OpNode& op = graph_.op(id);
   results_[id].name = op.name;
   auto next = [this, id] { finished(id); };
   if (op.is_collective) {
-    const CollectiveSpec spec{CollectiveKind::allreduce, default_algo(fabric_->topology(), CollectiveKind::allreduce),
-                              op.collective_bytes()};
-    collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
-    results_[id].start_ps = now_ps();
-    results_[id].plan = collective_algo_name(spec.algo);
-    collectives_.back()->start([this, id, next] {
-      results_[id].end_ps = now_ps();
-      next();
-    });
+    run_collective(id, next);
     return;
   }
+  Chip& chip = *chips_[static_cast<std::size_t>(op.device)];
   if (op.is_gemm) {
-    chip_.run_gemm(op.gemm, results_[id], next, op.name);
+    chip.run_gemm(op.gemm, results_[id], next, op.name);
   } else {
-    chip_.run_vector(op.vector, results_[id], next, op.name);
+    chip.run_vector(op.vector, results_[id], next, op.name);
   }
+}
+
+void GraphRun::run_collective(OpId id, Callback next) {
+  const OpNode& op = graph_.op(id);
+  results_[id].start_ps = now_ps();
+  auto finish = [this, id, next] {
+    results_[id].end_ps = now_ps();
+    next();
+  };
+  const int first = op.device * tp_;
+  if (op.send_to_next) {
+    // Every chip of the stage sends its copy of the activations to its peer in the next stage.
+    results_[id].plan = "send";
+    auto left = std::make_shared<int>(tp_);
+    for (int i = 0; i < tp_; ++i) {
+      fabric_->send_switched(first + i, first + tp_ + i, op.collective_bytes(), [left, finish] {
+        if (--*left == 0) finish();
+      });
+    }
+    return;
+  }
+  CollectiveSpec spec;
+  spec.kind = CollectiveKind::allreduce;
+  spec.algo = default_algo(fabric_->topology(), CollectiveKind::allreduce);
+  spec.bytes = op.collective_bytes();
+  if (tp_ < fabric_->chips()) {
+    for (int i = 0; i < tp_; ++i) spec.group.push_back(first + i);
+  }
+  collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
+  results_[id].plan = collective_algo_name(spec.algo);
+  collectives_.back()->start(finish);
 }
 
 void GraphRun::finished(OpId id) {

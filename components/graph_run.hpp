@@ -14,17 +14,25 @@ namespace roofsim {
 
 class GraphRun {
  public:
-  // `results` is indexed by op id and must outlive the run. Collective ops run on `fabric`
-  // (required when the graph has any), over all its chips.
-  GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr);
+  // `results` is indexed by op id and must outlive the run. An op of pipeline stage d runs on
+  // chips[d]; the stage's `tp` chips are fabric chips d*tp .. d*tp+tp-1, and its collectives
+  // run over them (sends go to the next stage's chips). `fabric` is required when the graph
+  // has collectives.
+  GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr,
+           int tp = 1);
+  GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr)
+      : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, fabric ? fabric->chips() : 1) {}
   void start(Callback done);
 
  private:
   void launch(OpId id);
   void finished(OpId id);
 
-  Chip& chip_;
+  void run_collective(OpId id, Callback next);
+
+  std::vector<Chip*> chips_;
   Fabric* fabric_;
+  int tp_;
   std::vector<std::unique_ptr<CollectiveRun>> collectives_;
   const OpGraph& graph_;
   std::vector<OpResult>& results_;

@@ -21,7 +21,7 @@ namespace {
 struct RunOptions {
   std::string experiment_file;
   std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
-  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1;
+  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1, pp = 1, microbatches = 0;
   std::string topology;
   int trace_steps = 2;
   bool ideal = false;
@@ -39,9 +39,13 @@ struct OpSummary {
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
 };
 
-std::string base_name(const std::string& name) {
-  auto dot = name.find('.');
-  return name.rfind("layer", 0) == 0 && dot != std::string::npos ? name.substr(dot + 1) : name;
+// "mb3.layer7.qkv" -> "qkv": micro-batch and layer prefixes dropped.
+std::string base_name(std::string name) {
+  for (const char* prefix : {"mb", "layer"}) {
+    auto dot = name.find('.');
+    if (name.rfind(prefix, 0) == 0 && dot != std::string::npos) name = name.substr(dot + 1);
+  }
+  return name;
 }
 
 std::vector<OpSummary> summarize(const ExperimentResult& r) {
@@ -72,14 +76,18 @@ std::string percent(double bound, double sim) { return format_fixed(100.0 * boun
 
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
-  os << "roofsim run: " << r.model.name << " on " << (e.tp > 1 ? std::to_string(e.tp) + " x " : "") << r.hw.description
-     << (e.tp > 1 ? " (" + r.topology + ", tensor parallel)" : "") << (e.ideal ? " (ideal)" : "")
+  const std::int64_t chips = e.tp * e.pp;
+  const std::string parallel = e.tp > 1 && e.pp > 1 ? "tensor parallel " + std::to_string(e.tp) + " x pipeline " + std::to_string(e.pp)
+                               : e.pp > 1           ? "pipeline parallel"
+                                                    : "tensor parallel";
+  os << "roofsim run: " << r.model.name << " on " << (chips > 1 ? std::to_string(chips) + " x " : "") << r.hw.description
+     << (chips > 1 ? " (" + r.topology + ", " + parallel + ")" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"
      << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
      << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
      << dtype_name(e.precision.kv) << "; attention " << (e.attention == AttentionImpl::fused ? "fused" : "unfused")
      << "; launch " << (e.launch_per_op ? "per op" : "as a graph") << " (" << e.source << ")\n"
-     << "memory   " << (e.tp > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
+     << "memory   " << (chips > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
      << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n\n";
   TextTable t({"metric", "simulated", "analytic bound", "% of bound"});
@@ -103,8 +111,8 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
        << format_fixed(r.prefill_flops / r.prefill_bytes, 1) << " FLOP/B (ridge "
        << format_fixed(roofline_for(r.hw, e.precision.activations).ridge(), 1) << ")\n";
   }
-  if (e.tp > 1) {
-    os << "\ncommunication: prefill " << format_seconds(r.prefill_comm_s) << " in all-reduces, "
+  if (chips > 1) {
+    os << "\ncommunication: prefill " << format_seconds(r.prefill_comm_s) << " in collectives and sends, "
        << format_seconds(r.prefill_exposed_comm_s) << " of it exposed (no compute overlapping)";
     if (r.decode_steps > 0) {
       os << "; decode " << format_seconds(r.decode_comm_s) << " per step, " << format_seconds(r.decode_exposed_comm_s)
@@ -162,6 +170,7 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
   j["decode_intensity"] = r.decode_steps > 0 ? nlohmann::json(r.decode_flops / r.decode_bytes) : nlohmann::json(nullptr);
   j["tp"] = e.tp;
+  j["pp"] = e.pp;
   j["topology"] = r.topology;
   j["prefill_comm_s"] = r.prefill_comm_s;
   j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
@@ -222,6 +231,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (!o.trace.empty()) e.trace_steps = o.trace_steps;
   if (cmd.count("--tp")) e.tp = o.tp;
   if (cmd.count("--topology")) e.topology = o.topology;
+  if (cmd.count("--pp")) e.pp = o.pp;
+  if (cmd.count("--microbatches")) e.microbatches = o.microbatches;
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -259,6 +270,10 @@ void add_run_command(CLI::App& app) {
                                                         "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", o->tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
                                  "output projection and the MLP (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pp", o->pp, "Pipeline parallelism: the layers over N stages of --tp chips each, activations sent "
+                                 "from stage to stage (switch topologies; default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: --pp)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "
                                              "(default: switch:N for NVLink, a near-cubic torus for ICI)");
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);

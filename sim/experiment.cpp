@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <ostream>
 
 #include "components/graph_run.hpp"
@@ -24,14 +25,20 @@ DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
   return d;
 }
 
-// Analytic bound of one op: its roofline bound, or a collective's closed form.
-double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology) {
-  if (op.is_collective) {
-    return collective_bound_s(hw, *topology, CollectiveSpec{CollectiveKind::allreduce,
-                                                             default_algo(*topology, CollectiveKind::allreduce),
-                                                             op.collective_bytes()});
+// Analytic bound of one op: its roofline bound, or a collective's closed form over the
+// stage's tp chips (a send: one switch traversal).
+double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology, std::int64_t tp) {
+  if (!op.is_collective) return bound_op(op.cost(), hw).bound_time_s;
+  if (op.send_to_next) {
+    const double port = hw.links.bandwidth_per_direction * hw.links.efficiency * static_cast<double>(hw.links.count);
+    return static_cast<double>(op.collective_bytes()) / port + 2 * hw.links.latency_s;
   }
-  return bound_op(op.cost(), hw).bound_time_s;
+  const Topology group = tp < topology->chips() ? parse_topology("switch:" + std::to_string(tp)) : *topology;
+  CollectiveSpec spec;
+  spec.kind = CollectiveKind::allreduce;
+  spec.algo = default_algo(group, CollectiveKind::allreduce);
+  spec.bytes = op.collective_bytes();
+  return collective_bound_s(hw, group, spec);
 }
 
 // Time within [start, end) intervals `comm` that no interval of `compute` covers.
@@ -65,7 +72,7 @@ double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
 }
 
 // Analytic bound of a graph: the longest path when every op takes its own bound time.
-double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology) {
+double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology, std::int64_t tp) {
   std::vector<double> finish(g.size(), 0.0);
   double longest = 0;
   for (OpId v : g.topological_order()) {
@@ -73,7 +80,7 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topol
     for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
       start = std::max(start, finish[boost::source(*e, g.base())]);
     }
-    finish[v] = start + op_bound_s(g.op(v), hw, topology);
+    finish[v] = start + op_bound_s(g.op(v), hw, topology, tp);
     longest = std::max(longest, finish[v]);
   }
   return longest;
@@ -83,9 +90,9 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topol
 class InferenceDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InferenceDriver);
-  InferenceDriver(const sc_core::sc_module_name& name, Chip& chip, Fabric* fabric, ExperimentResult& r,
+  InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ExperimentResult& r,
                   std::ostream* progress)
-      : sc_core::sc_module(name), chip_(chip), fabric_(fabric), r_(r), progress_(progress),
+      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), r_(r), progress_(progress),
         wall_start_(std::chrono::steady_clock::now()), last_print_(wall_start_) {
     SC_METHOD(kickoff);
   }
@@ -98,10 +105,11 @@ class InferenceDriver : public sc_core::sc_module {
   void run_phase(std::size_t i) {
     if (i == r_.graphs.size()) return;
     report(i);
-    chip_.trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
+    for (Chip* c : chips_) c->trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
     results.emplace_back();
     phase_start.push_back(now_ps());
-    runs_.push_back(std::make_unique<GraphRun>(chip_, r_.graphs[i], results.back(), fabric_));
+    runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_,
+                                               static_cast<int>(r_.setup.tp)));
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       run_phase(i + 1);
@@ -120,7 +128,7 @@ class InferenceDriver : public sc_core::sc_module {
                << " (" << format_fixed(since_start, 1) << " s)\n";
   }
 
-  Chip& chip_;
+  std::vector<Chip*> chips_;
   Fabric* fabric_;
   ExperimentResult& r_;
   std::ostream* progress_;
@@ -128,16 +136,35 @@ class InferenceDriver : public sc_core::sc_module {
   std::chrono::steady_clock::time_point wall_start_, last_print_;
 };
 
-// Bytes of weights and KV cache a pass reads: the B operand of every GEMM (weights for the
-// linear layers, K and V for attention). Activations are not counted: the speed of light.
+// Bytes of weights and KV cache a pass reads on the busiest pipeline stage: the B operand of
+// every GEMM (weights for the linear layers, K and V for attention). Activations are not
+// counted: the speed of light.
 double weight_and_kv_bytes(const OpGraph& g) {
-  double bytes = 0;
+  std::vector<double> per_device;
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
     if (!op.is_gemm) continue;
-    bytes += static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    if (per_device.size() <= static_cast<std::size_t>(op.device)) per_device.resize(static_cast<std::size_t>(op.device) + 1, 0.0);
+    per_device[static_cast<std::size_t>(op.device)] +=
+        static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
   }
-  return bytes;
+  return per_device.empty() ? 0.0 : *std::max_element(per_device.begin(), per_device.end());
+}
+
+// A bound from each stage's resources: whatever overlaps, its FLOPs need the matrix and vector
+// units and its bytes the HBM for at least sum / peak each.
+double resource_bound(const OpGraph& g, const HardwareSpec& hw) {
+  std::map<int, std::pair<double, double>> per_device;  // compute seconds, memory seconds
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (op.is_collective) continue;
+    const OpBound b = bound_op(op.cost(), hw);
+    per_device[op.device].first += b.compute_time_s;
+    per_device[op.device].second += b.memory_time_s;
+  }
+  double longest = 0;
+  for (const auto& [d, t] : per_device) longest = std::max({longest, t.first, t.second});
+  return longest;
 }
 
 }  // namespace
@@ -182,6 +209,8 @@ Experiment load_experiment_file(const std::string& path) {
   if (t.has("launch")) e.launch_per_op = t.one_of("launch", {"graph", "per_op"}) == "per_op";
   e.decode_stride = t.positive_integer_or("decode_stride", 0);
   e.tp = t.positive_integer_or("tp", 1);
+  e.pp = t.positive_integer_or("pp", 1);
+  e.microbatches = t.positive_integer_or("microbatches", 0);
   e.topology = t.string_or("topology", "");
   t.reject_unknown_keys();
   top.reject_unknown_keys();
@@ -191,16 +220,20 @@ Experiment load_experiment_file(const std::string& path) {
 MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   MemoryNeed need;
   const double tp = static_cast<double>(e.tp);
+  // A stage holds its share of the layers (the largest share sets the need).
+  const double layer_share = static_cast<double>((m.layers + e.pp - 1) / e.pp) / static_cast<double>(m.layers);
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
   // replicated when there are fewer than tp.
-  need.weights = m.total_params() * dtype_bytes(e.precision.weights) / tp;
+  need.weights = m.total_params() * dtype_bytes(e.precision.weights) / tp * (e.pp > 1 ? layer_share : 1.0);
   const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
-  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * static_cast<double>(e.batch) *
+  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch) *
                   static_cast<double>(e.prompt + e.generate);
   // The live activations of the largest op of prefill (its inputs and output), twice: the op
   // running and the next one's buffer.
   ForwardPass pass = prefill_pass(e.batch, e.prompt);
   pass.tp = e.tp;
+  pass.pp = e.pp;
+  pass.microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
   OpGraph prefill = build_forward(m, pass, e.precision, e.attention);
   double largest = 0;
   for (OpId v = 0; v < prefill.size(); ++v) {
@@ -242,18 +275,30 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     throw InputError("weights must be bf16, fp16, fp8, int8 or int4, got " + std::string(dtype_name(p.weights)));
   }
   check_tensor_parallel(r.model, e.tp);
+  const std::int64_t microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
+  {
+    ForwardPass check = prefill_pass(e.batch, e.prompt);
+    check.pp = e.pp;
+    check.microbatches = microbatches;
+    check_pipeline(r.model, check);
+  }
+  const std::int64_t chips = e.tp * e.pp;
   std::unique_ptr<Topology> topology;
-  if (e.tp > 1) {
-    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, e.tp) : e.topology));
-    if (topology->chips() != e.tp) {
-      throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) +
-                       " chips; --tp " + std::to_string(e.tp) + " needs " + std::to_string(e.tp));
+  if (chips > 1) {
+    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips) : e.topology));
+    if (topology->chips() != chips) {
+      throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; --tp " +
+                       std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " needs " + std::to_string(chips));
+    }
+    if (e.pp > 1 && topology->kind != Topology::Kind::switched) {
+      throw InputError("--pp " + std::to_string(e.pp) + " needs a switch topology (switch:" + std::to_string(chips) +
+                       "); pipelines over rings and tori are not lowered yet");
     }
     r.topology = topology->name();
   }
   r.memory = memory_need(r.model, e);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
-    throw InputError(r.model.name + " does not fit in " + (e.tp > 1 ? "each of " + std::to_string(e.tp) + " x " : std::string("one ")) +
+    throw InputError(r.model.name + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
                      r.hw.description + ": it needs " +
                      format_si(r.memory.total(), "B", 2) + " (weights " + format_si(r.memory.weights, "B", 2) +
                      ", KV cache " + format_si(r.memory.kv_cache, "B", 2) + ", activations " +
@@ -289,27 +334,42 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   for (int step : r.simulated_steps) {
     ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
     pass.tp = e.tp;
+    pass.pp = e.pp;
+    pass.microbatches = microbatches;
     r.graphs.push_back(build_forward(r.model, pass, p, e.attention));
   }
 
   init_systemc_time();
   auto t0 = std::chrono::steady_clock::now();
-  Chip chip("chip0", r.hw);
+  // One simulated chip per pipeline stage (its TP group runs in lockstep).
+  std::vector<std::unique_ptr<Chip>> stage_chips;
+  std::vector<Chip*> chip_ptrs;
+  for (std::int64_t s = 0; s < e.pp; ++s) {
+    stage_chips.push_back(std::make_unique<Chip>(("chip" + std::to_string(s)).c_str(), r.hw));
+    chip_ptrs.push_back(stage_chips.back().get());
+  }
   std::unique_ptr<Fabric> fabric;
   if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip, fabric.get(), r, progress);
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), r, progress);
   sc_core::sc_start();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.events = chip.stats().events;
-  r.trace = chip.trace();
+  r.events = 0;
+  r.server_jobs = 0;
+  for (const auto& c : stage_chips) {
+    r.events += c->stats().events;
+    r.server_jobs += c->server_jobs();
+  }
+  if (fabric) r.events += fabric->stats().events;
+  r.trace = stage_chips[0]->trace();  // the first stage's units
   if (fabric) r.links = fabric->link_use();
-  r.server_jobs = chip.server_jobs();
+
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
   // Results and bounds, phase by phase.
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = critical_path_bound(r.graphs[i], r.hw, topology.get());
+    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), e.tp),
+                                  resource_bound(r.graphs[i], r.hw));
     // Communication: time in collectives, and the part of it no compute op overlapped.
     std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
     for (OpId v = 0; v < r.graphs[i].size(); ++v) {
@@ -342,7 +402,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
       inst.bound = inst.op->is_collective ? OpBound{} : bound_op(inst.op->cost(), r.hw);
-      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get());
+      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), e.tp);
       inst.result = driver.results[i][v];
       r.ops.push_back(inst);
     }

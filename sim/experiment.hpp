@@ -31,6 +31,9 @@ struct Experiment {
   // Tensor parallelism over `tp` chips wired as `topology` ("" = switch:tp for NVLink, a
   // near-cubic torus for ICI).
   std::int64_t tp = 1;
+  // Pipeline parallelism: `pp` stages of `tp` chips each; the batch in `microbatches` (0: pp).
+  std::int64_t pp = 1;
+  std::int64_t microbatches = 0;
   std::string topology;
   // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
   int trace_steps = 0;

@@ -72,6 +72,11 @@ done
 expect_error "bad topology" "expected N (a ring), AxBxC" "$roofsim" collective --topology 4x0x4
 expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
+expect_ok "tp and pp" "$roofsim" run --model llama-2-70b --tp 4 --pp 2 --batch 4 --prompt 64 --gen 2
+contains "pipeline run" "tensor parallel 4 x pipeline 2"
+expect_error "pp on a torus" "needs a switch topology" "$roofsim" run --hw tpu_v4 --model llama-2-7b --pp 2 --tp 2 --batch 2 --gen 2
+expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --batch 3 --gen 2
+expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

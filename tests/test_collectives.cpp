@@ -13,7 +13,7 @@ HardwareSpec ideal_links(const char* preset) {
   return hw;
 }
 CollectiveSpec allreduce(CollectiveAlgo a, std::uint64_t bytes) {
-  return CollectiveSpec{CollectiveKind::allreduce, a, bytes};
+  return CollectiveSpec{CollectiveKind::allreduce, a, bytes, {}};
 }
 }  // namespace
 
@@ -56,7 +56,7 @@ TEST_CASE("two collectives sharing the links take longer than one alone", "[syst
 TEST_CASE("all-to-all through a switch matches its closed form", "[systemc][collective]") {
   HardwareSpec hw = ideal_links("h100_sxm5");
   const Topology t = parse_topology("switch:8");
-  CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{CollectiveKind::alltoall, CollectiveAlgo::switch_oneshot, 64ull << 20});
+  CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{CollectiveKind::alltoall, CollectiveAlgo::switch_oneshot, 64ull << 20, {}});
   const double port = hw.links.bandwidth_per_direction * static_cast<double>(hw.links.count);
   CHECK(r.sim_time_s == Approx(switch_oneshot_s(8, 64.0 * (1 << 20), port, hw.links.latency_s, 1)).epsilon(0.01));
 }

@@ -121,3 +121,28 @@ TEST_CASE("PaLM-540B on a 4x4x4 TPU v4 slice with int8 weights: prefill and deco
   // int8 weights: half the bytes of bf16 for every linear layer on every chip.
   CHECK(r.memory.weights == Approx(r.model.total_params() / 64));
 }
+
+TEST_CASE("Llama-2-70B with TP 4 x PP 2 on 8 x H100: stages send activations, micro-batches pipeline", "[systemc][parallel]") {
+  Experiment e;
+  e.model = "llama-2-70b";
+  e.tp = 4;
+  e.pp = 2;
+  e.batch = 8;
+  e.prompt = 128;
+  e.generate = 4;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.topology == "switch:8");
+  // Each chip holds a quarter of a stage's half of the layers.
+  CHECK(r.memory.weights == Approx(r.model.total_params() * 2 / 8).epsilon(0.02));
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  int sends = 0;
+  for (const OpInstance& o : r.ops) {
+    if (o.op->send_to_next) {
+      ++sends;
+      CHECK(o.result.seconds() > 0);
+    }
+    CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+  }
+  CHECK(sends == 2 * 4);  // one per micro-batch per simulated step (prefill + 3 decode steps)
+}

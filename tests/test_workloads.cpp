@@ -163,3 +163,26 @@ TEST_CASE("Hugging Face config.json import", "[workloads][hf]") {
   CHECK_THROWS_WITH(load_hf_config(write_temp(R"({"model_type": "llama", "hidden_size": -1})", "config")),
                     Catch::Contains("hidden_size: expected a positive integer"));
 }
+
+TEST_CASE("pipeline graphs: layers split over stages, one send per micro-batch per stage boundary", "[workloads]") {
+  ModelConfig m = load_model("llama-2-13b");  // 40 layers
+  ForwardPass pass = decode_pass(8, 128, 0);
+  pass.pp = 4;
+  pass.microbatches = 4;
+  OpGraph g = build_forward(m, pass, Precision{}, AttentionImpl::fused);
+  int sends = 0, devices_seen = 0;
+  std::vector<int> qkv_per_device(4, 0);
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    sends += op.send_to_next;
+    if (op.op_class == "qkv") ++qkv_per_device[static_cast<std::size_t>(op.device)];
+  }
+  for (int n : qkv_per_device) devices_seen += n > 0;
+  CHECK(sends == 3 * 4);
+  CHECK(devices_seen == 4);
+  CHECK(qkv_per_device[0] == 10 * 4);  // 10 layers x 4 micro-batches
+  // The same FLOPs as without the pipeline.
+  CHECK(g.total_flops() == Approx(build_forward(m, decode_pass(8, 128, 0), Precision{}, AttentionImpl::fused).total_flops()));
+  pass.microbatches = 3;
+  CHECK_THROWS_WITH(build_forward(m, pass, Precision{}, AttentionImpl::fused), Catch::Contains("must divide the batch"));
+}

@@ -22,6 +22,10 @@ struct OpNode {
   // per chip. It moves data over links, not HBM: its cost() is zero FLOPs and zero HBM bytes.
   bool is_collective = false;
   std::int64_t collective_elements = 0;
+  // With pipeline parallelism: the stage (group of chips) that runs the op, and whether a
+  // collective is instead a point-to-point send of the activations to the next stage.
+  int device = 0;
+  bool send_to_next = false;
   std::uint64_t collective_bytes() const;
   // Elements each incoming tensor must have, in the order the edges are added.
   std::vector<std::int64_t> input_elements;

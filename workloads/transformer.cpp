@@ -21,22 +21,37 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 class Builder {
  public:
   Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl a)
-      : m_(m), pass_(pass), p_(p), attention_(a), rows_(pass.batch * pass.new_tokens), tp_(pass.tp),
+      : m_(m), pass_(pass), p_(p), attention_(a), seqs_(pass.batch / pass.microbatches),
+        rows_(seqs_ * pass.new_tokens), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
         heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {}
 
   OpGraph build() {
-    OpId x = vector_op("embed", "embedding", -1, rows_ * m_.hidden, rows_ * m_.hidden, 0, {});
-    x_elements_ = rows_ * m_.hidden;
-    for (int l = 0; l < m_.layers; ++l) x = layer(l, x);
-    // Only the last position of each sequence needs logits.
-    const std::int64_t last_rows = pass_.batch;
-    OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
-                          {{x, last_rows * m_.hidden}});
-    // Vocabulary-parallel LM head: each chip scores its share of the vocabulary.
-    gemm_op("lm_head", "lm_head", -1,
-            {1, last_rows, ceil_div(m_.vocab, tp_), m_.hidden, p_.activations, p_.weights, p_.activations},
-            {{norm, last_rows * m_.hidden}});
+    for (std::int64_t mb = 0; mb < pass_.microbatches; ++mb) {
+      prefix_ = pass_.microbatches > 1 ? "mb" + std::to_string(mb) + "." : "";
+      OpId x = 0;
+      for (std::int64_t s = 0; s < pass_.pp; ++s) {
+        device_ = static_cast<int>(s);
+        // A stage works through its micro-batches one after another (a GPipe schedule): the
+        // first op of this micro-batch waits for the last op of the previous one.
+        if (mb > 0) wait_for_[static_cast<std::size_t>(s)] = last_on_[static_cast<std::size_t>(s)];
+        if (s == 0) {
+          x = vector_op("embed", "embedding", -1, rows_ * m_.hidden, rows_ * m_.hidden, 0, {});
+        } else {
+          x = send(x, rows_ * m_.hidden);
+        }
+        const auto [first, last] = stage_layers(m_, pass_.pp, s);
+        for (int l = first; l < last; ++l) x = layer(l, x);
+      }
+      // Only the last position of each sequence needs logits.
+      const std::int64_t last_rows = seqs_;
+      OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
+                            {{x, last_rows * m_.hidden}});
+      // Vocabulary-parallel LM head: each chip scores its share of the vocabulary.
+      gemm_op("lm_head", "lm_head", -1,
+              {1, last_rows, ceil_div(m_.vocab, tp_), m_.hidden, p_.activations, p_.weights, p_.activations},
+              {{norm, last_rows * m_.hidden}});
+    }
     g_.validate();
     return std::move(g_);
   }
@@ -48,9 +63,21 @@ class Builder {
   };
 
   OpId add(OpNode op, const std::vector<Input>& inputs) {
+    op.name = prefix_ + op.name;
+    op.device = device_;
     for (const Input& in : inputs) op.input_elements.push_back(in.elements);
     const std::string name = op.name;
+    const std::size_t device = static_cast<std::size_t>(op.device);
     OpId id = g_.add(std::move(op));
+    if (wait_for_.size() <= device) {
+      wait_for_.resize(device + 1, -1);
+      last_on_.resize(device + 1, -1);
+    }
+    if (wait_for_[device] >= 0) {
+      g_.connect_control(static_cast<OpId>(wait_for_[device]), id);
+      wait_for_[device] = -1;
+    }
+    last_on_[device] = static_cast<long>(id);
     for (const Input& in : inputs) g_.connect(in.from, id, g_.op(in.from).name + "->" + name, in.elements, p_.activations);
     return id;
   }
@@ -92,7 +119,7 @@ class Builder {
                               {{rope, T * 2 * Hkv * hd}}, p_.kv, true);
 
     // Attention per (sequence, KV head): the group's query heads share one K and one V.
-    const std::int64_t pairs = pass_.batch * Hkv;
+    const std::int64_t pairs = seqs_ * Hkv;
     const std::int64_t q_rows = pass_.new_tokens * group;
     OpId attn;
     if (attention_ == AttentionImpl::fused) {
@@ -123,6 +150,23 @@ class Builder {
     }
     mlp_out = all_reduce("mlp_allreduce", l, mlp_out, T * h);
     return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  }
+
+  // The activations leave this stage for the next (on the sending stage's device).
+  OpId send(OpId in, std::int64_t elements) {
+    OpNode op;
+    op.name = "send_to_stage" + std::to_string(device_);
+    op.op_class = "pipeline_send";
+    op.is_gemm = false;
+    op.is_collective = true;
+    op.send_to_next = true;
+    op.collective_elements = elements;
+    op.vector.dtype = p_.activations;
+    const int receiver = device_;
+    device_ = receiver - 1;
+    OpId id = add(std::move(op), {{in, elements}});
+    device_ = receiver;
+    return id;
   }
 
   // Row-parallel outputs are partial sums: all-reduce them over the TP group (none at tp 1).
@@ -172,9 +216,13 @@ class Builder {
   ForwardPass pass_;
   Precision p_;
   AttentionImpl attention_;
-  std::int64_t rows_;
+  std::int64_t seqs_;  // sequences per micro-batch
+  std::int64_t rows_;  // tokens per micro-batch
   std::int64_t tp_, heads_, kv_heads_;
-  std::int64_t x_elements_ = 0;
+  std::string prefix_;  // "mb3." with several micro-batches
+  int device_ = 0;      // pipeline stage of the ops being added
+  std::vector<long> last_on_;   // per stage: the op added last (-1: none)
+  std::vector<long> wait_for_;  // per stage: the op the next added op must follow (-1: none)
   OpGraph g_;
 };
 
@@ -194,6 +242,21 @@ void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
   (void)m;  // heads spread as evenly as they go; the builder takes the busiest chip's share
 }
 
+void check_pipeline(const ModelConfig& m, const ForwardPass& pass) {
+  if (pass.pp < 1 || pass.pp > m.layers) {
+    throw InputError("--pp " + std::to_string(pass.pp) + ": between 1 and the model's " + std::to_string(m.layers) + " layers");
+  }
+  if (pass.microbatches < 1 || pass.batch % pass.microbatches != 0) {
+    throw InputError("--microbatches " + std::to_string(pass.microbatches) + " must divide the batch (" +
+                     std::to_string(pass.batch) + ")");
+  }
+}
+
+std::pair<int, int> stage_layers(const ModelConfig& m, std::int64_t pp, std::int64_t s) {
+  const std::int64_t first = s * m.layers / pp, last = (s + 1) * m.layers / pp;
+  return {static_cast<int>(first), static_cast<int>(last)};
+}
+
 std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
   const double e = static_cast<double>(m.experts), k = static_cast<double>(m.experts_per_token);
   const double expected = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
@@ -202,6 +265,7 @@ std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
 
 OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention) {
   check_tensor_parallel(m, pass.tp);
+  check_pipeline(m, pass);
   return Builder(m, pass, p, attention).build();
 }
 

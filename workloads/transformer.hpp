@@ -23,6 +23,10 @@ struct ForwardPass {
   // (column- then row-parallel linears), an all-reduce after the attention output projection
   // and after the MLP. The graph is one chip's share; the chips run it in lockstep.
   std::int64_t tp = 1;
+  // Pipeline parallelism: the layers split over `pp` stages (contiguous, as even as possible),
+  // the batch over `microbatches`; each stage sends its activations to the next.
+  std::int64_t pp = 1;
+  std::int64_t microbatches = 1;
 };
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
@@ -34,6 +38,10 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
 // Checks that a model can be split `tp` ways (heads divisible; KV heads divisible or
 // replicated); throws InputError saying what does not divide.
 void check_tensor_parallel(const ModelConfig& m, std::int64_t tp);
+// Checks pp against the layers and the micro-batches against the batch.
+void check_pipeline(const ModelConfig& m, const ForwardPass& pass);
+// The layers stage `s` of `pp` holds: [first, last).
+std::pair<int, int> stage_layers(const ModelConfig& m, std::int64_t pp, std::int64_t s);
 
 // Distinct experts a batch of `tokens` touches per layer with top-k routing (uniform routing,
 // expected value rounded up): k at one token, all experts for large batches.

@@ -9,24 +9,22 @@ const char* kKinds[] = {"allreduce", "allgather", "reducescatter", "alltoall", "
 const char* kAlgos[] = {"ring", "bidirectional_ring", "torus", "torus_split", "switch_oneshot", "switch_reduce"};
 }  // namespace
 
-bool parse_collective_kind(const std::string& s, CollectiveKind& out) {
-  for (int i = 0; i < 5; ++i) {
-    if (s == kKinds[i]) {
-      out = static_cast<CollectiveKind>(i);
+namespace {
+// Finds `s` among `names` and stores its index as the enum `E`.
+template <typename E, std::size_t N>
+bool parse_name(const std::string& s, const char* const (&names)[N], E& out) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (s == names[i]) {
+      out = static_cast<E>(i);
       return true;
     }
   }
   return false;
 }
-bool parse_collective_algo(const std::string& s, CollectiveAlgo& out) {
-  for (int i = 0; i < 6; ++i) {
-    if (s == kAlgos[i]) {
-      out = static_cast<CollectiveAlgo>(i);
-      return true;
-    }
-  }
-  return false;
-}
+}  // namespace
+
+bool parse_collective_kind(const std::string& s, CollectiveKind& out) { return parse_name(s, kKinds, out); }
+bool parse_collective_algo(const std::string& s, CollectiveAlgo& out) { return parse_name(s, kAlgos, out); }
 std::string collective_kind_name(CollectiveKind k) { return kKinds[static_cast<int>(k)]; }
 std::string collective_algo_name(CollectiveAlgo a) { return kAlgos[static_cast<int>(a)]; }
 

@@ -152,19 +152,26 @@ class Builder {
     return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
   }
 
-  // The activations leave this stage for the next (on the sending stage's device).
-  OpId send(OpId in, std::int64_t elements) {
+  // A collective on `elements` activations that `in` produced.
+  OpId collective_op(const std::string& name, const std::string& cls, int layer, OpId in, std::int64_t elements,
+                     bool send_to_next) {
     OpNode op;
-    op.name = "send_to_stage" + std::to_string(device_);
-    op.op_class = "pipeline_send";
+    op.name = name;
+    op.op_class = cls;
+    op.layer = layer;
     op.is_gemm = false;
     op.is_collective = true;
-    op.send_to_next = true;
+    op.send_to_next = send_to_next;
     op.collective_elements = elements;
     op.vector.dtype = p_.activations;
+    return add(std::move(op), {{in, elements}});
+  }
+
+  // The activations leave this stage for the next; the send belongs to the sending stage.
+  OpId send(OpId in, std::int64_t elements) {
     const int receiver = device_;
     device_ = receiver - 1;
-    OpId id = add(std::move(op), {{in, elements}});
+    OpId id = collective_op("send_to_stage" + std::to_string(receiver), "pipeline_send", -1, in, elements, true);
     device_ = receiver;
     return id;
   }
@@ -172,15 +179,7 @@ class Builder {
   // Row-parallel outputs are partial sums: all-reduce them over the TP group (none at tp 1).
   OpId all_reduce(const std::string& name, int layer, OpId in, std::int64_t elements) {
     if (tp_ == 1) return in;
-    OpNode op;
-    op.name = "layer" + std::to_string(layer) + "." + name;
-    op.op_class = "allreduce";
-    op.layer = layer;
-    op.is_gemm = false;
-    op.is_collective = true;
-    op.collective_elements = elements;
-    op.vector.dtype = p_.activations;
-    return add(std::move(op), {{in, elements}});
+    return collective_op("layer" + std::to_string(layer) + "." + name, "allreduce", layer, in, elements, false);
   }
 
   // One dense MLP (or one expert) over `rows` tokens.

@@ -76,8 +76,8 @@ void GraphRun::run_collective(OpId id, Callback next) {
     return;
   }
   CollectiveSpec spec;
-  spec.kind = CollectiveKind::allreduce;
-  spec.algo = default_algo(fabric_->topology(), CollectiveKind::allreduce);
+  spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
+  spec.algo = default_algo(fabric_->topology(), spec.kind);
   spec.bytes = op.collective_bytes();
   if (tp_ < fabric_->chips()) {
     for (int i = 0; i < tp_; ++i) spec.group.push_back(first + i);

@@ -21,7 +21,7 @@ namespace {
 struct RunOptions {
   std::string experiment_file;
   std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
-  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1, pp = 1, microbatches = 0;
+  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1;
   std::string topology;
   int trace_steps = 2;
   bool ideal = false;
@@ -76,10 +76,11 @@ std::string percent(double bound, double sim) { return format_fixed(100.0 * boun
 
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
-  const std::int64_t chips = e.tp * e.pp;
-  const std::string parallel = e.tp > 1 && e.pp > 1 ? "tensor parallel " + std::to_string(e.tp) + " x pipeline " + std::to_string(e.pp)
-                               : e.pp > 1           ? "pipeline parallel"
-                                                    : "tensor parallel";
+  const std::int64_t chips = e.tp * e.pp * e.ep;
+  const std::string parallel = e.ep > 1                ? "expert parallel"
+                               : e.tp > 1 && e.pp > 1 ? "tensor parallel " + std::to_string(e.tp) + " x pipeline " + std::to_string(e.pp)
+                               : e.pp > 1             ? "pipeline parallel"
+                                                      : "tensor parallel";
   os << "roofsim run: " << r.model.name << " on " << (chips > 1 ? std::to_string(chips) + " x " : "") << r.hw.description
      << (chips > 1 ? " (" + r.topology + ", " + parallel + ")" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"
@@ -171,6 +172,7 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   j["decode_intensity"] = r.decode_steps > 0 ? nlohmann::json(r.decode_flops / r.decode_bytes) : nlohmann::json(nullptr);
   j["tp"] = e.tp;
   j["pp"] = e.pp;
+  j["ep"] = e.ep;
   j["topology"] = r.topology;
   j["prefill_comm_s"] = r.prefill_comm_s;
   j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
@@ -233,6 +235,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--topology")) e.topology = o.topology;
   if (cmd.count("--pp")) e.pp = o.pp;
   if (cmd.count("--microbatches")) e.microbatches = o.microbatches;
+  if (cmd.count("--ep")) e.ep = o.ep;
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -272,6 +275,9 @@ void add_run_command(CLI::App& app) {
                                  "output projection and the MLP (default 1)")->check(CLI::PositiveNumber);
   cmd->add_option("--pp", o->pp, "Pipeline parallelism: the layers over N stages of --tp chips each, activations sent "
                                  "from stage to stage (switch topologies; default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N chips, attention data "
+                                 "parallel, tokens sent to their experts and back by all-to-all (switch topologies)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: --pp)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "

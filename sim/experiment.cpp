@@ -35,8 +35,8 @@ double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topo
   }
   const Topology group = tp < topology->chips() ? parse_topology("switch:" + std::to_string(tp)) : *topology;
   CollectiveSpec spec;
-  spec.kind = CollectiveKind::allreduce;
-  spec.algo = default_algo(group, CollectiveKind::allreduce);
+  spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
+  spec.algo = default_algo(group, spec.kind);
   spec.bytes = op.collective_bytes();
   return collective_bound_s(hw, group, spec);
 }
@@ -109,7 +109,7 @@ class InferenceDriver : public sc_core::sc_module {
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_,
-                                               static_cast<int>(r_.setup.tp)));
+                                               static_cast<int>(r_.setup.ep > 1 ? r_.setup.ep : r_.setup.tp)));
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       run_phase(i + 1);
@@ -211,6 +211,7 @@ Experiment load_experiment_file(const std::string& path) {
   e.tp = t.positive_integer_or("tp", 1);
   e.pp = t.positive_integer_or("pp", 1);
   e.microbatches = t.positive_integer_or("microbatches", 0);
+  e.ep = t.positive_integer_or("ep", 1);
   e.topology = t.string_or("topology", "");
   t.reject_unknown_keys();
   top.reject_unknown_keys();
@@ -225,14 +226,20 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
   // replicated when there are fewer than tp.
   need.weights = m.total_params() * dtype_bytes(e.precision.weights) / tp * (e.pp > 1 ? layer_share : 1.0);
+  if (e.ep > 1) {
+    // Everything but the experts is replicated; the experts are spread over the ep chips.
+    const double experts = static_cast<double>(m.layers * m.experts) * m.mlp_params_per_expert();
+    need.weights = (m.total_params() - experts + experts / static_cast<double>(e.ep)) * dtype_bytes(e.precision.weights);
+  }
   const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
-  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch) *
+  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch / e.ep) *
                   static_cast<double>(e.prompt + e.generate);
   // The live activations of the largest op of prefill (its inputs and output), twice: the op
   // running and the next one's buffer.
   ForwardPass pass = prefill_pass(e.batch, e.prompt);
   pass.tp = e.tp;
   pass.pp = e.pp;
+  pass.ep = e.ep;
   pass.microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
   OpGraph prefill = build_forward(m, pass, e.precision, e.attention);
   double largest = 0;
@@ -278,17 +285,26 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   const std::int64_t microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
   {
     ForwardPass check = prefill_pass(e.batch, e.prompt);
+    check.tp = e.tp;
     check.pp = e.pp;
+    check.ep = e.ep;
     check.microbatches = microbatches;
     check_pipeline(r.model, check);
+    check_expert_parallel(r.model, check);
   }
-  const std::int64_t chips = e.tp * e.pp;
+  const std::int64_t chips = e.tp * e.pp * e.ep;
+  const std::int64_t group = e.ep > 1 ? e.ep : e.tp;  // chips that share a stage's collectives
   std::unique_ptr<Topology> topology;
   if (chips > 1) {
     topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips) : e.topology));
     if (topology->chips() != chips) {
       throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; --tp " +
-                       std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " needs " + std::to_string(chips));
+                       std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " x --ep " + std::to_string(e.ep) +
+                       " needs " + std::to_string(chips));
+    }
+    if (e.ep > 1 && topology->kind != Topology::Kind::switched) {
+      throw InputError("--ep " + std::to_string(e.ep) + " needs a switch topology (switch:" + std::to_string(chips) +
+                       "): all-to-all is lowered through a switch only");
     }
     if (e.pp > 1 && topology->kind != Topology::Kind::switched) {
       throw InputError("--pp " + std::to_string(e.pp) + " needs a switch topology (switch:" + std::to_string(chips) +
@@ -335,6 +351,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
     pass.tp = e.tp;
     pass.pp = e.pp;
+    pass.ep = e.ep;
     pass.microbatches = microbatches;
     r.graphs.push_back(build_forward(r.model, pass, p, e.attention));
   }
@@ -368,7 +385,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   // Results and bounds, phase by phase.
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), e.tp),
+    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), group),
                                   resource_bound(r.graphs[i], r.hw));
     // Communication: time in collectives, and the part of it no compute op overlapped.
     std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
@@ -402,7 +419,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
       inst.bound = inst.op->is_collective ? OpBound{} : bound_op(inst.op->cost(), r.hw);
-      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), e.tp);
+      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), group);
       inst.result = driver.results[i][v];
       r.ops.push_back(inst);
     }

@@ -34,6 +34,8 @@ struct Experiment {
   // Pipeline parallelism: `pp` stages of `tp` chips each; the batch in `microbatches` (0: pp).
   std::int64_t pp = 1;
   std::int64_t microbatches = 0;
+  // Expert parallelism over `ep` chips: data-parallel attention, experts spread, all-to-alls.
+  std::int64_t ep = 1;
   std::string topology;
   // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
   int trace_steps = 0;

@@ -77,6 +77,8 @@ contains "pipeline run" "tensor parallel 4 x pipeline 2"
 expect_error "pp on a torus" "needs a switch topology" "$roofsim" run --hw tpu_v4 --model llama-2-7b --pp 2 --tp 2 --batch 2 --gen 2
 expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --batch 3 --gen 2
 expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
+expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
+expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

@@ -146,3 +146,25 @@ TEST_CASE("Llama-2-70B with TP 4 x PP 2 on 8 x H100: stages send activations, mi
   }
   CHECK(sends == 2 * 4);  // one per micro-batch per simulated step (prefill + 3 decode steps)
 }
+
+TEST_CASE("Mixtral-8x7B with expert parallelism over 8 x H100: all-to-alls to the experts and back", "[systemc][parallel]") {
+  Experiment e;
+  e.model = "mixtral-8x7b";
+  e.ep = 8;
+  e.batch = 16;
+  e.prompt = 128;
+  e.generate = 4;
+  ExperimentResult r = run_experiment(e, nullptr);
+  // One expert per chip plus every replicated weight.
+  const double experts = static_cast<double>(r.model.layers * r.model.experts) * r.model.mlp_params_per_expert();
+  CHECK(r.memory.weights == Approx((r.model.total_params() - experts * 7 / 8) * 2));
+  int all_to_alls = 0;
+  for (const OpInstance& o : r.ops) {
+    all_to_alls += o.op->all_to_all;
+    CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+  }
+  CHECK(all_to_alls == 2 * 32 * 4);  // dispatch and combine, every layer, every simulated step
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  CHECK(r.decode_comm_s > 0);
+}

@@ -26,6 +26,8 @@ struct OpNode {
   // collective is instead a point-to-point send of the activations to the next stage.
   int device = 0;
   bool send_to_next = false;
+  // Expert parallelism: an all-to-all over the group (dispatch to, or combine from, experts).
+  bool all_to_all = false;
   std::uint64_t collective_bytes() const;
   // Elements each incoming tensor must have, in the order the edges are added.
   std::vector<std::int64_t> input_elements;
@@ -59,6 +61,7 @@ class OpGraph {
 
   std::size_t size() const { return boost::num_vertices(g_); }
   const OpNode& op(OpId id) const { return g_[id]; }
+  OpNode& op_mut(OpId id) { return g_[id]; }
   std::vector<OpId> successors(OpId id) const;
   std::size_t in_degree(OpId id) const { return boost::in_degree(id, g_); }
   double total_flops() const;

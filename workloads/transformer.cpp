@@ -21,7 +21,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 class Builder {
  public:
   Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl a)
-      : m_(m), pass_(pass), p_(p), attention_(a), seqs_(pass.batch / pass.microbatches),
+      : m_(m), pass_(pass), p_(p), attention_(a), seqs_(pass.batch / pass.microbatches / pass.ep),
         rows_(seqs_ * pass.new_tokens), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
         heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {}
@@ -154,7 +154,7 @@ class Builder {
 
   // A collective on `elements` activations that `in` produced.
   OpId collective_op(const std::string& name, const std::string& cls, int layer, OpId in, std::int64_t elements,
-                     bool send_to_next) {
+                     bool send_to_next, bool all_to_all = false) {
     OpNode op;
     op.name = name;
     op.op_class = cls;
@@ -162,6 +162,7 @@ class Builder {
     op.is_gemm = false;
     op.is_collective = true;
     op.send_to_next = send_to_next;
+    op.all_to_all = all_to_all;
     op.collective_elements = elements;
     op.vector.dtype = p_.activations;
     return add(std::move(op), {{in, elements}});
@@ -197,6 +198,7 @@ class Builder {
   // Mixture of experts: a router, then only the touched experts run, on the tokens routed to
   // them (uniform routing), and their outputs are combined.
   OpId moe(int l, OpId in) {
+    if (pass_.ep > 1) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
@@ -209,6 +211,32 @@ class Builder {
       outs.push_back({out, rows * h});
     }
     return vector_op("combine", "moe_combine", l, touched * rows * h, T * h, 2, outs);
+  }
+
+  // Expert parallel MoE: route this chip's tokens, send each token's k copies to the chips
+  // holding its experts (all-to-all), run the local experts on what arrives, send the results
+  // back (all-to-all) and combine. Uniform routing: every chip receives T x k token copies.
+  OpId moe_expert_parallel(int l, OpId in) {
+    const std::int64_t h = m_.hidden, T = rows_, k = m_.experts_per_token, ep = pass_.ep;
+    OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
+                          {{in, T * h}});
+    const std::int64_t copies = T * k;
+    // The dispatch reads the tokens and sends their k copies (rows of h) once routed.
+    OpId dispatch = collective_op("layer" + std::to_string(l) + ".dispatch", "alltoall", l, in, T * h, false, true);
+    g_.op_mut(dispatch).collective_elements = copies * h;
+    g_.connect_control(router, dispatch);
+    const std::int64_t local_experts = m_.experts / ep;
+    const std::int64_t touched = std::min(local_experts, ceil_div(experts_touched(m_, T * ep), ep));
+    const std::int64_t rows = ceil_div(copies, touched);
+    std::vector<Input> outs;
+    for (std::int64_t e = 0; e < touched; ++e) {
+      OpId out = mlp(l, "expert" + std::to_string(e) + ".", dispatch, rows, nullptr);
+      outs.push_back({out, rows * h});
+    }
+    OpId gathered = vector_op("expert_outputs", "moe_combine", l, touched * rows * h, copies * h, 0, outs);
+    OpId back = collective_op("layer" + std::to_string(l) + ".combine_alltoall", "alltoall", l, gathered, copies * h,
+                              false, true);
+    return vector_op("combine", "moe_combine", l, copies * h, T * h, 2, {{back, copies * h}});
   }
 
   const ModelConfig& m_;
@@ -241,6 +269,19 @@ void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
   (void)m;  // heads spread as evenly as they go; the builder takes the busiest chip's share
 }
 
+void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
+  if (pass.ep == 1) return;
+  if (m.experts <= 1) throw InputError("--ep " + std::to_string(pass.ep) + ": " + m.name + " has no experts");
+  if (m.experts % pass.ep != 0) {
+    throw InputError("--ep " + std::to_string(pass.ep) + " must divide the " + std::to_string(m.experts) + " experts");
+  }
+  if (pass.tp > 1 || pass.pp > 1) throw InputError("--ep combines with neither --tp nor --pp yet");
+  if (pass.batch % (pass.ep * pass.microbatches) != 0) {
+    throw InputError("--ep " + std::to_string(pass.ep) + " must divide the batch (" + std::to_string(pass.batch) +
+                     "): attention is data parallel");
+  }
+}
+
 void check_pipeline(const ModelConfig& m, const ForwardPass& pass) {
   if (pass.pp < 1 || pass.pp > m.layers) {
     throw InputError("--pp " + std::to_string(pass.pp) + ": between 1 and the model's " + std::to_string(m.layers) + " layers");
@@ -265,6 +306,7 @@ std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
 OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention) {
   check_tensor_parallel(m, pass.tp);
   check_pipeline(m, pass);
+  check_expert_parallel(m, pass);
   return Builder(m, pass, p, attention).build();
 }
 

@@ -27,6 +27,10 @@ struct ForwardPass {
   // the batch over `microbatches`; each stage sends its activations to the next.
   std::int64_t pp = 1;
   std::int64_t microbatches = 1;
+  // Expert parallelism over `ep` chips (MoE models, tp 1): attention is data parallel (each
+  // chip takes batch / ep sequences), the experts are spread over the chips, and each MoE layer
+  // sends tokens to their experts and back with two all-to-alls.
+  std::int64_t ep = 1;
 };
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
@@ -38,6 +42,8 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
 // Checks that a model can be split `tp` ways (heads divisible; KV heads divisible or
 // replicated); throws InputError saying what does not divide.
 void check_tensor_parallel(const ModelConfig& m, std::int64_t tp);
+// Checks ep against the experts and the batch (and that it is used alone).
+void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass);
 // Checks pp against the layers and the micro-batches against the batch.
 void check_pipeline(const ModelConfig& m, const ForwardPass& pass);
 // The layers stage `s` of `pp` holds: [first, last).

@@ -123,6 +123,9 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
 }
 
 void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {
+  if (!hw_.links.in_switch_reduction) {
+    throw InputError(hw_.name + ": the switch cannot reduce (links.in_switch_reduction = false)");
+  }
   const std::size_t p = static_cast<std::size_t>(chips());
   const Picoseconds now = now_ps();
   const Picoseconds s = service(bytes, port_bandwidth());

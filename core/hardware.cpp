@@ -98,6 +98,7 @@ LinkSpec read_links(ConfigTable t) {
   l.count = t.positive_integer("count");
   l.bandwidth_per_direction = t.positive_number("bandwidth_gb_per_s") * kGBps;
   l.efficiency = t.fraction_or("efficiency", 1.0);
+  l.in_switch_reduction = t.boolean_or("in_switch_reduction", false);
   l.latency_s = t.non_negative_number_or("latency_ns", 0) * kNs;
   t.reject_unknown_keys();
   return l;

@@ -68,6 +68,7 @@ struct LinkSpec {
   double bandwidth_per_direction = 0;  // bytes/s per link
   double efficiency = 1;               // achievable fraction (calibrated)
   double latency_s = 0;
+  bool in_switch_reduction = false;    // the switch can reduce (NVLink SHARP)
 };
 
 struct HardwareSpec {

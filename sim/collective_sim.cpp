@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "components/simulation.hpp"
+#include "core/error.hpp"
 #include "validation/collective_bounds.hpp"
 
 namespace roofsim {
@@ -65,6 +66,9 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& t, const Colle
 CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,
                                      int concurrent) {
   check_algo(t, spec.kind, spec.algo);
+  if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
+    throw InputError(hw.name + ": --algo switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
+  }
   init_systemc_time();
   CollectiveResult r;
   r.spec = spec;

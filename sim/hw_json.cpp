@@ -72,6 +72,7 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     p["links.bandwidth_gb_per_s"] = h.links.bandwidth_per_direction / 1e9;
     p["links.latency_ns"] = h.links.latency_s * 1e9;
     p["links.efficiency"] = h.links.efficiency;
+    p["links.in_switch_reduction"] = h.links.in_switch_reduction;
   }
   j["parameters"] = p;
   j["provenance"] = h.provenance;

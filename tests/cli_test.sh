@@ -79,6 +79,15 @@ expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --batc
 expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
 expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
 expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2
+# The roofline's lesson in one command: bandwidth speeds up batch-1 decode, FLOP/s speed up prefill.
+expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json"
+decode=($(grep -E '^      "decode_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
+prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
+if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \
+     'BEGIN { exit !(bd > 1.6 && bp < 1.2 && cp > 1.4 && cd < 1.1) }'; then ok; else
+  bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
+expect_error "whatif bad key" "has no number at 'foo.bar'" "$roofsim" whatif --scale foo.bar=2
+expect_error "whatif no variant" "at least one variant" "$roofsim" whatif
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

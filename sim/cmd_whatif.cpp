@@ -1,0 +1,267 @@
+// `roofsim whatif`: one experiment on a base chip and on variants of it, side by side. Each
+// variant is a hardware file derived from the base (--scale, --set) or given (--variant), and
+// runs as its own `roofsim run` process (SystemC simulates once per process), -j at a time.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/config_reader.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/hardware.hpp"
+#include "core/presets.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+
+extern char** environ;
+
+namespace roofsim {
+
+namespace {
+
+struct WhatifOptions {
+  std::string experiment, hw = "h100_sxm5", model, weights, activations, kv, json;
+  std::int64_t batch = 0, prompt = 0, gen = 0;
+  std::vector<std::string> scale, set, variants;
+  bool ideal = false;
+  int jobs = 2;
+};
+
+struct Variant {
+  std::string name;      // what changed, for people
+  std::string hw_file;   // the hardware file it runs on
+  std::string json_file;
+  nlohmann::json result;
+};
+
+// Friendly names for the knobs people turn most.
+std::vector<std::string> key_paths(const std::string& key) {
+  if (key == "compute") return {"matrix.macs_per_clock", "vector.flops_per_clock"};
+  if (key == "hbm.bandwidth" || key == "bandwidth") return {"hbm.bandwidth_gb_per_s"};
+  if (key == "links.bandwidth") return {"links.bandwidth_gb_per_s"};
+  if (key == "hbm.capacity") return {"hbm.capacity_bytes"};
+  return {key};
+}
+
+// Applies "key=value,key=value" to the document; `scale` multiplies instead of setting.
+std::string apply(toml::table& doc, const std::string& spec, bool scale, const std::string& flag) {
+  std::stringstream ss(spec);
+  std::string item, label;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(flag + " '" + item + "': expected KEY=" + (scale ? "FACTOR" : "VALUE"));
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    double number = 0;
+    try {
+      std::size_t used = 0;
+      number = std::stod(value, &used);
+      if (used != value.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw InputError(flag + " '" + item + "': '" + value + "' is not a number");
+    }
+    if (scale && !(number > 0)) throw InputError(flag + " '" + item + "': the factor must be positive");
+    for (const std::string& path : key_paths(key)) {
+      toml::node* node = doc.at_path(path).node();
+      if (!node || !(node->is_integer() || node->is_floating_point())) {
+        throw InputError(flag + " '" + item + "': the hardware file has no number at '" + path + "'");
+      }
+      const double old = node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
+      const double now = scale ? old * number : number;
+      if (node->is_integer() && now == static_cast<double>(static_cast<std::int64_t>(now))) {
+        *node->as_integer() = static_cast<std::int64_t>(now);
+      } else {
+        // Replace an integer with a float when the new value is fractional.
+        auto parent_path = path.substr(0, path.rfind('.'));
+        auto leaf = path.substr(path.rfind('.') + 1);
+        toml::table* parent = parent_path == path ? &doc : doc.at_path(parent_path).as_table();
+        parent->insert_or_assign(leaf, now);
+      }
+      if (toml::table* prov = doc["provenance"].as_table()) {
+        prov->insert_or_assign(path, std::string("what-if: ") + (scale ? "scaled by " : "set to ") + value);
+      }
+    }
+    label += (label.empty() ? "" : ", ") + key + (scale ? " x" : " = ") + value;
+  }
+  return label;
+}
+
+// Runs the commands, `jobs` at a time, their standard output discarded and their standard
+// error kept in `logs[i]`; returns the indices of those that failed.
+std::vector<std::size_t> run_processes(const std::vector<std::vector<std::string>>& commands,
+                                       const std::vector<std::string>& logs, int jobs) {
+  std::map<pid_t, std::size_t> running;
+  std::vector<std::size_t> failed;
+  auto wait_one = [&] {
+    int status = 0;
+    const pid_t pid = ::wait(&status);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed.push_back(running[pid]);
+    running.erase(pid);
+  };
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    while (static_cast<int>(running.size()) >= jobs) wait_one();
+    std::vector<char*> argv;
+    for (const auto& a : commands[i]) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, logs[i].c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&io);
+    if (rc != 0) throw InputError("cannot start " + commands[i][0]);
+    running[pid] = i;
+  }
+  while (!running.empty()) wait_one();
+  std::sort(failed.begin(), failed.end());
+  return failed;
+}
+
+double number_or_zero(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+void run(const WhatifOptions& o, const CLI::App& cmd) {
+  if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
+    throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
+  }
+  const std::string base_path = resolve_preset("hardware", o.hw);
+  const std::string dir = "/tmp/roofsim_whatif_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<Variant> variants{{"base (" + o.hw + ")", base_path, dir + "/base.json", {}}};
+  int n = 0;
+  auto derived = [&](const std::string& spec, bool scale, const std::string& flag) {
+    toml::table doc = ConfigTable::parse_file(base_path);
+    Variant v;
+    v.name = apply(doc, spec, scale, flag);
+    v.hw_file = dir + "/variant" + std::to_string(++n) + ".toml";
+    v.json_file = dir + "/variant" + std::to_string(n) + ".json";
+    std::ofstream(v.hw_file) << doc << "\n";
+    load_hardware_file(v.hw_file);  // a variant that breaks the file's rules is refused here
+    variants.push_back(v);
+  };
+  for (const auto& s : o.scale) derived(s, true, "--scale");
+  for (const auto& s : o.set) derived(s, false, "--set");
+  for (const auto& f : o.variants) {
+    load_hardware(f);
+    variants.push_back({f, resolve_preset("hardware", f), dir + "/variant" + std::to_string(++n) + ".json", {}});
+  }
+
+  // The same experiment for every variant, as `roofsim run` processes.
+  std::vector<std::string> common = {"run"};
+  if (!o.experiment.empty()) common.push_back(o.experiment);
+  auto pass = [&](const char* flag, const std::string& value) {
+    if (cmd.count(flag)) {
+      common.push_back(flag);
+      common.push_back(value);
+    }
+  };
+  pass("--model", o.model);
+  pass("--batch", std::to_string(o.batch));
+  pass("--prompt", std::to_string(o.prompt));
+  pass("--gen", std::to_string(o.gen));
+  pass("--weights-dtype", o.weights);
+  pass("--activations-dtype", o.activations);
+  pass("--kv-dtype", o.kv);
+  if (o.ideal) common.push_back("--ideal");
+  std::vector<std::vector<std::string>> commands;
+  for (const Variant& v : variants) {
+    std::vector<std::string> c = {"/proc/self/exe"};
+    char self[4096];
+    const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) c[0] = std::string(self, static_cast<std::size_t>(len));
+    c.insert(c.end(), common.begin(), common.end());
+    for (const std::string& a : {std::string("--hw"), v.hw_file, std::string("--json"), v.json_file}) c.push_back(a);
+    commands.push_back(c);
+  }
+  std::vector<std::string> logs;
+  for (std::size_t i = 0; i < variants.size(); ++i) logs.push_back(dir + "/run" + std::to_string(i) + ".log");
+  const std::vector<std::size_t> failed = run_processes(commands, logs, o.jobs);
+  if (!failed.empty()) {
+    std::ifstream log(logs[failed.front()]);
+    std::stringstream text;
+    text << log.rdbuf();
+    std::filesystem::remove_all(dir);
+    throw InputError("variant '" + variants[failed.front()].name + "' failed: " + text.str());
+  }
+  for (Variant& v : variants) {
+    std::ifstream f(v.json_file);
+    v.result = nlohmann::json::parse(f);
+  }
+  std::filesystem::remove_all(dir);
+
+  const nlohmann::json& base = variants[0].result;
+  std::ostream& os = human_out(o.json);
+  os << "roofsim whatif: " << base["model"].get<std::string>() << ", batch " << base["batch"] << ", prompt "
+     << base["prompt"] << ", generate " << base["generate"] << "\n\n";
+  TextTable t({"variant", "TTFT", "prefill speed-up", "TPOT", "decode speed-up", "tokens/s"});
+  nlohmann::json out = {{"base", base}, {"variants", nlohmann::json::array()}};
+  for (const Variant& v : variants) {
+    const double ttft = number_or_zero(v.result, "ttft_s"), tpot = number_or_zero(v.result, "tpot_s");
+    const double prefill_speedup = number_or_zero(base, "ttft_s") / ttft;
+    const double decode_speedup = tpot > 0 ? number_or_zero(base, "tpot_s") / tpot : 0.0;
+    t.add_row({v.name, format_seconds(ttft), format_fixed(prefill_speedup, 2) + "x", tpot > 0 ? format_seconds(tpot) : "-",
+               tpot > 0 ? format_fixed(decode_speedup, 2) + "x" : "-", format_fixed(number_or_zero(v.result, "throughput_tok_s"), 1)});
+    if (&v != &variants[0]) {
+      out["variants"].push_back({{"name", v.name}, {"prefill_speedup", prefill_speedup}, {"decode_speedup", decode_speedup},
+                                 {"result", v.result}});
+    }
+  }
+  t.print(os);
+  // Where the time goes, per op and phase, and how each variant changes it.
+  os << "\nspeed-up per op (base time; each variant's speed-up):\n";
+  std::vector<std::string> header = {"phase", "op", "base"};
+  for (std::size_t i = 1; i < variants.size(); ++i) header.push_back(variants[i].name);
+  TextTable ot(header);
+  for (const auto& op : base["ops"]) {
+    if (op["sim_time_s"].get<double>() < 0.01 * number_or_zero(base, "total_s")) continue;
+    std::vector<std::string> row = {op["phase"], op["name"], format_seconds(op["sim_time_s"].get<double>())};
+    for (std::size_t i = 1; i < variants.size(); ++i) {
+      double t_variant = 0;
+      for (const auto& vop : variants[i].result["ops"]) {
+        if (vop["phase"] == op["phase"] && vop["name"] == op["name"]) t_variant = vop["sim_time_s"].get<double>();
+      }
+      row.push_back(t_variant > 0 ? format_fixed(op["sim_time_s"].get<double>() / t_variant, 2) + "x" : "-");
+    }
+    ot.add_row(row);
+  }
+  ot.print(os);
+  if (!o.json.empty()) write_json(o.json, out);
+}
+
+}  // namespace
+
+void add_whatif_command(CLI::App& app) {
+  auto o = std::make_shared<WhatifOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "whatif", "Run one experiment on a base chip and on variants of it, and show what changes.\n"
+                "Example: roofsim whatif --scale hbm.bandwidth=2 --scale compute=2");
+  cmd->add_option("EXPERIMENT", o->experiment, "Experiment .toml (as for run)")->check(CLI::ExistingFile);
+  add_hw_option(cmd, o->hw);
+  cmd->add_option("--scale", o->scale, "A variant with KEY scaled by FACTOR (KEY=FACTOR[,KEY=FACTOR]); keys are the "
+                                       "hardware file's paths, or compute, hbm.bandwidth, links.bandwidth, hbm.capacity");
+  cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE])");
+  cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
+  cmd->add_option("--model", o->model, "Model (as for run)");
+  cmd->add_option("--batch", o->batch, "Sequences per batch")->check(CLI::PositiveNumber);
+  cmd->add_option("--prompt", o->prompt, "Prompt length")->check(CLI::PositiveNumber);
+  cmd->add_option("--gen", o->gen, "Tokens generated")->check(CLI::PositiveNumber);
+  cmd->add_option("--weights-dtype", o->weights, "Weights dtype");
+  cmd->add_option("--activations-dtype", o->activations, "Activations dtype");
+  cmd->add_option("--kv-dtype", o->kv, "KV-cache dtype");
+  cmd->add_flag("--ideal", o->ideal, "Ideal base and variants");
+  cmd->add_option("-j,--jobs", o->jobs, "Variants simulated at once (default 2)")->check(CLI::Range(1, 64));
+  add_json_option(cmd, o->json);
+  cmd->callback([o, cmd] { run(*o, *cmd); });
+}
+
+}  // namespace roofsim

@@ -88,6 +88,13 @@ if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${
   bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
 expect_error "whatif bad key" "has no number at 'foo.bar'" "$roofsim" whatif --scale foo.bar=2
 expect_error "whatif no variant" "at least one variant" "$roofsim" whatif
+# Invariant 6: the same inputs give byte-identical results (wall-clock fields aside).
+"$roofsim" run --gen 4 --json "$tmp/d1.json" --csv "$tmp/d1.csv" >/dev/null 2>&1
+"$roofsim" run --gen 4 --json "$tmp/d2.json" --csv "$tmp/d2.csv" >/dev/null 2>&1
+if cmp -s "$tmp/d1.csv" "$tmp/d2.csv" && diff -q <(grep -v '"wall_s"' "$tmp/d1.json") <(grep -v '"wall_s"' "$tmp/d2.json") >/dev/null; then ok; else bad "run is not deterministic"; fi
+"$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s1.json" >/dev/null 2>&1
+"$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s2.json" >/dev/null 2>&1
+if diff -q <(grep -v '"wall_s"' "$tmp/s1.json") <(grep -v '"wall_s"' "$tmp/s2.json") >/dev/null; then ok; else bad "sweep is not deterministic"; fi
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

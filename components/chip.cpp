@@ -1,6 +1,7 @@
 #include "components/chip.hpp"
 
 #include "components/op_run.hpp"
+#include "components/pim_run.hpp"
 
 namespace roofsim {
 
@@ -40,6 +41,14 @@ std::uint64_t Chip::allocate(std::uint64_t bytes) {
 
 void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const std::string& name) {
   check_shape(g, "gemm");
+  if (runs_near_memory(hw_, near_memory_, g)) {
+    auto run = std::make_unique<PimRun>(*this, g);
+    result.near_memory = true;
+    result.steps = run->step_count();
+    result.plan = "near-memory units, " + std::to_string(run->step_count()) + " steps";
+    launch(std::move(run), result, std::move(done));
+    return;
+  }
   const GemmPlan& plan = gemm_plan(g);
   result.steps = plan.steps();
   result.plan = "block " + std::to_string(plan.bm) + "x" + std::to_string(plan.bn) + "x" +

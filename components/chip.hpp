@@ -26,6 +26,7 @@ enum class Granularity { coarse, fine };
 
 struct OpResult {
   std::string name;
+  bool near_memory = false;  // ran on the near-memory units
   Picoseconds start_ps = 0, end_ps = 0;
   double flops = 0;          // useful FLOPs executed
   std::uint64_t bytes_read = 0, bytes_written = 0;
@@ -54,6 +55,8 @@ class Chip : public sc_core::sc_module {
   int vector_track(std::size_t unit) const { return static_cast<int>(matrix_.size() + unit); }
 
   const HardwareSpec& hw() const { return hw_; }
+  // Which GEMMs the near-memory units take (when the hardware has them).
+  void set_near_memory(NearMemory policy) { near_memory_ = policy; }
   SimStats& stats() { return stats_; }
   Granularity granularity() const { return granularity_; }
   const TilingLimits& limits() const { return limits_; }
@@ -96,6 +99,7 @@ class Chip : public sc_core::sc_module {
   TraceSink trace_;
   std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight
   std::size_t next_matrix_ = 0, next_vector_ = 0;
+  NearMemory near_memory_ = NearMemory::small_rows;
   std::uint64_t next_address_ = 0;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool>, GemmPlan> plans_;
 };

@@ -23,6 +23,14 @@ std::vector<std::uint64_t> HbmChannels::split(std::uint64_t first_granule, std::
   return share;
 }
 
+Picoseconds HbmChannels::reserve_internal(std::size_t c, std::uint64_t bytes, double factor, Picoseconds not_before) {
+  return channels_[c].reserve(not_before, ceil_ps(static_cast<double>(bytes) * ps_per_byte_ / factor * 1e-12));
+}
+
+Picoseconds HbmChannels::reserve_external(std::size_t c, std::uint64_t bytes, Picoseconds not_before) {
+  return channels_[c].reserve(not_before, ceil_ps(static_cast<double>(bytes) * ps_per_byte_ * 1e-12)) + latency_ps_;
+}
+
 void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
   const Picoseconds now = now_ps();
   if (bytes == 0) {

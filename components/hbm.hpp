@@ -30,6 +30,13 @@ class HbmChannels {
   // Bytes each channel receives for `bytes` that start at granule boundary `first_granule`.
   std::vector<std::uint64_t> split(std::uint64_t first_granule, std::uint64_t bytes) const;
 
+  // Near-memory compute reads `bytes` inside channel c at `factor` times its bandwidth; the
+  // channel is busy meanwhile. Returns when the read ends (no latency: the unit is beside the banks).
+  Picoseconds reserve_internal(std::size_t c, std::uint64_t bytes, double factor, Picoseconds not_before);
+  // Moves `bytes` over channel c's external interface; returns when they have arrived.
+  Picoseconds reserve_external(std::size_t c, std::uint64_t bytes, Picoseconds not_before);
+  EventQueue& events() { return events_; }
+  std::uint64_t interleave_bytes() const { return static_cast<std::uint64_t>(spec_.interleave_bytes); }
   std::size_t channel_count() const { return channels_.size(); }
   const Timeline& channel(std::size_t i) const { return channels_[i]; }
   double channel_bandwidth() const { return channel_bandwidth_; }

@@ -24,7 +24,7 @@ class OpRun {
  public:
   OpRun(Chip& chip, std::int64_t steps, int stages);
   virtual ~OpRun() = default;
-  void start(Callback done);
+  virtual void start(Callback done);
   bool finished() const { return finished_; }
 
   // What this op did (ops may overlap, so chip-wide counters cannot be split afterwards).

@@ -166,6 +166,15 @@ HardwareSpec load_hardware_file(const std::string& path) {
   }
 
   if (auto links = top.optional_table("links")) hw.links = read_links(*links);
+  if (auto pim = top.optional_table("pim")) {
+    hw.pim.present = true;
+    hw.pim.internal_bandwidth_factor = pim->positive_number("internal_bandwidth_factor");
+    hw.pim.flops_per_clock = pim->positive_number("flops_per_clock");
+    hw.pim.clock_hz = pim->positive_number("clock_mhz") * kMHz;
+    hw.pim.max_rows = pim->positive_integer("max_rows");
+    hw.pim.step_bytes = pim->positive_number("step_bytes");
+    pim->reject_unknown_keys();
+  }
   if (auto host = top.optional_table("host")) {
     hw.host_launch_interval_s = host->non_negative_number("launch_interval_ns") * kNs;
     host->reject_unknown_keys();

@@ -62,6 +62,17 @@ struct OnChipMemory {
   double bandwidth = 0;  // bytes/s, aggregate
 };
 
+// Near-memory compute (HBM-PIM / AiM style): a unit beside each HBM channel that reads its
+// channel's banks at a multiple of the channel's external bandwidth and computes GEMVs there.
+struct PimSpec {
+  bool present = false;
+  double internal_bandwidth_factor = 1;  // bank-side bandwidth / external bandwidth, per channel
+  double flops_per_clock = 0;            // per channel's unit, bf16
+  double clock_hz = 0;
+  std::int64_t max_rows = 1;             // GEMMs with at most this many rows go there ("auto")
+  double step_bytes = 0;                 // weights per channel per step (simulation granularity)
+};
+
 struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
   std::int64_t count = 0;
@@ -82,6 +93,7 @@ struct HardwareSpec {
   std::vector<OnChipMemory> onchip;
   std::string tile_buffer;  // which on-chip memory holds an op's tiles
   LinkSpec links;
+  PimSpec pim;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time
   // when ops are shorter than this (0 = ops launch as a single graph / program).
@@ -94,6 +106,8 @@ struct HardwareSpec {
   // matrix units do not support it.
   double matrix_peak_flops(DType t) const;
   double vector_peak_flops() const;
+  double pim_peak_flops() const { return pim.present ? static_cast<double>(hbm.channels) * pim.flops_per_clock * pim.clock_hz : 0; }
+  double pim_bandwidth() const { return pim.present ? hbm.bandwidth * pim.internal_bandwidth_factor : 0; }
   bool matrix_supports(DType t) const { return matrix.dtype_rate.count(t) > 0; }
 };
 

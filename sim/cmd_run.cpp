@@ -25,7 +25,7 @@ struct RunOptions {
   std::string topology;
   int trace_steps = 2;
   bool ideal = false;
-  std::string launch;
+  std::string launch, near_memory;
   std::string json, csv, trace;
   int top = 12;
 };
@@ -65,7 +65,7 @@ std::vector<OpSummary> summarize(const ExperimentResult& r) {
     s.bytes += o.weight * o.bound.bytes;
     s.sim_s += o.weight * o.result.seconds();
     s.bound_s += o.weight * o.bound.bound_time_s;
-    s.roof = o.op->is_collective ? "link" : roof_name(o.bound.roof);
+    s.roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
   }
   std::vector<OpSummary> out;
   for (const auto& k : order) out.push_back(by_key[k]);
@@ -236,6 +236,9 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--pp")) e.pp = o.pp;
   if (cmd.count("--microbatches")) e.microbatches = o.microbatches;
   if (cmd.count("--ep")) e.ep = o.ep;
+  if (cmd.count("--near-memory")) {
+    e.near_memory = o.near_memory == "off" ? NearMemory::off : o.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
+  }
 
   std::ostream& os = human_out(o.json);
   ExperimentResult r = run_experiment(e, &std::cerr);
@@ -278,6 +281,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N chips, attention data "
                                  "parallel, tokens sent to their experts and back by all-to-all (switch topologies)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--near-memory", o->near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
+                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")
+      ->check(CLI::IsMember({"off", "auto", "all"}));
   cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: --pp)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "

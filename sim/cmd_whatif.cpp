@@ -29,7 +29,7 @@ namespace roofsim {
 namespace {
 
 struct WhatifOptions {
-  std::string experiment, hw = "h100_sxm5", model, weights, activations, kv, json;
+  std::string experiment, hw = "h100_sxm5", model, weights, activations, kv, near_memory, json;
   std::int64_t batch = 0, prompt = 0, gen = 0;
   std::vector<std::string> scale, set, variants;
   bool ideal = false;
@@ -172,6 +172,7 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   pass("--weights-dtype", o.weights);
   pass("--activations-dtype", o.activations);
   pass("--kv-dtype", o.kv);
+  pass("--near-memory", o.near_memory);
   if (o.ideal) common.push_back("--ideal");
   std::vector<std::vector<std::string>> commands;
   for (const Variant& v : variants) {
@@ -258,6 +259,8 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--weights-dtype", o->weights, "Weights dtype");
   cmd->add_option("--activations-dtype", o->activations, "Activations dtype");
   cmd->add_option("--kv-dtype", o->kv, "KV-cache dtype");
+  cmd->add_option("--near-memory", o->near_memory, "Near-memory routing on hardware with [pim] (as for run)")
+      ->check(CLI::IsMember({"off", "auto", "all"}));
   cmd->add_flag("--ideal", o->ideal, "Ideal base and variants");
   cmd->add_option("-j,--jobs", o->jobs, "Variants simulated at once (default 2)")->check(CLI::Range(1, 64));
   add_json_option(cmd, o->json);

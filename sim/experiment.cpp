@@ -27,8 +27,13 @@ DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
 
 // Analytic bound of one op: its roofline bound, or a collective's closed form over the
 // stage's tp chips (a send: one switch traversal).
-double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology, std::int64_t tp) {
-  if (!op.is_collective) return bound_op(op.cost(), hw).bound_time_s;
+OpBound bound_of(const OpNode& op, const HardwareSpec& hw, NearMemory policy) {
+  if (op.is_gemm && runs_near_memory(hw, policy, op.gemm)) return bound_near_memory(op.gemm, hw);
+  return bound_op(op.cost(), hw);
+}
+
+double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology, std::int64_t tp, NearMemory policy) {
+  if (!op.is_collective) return bound_of(op, hw, policy).bound_time_s;
   if (op.send_to_next) {
     const double port = hw.links.bandwidth_per_direction * hw.links.efficiency * static_cast<double>(hw.links.count);
     return static_cast<double>(op.collective_bytes()) / port + 2 * hw.links.latency_s;
@@ -72,7 +77,8 @@ double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
 }
 
 // Analytic bound of a graph: the longest path when every op takes its own bound time.
-double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology, std::int64_t tp) {
+double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology, std::int64_t tp,
+                           NearMemory policy) {
   std::vector<double> finish(g.size(), 0.0);
   double longest = 0;
   for (OpId v : g.topological_order()) {
@@ -80,7 +86,7 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topol
     for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
       start = std::max(start, finish[boost::source(*e, g.base())]);
     }
-    finish[v] = start + op_bound_s(g.op(v), hw, topology, tp);
+    finish[v] = start + op_bound_s(g.op(v), hw, topology, tp, policy);
     longest = std::max(longest, finish[v]);
   }
   return longest;
@@ -153,11 +159,12 @@ double weight_and_kv_bytes(const OpGraph& g) {
 
 // A bound from each stage's resources: whatever overlaps, its FLOPs need the matrix and vector
 // units and its bytes the HBM for at least sum / peak each.
-double resource_bound(const OpGraph& g, const HardwareSpec& hw) {
+double resource_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory policy) {
   std::map<int, std::pair<double, double>> per_device;  // compute seconds, memory seconds
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
     if (op.is_collective) continue;
+    if (op.is_gemm && runs_near_memory(hw, policy, op.gemm)) continue;  // other units, other bandwidth
     const OpBound b = bound_op(op.cost(), hw);
     per_device[op.device].first += b.compute_time_s;
     per_device[op.device].second += b.memory_time_s;
@@ -212,6 +219,10 @@ Experiment load_experiment_file(const std::string& path) {
   e.pp = t.positive_integer_or("pp", 1);
   e.microbatches = t.positive_integer_or("microbatches", 0);
   e.ep = t.positive_integer_or("ep", 1);
+  if (t.has("near_memory")) {
+    const std::string v = t.one_of("near_memory", {"off", "auto", "all"});
+    e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
+  }
   e.topology = t.string_or("topology", "");
   t.reject_unknown_keys();
   top.reject_unknown_keys();
@@ -363,6 +374,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   std::vector<Chip*> chip_ptrs;
   for (std::int64_t s = 0; s < e.pp; ++s) {
     stage_chips.push_back(std::make_unique<Chip>(("chip" + std::to_string(s)).c_str(), r.hw));
+    stage_chips.back()->set_near_memory(e.near_memory);
     chip_ptrs.push_back(stage_chips.back().get());
   }
   std::unique_ptr<Fabric> fabric;
@@ -385,8 +397,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   // Results and bounds, phase by phase.
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), group),
-                                  resource_bound(r.graphs[i], r.hw));
+    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), group, e.near_memory),
+                                  resource_bound(r.graphs[i], r.hw, e.near_memory));
     // Communication: time in collectives, and the part of it no compute op overlapped.
     std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
     for (OpId v = 0; v < r.graphs[i].size(); ++v) {
@@ -418,8 +430,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       inst.step = r.simulated_steps[i];
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
-      inst.bound = inst.op->is_collective ? OpBound{} : bound_op(inst.op->cost(), r.hw);
-      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), group);
+      inst.bound = inst.op->is_collective ? OpBound{} : bound_of(*inst.op, r.hw, e.near_memory);
+      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), group, e.near_memory);
       inst.result = driver.results[i][v];
       r.ops.push_back(inst);
     }

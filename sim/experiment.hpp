@@ -36,6 +36,8 @@ struct Experiment {
   std::int64_t microbatches = 0;
   // Expert parallelism over `ep` chips: data-parallel attention, experts spread, all-to-alls.
   std::int64_t ep = 1;
+  // Which GEMMs run on near-memory units, when the hardware has [pim].
+  NearMemory near_memory = NearMemory::small_rows;
   std::string topology;
   // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
   int trace_steps = 0;

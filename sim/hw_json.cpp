@@ -48,6 +48,15 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   for (const auto& [t, e] : m.dtype_efficiency) {
     p["matrix.dtype_efficiency." + std::string(dtype_name(t))] = e;
   }
+  if (h.pim.present) {
+    p["pim.internal_bandwidth_factor"] = h.pim.internal_bandwidth_factor;
+    p["pim.flops_per_clock"] = h.pim.flops_per_clock;
+    p["pim.clock_mhz"] = h.pim.clock_hz / 1e6;
+    p["pim.max_rows"] = h.pim.max_rows;
+    p["pim.step_bytes"] = h.pim.step_bytes;
+    j["pim_peak_flops"] = h.pim_peak_flops();
+    j["pim_bandwidth"] = h.pim_bandwidth();
+  }
   if (h.host_launch_interval_s > 0) p["host.launch_interval_ns"] = h.host_launch_interval_s * 1e9;
   p["vector.units"] = h.vector.units;
   p["vector.clock_mhz"] = h.vector.clock_hz / 1e6;

@@ -86,6 +86,13 @@ prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $
 if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \
      'BEGIN { exit !(bd > 1.6 && bp < 1.2 && cp > 1.4 && cd < 1.1) }'; then ok; else
   bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
+# Near-memory compute wins batch-1 decode and loses at batch 64, where the chip's units win.
+expect_ok "whatif pim b1" "$roofsim" whatif --variant h100_pim --variant h100_2xbw --batch 1 --gen 4 --near-memory all --json "$tmp/pim1.json"
+expect_ok "whatif pim b64" "$roofsim" whatif --variant h100_pim --batch 64 --gen 4 --near-memory all --json "$tmp/pim64.json"
+pim1=($(grep -E '^      "decode_speedup"' "$tmp/pim1.json" | awk '{print $2}' | tr -d ,))
+pim64=$(grep -E '^      "decode_speedup"' "$tmp/pim64.json" | awk '{print $2}' | tr -d ,)
+if awk -v p="${pim1[0]}" -v b="${pim1[1]}" -v q="$pim64" 'BEGIN { exit !(p > 2.5 && p > b && q < 1) }'; then ok; else
+  bad "near-memory: batch 1 speed-up ${pim1[0]} (2x bandwidth ${pim1[1]}), batch 64 speed-up $pim64"; fi
 expect_error "whatif bad key" "has no number at 'foo.bar'" "$roofsim" whatif --scale foo.bar=2
 expect_error "whatif no variant" "at least one variant" "$roofsim" whatif
 # Invariant 6: the same inputs give byte-identical results (wall-clock fields aside).

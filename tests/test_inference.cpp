@@ -168,3 +168,20 @@ TEST_CASE("Mixtral-8x7B with expert parallelism over 8 x H100: all-to-alls to th
   CHECK(r.tpot_s >= r.bound_tpot_s);
   CHECK(r.decode_comm_s > 0);
 }
+
+TEST_CASE("near-memory compute: ideal batch-1 decode approaches the internal-bandwidth bound", "[systemc][near_memory]") {
+  Experiment e = llama3(1, 256, 8);
+  e.hw = "h100_pim";
+  e.ideal = true;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  CHECK(r.tpot_s <= 1.10 * r.bound_tpot_s);
+  // The bound is set by the bandwidth inside the stacks: far below the chip's speed of light.
+  CHECK(r.bound_tpot_s < 0.4 * r.decode_speed_of_light_s);
+  int near = 0;
+  for (const OpInstance& o : r.ops) {
+    near += o.result.near_memory;
+    CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+  }
+  CHECK(near > 0);
+}

@@ -46,3 +46,21 @@ OpBound bound_op(const OpCost& cost, const HardwareSpec& hw) {
 }
 
 }  // namespace roofsim
+
+namespace roofsim {
+
+OpBound bound_near_memory(const GemmShape& g, const HardwareSpec& hw) {
+  const OpCost cost = gemm_cost(g);
+  OpBound b;
+  b.flops = cost.flops;
+  b.bytes = static_cast<double>(g.batch * g.b_elements_per_batch()) * dtype_bytes(g.b);
+  b.intensity = b.flops / b.bytes;
+  b.compute_time_s = b.flops / hw.pim_peak_flops();
+  b.memory_time_s = b.bytes / hw.pim_bandwidth();
+  b.bound_time_s = std::max(b.compute_time_s, b.memory_time_s);
+  b.roof = b.compute_time_s >= b.memory_time_s ? Roof::compute : Roof::memory;
+  b.attainable_flops = std::min(hw.pim_peak_flops(), hw.pim_bandwidth() * b.intensity);
+  return b;
+}
+
+}  // namespace roofsim

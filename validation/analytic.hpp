@@ -38,5 +38,8 @@ struct OpBound {
 };
 
 OpBound bound_op(const OpCost& cost, const HardwareSpec& hw);
+// The bound of a GEMM on the near-memory units: its FLOPs at their peak, its weights at the
+// internal bandwidth (activations and results crossing the interface come on top).
+OpBound bound_near_memory(const GemmShape& g, const HardwareSpec& hw);
 
 }  // namespace roofsim

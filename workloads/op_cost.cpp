@@ -31,6 +31,11 @@ OpCost vector_cost(const VectorShape& v) {
   return c;
 }
 
+bool runs_near_memory(const HardwareSpec& hw, NearMemory policy, const GemmShape& g) {
+  if (!hw.pim.present || policy == NearMemory::off || g.fused_attention || g.batch != 1) return false;
+  return policy == NearMemory::all || g.m <= hw.pim.max_rows;
+}
+
 void check_shape(const GemmShape& g, const std::string& what) {
   if (g.batch <= 0 || g.m <= 0 || g.n <= 0 || g.k <= 0) {
     throw InputError(what + ": GEMM dimensions must be positive, got batch=" +

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "core/hardware.hpp"
 
 namespace roofsim {
 
@@ -55,6 +56,11 @@ struct OpCost {
 
 OpCost gemm_cost(const GemmShape& g);
 OpCost vector_cost(const VectorShape& v);
+
+// Which GEMMs a chip's near-memory units take (when it has them): none, unbatched GEMMs with
+// at most pim.max_rows rows (decode GEMVs), or every unbatched GEMM.
+enum class NearMemory { off, small_rows, all };
+bool runs_near_memory(const HardwareSpec& hw, NearMemory policy, const GemmShape& g);
 
 // Throws InputError for zero or negative dimensions; `what` names the op for the message.
 void check_shape(const GemmShape& g, const std::string& what);

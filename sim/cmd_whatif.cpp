@@ -218,6 +218,27 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
     }
   }
   t.print(os);
+  // Each variant's rooflines: where its roofs are, and where near-memory units stop winning.
+  os << "\nrooflines (bf16; decode intensity of the base run "
+     << format_fixed(number_or_zero(base, "decode_intensity"), 1) << " FLOP/B):\n";
+  TextTable rt({"variant", "peak", "HBM bandwidth", "ridge", "near-memory peak", "inside the stacks", "its ridge",
+                "its roof meets the chip's slope at"});
+  for (const Variant& v : variants) {
+    const HardwareSpec h = load_hardware_file(v.hw_file);
+    const double peak = h.matrix_peak_flops(DType::bf16);
+    std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.hbm.bandwidth, "B/s", 2),
+                                    format_fixed(peak / h.hbm.bandwidth, 1) + " FLOP/B"};
+    if (h.pim.present) {
+      row.push_back(format_si(h.pim_peak_flops(), "FLOP/s"));
+      row.push_back(format_si(h.pim_bandwidth(), "B/s", 2));
+      row.push_back(format_fixed(h.pim_peak_flops() / h.pim_bandwidth(), 1) + " FLOP/B");
+      row.push_back(format_fixed(h.pim_peak_flops() / h.hbm.bandwidth, 1) + " FLOP/B");
+    } else {
+      row.insert(row.end(), {"-", "-", "-", "-"});
+    }
+    rt.add_row(row);
+  }
+  rt.print(os);
   // Where the time goes, per op and phase, and how each variant changes it.
   os << "\nspeed-up per op (base time; each variant's speed-up):\n";
   std::vector<std::string> header = {"phase", "op", "base"};

@@ -41,6 +41,7 @@ struct Variant {
   std::string hw_file;   // the hardware file it runs on
   std::string json_file;
   nlohmann::json result;
+  HardwareSpec hw;
 };
 
 // Friendly names for the knobs people turn most.
@@ -137,7 +138,10 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   const std::string base_path = resolve_preset("hardware", o.hw);
   const std::string dir = "/tmp/roofsim_whatif_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
-  std::vector<Variant> variants{{"base (" + o.hw + ")", base_path, dir + "/base.json", {}}};
+  std::vector<Variant> variants(1);
+  variants[0].name = "base (" + o.hw + ")";
+  variants[0].hw_file = base_path;
+  variants[0].json_file = dir + "/base.json";
   int n = 0;
   auto derived = [&](const std::string& spec, bool scale, const std::string& flag) {
     toml::table doc = ConfigTable::parse_file(base_path);
@@ -153,7 +157,11 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   for (const auto& s : o.set) derived(s, false, "--set");
   for (const auto& f : o.variants) {
     load_hardware(f);
-    variants.push_back({f, resolve_preset("hardware", f), dir + "/variant" + std::to_string(++n) + ".json", {}});
+    Variant v;
+    v.name = f;
+    v.hw_file = resolve_preset("hardware", f);
+    v.json_file = dir + "/variant" + std::to_string(++n) + ".json";
+    variants.push_back(v);
   }
 
   // The same experiment for every variant, as `roofsim run` processes.
@@ -197,6 +205,7 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   for (Variant& v : variants) {
     std::ifstream f(v.json_file);
     v.result = nlohmann::json::parse(f);
+    v.hw = load_hardware_file(v.hw_file);
   }
   std::filesystem::remove_all(dir);
 
@@ -224,7 +233,7 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   TextTable rt({"variant", "peak", "HBM bandwidth", "ridge", "near-memory peak", "inside the stacks", "its ridge",
                 "its roof meets the chip's slope at"});
   for (const Variant& v : variants) {
-    const HardwareSpec h = load_hardware_file(v.hw_file);
+    const HardwareSpec& h = v.hw;
     const double peak = h.matrix_peak_flops(DType::bf16);
     std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.hbm.bandwidth, "B/s", 2),
                                     format_fixed(peak / h.hbm.bandwidth, 1) + " FLOP/B"};

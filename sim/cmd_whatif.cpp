@@ -2,6 +2,8 @@
 // variant is a hardware file derived from the base (--scale, --set) or given (--variant), and
 // runs as its own `roofsim run` process (SystemC simulates once per process), -j at a time.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +23,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
+#include "sim/plot.hpp"
 
 extern char** environ;
 
@@ -32,6 +35,8 @@ struct WhatifOptions {
   std::string experiment, hw = "h100_sxm5", model, weights, activations, kv, near_memory, json;
   std::int64_t batch = 0, prompt = 0, gen = 0;
   std::vector<std::string> scale, set, variants;
+  std::string sweep, shard, plot;
+  std::vector<std::string> merge;
   bool ideal = false;
   int jobs = 2;
 };
@@ -131,6 +136,34 @@ double number_or_zero(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
+std::string self_path() {
+  char self[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  return len > 0 ? std::string(self, static_cast<std::size_t>(len)) : "/proc/self/exe";
+}
+
+// `roofsim run ...` with the experiment options the user gave, except `skip` (swept).
+std::vector<std::string> run_arguments(const WhatifOptions& o, const CLI::App& cmd, const std::string& skip) {
+  std::vector<std::string> args = {self_path(), "run"};
+  if (!o.experiment.empty()) args.push_back(o.experiment);
+  auto pass = [&](const char* flag, const std::string& value) {
+    if (cmd.count(flag) && skip != flag) {
+      args.push_back(flag);
+      args.push_back(value);
+    }
+  };
+  pass("--model", o.model);
+  pass("--batch", std::to_string(o.batch));
+  pass("--prompt", std::to_string(o.prompt));
+  pass("--gen", std::to_string(o.gen));
+  pass("--weights-dtype", o.weights);
+  pass("--activations-dtype", o.activations);
+  pass("--kv-dtype", o.kv);
+  pass("--near-memory", o.near_memory);
+  if (o.ideal) args.push_back("--ideal");
+  return args;
+}
+
 void run(const WhatifOptions& o, const CLI::App& cmd) {
   if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
     throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
@@ -165,30 +198,10 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   }
 
   // The same experiment for every variant, as `roofsim run` processes.
-  std::vector<std::string> common = {"run"};
-  if (!o.experiment.empty()) common.push_back(o.experiment);
-  auto pass = [&](const char* flag, const std::string& value) {
-    if (cmd.count(flag)) {
-      common.push_back(flag);
-      common.push_back(value);
-    }
-  };
-  pass("--model", o.model);
-  pass("--batch", std::to_string(o.batch));
-  pass("--prompt", std::to_string(o.prompt));
-  pass("--gen", std::to_string(o.gen));
-  pass("--weights-dtype", o.weights);
-  pass("--activations-dtype", o.activations);
-  pass("--kv-dtype", o.kv);
-  pass("--near-memory", o.near_memory);
-  if (o.ideal) common.push_back("--ideal");
+  const std::vector<std::string> common = run_arguments(o, cmd, "");
   std::vector<std::vector<std::string>> commands;
   for (const Variant& v : variants) {
-    std::vector<std::string> c = {"/proc/self/exe"};
-    char self[4096];
-    const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) c[0] = std::string(self, static_cast<std::size_t>(len));
-    c.insert(c.end(), common.begin(), common.end());
+    std::vector<std::string> c = common;
     for (const std::string& a : {std::string("--hw"), v.hw_file, std::string("--json"), v.json_file}) c.push_back(a);
     commands.push_back(c);
   }
@@ -269,6 +282,165 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   if (!o.json.empty()) write_json(o.json, out);
 }
 
+// "batch=1,8,64" or "batch=1:512:x2" (geometric) -> key and values.
+std::pair<std::string, std::vector<double>> parse_sweep(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw InputError("--sweep '" + text + "': expected KEY=V1,V2,... or KEY=START:STOP:xFACTOR");
+  const std::string key = text.substr(0, eq), spec = text.substr(eq + 1);
+  auto number = [&](const std::string& v) {
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != v.size() || !(d > 0)) throw InputError("--sweep '" + text + "': '" + v + "' is not a positive number");
+    return d;
+  };
+  std::vector<double> values;
+  if (spec.find(':') != std::string::npos) {
+    std::stringstream ss(spec);
+    std::string a, b, f;
+    std::getline(ss, a, ':');
+    std::getline(ss, b, ':');
+    std::getline(ss, f, ':');
+    if (f.empty() || f[0] != 'x') throw InputError("--sweep '" + text + "': a range is START:STOP:xFACTOR");
+    const double start = number(a), stop = number(b), factor = number(f.substr(1));
+    if (factor <= 1) throw InputError("--sweep '" + text + "': the factor must exceed 1");
+    for (double v = start; v <= stop * (1 + 1e-9) && values.size() < 1000; v *= factor) values.push_back(v);
+  } else {
+    std::stringstream ss(spec);
+    std::string v;
+    while (std::getline(ss, v, ',')) values.push_back(number(v));
+  }
+  if (values.empty()) throw InputError("--sweep '" + text + "': no values");
+  return {key, values};
+}
+
+// Share of decode time spent in ops bound by compute (the rest: memory or links).
+double decode_compute_share(const nlohmann::json& result) {
+  double compute = 0, total = 0;
+  for (const auto& op : result["ops"]) {
+    if (op["phase"] != "decode") continue;
+    total += op["sim_time_s"].get<double>();
+    if (op["roof"].get<std::string>().find("compute") != std::string::npos) compute += op["sim_time_s"].get<double>();
+  }
+  return total > 0 ? compute / total : 0.0;
+}
+
+nlohmann::json sweep_point(double value, const nlohmann::json& r) {
+  return {{"value", value},
+          {"ttft_s", r["ttft_s"]},
+          {"tpot_s", r["tpot_s"]},
+          {"throughput_tok_s", r["throughput_tok_s"]},
+          {"decode_tok_s", r["decode_tok_s"]},
+          {"decode_intensity", r["decode_intensity"]},
+          {"prefill_intensity", r["prefill_intensity"]},
+          {"decode_compute_share", decode_compute_share(r)},
+          {"bound_tpot_s", r["bound_tpot_s"]}};
+}
+
+void run_sweep(const WhatifOptions& o, const CLI::App& cmd) {
+  nlohmann::json out;
+  if (!o.merge.empty()) {
+    // Shards from separate runs (a cluster's jobs): their points, in value order.
+    std::vector<nlohmann::json> points;
+    for (const auto& f : o.merge) {
+      std::ifstream in(f);
+      if (!in) throw InputError(f + ": cannot open file");
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(in);
+      } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(f + ": not a whatif sweep JSON (" + e.what() + ")");
+      }
+      if (!j.contains("sweep") || !j.contains("points")) throw InputError(f + ": not a whatif sweep JSON");
+      if (out.contains("sweep") && out["sweep"] != j["sweep"]) throw InputError(f + ": a shard of another sweep");
+      out["sweep"] = j["sweep"];
+      for (const auto& p : j["points"]) points.push_back(p);
+    }
+    std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a["value"] < b["value"]; });
+    out["points"] = points;
+  } else {
+    const auto [key, values] = parse_sweep(o.sweep);
+    int shard = 0, shards = 1;
+    if (!o.shard.empty()) {
+      if (std::sscanf(o.shard.c_str(), "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards) {
+        throw InputError("--shard '" + o.shard + "': expected I/N with 0 <= I < N");
+      }
+    }
+    const std::map<std::string, std::string> run_flags = {{"batch", "--batch"}, {"prompt", "--prompt"}, {"gen", "--gen"}};
+    const auto flag = run_flags.find(key);
+    const std::string dir = "/tmp/roofsim_sweep_" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    const std::string base_path = resolve_preset("hardware", o.hw);
+    std::vector<std::vector<std::string>> commands;
+    std::vector<std::string> logs, jsons;
+    std::vector<double> mine;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (static_cast<int>(i % static_cast<std::size_t>(shards)) != shard) continue;
+      std::vector<std::string> c = run_arguments(o, cmd, flag != run_flags.end() ? flag->second : "");
+      std::string hw_file = base_path;
+      if (flag != run_flags.end()) {
+        c.push_back(flag->second);
+        c.push_back(std::to_string(static_cast<std::int64_t>(std::llround(values[i]))));
+      } else {
+        // A hardware key: a derived file per point.
+        toml::table doc = ConfigTable::parse_file(base_path);
+        std::ostringstream v;
+        v.precision(12);
+        v << values[i];
+        apply(doc, key + "=" + v.str(), false, "--sweep");
+        hw_file = dir + "/point" + std::to_string(i) + ".toml";
+        std::ofstream(hw_file) << doc << "\n";
+      }
+      jsons.push_back(dir + "/point" + std::to_string(i) + ".json");
+      logs.push_back(dir + "/point" + std::to_string(i) + ".log");
+      for (const std::string& a : {std::string("--hw"), hw_file, std::string("--json"), jsons.back()}) c.push_back(a);
+      commands.push_back(c);
+      mine.push_back(values[i]);
+    }
+    const std::vector<std::size_t> failed = run_processes(commands, logs, o.jobs);
+    if (!failed.empty()) {
+      std::ifstream log(logs[failed.front()]);
+      std::stringstream text;
+      text << log.rdbuf();
+      std::filesystem::remove_all(dir);
+      throw InputError("sweep point " + key + " = " + std::to_string(mine[failed.front()]) + " failed: " + text.str());
+    }
+    out["sweep"] = key;
+    out["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
+    out["points"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < jsons.size(); ++i) {
+      std::ifstream f(jsons[i]);
+      out["points"].push_back(sweep_point(mine[i], nlohmann::json::parse(f)));
+    }
+    std::filesystem::remove_all(dir);
+  }
+  std::ostream& os = human_out(o.json);
+  os << "roofsim whatif sweep of " << out["sweep"].get<std::string>() << "\n\n";
+  TextTable t({out["sweep"].get<std::string>(), "TTFT", "TPOT", "tokens/s", "decode intensity", "decode time compute-bound"});
+  std::vector<double> xs, tokens, shares;
+  for (const auto& p : out["points"]) {
+    const bool has_tpot = p["tpot_s"].is_number();
+    t.add_row({format_fixed(p["value"].get<double>(), p["value"].get<double>() < 10 ? 2 : 0), format_seconds(p["ttft_s"].get<double>()),
+               has_tpot ? format_seconds(p["tpot_s"].get<double>()) : "-", format_fixed(p["throughput_tok_s"].get<double>(), 1),
+               p["decode_intensity"].is_number() ? format_fixed(p["decode_intensity"].get<double>(), 1) + " FLOP/B" : "-",
+               format_fixed(100 * p["decode_compute_share"].get<double>(), 0) + "%"});
+    xs.push_back(p["value"].get<double>());
+    tokens.push_back(p["throughput_tok_s"].get<double>());
+    shares.push_back(100 * p["decode_compute_share"].get<double>());
+  }
+  t.print(os);
+  if (!o.plot.empty()) {
+    write_sweep_plot(o.plot, "roofsim whatif: " + out["sweep"].get<std::string>(), out["sweep"].get<std::string>(), xs,
+                     "throughput (tokens/s)", tokens, "decode time in compute-bound ops (%)", shares);
+    os << "plot written to " << o.plot << "\n";
+  }
+  if (!o.json.empty()) write_json(o.json, out);
+}
+
 }  // namespace
 
 void add_whatif_command(CLI::App& app) {
@@ -292,9 +464,23 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--near-memory", o->near_memory, "Near-memory routing on hardware with [pim] (as for run)")
       ->check(CLI::IsMember({"off", "auto", "all"}));
   cmd->add_flag("--ideal", o->ideal, "Ideal base and variants");
+  cmd->add_option("--sweep", o->sweep, "Instead of variants: one parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
+                                       "KEY is batch, prompt, gen or a hardware key (e.g. hbm.bandwidth_gb_per_s=1000:8000:x2)");
+  cmd->add_option("--shard", o->shard, "With --sweep: run only points I, I+N, ... (I/N), to merge later with --merge");
+  cmd->add_option("--merge", o->merge, "Merge the JSON of sweep shards (files) into one table, JSON and plot");
+  cmd->add_option("--plot", o->plot, "With --sweep or --merge: chart of throughput and of where the bottleneck sits (.png/.svg)");
   cmd->add_option("-j,--jobs", o->jobs, "Variants simulated at once (default 2)")->check(CLI::Range(1, 64));
   add_json_option(cmd, o->json);
-  cmd->callback([o, cmd] { run(*o, *cmd); });
+  cmd->callback([o, cmd] {
+    if (!o->sweep.empty() || !o->merge.empty()) {
+      if (!o->scale.empty() || !o->set.empty() || !o->variants.empty()) {
+        throw InputError("--sweep and --merge do not combine with --scale, --set or --variant");
+      }
+      run_sweep(*o, *cmd);
+    } else {
+      run(*o, *cmd);
+    }
+  });
 }
 
 }  // namespace roofsim

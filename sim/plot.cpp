@@ -12,19 +12,74 @@ namespace roofsim {
 
 namespace fs = std::filesystem;
 
-void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& rl,
-                         const std::vector<RooflinePoint>& pts, const Knee& knee) {
+namespace {
+
+std::string terminal_for(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
-  std::string terminal;
-  if (ext == ".png") {
-    terminal = "pngcairo size 1000,700 noenhanced";
-  } else if (ext == ".svg") {
-    terminal = "svg size 1000,700 noenhanced";
-  } else {
-    throw InputError("--plot " + path + ": expected a .png or .svg file name");
+  if (ext == ".png") return "pngcairo size 1000,700 noenhanced";
+  if (ext == ".svg") return "svg size 1000,700 noenhanced";
+  throw InputError("--plot " + path + ": expected a .png or .svg file name");
+}
+
+// Runs gnuplot on `script` and removes `dir`; throws with gnuplot's messages on failure.
+void run_gnuplot(const fs::path& script, const fs::path& dir) {
+  const std::string cmd = "gnuplot '" + script.string() + "' 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) throw InputError("--plot: cannot run gnuplot");
+  std::string messages;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe)) messages += buf;
+  const int rc = ::pclose(pipe);
+  fs::remove_all(dir);
+  if (rc != 0) {
+    throw InputError("--plot: gnuplot failed (is gnuplot installed? scripts/install-deps.sh installs it): " + messages);
   }
+}
+
+fs::path plot_dir() {
   const fs::path dir = fs::temp_directory_path() / ("roofsim_plot_" + std::to_string(::getpid()));
   fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label,
+                      const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
+                      const std::string& y2_label, const std::vector<double>& y2) {
+  const std::string terminal = terminal_for(path);
+  const fs::path dir = plot_dir();
+  const fs::path data = dir / "sweep.dat", script = dir / "sweep.gp";
+  {
+    std::ofstream d(data);
+    d.precision(10);
+    for (std::size_t i = 0; i < x.size(); ++i) d << x[i] << " " << y1[i] << " " << y2[i] << "\n";
+  }
+  {
+    std::ofstream g(script);
+    g << "set terminal " << terminal << "\n"
+      << "set output '" << path << "'\n"
+      << "set title '" << title << "'\n"
+      << "set logscale x\n"
+      << "set xlabel '" << x_label << "'\n"
+      << "set ylabel '" << y1_label << "'\n"
+      << "set y2label '" << y2_label << "'\n"
+      << "set y2range [0:100]\n"
+      << "set ytics nomirror\n"
+      << "set y2tics\n"
+      << "set grid\n"
+      << "set key top left\n"
+      << "plot '" << data.string() << "' using 1:2 title '" << y1_label << "' with linespoints pt 7 lc rgb 'red', \\\n"
+      << "     '" << data.string() << "' using 1:3 axes x1y2 title '" << y2_label
+      << "' with linespoints pt 5 lc rgb 'blue' dashtype 2\n";
+  }
+  run_gnuplot(script, dir);
+}
+
+void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& rl,
+                         const std::vector<RooflinePoint>& pts, const Knee& knee) {
+  const std::string terminal = terminal_for(path);
+  const fs::path dir = plot_dir();
   const fs::path data = dir / "points.dat", script = dir / "plot.gp";
   {
     std::ofstream d(data);
@@ -63,17 +118,7 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
       << "plot roof(x) title 'analytic roofline' lw 2 lc rgb 'black', \\\n"
       << "     '" << data.string() << "' using 1:2 title 'simulated ops' with linespoints pt 7 lc rgb 'red'\n";
   }
-  const std::string cmd = "gnuplot '" + script.string() + "' 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) throw InputError("--plot: cannot run gnuplot");
-  std::string messages;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, pipe)) messages += buf;
-  const int rc = ::pclose(pipe);
-  fs::remove_all(dir);
-  if (rc != 0) {
-    throw InputError("--plot: gnuplot failed (is gnuplot installed? scripts/install-deps.sh installs it): " + messages);
-  }
+  run_gnuplot(script, dir);
 }
 
 }  // namespace roofsim

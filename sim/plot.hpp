@@ -12,4 +12,9 @@ namespace roofsim {
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& analytic,
                          const std::vector<RooflinePoint>& simulated, const Knee& knee);
 
+// A two-axis line chart over a (log-scaled) swept parameter.
+void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label,
+                      const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
+                      const std::string& y2_label, const std::vector<double>& y2);
+
 }  // namespace roofsim

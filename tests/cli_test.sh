@@ -93,6 +93,15 @@ pim1=($(grep -E '^      "decode_speedup"' "$tmp/pim1.json" | awk '{print $2}' | 
 pim64=$(grep -E '^      "decode_speedup"' "$tmp/pim64.json" | awk '{print $2}' | tr -d ,)
 if awk -v p="${pim1[0]}" -v b="${pim1[1]}" -v q="$pim64" 'BEGIN { exit !(p > 2.5 && p > b && q < 1) }'; then ok; else
   bad "near-memory: batch 1 speed-up ${pim1[0]} (2x bandwidth ${pim1[1]}), batch 64 speed-up $pim64"; fi
+# Sweeps: shards run separately merge into the same points as one run.
+expect_ok "sweep all" "$roofsim" whatif --sweep batch=1,4,16 --gen 2 --prompt 64 --json "$tmp/sw_all.json"
+expect_ok "sweep shard 0" "$roofsim" whatif --sweep batch=1,4,16 --gen 2 --prompt 64 --shard 0/2 --json "$tmp/sw0.json"
+expect_ok "sweep shard 1" "$roofsim" whatif --sweep batch=1,4,16 --gen 2 --prompt 64 --shard 1/2 --json "$tmp/sw1.json"
+expect_ok "sweep merge" "$roofsim" whatif --merge "$tmp/sw0.json" "$tmp/sw1.json" --json "$tmp/sw_merged.json" --plot "$tmp/sw.svg"
+if diff -q <(grep -v '"shard"' "$tmp/sw_all.json") <(grep -v '"shard"' "$tmp/sw_merged.json") >/dev/null; then ok; else bad "merged shards differ from one sweep"; fi
+if grep -q "<svg" "$tmp/sw.svg"; then ok; else bad "sweep plot"; fi
+expect_error "bad shard" "expected I/N" "$roofsim" whatif --sweep batch=1,2 --shard 2/2
+expect_error "bad sweep" "is not a positive number" "$roofsim" whatif --sweep batch=1,x
 expect_error "whatif bad key" "has no number at 'foo.bar'" "$roofsim" whatif --scale foo.bar=2
 expect_error "whatif no variant" "at least one variant" "$roofsim" whatif
 # Invariant 6: the same inputs give byte-identical results (wall-clock fields aside).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -132,6 +133,18 @@ std::vector<std::size_t> run_processes(const std::vector<std::vector<std::string
   return failed;
 }
 
+// Runs the processes; on a failure removes `dir` and throws with the first failed one's errors.
+void run_all(const std::vector<std::vector<std::string>>& commands, const std::vector<std::string>& logs, int jobs,
+             const std::string& dir, const std::function<std::string(std::size_t)>& what) {
+  const std::vector<std::size_t> failed = run_processes(commands, logs, jobs);
+  if (failed.empty()) return;
+  std::ifstream log(logs[failed.front()]);
+  std::stringstream text;
+  text << log.rdbuf();
+  std::filesystem::remove_all(dir);
+  throw InputError(what(failed.front()) + " failed: " + text.str());
+}
+
 double number_or_zero(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
@@ -207,14 +220,7 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   }
   std::vector<std::string> logs;
   for (std::size_t i = 0; i < variants.size(); ++i) logs.push_back(dir + "/run" + std::to_string(i) + ".log");
-  const std::vector<std::size_t> failed = run_processes(commands, logs, o.jobs);
-  if (!failed.empty()) {
-    std::ifstream log(logs[failed.front()]);
-    std::stringstream text;
-    text << log.rdbuf();
-    std::filesystem::remove_all(dir);
-    throw InputError("variant '" + variants[failed.front()].name + "' failed: " + text.str());
-  }
+  run_all(commands, logs, o.jobs, dir, [&](std::size_t i) { return "variant '" + variants[i].name + "'"; });
   for (Variant& v : variants) {
     std::ifstream f(v.json_file);
     v.result = nlohmann::json::parse(f);
@@ -401,14 +407,7 @@ void run_sweep(const WhatifOptions& o, const CLI::App& cmd) {
       commands.push_back(c);
       mine.push_back(values[i]);
     }
-    const std::vector<std::size_t> failed = run_processes(commands, logs, o.jobs);
-    if (!failed.empty()) {
-      std::ifstream log(logs[failed.front()]);
-      std::stringstream text;
-      text << log.rdbuf();
-      std::filesystem::remove_all(dir);
-      throw InputError("sweep point " + key + " = " + std::to_string(mine[failed.front()]) + " failed: " + text.str());
-    }
+    run_all(commands, logs, o.jobs, dir, [&](std::size_t i) { return "sweep point " + key + " = " + std::to_string(mine[i]); });
     out["sweep"] = key;
     out["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
     out["points"] = nlohmann::json::array();

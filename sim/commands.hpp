@@ -11,6 +11,7 @@ void add_op_command(CLI::App& app);  // also adds `sweep`
 void add_cases_command(CLI::App& app);
 void add_collective_command(CLI::App& app);
 void add_whatif_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 // "1GiB", "58MB", "1048576" -> bytes; throws InputError.
 std::uint64_t parse_bytes(const std::string& text);
 

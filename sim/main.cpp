@@ -19,6 +19,7 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_cases_command(app);
   roofsim::add_collective_command(app);
   roofsim::add_whatif_command(app);
+  roofsim::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Error& e) {  // parse errors, --help, and exit codes such as `cases run` failing

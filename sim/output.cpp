@@ -30,9 +30,13 @@ TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::mov
 void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
 
 namespace {
+// A number, possibly with a unit ("4.503 ms", "989.4 TFLOP/s", "5.4%"): right-aligned.
+// Prose that happens to start with a digit ("1. no op beats ...") is not.
 bool numeric_cell(const std::string& s) {
-  return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' ||
-                        s[0] == '+' || s[0] == '.');
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.')) {
+    return false;
+  }
+  return std::count(s.begin(), s.end(), ' ') <= 1;
 }
 }  // namespace
 

@@ -77,6 +77,66 @@ double first_number(const std::string& text) {
   return std::stod(text.substr(i));
 }
 
+namespace {
+// The experiment and metric of one row of a runs table.
+PublicCase case_from_row(const std::string& path, std::map<std::string, std::string>& row) {
+  PublicCase c;
+  c.id = row.at("id");
+  Experiment& e = c.experiment;
+  e.hw = row.at("hw");
+  e.model = row.at("model");
+  try {
+    e.batch = std::stoll(row.at("batch"));
+    e.prompt = std::stoll(row.at("prompt"));
+    e.generate = std::stoll(row.at("generate"));
+  } catch (const std::exception&) {
+    throw InputError(path + ":" + row.at("#line") + ": batch, prompt and generate must be integers");
+  }
+  e.precision = Precision{dtype_cell(path, row, "weights"), dtype_cell(path, row, "activations"), dtype_cell(path, row, "kv")};
+  if (row.at("launch") != "per_op" && row.at("launch") != "graph") {
+    throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected per_op or graph)");
+  }
+  e.launch_per_op = row.at("launch") == "per_op";
+  e.source = "case " + c.id;
+  c.metric = row.at("metric");
+  if (c.metric != "throughput" && c.metric != "ttft" && c.metric != "decode_tok_s") {
+    throw InputError(path + ":" + row.at("#line") + ": metric '" + c.metric + "' (expected throughput, ttft or decode_tok_s)");
+  }
+  return c;
+}
+}  // namespace
+
+std::vector<PublicCase> load_user_cases(const std::string& path) {
+  std::vector<PublicCase> cases;
+  for (auto& row : read_csv(path)) {
+    for (const char* col : {"id", "hw", "model", "batch", "prompt", "generate", "weights", "activations", "kv", "launch",
+                            "metric", "reference", "unit"}) {
+      if (!row.count(col)) throw InputError(path + ": missing column '" + std::string(col) + "'");
+    }
+    PublicCase c = case_from_row(path, row);
+    c.reference = first_number(row.at("reference"));
+    c.unit = row.at("unit");
+    c.source = path;
+    c.category = "user";
+    cases.push_back(c);
+  }
+  if (cases.empty()) throw InputError(path + ": no cases");
+  return cases;
+}
+
+std::vector<std::string> experiment_arguments(const Experiment& e) {
+  return {"run", "--hw", e.hw, "--model", e.model, "--batch", std::to_string(e.batch), "--prompt",
+          std::to_string(e.prompt), "--gen", std::to_string(e.generate), "--weights-dtype",
+          std::string(dtype_name(e.precision.weights)), "--activations-dtype", std::string(dtype_name(e.precision.activations)),
+          "--kv-dtype", std::string(dtype_name(e.precision.kv)), "--launch", e.launch_per_op ? "per_op" : "graph"};
+}
+
+double case_metric_from_json(const PublicCase& c, const nlohmann::json& run) {
+  if (c.metric == "throughput") return run["throughput_tok_s"].get<double>();
+  if (c.metric == "ttft") return run["ttft_s"].get<double>() * 1e3;
+  return 1.0 / run["tpot_s"].get<double>();
+}
+
 std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
   const std::string dir = dir_in.empty() ? config_dir() + "/../validation" : dir_in;
   const std::string runs_path = dir + "/public_case_runs.csv", refs_path = dir + "/public-cases.csv";
@@ -84,29 +144,11 @@ std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
   for (auto& row : read_csv(refs_path)) refs[row.at("id")] = row;
   std::vector<PublicCase> cases;
   for (auto& row : read_csv(runs_path)) {
-    PublicCase c;
-    c.id = row.at("id");
+    PublicCase c = case_from_row(runs_path, row);
     auto ref = refs.find(c.id);
     if (ref == refs.end()) throw InputError(runs_path + ":" + row.at("#line") + ": id " + c.id + " is not in " + refs_path);
-    Experiment& e = c.experiment;
-    e.hw = row.at("hw");
-    e.model = row.at("model");
-    try {
-      e.batch = std::stoll(row.at("batch"));
-      e.prompt = std::stoll(row.at("prompt"));
-      e.generate = std::stoll(row.at("generate"));
-    } catch (const std::exception&) {
-      throw InputError(runs_path + ":" + row.at("#line") + ": batch, prompt and generate must be integers");
-    }
-    e.precision = Precision{dtype_cell(runs_path, row, "weights"), dtype_cell(runs_path, row, "activations"),
-                            dtype_cell(runs_path, row, "kv")};
-    e.launch_per_op = row.at("launch") == "per_op";
-    e.source = "public case " + c.id;
-    c.metric = row.at("metric");
-    if (c.metric != "throughput" && c.metric != "ttft" && c.metric != "decode_tok_s") {
-      throw InputError(runs_path + ":" + row.at("#line") + ": metric '" + c.metric + "' (expected throughput, ttft or decode_tok_s)");
-    }
     c.reference = first_number(ref->second.at("value"));
+    c.category = ref->second.at("category");
     c.unit = ref->second.at("unit");
     c.source = ref->second.at("source");
     cases.push_back(c);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/experiment.hpp"
 
 namespace roofsim {
@@ -14,6 +16,7 @@ struct PublicCase {
   std::string metric;  // throughput | ttft | decode_tok_s
   double reference = 0;
   std::string unit, source;
+  std::string category;  // the reference table's category (llm_throughput, ttft, ...)
 };
 
 // Reads both tables from `dir` (default: the repository's validation/ folder).
@@ -21,6 +24,12 @@ std::vector<PublicCase> load_public_cases(const std::string& dir = "");
 const PublicCase& find_public_case(const std::vector<PublicCase>& cases, const std::string& id);
 // The metric of a finished experiment, in the reference's unit.
 double case_metric(const PublicCase& c, const ExperimentResult& r);
+// The user's cases: a CSV with the columns of public_case_runs.csv plus reference and unit.
+std::vector<PublicCase> load_user_cases(const std::string& path);
+// `roofsim run` arguments (without the program) that reproduce an experiment.
+std::vector<std::string> experiment_arguments(const Experiment& e);
+// The case's metric from a `roofsim run --json` result.
+double case_metric_from_json(const PublicCase& c, const nlohmann::json& run);
 // First number in a reference value such as "104.9 / 1397.31" or "~370".
 double first_number(const std::string& text);
 

@@ -111,6 +111,9 @@ if cmp -s "$tmp/d1.csv" "$tmp/d2.csv" && diff -q <(grep -v '"wall_s"' "$tmp/d1.j
 "$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s1.json" >/dev/null 2>&1
 "$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s2.json" >/dev/null 2>&1
 if diff -q <(grep -v '"wall_s"' "$tmp/s1.json") <(grep -v '"wall_s"' "$tmp/s2.json") >/dev/null; then ok; else bad "sweep is not deterministic"; fi
+printf 'id,hw,model,batch,prompt,generate,weights,activations,kv,launch,metric,reference,unit\nmine,h100_sxm5,llama-3-8b,1,64,4,bf16,bf16,bf16,graph,decode_tok_s,209,tok/s\n' > "$tmp/mine.csv"
+printf 'id,hw,model\nbad,h100_sxm5,llama-3-8b\n' > "$tmp/bad_cases.csv"
+expect_error "validate bad cases" "missing column 'batch'" "$roofsim" validate --quick --cases "$tmp/bad_cases.csv" --report "$tmp/v/r.md"
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE

@@ -87,6 +87,7 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
   auto finish = [this, r, res, done = std::move(done)] {
     res->end_ps = now_ps();
     res->flops = r->flops;
+    res->padded_flops = r->padded_flops;
     res->bytes_read = r->bytes_read;
     res->bytes_written = r->bytes_written;
     res->events = r->events + 1;  // + the launch

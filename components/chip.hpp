@@ -29,6 +29,7 @@ struct OpResult {
   bool near_memory = false;  // ran on the near-memory units
   Picoseconds start_ps = 0, end_ps = 0;
   double flops = 0;          // useful FLOPs executed
+  double padded_flops = 0;   // FLOPs the units spent, padding included
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t events = 0;  // kernel events this op caused
   std::int64_t steps = 0;

@@ -146,7 +146,9 @@ void GemmRun::dispatch(std::int64_t step) {
       }
     }
   }
-  chip_.stats().matrix_padded_flops += 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+  const double padded = 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+  chip_.stats().matrix_padded_flops += padded;
+  padded_flops += padded;
   if (fine) return;
   // One wave: every unit works through its share; one event when the last is ready.
   Picoseconds ready = now;
@@ -178,6 +180,7 @@ void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
   chip_.stats().vector_flops += s.flops;
   flops += s.flops;
+  padded_flops += s.flops;
   const std::int64_t first_in = step * plan_.chunk_elements;
   const std::int64_t first_out = static_cast<std::int64_t>(
       static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);

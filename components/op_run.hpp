@@ -29,6 +29,7 @@ class OpRun {
 
   // What this op did (ops may overlap, so chip-wide counters cannot be split afterwards).
   double flops = 0;
+  double padded_flops = 0;  // what the arrays spent, padding to their granule included
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t events = 0;
   int trace_name = -1;  // the op's name in the chip's trace, -1 when not tracing

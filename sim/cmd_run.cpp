@@ -35,6 +35,7 @@ struct OpSummary {
   std::string phase, name, op_class;
   double count = 0;  // instances, interpolated decode steps included
   double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
+  double sim_bytes = 0, padded_flops = 0;  // what the simulation moved and spent
   std::string roof;
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
 };
@@ -65,6 +66,8 @@ std::vector<OpSummary> summarize(const ExperimentResult& r) {
     s.bytes += o.weight * o.bound.bytes;
     s.sim_s += o.weight * o.result.seconds();
     s.bound_s += o.weight * o.bound.bound_time_s;
+    s.sim_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written);
+    s.padded_flops += o.weight * o.result.padded_flops;
     s.roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
   }
   std::vector<OpSummary> out;
@@ -192,7 +195,8 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   for (const auto& o : ops) {
     j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count},
                         {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
-                        {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof}});
+                        {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
+                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}});
   }
   return j;
 }

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/hardware.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -46,21 +47,46 @@ struct Invariant {
 
 std::string pct(double x) { return format_fixed(100 * x, 1) + "%"; }
 
-// Where the gap between a simulated run and its bound lies, by the kind of op it lies in:
-// measured from the simulation's per-op times, not estimated.
-nlohmann::json run_gap(const nlohmann::json& r) {
-  double compute = 0, memory = 0, link = 0, ops = 0;
+// Where the gap between a simulated run and its bound lies, op by op, from the simulation's
+// own counts: for ops bound by compute, the sustained clock below the datasheet clock and the
+// array work spent on padding, the rest being pipeline fill, tails and launch; for ops bound by
+// memory, the achievable bandwidth fraction and the bytes moved beyond the minimum, the rest
+// being latency, pipeline fill and launch; collectives; and time outside any op.
+nlohmann::json run_gap(const nlohmann::json& r, const HardwareSpec& hw) {
+  DType act = DType::bf16;
+  parse_dtype(r["activations_dtype"].get<std::string>(), act);
+  const double peak = hw.matrix_peak_flops(act);
+  const double sustained = peak * hw.matrix.sustained_clock_hz / hw.matrix.clock_hz *
+                           (hw.matrix.dtype_efficiency.count(act) ? hw.matrix.dtype_efficiency.at(act) : 1.0);
+  const double bw = hw.hbm.bandwidth, bw_eff = bw * hw.hbm.efficiency;
+  double clock = 0, padding = 0, compute_rest = 0, efficiency = 0, traffic = 0, memory_rest = 0, link = 0, ops = 0;
   for (const auto& op : r["ops"]) {
-    const double gap = op["sim_time_s"].get<double>() - op["bound_time_s"].get<double>();
-    ops += op["sim_time_s"].get<double>();
+    const double sim = op["sim_time_s"].get<double>(), bound = op["bound_time_s"].get<double>();
+    const double flops = op["flops"].get<double>(), bytes = op["bytes"].get<double>();
+    ops += sim;
     const std::string roof = op["roof"];
-    (roof == "link" ? link : roof.find("compute") != std::string::npos ? compute : memory) += gap;
+    if (roof == "link") {
+      link += sim - bound;
+    } else if (roof == "compute" && op["class"] != "norm" && flops > 0) {
+      const double c = flops / sustained - flops / peak;
+      const double p = (op["padded_flops"].get<double>() - flops) / sustained;
+      clock += c;
+      padding += p;
+      compute_rest += sim - bound - c - p;
+    } else if (roof == "memory") {
+      const double e = bytes / bw_eff - bytes / bw;
+      const double t = (op["sim_bytes"].get<double>() - bytes) / bw_eff;
+      efficiency += e;
+      traffic += t;
+      memory_rest += sim - bound - e - t;
+    } else {
+      compute_rest += sim - bound;  // vector-unit and near-memory compute
+    }
   }
-  // Time the phases took beyond the sum of their ops' times: launch gaps and dependency stalls
-  // (negative when independent ops overlapped).
-  const double idle = r["total_s"].get<double>() - ops;
-  return {{"compute_ops_below_peak_s", compute}, {"memory_ops_below_bandwidth_s", memory},
-          {"exposed_communication_s", link}, {"stalls_and_launch_s", idle}};
+  return {{"compute_sustained_clock_s", clock}, {"compute_tile_padding_s", padding},
+          {"compute_pipeline_tails_launch_s", compute_rest}, {"memory_bandwidth_efficiency_s", efficiency},
+          {"memory_extra_traffic_s", traffic}, {"memory_latency_pipeline_launch_s", memory_rest},
+          {"exposed_communication_s", link}, {"outside_ops_s", r["total_s"].get<double>() - ops}};
 }
 
 }  // namespace
@@ -232,24 +258,31 @@ void add_validate_command(CLI::App& app) {
       }
       md << "\n";
     }
-    md << "## Inference\n\nThe gap between a run and its bound, by where it was measured: ops bound by compute "
-          "(clock, tile padding, pipeline fill), ops bound by memory (bandwidth efficiency, latency, extra traffic), "
-          "collectives, and time outside any op (launch gaps, dependency stalls; negative when ops overlapped).\n\n"
-          "| run | TTFT | bound | TPOT | bound | total / bound | compute ops | memory ops | communication | stalls and launch |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n";
+    md << "## Inference\n\nThe gap between a run and its bound, op by op, from the simulation's own counts. Ops bound "
+          "by compute: the sustained clock below the datasheet clock, array work spent on padding, and the rest "
+          "(pipeline fill and drain, tails, launch). Ops bound by memory: the achievable bandwidth fraction, bytes moved "
+          "beyond each operand once, and the rest (latency, pipeline fill, launch). Collectives. Time outside any op "
+          "(dependency stalls; negative when independent ops overlapped).\n\n"
+          "| run | TTFT | bound | TPOT | bound | total / bound | clock | padding | compute rest | bandwidth eff. | extra traffic | "
+          "memory rest | communication | outside ops |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Job& j : jobs) {
       if (j.kind != "run") continue;
       const nlohmann::json& r = j.result;
-      const nlohmann::json gap = run_gap(r);
+      const nlohmann::json gap = run_gap(r, load_hardware(j.hw));
       const bool decode = r["tpot_s"].is_number();
       md << "| " << j.id << " | " << format_seconds(r["ttft_s"].get<double>()) << " | " << format_seconds(r["bound_ttft_s"].get<double>())
          << " | " << (decode ? format_seconds(r["tpot_s"].get<double>()) : "-") << " | "
          << (decode ? format_seconds(r["bound_tpot_s"].get<double>()) : "-") << " | "
          << format_fixed(r["total_s"].get<double>() / r["bound_total_s"].get<double>(), 3) << " | "
-         << format_seconds(gap["compute_ops_below_peak_s"].get<double>()) << " | "
-         << format_seconds(gap["memory_ops_below_bandwidth_s"].get<double>()) << " | "
+         << format_seconds(gap["compute_sustained_clock_s"].get<double>()) << " | "
+         << format_seconds(gap["compute_tile_padding_s"].get<double>()) << " | "
+         << format_seconds(gap["compute_pipeline_tails_launch_s"].get<double>()) << " | "
+         << format_seconds(gap["memory_bandwidth_efficiency_s"].get<double>()) << " | "
+         << format_seconds(gap["memory_extra_traffic_s"].get<double>()) << " | "
+         << format_seconds(gap["memory_latency_pipeline_launch_s"].get<double>()) << " | "
          << format_seconds(gap["exposed_communication_s"].get<double>()) << " | "
-         << format_seconds(gap["stalls_and_launch_s"].get<double>()) << " |\n";
+         << format_seconds(gap["outside_ops_s"].get<double>()) << " |\n";
       out["items"].push_back({{"id", j.id}, {"sim", r["total_s"]}, {"bound", r["bound_total_s"]},
                               {"ratio", r["total_s"].get<double>() / r["bound_total_s"].get<double>()}, {"gap", gap}});
     }

@@ -236,6 +236,23 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
     ot.add_row(row);
   }
   ot.print(os);
+  if (!o.plot.empty()) {
+    // Each variant's roofline, and its ops (summed over layers and steps) where they ran.
+    DType act = DType::bf16;
+    parse_dtype(base["activations_dtype"].get<std::string>(), act);
+    std::vector<RooflineSeries> series;
+    for (const Variant& v : variants) {
+      RooflineSeries rs{v.name, v.hw.matrix_peak_flops(act), v.hw.hbm.bandwidth, {}};
+      for (const auto& op : v.result["ops"]) {
+        const double t = op["sim_time_s"].get<double>();
+        if (op["bytes"].get<double>() > 0 && t > 0) rs.ops.push_back({op["intensity"].get<double>(), op["flops"].get<double>() / t});
+      }
+      series.push_back(rs);
+    }
+    write_variant_rooflines_plot(o.plot, "roofsim whatif: " + base["model"].get<std::string>() + ", batch " +
+                                             std::to_string(base["batch"].get<int>()), series);
+    os << "plot written to " << o.plot << "\n";
+  }
   if (!o.json.empty()) write_json(o.json, out);
 }
 
@@ -418,7 +435,8 @@ void add_whatif_command(CLI::App& app) {
                                        "KEY is batch, prompt, gen or a hardware key (e.g. hbm.bandwidth_gb_per_s=1000:8000:x2)");
   cmd->add_option("--shard", o->shard, "With --sweep: run only points I, I+N, ... (I/N), to merge later with --merge");
   cmd->add_option("--merge", o->merge, "Merge the JSON of sweep shards (files) into one table, JSON and plot");
-  cmd->add_option("--plot", o->plot, "With --sweep or --merge: chart of throughput and of where the bottleneck sits (.png/.svg)");
+  cmd->add_option("--plot", o->plot, "Chart (.png/.svg): each variant's roofline with its ops; with --sweep or --merge, "
+                                     "throughput and where the bottleneck sits");
   cmd->add_option("-j,--jobs", o->jobs, "Variants simulated at once (default 2)")->check(CLI::Range(1, 64));
   add_json_option(cmd, o->json);
   cmd->callback([o, cmd] {

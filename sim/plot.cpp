@@ -76,6 +76,55 @@ void write_sweep_plot(const std::string& path, const std::string& title, const s
   run_gnuplot(script, dir);
 }
 
+void write_variant_rooflines_plot(const std::string& path, const std::string& title,
+                                  const std::vector<RooflineSeries>& series) {
+  const std::string terminal = terminal_for(path);
+  const fs::path dir = plot_dir();
+  const fs::path script = dir / "variants.gp";
+  double lo = 1e30, hi = 0;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    std::ofstream d(dir / ("v" + std::to_string(i) + ".dat"));
+    d.precision(10);
+    for (const auto& p : series[i].ops) {
+      if (p.intensity <= 0 || p.flops <= 0) continue;
+      d << p.intensity << " " << p.flops / 1e12 << "\n";
+      lo = std::min(lo, p.intensity);
+      hi = std::max(hi, p.intensity);
+    }
+  }
+  if (hi <= 0) {
+    lo = 0.5;
+    hi = 1000;
+  }
+  static const char* colours[] = {"black", "red", "blue", "dark-green", "orange", "purple"};
+  std::ofstream g(script);
+  g.precision(10);
+  g << "set terminal " << terminal << "\n"
+    << "set output '" << path << "'\n"
+    << "set title '" << title << "'\n"
+    << "set logscale xy\n"
+    << "set xrange [" << lo / 4 << ":" << std::max(hi * 4, 1000.0) << "]\n"
+    << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
+    << "set ylabel 'TFLOP/s'\n"
+    << "set grid\n"
+    << "set key bottom right\n"
+    << "set samples 400\n";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    g << "roof" << i << "(x) = (" << series[i].bandwidth / 1e12 << " * x < " << series[i].peak_flops / 1e12 << ") ? "
+      << series[i].bandwidth / 1e12 << " * x : " << series[i].peak_flops / 1e12 << "\n";
+  }
+  g << "plot ";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const char* c = colours[i % 6];
+    g << (i ? ", \\\n     " : "") << "roof" << i << "(x) title '" << series[i].name << " roofline' lw 2 lc rgb '" << c
+      << "', '" << (dir / ("v" + std::to_string(i) + ".dat")).string() << "' using 1:2 title '" << series[i].name
+      << " ops' with points pt " << 5 + 2 * static_cast<int>(i) << " lc rgb '" << c << "'";
+  }
+  g << "\n";
+  g.close();
+  run_gnuplot(script, dir);
+}
+
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& rl,
                          const std::vector<RooflinePoint>& pts, const Knee& knee) {
   const std::string terminal = terminal_for(path);

@@ -17,4 +17,13 @@ void write_sweep_plot(const std::string& path, const std::string& title, const s
                       const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
                       const std::string& y2_label, const std::vector<double>& y2);
 
+// Several chips' rooflines on one log-log chart, with each chip's simulated ops as points.
+struct RooflineSeries {
+  std::string name;
+  double peak_flops = 0, bandwidth = 0;
+  std::vector<RooflinePoint> ops;
+};
+void write_variant_rooflines_plot(const std::string& path, const std::string& title,
+                                  const std::vector<RooflineSeries>& series);
+
 }  // namespace roofsim

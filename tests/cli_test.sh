@@ -80,7 +80,8 @@ expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8
 expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
 expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2
 # The roofline's lesson in one command: bandwidth speeds up batch-1 decode, FLOP/s speed up prefill.
-expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json"
+expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json" --plot "$tmp/whatif.svg"
+if grep -q "<svg" "$tmp/whatif.svg"; then ok; else bad "whatif plot"; fi
 decode=($(grep -E '^      "decode_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
 prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
 if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \

@@ -36,6 +36,20 @@ void run_gnuplot(const fs::path& script, const fs::path& dir) {
   }
 }
 
+// The opening lines of a log-log roofline chart over intensities [lo, hi].
+void roofline_preamble(std::ostream& g, const std::string& terminal, const std::string& path, const std::string& title,
+                       double lo, double hi) {
+  g << "set terminal " << terminal << "\n"
+    << "set output '" << path << "'\n"
+    << "set title '" << title << "'\n"
+    << "set logscale xy\n"
+    << "set xrange [" << lo << ":" << hi << "]\n"
+    << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
+    << "set ylabel 'TFLOP/s'\n"
+    << "set grid\n"
+    << "set samples 400\n";
+}
+
 fs::path plot_dir() {
   const fs::path dir = fs::temp_directory_path() / ("roofsim_plot_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -99,16 +113,8 @@ void write_variant_rooflines_plot(const std::string& path, const std::string& ti
   static const char* colours[] = {"black", "red", "blue", "dark-green", "orange", "purple"};
   std::ofstream g(script);
   g.precision(10);
-  g << "set terminal " << terminal << "\n"
-    << "set output '" << path << "'\n"
-    << "set title '" << title << "'\n"
-    << "set logscale xy\n"
-    << "set xrange [" << lo / 4 << ":" << std::max(hi * 4, 1000.0) << "]\n"
-    << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
-    << "set ylabel 'TFLOP/s'\n"
-    << "set grid\n"
-    << "set key bottom right\n"
-    << "set samples 400\n";
+  roofline_preamble(g, terminal, path, title, lo / 4, std::max(hi * 4, 1000.0));
+  g << "set key bottom right\n";
   for (std::size_t i = 0; i < series.size(); ++i) {
     g << "roof" << i << "(x) = (" << series[i].bandwidth / 1e12 << " * x < " << series[i].peak_flops / 1e12 << ") ? "
       << series[i].bandwidth / 1e12 << " * x : " << series[i].peak_flops / 1e12 << "\n";
@@ -143,15 +149,8 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
   {
     std::ofstream g(script);
     g.precision(10);
-    g << "set terminal " << terminal << "\n"
-      << "set output '" << path << "'\n"
-      << "set title '" << title << "'\n"
-      << "set logscale xy\n"
-      << "set xrange [" << lo / 2 << ":" << hi * 2 << "]\n"
-      << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
-      << "set ylabel 'TFLOP/s'\n"
-      << "set grid\n"
-      << "set key top left\n"
+    roofline_preamble(g, terminal, path, title, lo / 2, hi * 2);
+    g << "set key top left\n"
       << "peak = " << rl.peak_flops / 1e12 << "\n"
       << "bw = " << rl.bandwidth / 1e12 << "\n"
       << "roof(x) = (bw * x < peak) ? bw * x : peak\n"
@@ -163,7 +162,6 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
       << ", graph 0.05 offset 1,0\n"
       << "set label 'emergent ridge " << static_cast<int>(knee.ridge() + 0.5) << "' at " << knee.ridge()
       << ", graph 0.12 offset 1,0 tc rgb 'red'\n"
-      << "set samples 400\n"
       << "plot roof(x) title 'analytic roofline' lw 2 lc rgb 'black', \\\n"
       << "     '" << data.string() << "' using 1:2 title 'simulated ops' with linespoints pt 7 lc rgb 'red'\n";
   }

@@ -128,7 +128,10 @@ void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& don
   }
   const std::size_t p = static_cast<std::size_t>(chips());
   const Picoseconds now = now_ps();
-  const Picoseconds s = service(bytes, port_bandwidth());
+  // The data streams at the slower of the port and the switch's reduction rate.
+  const double rate = hw_.links.switch_reduction_rate > 0 ? std::min(port_bandwidth(), hw_.links.switch_reduction_rate)
+                                                          : port_bandwidth();
+  const Picoseconds s = service(bytes, rate);
   // The switch reduces as the data streams in and multicasts the result as it streams out:
   // every member's port in and port out carry the buffer over the same interval.
   std::vector<std::size_t> ports;

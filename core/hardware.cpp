@@ -99,6 +99,10 @@ LinkSpec read_links(ConfigTable t) {
   l.bandwidth_per_direction = t.positive_number("bandwidth_gb_per_s") * kGBps;
   l.efficiency = t.fraction_or("efficiency", 1.0);
   l.in_switch_reduction = t.boolean_or("in_switch_reduction", false);
+  l.switch_reduction_rate = t.positive_number_or("switch_reduction_gb_per_s", 0) * kGBps;
+  if (l.switch_reduction_rate > 0 && !l.in_switch_reduction) {
+    t.fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
+  }
   l.latency_s = t.non_negative_number_or("latency_ns", 0) * kNs;
   t.reject_unknown_keys();
   return l;
@@ -205,6 +209,7 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.hbm.access_latency_s = 0;
   hw.links.latency_s = 0;
   hw.links.efficiency = 1.0;
+  hw.links.switch_reduction_rate = 0;
   hw.op_overhead_s = 0;
   hw.host_launch_interval_s = 0;
   hw.matrix.dtype_efficiency.clear();

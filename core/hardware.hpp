@@ -80,6 +80,7 @@ struct LinkSpec {
   double efficiency = 1;               // achievable fraction (calibrated)
   double latency_s = 0;
   bool in_switch_reduction = false;    // the switch can reduce (NVLink SHARP)
+  double switch_reduction_rate = 0;    // bytes/s per port the switch reduces (0 = port speed)
 };
 
 struct HardwareSpec {

@@ -58,7 +58,8 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& t, const Colle
     case CollectiveAlgo::torus_split: return torus_allreduce_s(t.dims, n, B, a, true);
     case CollectiveAlgo::switch_oneshot:
       return switch_oneshot_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
-    case CollectiveAlgo::switch_reduce: return switch_reduce_s(n, port, a);
+    case CollectiveAlgo::switch_reduce:
+      return switch_reduce_s(n, hw.links.switch_reduction_rate > 0 ? std::min(port, hw.links.switch_reduction_rate) : port, a);
   }
   return 0;
 }

@@ -82,6 +82,7 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     p["links.latency_ns"] = h.links.latency_s * 1e9;
     p["links.efficiency"] = h.links.efficiency;
     p["links.in_switch_reduction"] = h.links.in_switch_reduction;
+    if (h.links.switch_reduction_rate > 0) p["links.switch_reduction_gb_per_s"] = h.links.switch_reduction_rate / 1e9;
   }
   j["parameters"] = p;
   j["provenance"] = h.provenance;

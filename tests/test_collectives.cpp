@@ -73,3 +73,9 @@ TEST_CASE("a 4096-chip TPU v4 pod all-reduce runs link by link", "[systemc][coll
   CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
   CHECK(r.events > 4096 * 6 * 15);  // every chip, every direction, every ring step
 }
+
+TEST_CASE("8 x H100 NVLink SHARP all-reduce: about 480 GB/s bus bandwidth (MB-H100-AR-NVLS)", "[systemc][validation]") {
+  CollectiveResult r = simulate_collective(load_hardware("h100_sxm5"), parse_topology("switch:8"),
+                                           allreduce(CollectiveAlgo::switch_reduce, 10'000'000'000ull));
+  CHECK(r.busbw == Approx(480e9).epsilon(0.15));
+}

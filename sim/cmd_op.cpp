@@ -11,6 +11,7 @@
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "sim/op_flags.hpp"
 #include "sim/output.hpp"
 #include "sim/plot.hpp"
 #include "validation/analytic.hpp"
@@ -22,9 +23,7 @@ namespace {
 
 struct OpOptions {
   std::string hw = "h100_sxm5";
-  std::string gemm;
-  std::int64_t elementwise = 0;
-  std::string reduce;
+  OpFlags op;
   std::string dtype = "bf16";
   bool ideal = false;
   bool fine = false;
@@ -63,35 +62,6 @@ nlohmann::json op_json(const SimulatedOp& o) {
 HardwareSpec chosen_hardware(const std::string& name, bool ideal) {
   HardwareSpec hw = load_hardware(name);
   return ideal ? make_ideal(hw) : hw;
-}
-
-OpSpec op_from_flags(const OpOptions& o, DType dtype) {
-  int given = !o.gemm.empty() + (o.elementwise > 0) + !o.reduce.empty();
-  if (given != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
-  OpSpec op;
-  if (!o.gemm.empty()) {
-    op.gemm = parse_gemm(o.gemm, dtype);
-    op.name = "gemm " + o.gemm + " " + std::string(dtype_name(dtype));
-  } else if (o.elementwise > 0) {
-    op.is_gemm = false;
-    op.vector = VectorShape{2 * o.elementwise, o.elementwise, 0.5, dtype};
-    op.name = "add " + std::to_string(o.elementwise) + " " + std::string(dtype_name(dtype));
-  } else {
-    op.is_gemm = false;
-    auto comma = o.reduce.find(',');
-    std::int64_t rows = 0, cols = 0;
-    try {
-      rows = std::stoll(o.reduce.substr(0, comma));
-      cols = std::stoll(o.reduce.substr(comma + 1));
-    } catch (const std::exception&) {
-      comma = std::string::npos;
-    }
-    if (comma == std::string::npos) throw InputError("--reduce '" + o.reduce + "': expected ROWS,COLS");
-    if (rows <= 0 || cols <= 0) throw InputError("--reduce " + o.reduce + ": ROWS and COLS must be positive");
-    op.vector = VectorShape{rows * cols, rows, 1.0, dtype};
-    op.name = "row sum " + o.reduce + " " + std::string(dtype_name(dtype));
-  }
-  return op;
 }
 
 std::vector<SimulatedOp> simulate_ops(const HardwareSpec& hw, const std::vector<OpSpec>& specs,
@@ -137,7 +107,8 @@ void print_speed(std::ostream& os, const SimulationOutcome& out) {
 void run_op(const OpOptions& o) {
   HardwareSpec hw = chosen_hardware(o.hw, o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
-  OpSpec spec = op_from_flags(o, dtype);
+  if (o.op.given() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
+  OpSpec spec = op_from_flags(o.op, dtype);
   if (spec.is_gemm && !hw.matrix_supports(dtype)) {
     throw InputError(hw.name + ": the matrix units do not compute in " + o.dtype);
   }
@@ -221,9 +192,9 @@ void add_op_command(CLI::App& app) {
   auto o = std::make_shared<OpOptions>();
   CLI::App* cmd = app.add_subcommand("op", "Simulate one op on one chip and compare it with its analytic roofline bound");
   add_hw_option(cmd, o->hw);
-  cmd->add_option("--gemm", o->gemm, "A GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
-  cmd->add_option("--elementwise", o->elementwise, "An element-wise add of N elements")->check(CLI::PositiveNumber);
-  cmd->add_option("--reduce", o->reduce, "A row-wise sum: ROWS,COLS");
+  cmd->add_option("--gemm", o->op.gemm, "A GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
+  cmd->add_option("--elementwise", o->op.elementwise, "An element-wise add of N elements")->check(CLI::PositiveNumber);
+  cmd->add_option("--reduce", o->op.reduce, "A row-wise sum: ROWS,COLS");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");

@@ -8,6 +8,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/hw_json.hpp"
+#include "sim/op_flags.hpp"
 #include "sim/output.hpp"
 #include "validation/analytic.hpp"
 
@@ -17,9 +18,7 @@ namespace {
 
 struct RooflineOptions {
   std::string hw = "h100_sxm5";
-  std::string gemm;
-  std::int64_t elementwise = 0;
-  std::string reduce;
+  OpFlags op;
   std::string dtype = "bf16";
   std::string json;
 };
@@ -46,35 +45,14 @@ void print_op(std::ostream& os, const std::string& kind, const OpBound& b) {
   t.print(os);
 }
 
-VectorShape parse_reduce(const std::string& text, DType dtype) {
-  auto comma = text.find(',');
-  VectorShape v;
-  try {
-    if (comma == std::string::npos) throw std::invalid_argument("no comma");
-    std::size_t u1 = 0, u2 = 0;
-    std::string a = text.substr(0, comma), b = text.substr(comma + 1);
-    long long rows = std::stoll(a, &u1), cols = std::stoll(b, &u2);
-    if (u1 != a.size() || u2 != b.size()) throw std::invalid_argument("trailing");
-    v.elements_in = rows * cols;
-    v.elements_out = rows;
-    if (rows <= 0 || cols <= 0) throw InputError("--reduce " + text + ": ROWS and COLS must be positive");
-  } catch (const std::logic_error&) {
-    throw InputError("--reduce '" + text + "': expected ROWS,COLS");
-  }
-  v.flops_per_element = 1;
-  v.dtype = dtype;
-  return v;
-}
-
 void run(const RooflineOptions& o) {
   HardwareSpec hw = load_hardware(o.hw);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   std::ostream& os = human_out(o.json);
   nlohmann::json j = hardware_summary_json(hw);
 
-  int ops = !o.gemm.empty() + (o.elementwise > 0) + !o.reduce.empty();
-  if (ops > 1) throw InputError("give at most one of --gemm, --elementwise, --reduce");
-  if (ops == 0) {
+  if (o.op.given() > 1) throw InputError("give at most one of --gemm, --elementwise, --reduce");
+  if (o.op.given() == 0) {
     os << hw.description << " (" << hw.name << "): analytic roofline\n\n";
     TextTable t({"dtype", "unit", "peak", "HBM bandwidth", "ridge"});
     for (DType d : all_dtypes()) {
@@ -87,21 +65,9 @@ void run(const RooflineOptions& o) {
     t.print(os);
     os << "\nattainable(I) = min(peak, bandwidth x I); below the ridge an op is memory-bound.\n";
   } else {
-    OpCost cost;
-    std::string kind;
-    if (!o.gemm.empty()) {
-      GemmShape g = parse_gemm(o.gemm, dtype);
-      cost = gemm_cost(g);
-      kind = "gemm " + o.gemm + " " + o.dtype;
-    } else if (o.elementwise > 0) {
-      VectorShape v{2 * o.elementwise, o.elementwise, 0.5, dtype};  // c = a + b
-      cost = vector_cost(v);
-      kind = "elementwise add " + std::to_string(o.elementwise) + " " + o.dtype;
-    } else {
-      cost = vector_cost(parse_reduce(o.reduce, dtype));
-      kind = "row sum " + o.reduce + " " + o.dtype;
-    }
-    OpBound b = bound_op(cost, hw);
+    const OpSpec op = op_from_flags(o.op, dtype);
+    const std::string& kind = op.name;
+    OpBound b = bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw);
     os << hw.description << " (" << hw.name << "): analytic bound of one op\n\n";
     print_op(os, kind, b);
     j["op"] = op_json(kind, b);
@@ -117,10 +83,10 @@ void add_roofline_command(CLI::App& app) {
       "roofline",
       "Analytic roofline of a chip: peak FLOP/s and ridge point per dtype, or the bound of one op");
   add_hw_option(cmd, o->hw);
-  cmd->add_option("--gemm", o->gemm, "Bound of a GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
-  cmd->add_option("--elementwise", o->elementwise, "Bound of an element-wise add of N elements")
+  cmd->add_option("--gemm", o->op.gemm, "Bound of a GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
+  cmd->add_option("--elementwise", o->op.elementwise, "Bound of an element-wise add of N elements")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--reduce", o->reduce, "Bound of a row-wise sum: ROWS,COLS");
+  cmd->add_option("--reduce", o->op.reduce, "Bound of a row-wise sum: ROWS,COLS");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the op's operands");
   add_json_option(cmd, o->json);
   cmd->callback([o] { run(*o); });

@@ -216,8 +216,6 @@ std::string csv_text(const ExperimentResult& r) {
   return os.str();
 }
 
-DType flag_dtype(const std::string& flag, const std::string& v) { return dtype_from_flag(flag, v); }
-
 void run(const RunOptions& o, const CLI::App& cmd) {
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
@@ -227,9 +225,9 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--batch")) e.batch = o.batch;
   if (cmd.count("--prompt")) e.prompt = o.prompt;
   if (cmd.count("--gen")) e.generate = o.gen;
-  if (cmd.count("--weights-dtype")) e.precision.weights = flag_dtype("--weights-dtype", o.weights_dtype);
-  if (cmd.count("--activations-dtype")) e.precision.activations = flag_dtype("--activations-dtype", o.activations_dtype);
-  if (cmd.count("--kv-dtype")) e.precision.kv = flag_dtype("--kv-dtype", o.kv_dtype);
+  if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", o.weights_dtype);
+  if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", o.activations_dtype);
+  if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", o.kv_dtype);
   if (cmd.count("--attention")) e.attention = o.attention == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
   if (cmd.count("--ideal")) e.ideal = o.ideal;
   if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";

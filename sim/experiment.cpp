@@ -195,6 +195,18 @@ std::string default_topology(const HardwareSpec& hw, std::int64_t chips) {
   return t.empty() ? std::to_string(chips) : t;
 }
 
+namespace {
+// The forward pass of simulated step `step` (0 = prefill), with the experiment's parallelism.
+ForwardPass pass_for(const Experiment& e, int step) {
+  ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
+  pass.tp = e.tp;
+  pass.pp = e.pp;
+  pass.ep = e.ep;
+  pass.microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
+  return pass;
+}
+}  // namespace
+
 Experiment load_experiment_file(const std::string& path) {
   toml::table doc = ConfigTable::parse_file(path);
   ConfigTable top(doc, path, "");
@@ -247,12 +259,7 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
                   static_cast<double>(e.prompt + e.generate);
   // The live activations of the largest op of prefill (its inputs and output), twice: the op
   // running and the next one's buffer.
-  ForwardPass pass = prefill_pass(e.batch, e.prompt);
-  pass.tp = e.tp;
-  pass.pp = e.pp;
-  pass.ep = e.ep;
-  pass.microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
-  OpGraph prefill = build_forward(m, pass, e.precision, e.attention);
+  OpGraph prefill = build_forward(m, pass_for(e, 0), e.precision, e.attention);
   double largest = 0;
   for (OpId v = 0; v < prefill.size(); ++v) {
     const OpNode& op = prefill.op(v);
@@ -293,16 +300,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     throw InputError("weights must be bf16, fp16, fp8, int8 or int4, got " + std::string(dtype_name(p.weights)));
   }
   check_tensor_parallel(r.model, e.tp);
-  const std::int64_t microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
-  {
-    ForwardPass check = prefill_pass(e.batch, e.prompt);
-    check.tp = e.tp;
-    check.pp = e.pp;
-    check.ep = e.ep;
-    check.microbatches = microbatches;
-    check_pipeline(r.model, check);
-    check_expert_parallel(r.model, check);
-  }
+  check_pipeline(r.model, pass_for(e, 0));
+  check_expert_parallel(r.model, pass_for(e, 0));
   const std::int64_t chips = e.tp * e.pp * e.ep;
   const std::int64_t group = e.ep > 1 ? e.ep : e.tp;  // chips that share a stage's collectives
   std::unique_ptr<Topology> topology;
@@ -359,12 +358,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     }
   }
   for (int step : r.simulated_steps) {
-    ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
-    pass.tp = e.tp;
-    pass.pp = e.pp;
-    pass.ep = e.ep;
-    pass.microbatches = microbatches;
-    r.graphs.push_back(build_forward(r.model, pass, p, e.attention));
+    r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
   }
 
   init_systemc_time();

@@ -20,12 +20,13 @@ namespace {
 
 struct RunOptions {
   std::string experiment_file;
-  std::string hw, model, weights_dtype, activations_dtype, kv_dtype, attention;
-  std::int64_t batch = 0, prompt = 0, gen = 0, decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1;
+  std::string hw, attention;
+  ExperimentFlags x;
+  std::int64_t decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1;
   std::string topology;
   int trace_steps = 2;
   bool ideal = false;
-  std::string launch, near_memory;
+  std::string launch;
   std::string json, csv, trace;
   int top = 12;
 };
@@ -221,13 +222,13 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
   // Flags given on the command line override the file.
   if (cmd.count("--hw")) e.hw = o.hw;
-  if (cmd.count("--model")) e.model = o.model;
-  if (cmd.count("--batch")) e.batch = o.batch;
-  if (cmd.count("--prompt")) e.prompt = o.prompt;
-  if (cmd.count("--gen")) e.generate = o.gen;
-  if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", o.weights_dtype);
-  if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", o.activations_dtype);
-  if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", o.kv_dtype);
+  if (cmd.count("--model")) e.model = o.x.model;
+  if (cmd.count("--batch")) e.batch = o.x.batch;
+  if (cmd.count("--prompt")) e.prompt = o.x.prompt;
+  if (cmd.count("--gen")) e.generate = o.x.gen;
+  if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", o.x.weights);
+  if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", o.x.activations);
+  if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", o.x.kv);
   if (cmd.count("--attention")) e.attention = o.attention == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
   if (cmd.count("--ideal")) e.ideal = o.ideal;
   if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";
@@ -239,7 +240,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--microbatches")) e.microbatches = o.microbatches;
   if (cmd.count("--ep")) e.ep = o.ep;
   if (cmd.count("--near-memory")) {
-    e.near_memory = o.near_memory == "off" ? NearMemory::off : o.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
+    e.near_memory = o.x.near_memory == "off" ? NearMemory::off : o.x.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
   }
 
   std::ostream& os = human_out(o.json);
@@ -261,13 +262,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("EXPERIMENT", o->experiment_file, "Experiment .toml ([experiment] table); flags override it")
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
-  cmd->add_option("--model", o->model, "Model preset (configs/models), model .toml, or Hugging Face config.json (default llama-3-8b)");
-  cmd->add_option("--batch", o->batch, "Sequences per batch (default 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--prompt", o->prompt, "Prompt length in tokens (default 512)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gen", o->gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(CLI::PositiveNumber);
-  cmd->add_option("--weights-dtype", o->weights_dtype, "Weights: bf16, fp16, fp8, int8, int4 (default bf16)");
-  cmd->add_option("--activations-dtype", o->activations_dtype, "Activations, the matmuls' compute type: bf16, fp16, fp8 (default bf16)");
-  cmd->add_option("--kv-dtype", o->kv_dtype, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
+  add_experiment_flags(cmd, o->x);
   cmd->add_option("--attention", o->attention, "fused (flash-attention: scores stay on chip) or unfused (scores go through HBM)")
       ->check(CLI::IsMember({"fused", "unfused"}));
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
@@ -283,9 +278,6 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N chips, attention data "
                                  "parallel, tokens sent to their experts and back by all-to-all (switch topologies)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--near-memory", o->near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
-                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")
-      ->check(CLI::IsMember({"off", "auto", "all"}));
   cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: --pp)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "

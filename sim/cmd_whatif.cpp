@@ -34,8 +34,8 @@ namespace roofsim {
 namespace {
 
 struct WhatifOptions {
-  std::string experiment, hw = "h100_sxm5", model, weights, activations, kv, near_memory, json;
-  std::int64_t batch = 0, prompt = 0, gen = 0;
+  std::string experiment, hw = "h100_sxm5", json;
+  ExperimentFlags x;
   std::vector<std::string> scale, set, variants;
   std::string sweep, shard, plot;
   std::vector<std::string> merge;
@@ -110,20 +110,7 @@ double number_or_zero(const nlohmann::json& j, const char* key) {
 std::vector<std::string> run_arguments(const WhatifOptions& o, const CLI::App& cmd, const std::string& skip) {
   std::vector<std::string> args = {self_path(), "run"};
   if (!o.experiment.empty()) args.push_back(o.experiment);
-  auto pass = [&](const char* flag, const std::string& value) {
-    if (cmd.count(flag) && skip != flag) {
-      args.push_back(flag);
-      args.push_back(value);
-    }
-  };
-  pass("--model", o.model);
-  pass("--batch", std::to_string(o.batch));
-  pass("--prompt", std::to_string(o.prompt));
-  pass("--gen", std::to_string(o.gen));
-  pass("--weights-dtype", o.weights);
-  pass("--activations-dtype", o.activations);
-  pass("--kv-dtype", o.kv);
-  pass("--near-memory", o.near_memory);
+  for (const std::string& a : experiment_flag_arguments(o.x, cmd, skip)) args.push_back(a);
   if (o.ideal) args.push_back("--ideal");
   return args;
 }
@@ -421,15 +408,7 @@ void add_whatif_command(CLI::App& app) {
                                        "hardware file's paths, or compute, hbm.bandwidth, links.bandwidth, hbm.capacity");
   cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE])");
   cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
-  cmd->add_option("--model", o->model, "Model (as for run)");
-  cmd->add_option("--batch", o->batch, "Sequences per batch")->check(CLI::PositiveNumber);
-  cmd->add_option("--prompt", o->prompt, "Prompt length")->check(CLI::PositiveNumber);
-  cmd->add_option("--gen", o->gen, "Tokens generated")->check(CLI::PositiveNumber);
-  cmd->add_option("--weights-dtype", o->weights, "Weights dtype");
-  cmd->add_option("--activations-dtype", o->activations, "Activations dtype");
-  cmd->add_option("--kv-dtype", o->kv, "KV-cache dtype");
-  cmd->add_option("--near-memory", o->near_memory, "Near-memory routing on hardware with [pim] (as for run)")
-      ->check(CLI::IsMember({"off", "auto", "all"}));
+  add_experiment_flags(cmd, o->x);
   cmd->add_flag("--ideal", o->ideal, "Ideal base and variants");
   cmd->add_option("--sweep", o->sweep, "Instead of variants: one parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
                                        "KEY is batch, prompt, gen or a hardware key (e.g. hbm.bandwidth_gb_per_s=1000:8000:x2)");

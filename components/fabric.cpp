@@ -1,3 +1,4 @@
+#include "core/parse.hpp"
 #include "components/fabric.hpp"
 
 #include <algorithm>
@@ -29,17 +30,11 @@ Topology parse_topology(const std::string& text) {
   std::stringstream ss(rest);
   std::string part;
   while (std::getline(ss, part, 'x')) {
-    std::size_t used = 0;
-    int v = 0;
-    try {
-      v = std::stoi(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != part.size() || v <= 0) {
+    const auto v = parse_integer(part);
+    if (!v || *v <= 0 || *v > 65536) {
       throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N, with positive sizes");
     }
-    t.dims.push_back(v);
+    t.dims.push_back(static_cast<int>(*v));
   }
   if (t.dims.empty() || t.dims.size() > 3 || (t.kind == Topology::Kind::switched && t.dims.size() != 1)) {
     throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N");

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/parse.hpp"
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -68,14 +69,9 @@ std::string apply(toml::table& doc, const std::string& spec, bool scale, const s
     const auto eq = item.find('=');
     if (eq == std::string::npos) throw InputError(flag + " '" + item + "': expected KEY=" + (scale ? "FACTOR" : "VALUE"));
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    double number = 0;
-    try {
-      std::size_t used = 0;
-      number = std::stod(value, &used);
-      if (used != value.size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      throw InputError(flag + " '" + item + "': '" + value + "' is not a number");
-    }
+    const auto parsed = parse_number(value);
+    if (!parsed) throw InputError(flag + " '" + item + "': '" + value + "' is not a number");
+    const double number = *parsed;
     if (scale && !(number > 0)) throw InputError(flag + " '" + item + "': the factor must be positive");
     for (const std::string& path : key_paths(key)) {
       toml::node* node = doc.at_path(path).node();
@@ -249,15 +245,9 @@ std::pair<std::string, std::vector<double>> parse_sweep(const std::string& text)
   if (eq == std::string::npos || eq == 0) throw InputError("--sweep '" + text + "': expected KEY=V1,V2,... or KEY=START:STOP:xFACTOR");
   const std::string key = text.substr(0, eq), spec = text.substr(eq + 1);
   auto number = [&](const std::string& v) {
-    std::size_t used = 0;
-    double d = 0;
-    try {
-      d = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != v.size() || !(d > 0)) throw InputError("--sweep '" + text + "': '" + v + "' is not a positive number");
-    return d;
+    const auto d = parse_number(v);
+    if (!d || !(*d > 0)) throw InputError("--sweep '" + text + "': '" + v + "' is not a positive number");
+    return *d;
   };
   std::vector<double> values;
   if (spec.find(':') != std::string::npos) {

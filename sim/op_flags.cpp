@@ -1,3 +1,4 @@
+#include "core/parse.hpp"
 #include "sim/op_flags.hpp"
 
 #include "core/error.hpp"
@@ -7,17 +8,10 @@ namespace roofsim {
 namespace {
 VectorShape parse_reduce(const std::string& text, DType dtype) {
   const auto comma = text.find(',');
-  long long rows = 0, cols = 0;
-  try {
-    if (comma == std::string::npos) throw std::invalid_argument("no comma");
-    std::size_t u1 = 0, u2 = 0;
-    const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
-    rows = std::stoll(a, &u1);
-    cols = std::stoll(b, &u2);
-    if (u1 != a.size() || u2 != b.size()) throw std::invalid_argument("trailing");
-  } catch (const std::logic_error&) {
-    throw InputError("--reduce '" + text + "': expected ROWS,COLS");
-  }
+  const auto rows_parsed = comma == std::string::npos ? std::nullopt : parse_integer(text.substr(0, comma));
+  const auto cols_parsed = comma == std::string::npos ? std::nullopt : parse_integer(text.substr(comma + 1));
+  if (!rows_parsed || !cols_parsed) throw InputError("--reduce '" + text + "': expected ROWS,COLS");
+  const std::int64_t rows = *rows_parsed, cols = *cols_parsed;
   if (rows <= 0 || cols <= 0) throw InputError("--reduce " + text + ": ROWS and COLS must be positive");
   return VectorShape{rows * cols, rows, 1.0, dtype};
 }

@@ -1,3 +1,4 @@
+#include "core/parse.hpp"
 #include "sim/public_cases.hpp"
 
 #include <fstream>
@@ -85,12 +86,12 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
   Experiment& e = c.experiment;
   e.hw = row.at("hw");
   e.model = row.at("model");
-  try {
-    e.batch = std::stoll(row.at("batch"));
-    e.prompt = std::stoll(row.at("prompt"));
-    e.generate = std::stoll(row.at("generate"));
-  } catch (const std::exception&) {
-    throw InputError(path + ":" + row.at("#line") + ": batch, prompt and generate must be integers");
+  for (auto [column, target] : {std::pair{"batch", &e.batch}, std::pair{"prompt", &e.prompt}, std::pair{"generate", &e.generate}}) {
+    const auto v = parse_integer(row.at(column));
+    if (!v || *v <= 0) {
+      throw InputError(path + ":" + row.at("#line") + ": " + column + ": expected a positive integer, got '" + row.at(column) + "'");
+    }
+    *target = *v;
   }
   e.precision = Precision{dtype_cell(path, row, "weights"), dtype_cell(path, row, "activations"), dtype_cell(path, row, "kv")};
   if (row.at("launch") != "per_op" && row.at("launch") != "graph") {

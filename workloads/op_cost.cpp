@@ -1,3 +1,4 @@
+#include "core/parse.hpp"
 #include "workloads/op_cost.hpp"
 
 #include <sstream>
@@ -55,17 +56,9 @@ GemmShape parse_gemm(const std::string& text, DType dtype) {
   std::stringstream ss(text);
   std::string part;
   while (std::getline(ss, part, ',')) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != part.size()) {
-      throw InputError("--gemm '" + text + "': '" + part + "' is not an integer (expected M,N,K or B,M,N,K)");
-    }
-    dims.push_back(v);
+    const auto v = parse_integer(part);
+    if (!v) throw InputError("--gemm '" + text + "': '" + part + "' is not an integer (expected M,N,K or B,M,N,K)");
+    dims.push_back(*v);
   }
   if (dims.size() != 3 && dims.size() != 4) {
     throw InputError("--gemm '" + text + "': expected M,N,K or B,M,N,K");

@@ -115,14 +115,13 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                             static_cast<double>(s.n) * static_cast<double>(s.k);
   flops += step_flops;
-  chip_.stats().matrix_flops += step_flops;
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
   auto c_address = [&](std::int64_t batch, std::int64_t m0, std::int64_t n0) {
     const std::int64_t row = batch * g.m + s.mb * plan_.bm + m0;
     return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
   };
-  std::vector<std::size_t> touched;
+  touched_.clear();
   for (std::int64_t r = 0; r < rows_of_tiles; ++r) {
     const std::int64_t i = r % tiles_m;
     const int bottom = i == tiles_m - 1;
@@ -141,18 +140,17 @@ void GemmRun::dispatch(std::int64_t step) {
         if (trace_name >= 0) chip_.trace().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
         chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
       } else {
-        if (unit_cycles_[u] == 0) touched.push_back(u);
+        if (unit_cycles_[u] == 0) touched_.push_back(u);
         unit_cycles_[u] += c;
       }
     }
   }
   const double padded = 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
-  chip_.stats().matrix_padded_flops += padded;
   padded_flops += padded;
   if (fine) return;
   // One wave: every unit works through its share; one event when the last is ready.
   Picoseconds ready = now;
-  for (std::size_t u : touched) {
+  for (std::size_t u : touched_) {
     ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
     if (trace_name >= 0) {
       const Timeline& t = chip_.matrix_unit(u).timeline();
@@ -178,7 +176,6 @@ void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
 
 void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
-  chip_.stats().vector_flops += s.flops;
   flops += s.flops;
   padded_flops += s.flops;
   const std::int64_t first_in = step * plan_.chunk_elements;

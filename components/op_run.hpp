@@ -69,7 +69,8 @@ class GemmRun : public OpRun {
   void dispatch(std::int64_t step) override;
   GemmPlan plan_;
   std::uint64_t a_base_, b_base_, c_base_;
-  std::vector<double> unit_cycles_;  // scratch: one wave's work per unit
+  std::vector<double> unit_cycles_;     // scratch: one wave's work per unit
+  std::vector<std::size_t> touched_;    // scratch: the units that wave uses
 };
 
 class VectorRun : public OpRun {

@@ -51,7 +51,6 @@ void PimRun::issue_step(std::int64_t s) {
   const double step_flops = flops_per_weight * static_cast<double>(bytes);
   flops += step_flops;
   padded_flops += step_flops;
-  chip_.stats().matrix_flops += step_flops;
   ++outstanding_;
   hbm.events().at(ready, [this] {
     ++events;

@@ -1,6 +1,6 @@
 #pragma once
-// What one simulation counted: events dispatched and the work the hardware did. Invariant 5 of
-// the design compares these counts with the operator graph's.
+// What one simulation counted: kernel events and the bytes that crossed the HBM interface.
+// (FLOPs are counted per op, in OpRun, since ops may overlap.)
 #include <cstdint>
 
 namespace roofsim {
@@ -9,9 +9,6 @@ struct SimStats {
   std::uint64_t events = 0;         // server completions dispatched by the SystemC kernel
   std::uint64_t bytes_read = 0;     // HBM -> chip
   std::uint64_t bytes_written = 0;  // chip -> HBM
-  double matrix_flops = 0;          // useful FLOPs (padding excluded)
-  double matrix_padded_flops = 0;   // FLOPs the arrays spent, padding included
-  double vector_flops = 0;
 };
 
 }  // namespace roofsim

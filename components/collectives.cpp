@@ -1,5 +1,7 @@
 #include "components/collectives.hpp"
 
+#include <stdexcept>
+
 #include "core/error.hpp"
 
 namespace roofsim {
@@ -76,8 +78,21 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
   members_ = spec.group;
   if (members_.empty()) {
     for (int c = 0; c < fabric.chips(); ++c) members_.push_back(c);
-  } else if (t.kind != Topology::Kind::switched && members() != fabric.chips()) {
-    throw InputError("a collective over part of a " + t.name() + " needs a switch topology");
+  }
+  for (int c : members_) {
+    if (c < 0 || c >= fabric.chips()) throw std::logic_error("a collective's group names a chip the fabric lacks");
+  }
+  if (t.kind != Topology::Kind::switched && spec.kind != CollectiveKind::sendrecv) {
+    // A ring or torus collective runs on the group's own links: it must be a sub-torus.
+    dims_ = t.spanned_dims(members());
+    bool consecutive = dims_ >= 0 && members_.front() % members() == 0;
+    for (int i = 0; consecutive && i < members(); ++i) consecutive = members_[static_cast<std::size_t>(i)] == members_.front() + i;
+    if (!consecutive) {
+      throw InputError("a " + collective_kind_name(spec.kind) + " over " + std::to_string(members()) + " of the " +
+                       std::to_string(t.chips()) + " chips of " + t.name() +
+                       " must span whole leading dimensions of the torus (consecutive chips, aligned); group sizes that do: " +
+                       t.group_sizes() + ". Any group works on a switch topology (switch:N)");
+    }
   }
   const std::uint64_t n = spec.bytes;
   const int p = members();
@@ -108,7 +123,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     }
     case CollectiveAlgo::torus:
     case CollectiveAlgo::torus_split: {
-      const int dims = static_cast<int>(t.dims.size());
+      const int dims = dims_;  // the spanned dimensions only: a sub-torus has links of its own there
       const int parts = spec.algo == CollectiveAlgo::torus_split ? dims : 1;
       for (int part = 0; part < parts; ++part) {
         for (int direction : {+1, -1}) {
@@ -200,10 +215,11 @@ void CollectiveRun::start_phase(std::size_t s) {
       streams_[s]->chips_done = members() - 1;
       chip_received(s, 1, 0);
     };
+    const int from = members_[0], to = members_[1 % members_.size()];
     if (fabric_.topology().kind == Topology::Kind::switched) {
-      fabric_.send_switched(members_[0], members_[1 % members_.size()], ph.chunk, arrived);
+      fabric_.send_switched(from, to, ph.chunk, arrived);
     } else {
-      fabric_.send(0, 0, +1, ph.chunk, arrived);
+      fabric_.send_routed(from, to, ph.chunk, arrived);
     }
     return;
   }
@@ -218,8 +234,10 @@ void CollectiveRun::send_step(std::size_t s, int chip, int step) {
     fabric_.send_switched(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
                           [this, s, to, step] { chip_received(s, to, step); });
   } else {
-    const int to = fabric_.neighbour(chip, ph.dim, ph.direction);
-    fabric_.send(chip, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
+    // `chip` is a position in the sub-torus; the ring along `dim` stays inside it.
+    const int from = members_[static_cast<std::size_t>(chip)];
+    const int to = position(fabric_.neighbour(from, ph.dim, ph.direction));
+    fabric_.send(from, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
   }
 }
 

@@ -35,7 +35,10 @@ struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::allreduce;
   CollectiveAlgo algo = CollectiveAlgo::ring;
   std::uint64_t bytes = 0;  // per chip: all-reduce buffer, all-gather output, reduce-scatter input
-  // The chips taking part (empty = all). A subset works on a switch only.
+  // The chips taking part (empty = all). On a switch, any chips. On a ring or torus, sendrecv
+  // goes from group[0] to group[1] along the shortest route; the other collectives need
+  // consecutive chips that span whole leading dimensions (Topology::spanned_dims) and run
+  // over those dimensions only.
   std::vector<int> group;
 };
 
@@ -54,10 +57,13 @@ class CollectiveRun {
   void stream_done();
 
   int members() const { return static_cast<int>(members_.size()); }
+  // The position in the group of a chip on a ring or torus (the group is consecutive chips).
+  int position(int chip) const { return chip - members_.front(); }
 
   Fabric& fabric_;
   CollectiveSpec spec_;
   std::vector<int> members_;  // chip ids; index = position in the ring
+  int dims_ = 0;              // ring/torus: the leading dimensions the group spans
   std::vector<std::unique_ptr<Stream>> streams_;
   std::size_t streams_left_ = 0;
   Callback done_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.hpp"
 
@@ -18,6 +19,67 @@ std::string Topology::name() const {
   std::string s = kind == Kind::switched ? "switch:" : "";
   for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
   return s;
+}
+
+std::vector<int> Topology::coords(int chip) const {
+  std::vector<int> c(dims.size());
+  for (std::size_t d = 0; d < c.size(); ++d) {
+    c[d] = chip % dims[d];
+    chip /= dims[d];
+  }
+  return c;
+}
+
+int Topology::chip_at(const std::vector<int>& c) const {
+  int chip = 0;
+  for (std::size_t d = c.size(); d-- > 0;) chip = chip * dims[d] + c[d];
+  return chip;
+}
+
+int Topology::spanned_dims(int group) const {
+  if (group == chips()) return static_cast<int>(dims.size());
+  int product = 1;
+  for (std::size_t d = 0; d <= dims.size(); ++d) {
+    if (product == group) return static_cast<int>(d);
+    if (d < dims.size()) product *= dims[d];
+  }
+  return -1;
+}
+
+std::string Topology::group_sizes() const {
+  std::string s = "1";
+  int product = 1;
+  for (int k : dims) {
+    if (k == 1) continue;
+    product *= k;
+    s += ", " + std::to_string(product);
+  }
+  return s;
+}
+
+Topology Topology::subtorus(int group) const {
+  const int k = spanned_dims(group);
+  if (k < 0) throw std::logic_error("subtorus of a group that spans no leading dimensions");
+  Topology t = *this;
+  t.dims.resize(static_cast<std::size_t>(k));
+  if (t.dims.empty()) t.dims = {1};  // a group of one chip
+  return t;
+}
+
+std::vector<Topology::Hop> Topology::route(int from, int to) const {
+  std::vector<Hop> hops;
+  std::vector<int> at = coords(from);
+  const std::vector<int> target = coords(to);
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const int k = dims[d];
+    const int ahead = (target[d] - at[d] + k) % k;  // hops in the + direction
+    const int direction = ahead <= k - ahead ? +1 : -1;
+    for (int steps = std::min(ahead, k - ahead); steps > 0; --steps) {
+      hops.push_back({chip_at(at), static_cast<int>(d), direction});
+      at[d] = (at[d] + direction + k) % k;
+    }
+  }
+  return hops;
 }
 
 Topology parse_topology(const std::string& text) {
@@ -64,21 +126,6 @@ Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, cons
   link_bytes_.assign(links_.size(), 0);
 }
 
-std::vector<int> Fabric::coords(int chip) const {
-  std::vector<int> c(topology_.dims.size());
-  for (std::size_t d = 0; d < c.size(); ++d) {
-    c[d] = chip % topology_.dims[d];
-    chip /= topology_.dims[d];
-  }
-  return c;
-}
-
-int Fabric::chip_at(const std::vector<int>& c) const {
-  int chip = 0;
-  for (std::size_t d = c.size(); d-- > 0;) chip = chip * topology_.dims[d] + c[d];
-  return chip;
-}
-
 int Fabric::neighbour(int chip, int dim, int direction) const {
   std::vector<int> c = coords(chip);
   const int k = topology_.dims[static_cast<std::size_t>(dim)];
@@ -115,6 +162,24 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
   link_bytes_[p + static_cast<std::size_t>(to)] += bytes;
   // Switch traversal: one link latency into the switch and one out of it.
   events_.at(std::max(up_end, down_end) + 2 * latency_ps_, std::move(done));
+}
+
+void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done) {
+  const std::vector<Topology::Hop> hops = topology_.route(from, to);
+  if (hops.empty()) {
+    at_now(std::move(done));
+    return;
+  }
+  const Picoseconds s = service(bytes, link_bandwidth_);
+  Picoseconds head = now_ps();  // when the head of the data reaches the next link
+  Picoseconds end = 0;
+  for (const Topology::Hop& h : hops) {
+    const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
+    end = links_[l].reserve(head, s);
+    head = links_[l].last_start() + latency_ps_;
+    link_bytes_[l] += bytes;
+  }
+  events_.at(end + latency_ps_, std::move(done));
 }
 
 void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {

@@ -2,7 +2,9 @@
 // Chips wired into a topology by links. A link is a server per direction (full duplex): a
 // transfer occupies it for bytes / (bandwidth x efficiency) and arrives a latency later. On a
 // switch, a transfer occupies the sender's port into the switch and the receiver's port out of
-// it at once (cut-through). Contention between transfers that share a link emerges from that.
+// it at once (cut-through); on a ring or torus, a transfer between distant chips occupies every
+// link of its route (cut-through). Contention between transfers that share a link emerges from
+// that.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -19,6 +21,27 @@ struct Topology {
   std::vector<int> dims;  // ring: {p}; torus: {x, y, z} (sizes >= 1); switch: {p}
   int chips() const;
   std::string name() const;
+
+  // Ring/torus coordinates of a chip (x fastest) and back.
+  std::vector<int> coords(int chip) const;
+  int chip_at(const std::vector<int>& coords) const;
+
+  // A group of consecutive chips on a ring or torus has links of its own (wrap-around
+  // included) only when it spans whole leading dimensions: on 4x4x4, 4 chips (an x ring), 16
+  // (an x-y plane) or 64. The number of leading dimensions `group` chips span, or -1 when it
+  // is no product of leading dimensions; the whole topology spans all of them.
+  int spanned_dims(int group) const;
+  // The group sizes spanned_dims accepts, smallest first ("1, 4, 16, 64").
+  std::string group_sizes() const;
+  // The sub-torus a group of `group` chips spans (the topology itself for all chips).
+  Topology subtorus(int group) const;
+
+  // The links of the shortest dimension-order route (x, then y, then z; ties go +1) from one
+  // chip to another: each hop is the chip it leaves, the dimension and the direction.
+  struct Hop {
+    int chip, dim, direction;
+  };
+  std::vector<Hop> route(int from, int to) const;
 };
 
 // "8" (a ring of 8), "4x4x4" (a 3D torus with wrap-around), "switch:8" (8 chips on a switch).
@@ -31,8 +54,8 @@ class Fabric : public sc_core::sc_module {
   const Topology& topology() const { return topology_; }
   int chips() const { return topology_.chips(); }
   // Torus coordinates of a chip and back (a ring is a torus of one dimension).
-  std::vector<int> coords(int chip) const;
-  int chip_at(const std::vector<int>& coords) const;
+  std::vector<int> coords(int chip) const { return topology_.coords(chip); }
+  int chip_at(const std::vector<int>& coords) const { return topology_.chip_at(coords); }
   // The neighbour of `chip` one step along `dim` in direction +1 or -1 (wrapping around).
   int neighbour(int chip, int dim, int direction) const;
 
@@ -40,6 +63,11 @@ class Fabric : public sc_core::sc_module {
   // switch: any chip); `done` when the data has arrived.
   void send(int from, int dim, int direction, std::uint64_t bytes, Callback done);
   void send_switched(int from, int to, std::uint64_t bytes, Callback done);
+  // Ring/torus: moves `bytes` from `from` to any chip along Topology::route, cut-through: each
+  // link of the route carries the data once, starting a hop latency after the link before it
+  // started (later, when it is busy: the chip in between buffers); `done` a hop latency after
+  // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
+  void send_routed(int from, int to, std::uint64_t bytes, Callback done);
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
   // switch, and the result down to every chip; `done` per chip when its result has arrived.
   void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& chips);

@@ -1,6 +1,7 @@
 #include "sim/collective_sim.hpp"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "components/simulation.hpp"
 #include "core/error.hpp"
@@ -13,9 +14,9 @@ namespace {
 class CollectiveDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(CollectiveDriver);
-  CollectiveDriver(const sc_core::sc_module_name& n, Fabric& f, const CollectiveSpec& spec, int copies)
-      : sc_core::sc_module(n), finished(static_cast<std::size_t>(copies), 0) {
-    for (int i = 0; i < copies; ++i) runs_.push_back(std::make_unique<CollectiveRun>(f, spec));
+  CollectiveDriver(const sc_core::sc_module_name& n, Fabric& f, const std::vector<CollectiveSpec>& specs)
+      : sc_core::sc_module(n), finished(specs.size(), 0) {
+    for (const CollectiveSpec& spec : specs) runs_.push_back(std::make_unique<CollectiveRun>(f, spec));
     SC_METHOD(kickoff);
   }
   std::vector<Picoseconds> finished;
@@ -39,14 +40,21 @@ double busbw_factor(CollectiveKind k, int p) {
   return 1.0;
 }
 
-double collective_bound_s(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec) {
-  const int p = t.chips();
+double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const CollectiveSpec& spec) {
+  const int p = spec.group.empty() ? fabric.chips() : static_cast<int>(spec.group.size());
   const double n = static_cast<double>(spec.bytes);
   const double B = hw.links.bandwidth_per_direction * hw.links.efficiency;
   const double port = B * static_cast<double>(hw.links.count);
   const double a = hw.links.latency_s;
-  const bool sw = t.kind == Topology::Kind::switched;
-  if (spec.kind == CollectiveKind::sendrecv) return sw ? n / port + 2 * a : n / B + a;
+  const bool sw = fabric.kind == Topology::Kind::switched;
+  if (spec.kind == CollectiveKind::sendrecv) {
+    if (sw) return n / port + 2 * a;
+    const int from = spec.group.empty() ? 0 : spec.group[0];
+    const int to = spec.group.empty() ? 1 : spec.group[p > 1 ? 1 : 0];
+    return routed_send_s(static_cast<int>(fabric.route(from, to).size()), n, B, a);
+  }
+  // A group on a ring or torus runs over the dimensions it spans only.
+  const Topology t = sw ? fabric : fabric.subtorus(p);
   switch (spec.algo) {
     case CollectiveAlgo::ring:
       if (sw) return switch_ring_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
@@ -66,25 +74,36 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& t, const Colle
 
 CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,
                                      int concurrent) {
-  check_algo(t, spec.kind, spec.algo);
-  if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
-    throw InputError(hw.name + ": --algo switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
+  return simulate_collectives(hw, t, std::vector<CollectiveSpec>(static_cast<std::size_t>(concurrent), spec));
+}
+
+CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs) {
+  if (specs.empty()) throw std::logic_error("simulate_collectives without a collective");
+  for (const CollectiveSpec& spec : specs) {
+    check_algo(t, spec.kind, spec.algo);
+    if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
+      throw InputError(hw.name + ": --algo switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
+    }
   }
+  const CollectiveSpec& spec = specs.front();
   init_systemc_time();
   CollectiveResult r;
   r.spec = spec;
   r.topology = t;
   Fabric fabric("fabric", hw, t);
-  CollectiveDriver driver("collectives", fabric, spec, concurrent);
+  CollectiveDriver driver("collectives", fabric, specs);
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Picoseconds last = 0;
-  for (Picoseconds f : driver.finished) last = std::max(last, f);
+  for (Picoseconds f : driver.finished) {
+    last = std::max(last, f);
+    r.finished_s.push_back(to_seconds(f));
+  }
   r.sim_time_s = to_seconds(last);
   r.bound_time_s = collective_bound_s(hw, t, spec);
   r.algbw = static_cast<double>(spec.bytes) / r.sim_time_s;
-  r.busbw = r.algbw * busbw_factor(spec.kind, t.chips());
+  r.busbw = r.algbw * busbw_factor(spec.kind, spec.group.empty() ? t.chips() : static_cast<int>(spec.group.size()));
   r.events = fabric.stats().events;
   r.links = fabric.link_use();
   return r;

@@ -44,6 +44,8 @@ double switch_ring_s(int p, double n, double B_port, double alpha, int rounds) {
   return rounds * (p - 1) * (n / p / B_port + 2 * alpha);
 }
 
+double routed_send_s(int hops, double n, double B, double alpha) { return hops > 0 ? n / B + hops * alpha : 0.0; }
+
 double busbw_factor_allreduce(int p) { return 2.0 * (p - 1) / p; }
 double busbw_factor_gather(int p) { return static_cast<double>(p - 1) / p; }
 

@@ -24,6 +24,10 @@ double switch_reduce_s(double n, double B_port, double alpha);
 // A ring over a switch: every step crosses the switch (2 alpha).
 double switch_ring_s(int p, double n, double B_port, double alpha, int rounds);
 
+// A point-to-point transfer routed over `hops` links, cut-through: every link carries the
+// data once, in a pipeline, and each hop adds its latency: n / B + hops alpha.
+double routed_send_s(int hops, double n, double B, double alpha);
+
 // Bus bandwidth factor (NCCL convention): all-reduce 2 (p - 1) / p, gathers (p - 1) / p.
 double busbw_factor_allreduce(int p);
 double busbw_factor_gather(int p);

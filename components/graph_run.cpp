@@ -1,10 +1,13 @@
 #include "components/graph_run.hpp"
 
+#include <stdexcept>
+
 namespace roofsim {
 
 GraphRun::GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric,
-                   int tp)
-    : chips_(std::move(chips)), fabric_(fabric), tp_(tp), graph_(graph), results_(results) {
+                   ChipLayout layout)
+    : chips_(std::move(chips)), fabric_(fabric), layout_(layout), graph_(graph), results_(results) {
+  if (fabric && layout.chips() != fabric->chips()) throw std::logic_error("the chip layout does not match the fabric");
   for (OpId v = 0; v < graph.size(); ++v) {
     const OpNode& op = graph.op(v);
     if (op.is_collective && !fabric) throw std::logic_error("a graph with collectives needs a fabric");
@@ -63,15 +66,24 @@ void GraphRun::run_collective(OpId id, Callback next) {
     results_[id].end_ps = now_ps();
     next();
   };
-  const int first = op.device * tp_;
+  // The op finishes when the last of its concurrent transfers or collectives has.
+  auto left = std::make_shared<int>(0);
+  auto one_done = [left, finish] {
+    if (--*left == 0) finish();
+  };
+  const int stage = op.device;
   if (op.send_to_next) {
-    // Every chip of the stage sends its copy of the activations to its peer in the next stage.
+    // Every chip of the stage sends its activations to its peer in the next stage.
     results_[id].plan = "send";
-    auto left = std::make_shared<int>(tp_);
-    for (int i = 0; i < tp_; ++i) {
-      fabric_->send_switched(first + i, first + tp_ + i, op.collective_bytes(), [left, finish] {
-        if (--*left == 0) finish();
-      });
+    *left = layout_.stage_size();
+    const bool switched = fabric_->topology().kind == Topology::Kind::switched;
+    for (int c = layout_.stage_base(stage); c < layout_.stage_base(stage + 1); ++c) {
+      const int to = c + layout_.stage_size();
+      if (switched) {
+        fabric_->send_switched(c, to, op.collective_bytes(), one_done);
+      } else {
+        fabric_->send_routed(c, to, op.collective_bytes(), one_done);
+      }
     }
     return;
   }
@@ -79,12 +91,21 @@ void GraphRun::run_collective(OpId id, Callback next) {
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
   spec.algo = default_algo(fabric_->topology(), spec.kind);
   spec.bytes = op.collective_bytes();
-  if (tp_ < fabric_->chips()) {
-    for (int i = 0; i < tp_; ++i) spec.group.push_back(first + i);
+  // All-to-alls run over each EP group (one per TP rank), all-reduces over each TP group (one
+  // per EP rank).
+  std::vector<std::vector<int>> groups;
+  if (op.all_to_all) {
+    for (int t = 0; t < layout_.tp; ++t) groups.push_back(layout_.ep_group(stage, t));
+  } else {
+    for (int e = 0; e < layout_.ep; ++e) groups.push_back(layout_.tp_group(stage, e));
   }
-  collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
+  *left = static_cast<int>(groups.size());
   results_[id].plan = collective_algo_name(spec.algo);
-  collectives_.back()->start(finish);
+  for (std::vector<int>& g : groups) {
+    spec.group = std::move(g);
+    collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
+    collectives_.back()->start(one_done);
+  }
 }
 
 void GraphRun::finished(OpId id) {

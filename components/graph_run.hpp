@@ -2,12 +2,12 @@
 // Runs an operator graph on a chip. The host launches the ops in topological order, running
 // ahead of the device; an op starts when it has been launched and all its inputs are ready, so
 // independent ops overlap where the hardware has room. Each op's result is kept.
-#include <vector>
-
 #include <memory>
+#include <vector>
 
 #include "components/chip.hpp"
 #include "components/collectives.hpp"
+#include "workloads/chip_layout.hpp"
 #include "workloads/graph.hpp"
 
 namespace roofsim {
@@ -15,13 +15,16 @@ namespace roofsim {
 class GraphRun {
  public:
   // `results` is indexed by op id and must outlive the run. An op of pipeline stage d runs on
-  // chips[d]; the stage's `tp` chips are fabric chips d*tp .. d*tp+tp-1, and its collectives
-  // run over them (sends go to the next stage's chips). `fabric` is required when the graph
-  // has collectives.
+  // chips[d], the one simulated chip standing for the stage's ep x tp chips (they do the same
+  // work in lockstep). A collective of stage d runs on every group of that stage at once on
+  // the fabric's links (see ChipLayout), so concurrent groups contend where they share links;
+  // sends go from each chip of the stage to its peer in the next. `fabric` is required when
+  // the graph has collectives.
   GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr,
-           int tp = 1);
+           ChipLayout layout = {});
+  // One chip; the graph's collectives (if any) span the whole fabric as one TP group.
   GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr)
-      : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, fabric ? fabric->chips() : 1) {}
+      : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, ChipLayout{fabric ? fabric->chips() : 1, 1, 1}) {}
   void start(Callback done);
 
  private:
@@ -32,7 +35,7 @@ class GraphRun {
 
   std::vector<Chip*> chips_;
   Fabric* fabric_;
-  int tp_;
+  ChipLayout layout_;
   std::vector<std::unique_ptr<CollectiveRun>> collectives_;
   const OpGraph& graph_;
   std::vector<OpResult>& results_;

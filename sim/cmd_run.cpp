@@ -81,10 +81,10 @@ std::string percent(double bound, double sim) { return format_fixed(100.0 * boun
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
   const std::int64_t chips = e.tp * e.pp * e.ep;
-  const std::string parallel = e.ep > 1                ? "expert parallel"
-                               : e.tp > 1 && e.pp > 1 ? "tensor parallel " + std::to_string(e.tp) + " x pipeline " + std::to_string(e.pp)
-                               : e.pp > 1             ? "pipeline parallel"
-                                                      : "tensor parallel";
+  std::string parallel;
+  for (const auto& [n, what] : {std::pair{e.tp, "tensor parallel "}, {e.ep, "expert parallel "}, {e.pp, "pipeline "}}) {
+    if (n > 1) parallel += (parallel.empty() ? "" : " x ") + std::string(what) + std::to_string(n);
+  }
   os << "roofsim run: " << r.model.name << " on " << (chips > 1 ? std::to_string(chips) + " x " : "") << r.hw.description
      << (chips > 1 ? " (" + r.topology + ", " + parallel + ")" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"
@@ -272,16 +272,20 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--decode-stride", o->decode_stride, "Simulate every N-th decode step and interpolate the others "
                                                         "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", o->tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
-                                 "output projection and the MLP (default 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--pp", o->pp, "Pipeline parallelism: the layers over N stages of --tp chips each, activations sent "
-                                 "from stage to stage (switch topologies; default 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N chips, attention data "
-                                 "parallel, tokens sent to their experts and back by all-to-all (switch topologies)")
+                                 "output projection and the MLP (default 1; on a ring or torus N must span whole "
+                                 "leading dimensions, e.g. 4, 16 or 64 on 4x4x4)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pp", o->pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
+                                 "sent from stage to stage (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
+                                 "attention data parallel across them, tokens sent to their experts and back by "
+                                 "all-to-all (switch topologies only)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: --pp)")
+  cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
+                                                     "--pp, or the most the batch divides into)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--topology", o->topology, "How the --tp chips are wired: switch:N, a ring N, or a torus AxBxC "
-                                             "(default: switch:N for NVLink, a near-cubic torus for ICI)");
+  cmd->add_option("--topology", o->topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
+                                             "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
+                                             "for NVLink, a near-cubic torus for ICI)");
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");

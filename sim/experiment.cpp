@@ -11,7 +11,9 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "validation/analytic.hpp"
+#include "validation/collective_bounds.hpp"
 #include "validation/workload_bounds.hpp"
+#include "workloads/chip_layout.hpp"
 
 namespace roofsim {
 
@@ -25,25 +27,43 @@ DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
   return d;
 }
 
-// Analytic bound of one op: its roofline bound, or a collective's closed form over the
-// stage's tp chips (a send: one switch traversal).
+// Analytic bound of one op: its roofline bound, or a collective's closed form over its group
+// (a send: one switch traversal, or the route to the next stage's chip on a ring or torus).
 OpBound bound_of(const OpNode& op, const HardwareSpec& hw, NearMemory policy) {
   if (op.is_gemm && runs_near_memory(hw, policy, op.gemm)) return bound_near_memory(op.gemm, hw);
   return bound_op(op.cost(), hw);
 }
 
-double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Topology* topology, std::int64_t tp, NearMemory policy) {
+// What a collective's closed form needs: the fabric (null for one chip) and the chip layout.
+struct Comm {
+  const Topology* topology = nullptr;
+  ChipLayout layout;
+};
+
+double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
   if (!op.is_collective) return bound_of(op, hw, policy).bound_time_s;
+  const Topology& t = *comm.topology;
+  const double link = hw.links.bandwidth_per_direction * hw.links.efficiency;
   if (op.send_to_next) {
-    const double port = hw.links.bandwidth_per_direction * hw.links.efficiency * static_cast<double>(hw.links.count);
-    return static_cast<double>(op.collective_bytes()) / port + 2 * hw.links.latency_s;
+    if (t.kind == Topology::Kind::switched) {
+      return static_cast<double>(op.collective_bytes()) / (link * static_cast<double>(hw.links.count)) + 2 * hw.links.latency_s;
+    }
+    // The stage's sends run at once; the longest route sets the bound.
+    std::size_t hops = 0;
+    const ChipLayout& l = comm.layout;
+    for (int c = l.stage_base(op.device); c < l.stage_base(op.device + 1); ++c) {
+      hops = std::max(hops, t.route(c, c + l.stage_size()).size());
+    }
+    return routed_send_s(static_cast<int>(hops), static_cast<double>(op.collective_bytes()), link, hw.links.latency_s);
   }
-  const Topology group = tp < topology->chips() ? parse_topology("switch:" + std::to_string(tp)) : *topology;
   CollectiveSpec spec;
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
-  spec.algo = default_algo(group, spec.kind);
+  spec.algo = default_algo(t, spec.kind);  // the algorithm the simulation runs
   spec.bytes = op.collective_bytes();
-  return collective_bound_s(hw, group, spec);
+  // One group alone: all-reduces over a TP group, all-to-alls over an EP group (stage 0's
+  // first: every group of a layout has the same shape).
+  spec.group = op.all_to_all ? comm.layout.ep_group(0, 0) : comm.layout.tp_group(0, 0);
+  return collective_bound_s(hw, t, spec);
 }
 
 // Time within [start, end) intervals `comm` that no interval of `compute` covers.
@@ -77,8 +97,7 @@ double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
 }
 
 // Analytic bound of a graph: the longest path when every op takes its own bound time.
-double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topology* topology, std::int64_t tp,
-                           NearMemory policy) {
+double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
   std::vector<double> finish(g.size(), 0.0);
   double longest = 0;
   for (OpId v : g.topological_order()) {
@@ -86,7 +105,7 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topol
     for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
       start = std::max(start, finish[boost::source(*e, g.base())]);
     }
-    finish[v] = start + op_bound_s(g.op(v), hw, topology, tp, policy);
+    finish[v] = start + op_bound_s(g.op(v), hw, comm, policy);
     longest = std::max(longest, finish[v]);
   }
   return longest;
@@ -96,9 +115,9 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Topol
 class InferenceDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InferenceDriver);
-  InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ExperimentResult& r,
-                  std::ostream* progress)
-      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), r_(r), progress_(progress),
+  InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ChipLayout layout,
+                  ExperimentResult& r, std::ostream* progress)
+      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), progress_(progress),
         wall_start_(std::chrono::steady_clock::now()), last_print_(wall_start_) {
     SC_METHOD(kickoff);
   }
@@ -114,8 +133,7 @@ class InferenceDriver : public sc_core::sc_module {
     for (Chip* c : chips_) c->trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
     results.emplace_back();
     phase_start.push_back(now_ps());
-    runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_,
-                                               static_cast<int>(r_.setup.ep > 1 ? r_.setup.ep : r_.setup.tp)));
+    runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       run_phase(i + 1);
@@ -136,6 +154,7 @@ class InferenceDriver : public sc_core::sc_module {
 
   std::vector<Chip*> chips_;
   Fabric* fabric_;
+  ChipLayout layout_;
   ExperimentResult& r_;
   std::ostream* progress_;
   std::vector<std::unique_ptr<GraphRun>> runs_;
@@ -176,33 +195,47 @@ double resource_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory polic
 
 }  // namespace
 
-std::string default_topology(const HardwareSpec& hw, std::int64_t chips) {
+std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::int64_t tp) {
   if (hw.links.kind != "ici") return "switch:" + std::to_string(chips);
-  // A torus as close to a cube as the chip count allows.
-  std::int64_t best_a = 1, best_b = 1, best_c = chips;
-  for (std::int64_t a = 1; a * a * a <= chips; ++a) {
+  // A torus as close to a cube as the chip count allows, among those whose leading dimensions
+  // a TP group of `tp` chips spans (its all-reduces need links of their own).
+  std::vector<std::int64_t> best;
+  for (std::int64_t a = 1; a <= chips; ++a) {
     if (chips % a) continue;
-    for (std::int64_t b = a; a * b * b <= chips; ++b) {
+    for (std::int64_t b = 1; a * b <= chips; ++b) {
       if ((chips / a) % b) continue;
       const std::int64_t c = chips / a / b;
-      if (c - a < best_c - best_a) best_a = a, best_b = b, best_c = c;
+      if (tp != a && tp != a * b && tp != chips && tp != 1) continue;
+      const std::vector<std::int64_t> dims{a, b, c};
+      auto spread = [](const std::vector<std::int64_t>& d) { return *std::max_element(d.begin(), d.end()) - *std::min_element(d.begin(), d.end()); };
+      if (best.empty() || spread(dims) < spread(best)) best = dims;
     }
   }
   std::string t;
-  for (std::int64_t d : {best_a, best_b, best_c}) {
+  for (std::int64_t d : best) {
     if (d > 1) t += (t.empty() ? "" : "x") + std::to_string(d);
   }
-  return t.empty() ? std::to_string(chips) : t;
+  return t.find('x') == std::string::npos ? std::to_string(chips) : t;
 }
 
 namespace {
+// Micro-batches when none are given: one per stage (GPipe), or as many as the batch divides
+// into (batch 1 runs one micro-batch through the stages).
+std::int64_t microbatches(const Experiment& e) {
+  if (e.microbatches > 0) return e.microbatches;
+  for (std::int64_t m = e.pp; m > 1; --m) {
+    if (e.batch % (m * e.ep) == 0) return m;
+  }
+  return 1;
+}
+
 // The forward pass of simulated step `step` (0 = prefill), with the experiment's parallelism.
 ForwardPass pass_for(const Experiment& e, int step) {
   ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
   pass.tp = e.tp;
   pass.pp = e.pp;
   pass.ep = e.ep;
-  pass.microbatches = e.microbatches > 0 ? e.microbatches : e.pp;
+  pass.microbatches = microbatches(e);
   return pass;
 }
 }  // namespace
@@ -248,12 +281,11 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   const double layer_share = static_cast<double>((m.layers + e.pp - 1) / e.pp) / static_cast<double>(m.layers);
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
   // replicated when there are fewer than tp.
-  need.weights = m.total_params() * dtype_bytes(e.precision.weights) / tp * (e.pp > 1 ? layer_share : 1.0);
-  if (e.ep > 1) {
-    // Everything but the experts is replicated; the experts are spread over the ep chips.
-    const double experts = static_cast<double>(m.layers * m.experts) * m.mlp_params_per_expert();
-    need.weights = (m.total_params() - experts + experts / static_cast<double>(e.ep)) * dtype_bytes(e.precision.weights);
-  }
+  // replicated when there are fewer than tp. With EP, each EP rank holds every non-expert
+  // weight (TP-split) and its ep-th of the experts (TP-split too).
+  const double experts = m.experts > 1 ? static_cast<double>(m.layers * m.experts) * m.mlp_params_per_expert() : 0.0;
+  need.weights = ((m.total_params() - experts) / tp + experts / (tp * static_cast<double>(e.ep))) *
+                 dtype_bytes(e.precision.weights) * (e.pp > 1 ? layer_share : 1.0);
   const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
   need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch / e.ep) *
                   static_cast<double>(e.prompt + e.generate);
@@ -303,10 +335,11 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   check_pipeline(r.model, pass_for(e, 0));
   check_expert_parallel(r.model, pass_for(e, 0));
   const std::int64_t chips = e.tp * e.pp * e.ep;
-  const std::int64_t group = e.ep > 1 ? e.ep : e.tp;  // chips that share a stage's collectives
+  if (chips > 65536) throw InputError("--tp x --pp x --ep: " + std::to_string(chips) + " chips, at most 65536");
+  const ChipLayout layout{static_cast<int>(e.tp), static_cast<int>(e.ep), static_cast<int>(e.pp)};
   std::unique_ptr<Topology> topology;
   if (chips > 1) {
-    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips) : e.topology));
+    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology));
     if (topology->chips() != chips) {
       throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; --tp " +
                        std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " x --ep " + std::to_string(e.ep) +
@@ -314,14 +347,18 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     }
     if (e.ep > 1 && topology->kind != Topology::Kind::switched) {
       throw InputError("--ep " + std::to_string(e.ep) + " needs a switch topology (switch:" + std::to_string(chips) +
-                       "): all-to-all is lowered through a switch only");
+                       "): all-to-all is lowered through a switch only, not over ring or torus links");
     }
-    if (e.pp > 1 && topology->kind != Topology::Kind::switched) {
-      throw InputError("--pp " + std::to_string(e.pp) + " needs a switch topology (switch:" + std::to_string(chips) +
-                       "); pipelines over rings and tori are not lowered yet");
+    if (topology->kind != Topology::Kind::switched && topology->spanned_dims(static_cast<int>(e.tp)) < 0) {
+      throw InputError("--tp " + std::to_string(e.tp) + " on --topology " + topology->name() +
+                       ": a TP group (consecutive chips) must span whole leading dimensions of the " +
+                       (topology->kind == Topology::Kind::ring ? "ring" : "torus") +
+                       " so that its all-reduces have links of their own; valid --tp here: " + topology->group_sizes() +
+                       " (or use a switch topology, switch:N)");
     }
     r.topology = topology->name();
   }
+  const Comm links{topology.get(), layout};
   r.memory = memory_need(r.model, e);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
     throw InputError(r.model.name + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
@@ -373,7 +410,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   }
   std::unique_ptr<Fabric> fabric;
   if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip_ptrs, fabric.get(), r, progress);
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, progress);
   sc_core::sc_start();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = 0;
@@ -391,7 +428,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   // Results and bounds, phase by phase.
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, topology.get(), group, e.near_memory),
+    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, links, e.near_memory),
                                   resource_bound(r.graphs[i], r.hw, e.near_memory));
     // Communication: time in collectives, and the part of it no compute op overlapped.
     std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
@@ -425,7 +462,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
       inst.bound = inst.op->is_collective ? OpBound{} : bound_of(*inst.op, r.hw, e.near_memory);
-      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, topology.get(), group, e.near_memory);
+      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, links, e.near_memory);
       inst.result = driver.results[i][v];
       r.ops.push_back(inst);
     }

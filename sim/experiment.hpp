@@ -28,13 +28,17 @@ struct Experiment {
   // Simulate every n-th decode step and interpolate linearly in between (decode cost is
   // linear in the context length); 0 = automatic: at most 128 simulated steps.
   std::int64_t decode_stride = 0;
-  // Tensor parallelism over `tp` chips wired as `topology` ("" = switch:tp for NVLink, a
-  // near-cubic torus for ICI).
+  // Parallelism over tp x ep x pp chips wired as `topology` ("" = a switch for NVLink, a
+  // near-cubic torus for ICI), numbered as workloads/chip_layout.hpp says: stage-major, then
+  // EP rank, then TP rank. Tensor parallelism over `tp` chips (on a ring or torus a TP group
+  // must span whole leading dimensions).
   std::int64_t tp = 1;
-  // Pipeline parallelism: `pp` stages of `tp` chips each; the batch in `microbatches` (0: pp).
+  // Pipeline parallelism: `pp` stages of ep x tp chips each; the batch in `microbatches`
+  // (0: pp, or the most the batch divides into when fewer).
   std::int64_t pp = 1;
   std::int64_t microbatches = 0;
-  // Expert parallelism over `ep` chips: data-parallel attention, experts spread, all-to-alls.
+  // Expert parallelism over `ep` ranks of tp chips: data-parallel attention, experts spread,
+  // all-to-alls over the chips of the same TP rank (switch topologies only).
   std::int64_t ep = 1;
   // Which GEMMs run on near-memory units, when the hardware has [pim].
   NearMemory near_memory = NearMemory::small_rows;
@@ -91,8 +95,9 @@ struct ExperimentResult {
 // on long runs (nullptr: silent).
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
 
-// The topology `roofsim run --tp N` uses when none is given.
-std::string default_topology(const HardwareSpec& hw, std::int64_t chips);
+// The topology a run on `chips` chips with TP groups of `tp` uses when none is given: a switch
+// for NVLink; for ICI the most cubic torus whose leading dimensions a TP group spans.
+std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::int64_t tp);
 
 // Memory the experiment needs in HBM (per chip).
 MemoryNeed memory_need(const ModelConfig& m, const Experiment& e);

@@ -74,8 +74,24 @@ expect_error "bad bytes" "expected a positive size" "$roofsim" collective --byte
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
 expect_ok "tp and pp" "$roofsim" run --model llama-2-70b --tp 4 --pp 2 --batch 4 --prompt 64 --gen 2
 contains "pipeline run" "tensor parallel 4 x pipeline 2"
-expect_error "pp on a torus" "needs a switch topology" "$roofsim" run --hw tpu_v4 --model llama-2-7b --pp 2 --tp 2 --batch 2 --gen 2
-expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --batch 3 --gen 2
+# TP x PP on a TPU v4 torus: each stage's TP group is an x ring, the stages' sends cross y links.
+expect_ok "pp on a torus" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 4 --pp 2 --topology 4x2 --gen 4 --json "$tmp/pp2.json"
+contains "pp on a torus" "4x2, tensor parallel 4 x pipeline 2"
+if grep -q '"link": "chip0 y+"' "$tmp/pp2.json" && grep -q '"utilisation"' "$tmp/pp2.json"; then ok; else bad "pp on a torus: json lacks per-link utilisation"; fi
+# Batch 1: one micro-batch goes through both stages, so the pipeline only adds its sends.
+expect_ok "pp 1 on a ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 4 --topology 4 --gen 4 --json "$tmp/pp1.json"
+tpot() { grep -E '^  "tpot_s"' "$1" | awk '{print $2}' | tr -d ,; }
+if awk -v a="$(tpot "$tmp/pp2.json")" -v b="$(tpot "$tmp/pp1.json")" 'BEGIN { exit !(a > b) }'; then ok; else
+  bad "pp 2 decode per token $(tpot "$tmp/pp2.json") s is not above pp 1's $(tpot "$tmp/pp1.json") s"; fi
+expect_error "tp not spanning leading dims" "valid --tp here: 1, 4, 16, 64" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --pp 8 --topology 4x4x4 --gen 2
+expect_error "tp not spanning a ring" "valid --tp here: 1, 6" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 3 --pp 2 --topology 6 --gen 2
+expect_error "ep on a torus" "all-to-all is lowered through a switch only" "$roofsim" run --hw tpu_v4 --model mixtral-8x7b --ep 4 --batch 4 --gen 2
+expect_ok "ep x tp" "$roofsim" run --model mixtral-8x7b --tp 2 --ep 4 --batch 8 --prompt 64 --gen 2
+contains "ep x tp" "switch:8, tensor parallel 2 x expert parallel 4"
+expect_ok "ep x tp x pp" "$roofsim" run --model mixtral-8x7b --tp 2 --ep 2 --pp 2 --batch 8 --prompt 64 --gen 2
+contains "ep x tp x pp" "tensor parallel 2 x expert parallel 2 x pipeline 2"
+expect_error "ep x microbatches" "--ep 4 x 2 micro-batches must divide the batch (6)" "$roofsim" run --model mixtral-8x7b --ep 4 --pp 2 --microbatches 2 --batch 6 --gen 2
+expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --microbatches 2 --batch 3 --gen 2
 expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
 expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
 expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2

@@ -216,6 +216,9 @@ class Builder {
   // Expert parallel MoE: route this chip's tokens, send each token's k copies to the chips
   // holding its experts (all-to-all), run the local experts on what arrives, send the results
   // back (all-to-all) and combine. Uniform routing: every chip receives T x k token copies.
+  // With TP, each TP rank dispatches the same tokens over its own EP group and runs its column
+  // share of the local experts; layer() all-reduces the combined partial sums over the TP
+  // group afterwards (combining is linear, so reducing after it moves T rows, not T x k).
   OpId moe_expert_parallel(int l, OpId in) {
     const std::int64_t h = m_.hidden, T = rows_, k = m_.experts_per_token, ep = pass_.ep;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
@@ -275,10 +278,10 @@ void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
   if (m.experts % pass.ep != 0) {
     throw InputError("--ep " + std::to_string(pass.ep) + " must divide the " + std::to_string(m.experts) + " experts");
   }
-  if (pass.tp > 1 || pass.pp > 1) throw InputError("--ep combines with neither --tp nor --pp yet");
   if (pass.batch % (pass.ep * pass.microbatches) != 0) {
-    throw InputError("--ep " + std::to_string(pass.ep) + " must divide the batch (" + std::to_string(pass.batch) +
-                     "): attention is data parallel");
+    const std::string times = pass.microbatches > 1 ? " x " + std::to_string(pass.microbatches) + " micro-batches" : "";
+    throw InputError("--ep " + std::to_string(pass.ep) + times + " must divide the batch (" + std::to_string(pass.batch) +
+                     "): attention is data parallel over the EP ranks");
   }
 }
 

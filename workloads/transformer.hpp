@@ -27,10 +27,14 @@ struct ForwardPass {
   // the batch over `microbatches`; each stage sends its activations to the next.
   std::int64_t pp = 1;
   std::int64_t microbatches = 1;
-  // Expert parallelism over `ep` chips (MoE models, tp 1): attention is data parallel (each
-  // chip takes batch / ep sequences), the experts are spread over the chips, and each MoE layer
-  // sends tokens to their experts and back with two all-to-alls.
+  // Expert parallelism over `ep` ranks (MoE models): attention is data parallel across the
+  // ranks (each takes batch / ep sequences) and TP-split within each, the experts are spread
+  // over the ranks (each expert's MLP TP-split like a dense MLP), and each MoE layer sends
+  // tokens to their experts and back with two all-to-alls over the EP group (the chips of the
+  // same TP rank); the row-parallel expert outputs are then all-reduced over the TP group.
   std::int64_t ep = 1;
+  // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
+  // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
@@ -42,7 +46,7 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
 // Checks that a model can be split `tp` ways (heads divisible; KV heads divisible or
 // replicated); throws InputError saying what does not divide.
 void check_tensor_parallel(const ModelConfig& m, std::int64_t tp);
-// Checks ep against the experts and the batch (and that it is used alone).
+// Checks ep against the experts and the batch (batch / (ep x micro-batches) sequences each).
 void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass);
 // Checks pp against the layers and the micro-batches against the batch.
 void check_pipeline(const ModelConfig& m, const ForwardPass& pass);

@@ -79,3 +79,100 @@ TEST_CASE("8 x H100 NVLink SHARP all-reduce: about 480 GB/s bus bandwidth (MB-H1
                                            allreduce(CollectiveAlgo::switch_reduce, 10'000'000'000ull));
   CHECK(r.busbw == Approx(480e9).epsilon(0.15));
 }
+
+namespace {
+std::vector<int> chips_from(int first, int count) {
+  std::vector<int> g;
+  for (int c = first; c < first + count; ++c) g.push_back(c);
+  return g;
+}
+CollectiveSpec plane_allreduce(int first, std::uint64_t bytes) {
+  return CollectiveSpec{CollectiveKind::allreduce, CollectiveAlgo::torus_split, bytes, chips_from(first, 16)};
+}
+CollectiveSpec send(int from, int to, std::uint64_t bytes) {
+  return CollectiveSpec{CollectiveKind::sendrecv, CollectiveAlgo::ring, bytes, {from, to}};
+}
+}  // namespace
+
+TEST_CASE("an all-reduce over a 4x4 plane of a 4x4x2 torus matches the 4x4 torus closed form", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 96ull << 20;
+  CollectiveResult r = simulate_collective(hw, parse_topology("4x4x2"), plane_allreduce(0, n));
+  const double closed = torus_allreduce_s({4, 4}, static_cast<double>(n), hw.links.bandwidth_per_direction, hw.links.latency_s, true);
+  CHECK(r.sim_time_s == Approx(closed).epsilon(0.01));
+  CHECK(r.sim_time_s >= closed * (1 - 1e-9));
+  CHECK(r.bound_time_s == Approx(closed));
+  // Only the plane's own x and y links carry data: no z link, no chip of the other plane.
+  for (const auto& link : r.links) {
+    INFO(link.name);
+    const bool in_plane = std::stoi(link.name.substr(4)) < 16 && link.name.find('z') == std::string::npos;
+    CHECK((link.bytes > 0) == in_plane);
+  }
+}
+
+TEST_CASE("two planes of a 4x4x2 torus all-reducing at once take as long as one (disjoint links)", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 96ull << 20;
+  CollectiveResult r = simulate_collectives(hw, parse_topology("4x4x2"), {plane_allreduce(0, n), plane_allreduce(16, n)});
+  const double closed = torus_allreduce_s({4, 4}, static_cast<double>(n), hw.links.bandwidth_per_direction, hw.links.latency_s, true);
+  REQUIRE(r.finished_s.size() == 2);
+  CHECK(r.finished_s[0] == r.finished_s[1]);
+  CHECK(r.sim_time_s == Approx(closed).epsilon(0.01));
+}
+
+TEST_CASE("a plane's all-reduce and the whole torus's at once share the plane's links and take longer", "[systemc][collective]") {
+  // Groups of one chip layout never share links (each TP group is a sub-torus of its own), so
+  // the sharing case overlaps the whole 4x4x2 torus with one of its planes.
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 96ull << 20;
+  const double B = hw.links.bandwidth_per_direction, a = hw.links.latency_s;
+  CollectiveResult r = simulate_collectives(hw, parse_topology("4x4x2"),
+                                            {plane_allreduce(0, n), allreduce(CollectiveAlgo::torus_split, n)});
+  const double plane = torus_allreduce_s({4, 4}, static_cast<double>(n), B, a, true);
+  const double whole = torus_allreduce_s({4, 4, 2}, static_cast<double>(n), B, a, true);
+  CHECK(r.finished_s[0] > 1.2 * plane);
+  CHECK(r.finished_s[1] > 1.2 * whole);
+}
+
+TEST_CASE("a collective over chips that span no leading dimensions is refused with the sizes that do", "[systemc][collective]") {
+  CollectiveSpec spec = allreduce(CollectiveAlgo::torus_split, 1 << 20);
+  spec.group = chips_from(0, 8);
+  CHECK_THROWS_WITH(simulate_collective(load_hardware("tpu_v4"), parse_topology("4x4x4"), spec),
+                    Catch::Contains("must span whole leading dimensions") && Catch::Contains("1, 4, 16, 64"));
+}
+
+TEST_CASE("dimension-order routes go the shorter way round each ring", "[systemc][collective]") {
+  const Topology t = parse_topology("8x8");
+  CHECK(t.route(0, 0).empty());
+  CHECK(t.route(0, 3 + 2 * 8).size() == 5);  // 3 along x, then 2 along y
+  const auto back = t.route(0, 6);            // 2 hops in the - direction beat 6 in the +
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].direction == -1);
+  CHECK(back[1].chip == 7);
+  CHECK(t.spanned_dims(8) == 1);
+  CHECK(t.spanned_dims(64) == 2);
+  CHECK(t.spanned_dims(16) == -1);
+  CHECK(t.group_sizes() == "1, 8, 64");
+}
+
+TEST_CASE("a send routed over 5 hops of a torus takes 5 latencies + bytes / bandwidth (cut-through)", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 64ull << 20;
+  CollectiveResult r = simulate_collective(hw, parse_topology("8x8"), send(0, 3 + 2 * 8, n));
+  const double expected = static_cast<double>(n) / hw.links.bandwidth_per_direction + 5 * hw.links.latency_s;
+  CHECK(r.sim_time_s == Approx(expected).epsilon(1e-6));
+  CHECK(r.bound_time_s == Approx(routed_send_s(5, static_cast<double>(n), hw.links.bandwidth_per_direction, hw.links.latency_s)));
+  int used = 0;
+  for (const auto& link : r.links) used += link.bytes > 0;
+  CHECK(used == 5);
+}
+
+TEST_CASE("two routed sends sharing links take about twice as long as one", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 64ull << 20;
+  // 0 -> 3 and 1 -> 4 along x share chip 1's and chip 2's x+ links.
+  CollectiveResult r = simulate_collectives(hw, parse_topology("8x8"), {send(0, 3, n), send(1, 4, n)});
+  const double one = static_cast<double>(n) / hw.links.bandwidth_per_direction + 3 * hw.links.latency_s;
+  CHECK(r.finished_s[0] == Approx(one).epsilon(1e-6));
+  CHECK(r.finished_s[1] > 1.9 * one);
+}

@@ -169,6 +169,66 @@ TEST_CASE("Mixtral-8x7B with expert parallelism over 8 x H100: all-to-alls to th
   CHECK(r.decode_comm_s > 0);
 }
 
+TEST_CASE("Mixtral-8x7B with TP 2 x EP 4 on 8 x H100: experts split 8 ways, attention 2 ways, every group communicates", "[systemc][parallel]") {
+  Experiment e;
+  e.model = "mixtral-8x7b";
+  e.tp = 2;
+  e.ep = 4;
+  e.batch = 8;
+  e.prompt = 128;
+  e.generate = 4;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.topology == "switch:8");
+  // Every non-expert weight (attention, router, embeddings) over the TP group; the experts
+  // over TP x EP = 8 chips.
+  const double experts = static_cast<double>(r.model.layers * r.model.experts) * r.model.mlp_params_per_expert();
+  CHECK(r.memory.weights == Approx(((r.model.total_params() - experts) / 2 + experts / 8) * 2));
+  int all_to_alls = 0, all_reduces = 0;
+  for (const OpInstance& o : r.ops) {
+    all_to_alls += o.op->all_to_all;
+    all_reduces += o.op->is_collective && !o.op->all_to_all && !o.op->send_to_next;
+    CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+  }
+  CHECK(all_to_alls == 2 * 32 * 4);  // dispatch and combine, every layer, every simulated step
+  CHECK(all_reduces == 2 * 32 * 4);  // after attention and after the experts
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  // The four TP groups' all-reduces and the two EP groups' all-to-alls all ran: every port
+  // carried data, and the same amount.
+  REQUIRE(r.links.size() == 16);
+  for (const auto& l : r.links) CHECK(l.bytes == r.links[0].bytes);
+  CHECK(r.links[0].bytes > 0);
+}
+
+TEST_CASE("Llama-2-7B with TP 4 x PP 2 on a 4x2 TPU v4 torus: x rings all-reduce, sends cross y links", "[systemc][parallel]") {
+  Experiment e;
+  e.hw = "tpu_v4";
+  e.model = "llama-2-7b";
+  e.tp = 4;
+  e.pp = 2;
+  e.topology = "4x2";
+  e.prompt = 256;
+  e.generate = 4;
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.topology == "4x2");
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  CHECK(r.tpot_s >= r.bound_tpot_s);
+  int sends = 0;
+  for (const OpInstance& o : r.ops) {
+    sends += o.op->send_to_next;
+    CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
+  }
+  CHECK(sends == 4);  // batch 1: one micro-batch, one send per simulated step
+  for (const auto& l : r.links) {
+    INFO(l.name);
+    // Stage 0 (chips 0-3) sends to stage 1 (chips 4-7) over y+; nothing goes back.
+    const int chip = std::stoi(l.name.substr(4));
+    if (l.name.find("y+") != std::string::npos) CHECK((l.bytes > 0) == (chip < 4));
+    if (l.name.find("y-") != std::string::npos) CHECK(l.bytes == 0);
+    if (l.name.find('x') != std::string::npos) CHECK(l.bytes > 0);
+  }
+}
+
 TEST_CASE("near-memory compute: ideal batch-1 decode approaches the internal-bandwidth bound", "[systemc][near_memory]") {
   Experiment e = llama3(1, 256, 8);
   e.hw = "h100_pim";

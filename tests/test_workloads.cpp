@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "tests/test_util.hpp"
 #include "validation/workload_bounds.hpp"
+#include "workloads/chip_layout.hpp"
 #include "workloads/hf_config.hpp"
 #include "workloads/transformer.hpp"
 
@@ -185,4 +186,41 @@ TEST_CASE("pipeline graphs: layers split over stages, one send per micro-batch p
   CHECK(g.total_flops() == Approx(build_forward(m, decode_pass(8, 128, 0), Precision{}, AttentionImpl::fused).total_flops()));
   pass.microbatches = 3;
   CHECK_THROWS_WITH(build_forward(m, pass, Precision{}, AttentionImpl::fused), Catch::Contains("must divide the batch"));
+}
+
+TEST_CASE("the chip layout: stage-major, then EP rank, then TP rank", "[workloads]") {
+  const ChipLayout l{2, 4, 3};  // tp 2, ep 4, pp 3
+  CHECK(l.chips() == 24);
+  CHECK(l.stage_base(1) == 8);
+  CHECK(l.chip(1, 2, 1) == 8 + 2 * 2 + 1);
+  CHECK(l.tp_group(1, 2) == std::vector<int>{12, 13});         // consecutive: same stage and EP rank
+  CHECK(l.ep_group(2, 1) == std::vector<int>{17, 19, 21, 23});  // every tp-th chip of the stage
+}
+
+TEST_CASE("EP with TP and PP: experts TP-split, attention TP-split over batch / (ep x micro-batches)", "[workloads]") {
+  ModelConfig m = load_model("mixtral-8x7b");
+  ForwardPass pass = decode_pass(16, 128, 0);
+  pass.tp = 2;
+  pass.ep = 4;
+  pass.pp = 2;
+  pass.microbatches = 2;
+  OpGraph g = build_forward(m, pass, Precision{}, AttentionImpl::fused);
+  int all_to_alls = 0, all_reduces = 0, sends = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    all_to_alls += op.all_to_all;
+    all_reduces += op.is_collective && !op.all_to_all && !op.send_to_next;
+    sends += op.send_to_next;
+    if (op.op_class == "qkv") {
+      CHECK(op.gemm.m == 16 / 4 / 2);  // this EP rank's sequences of one micro-batch
+      CHECK(op.gemm.n == (m.heads / 2 + 2 * m.kv_heads / 2) * m.head_dim);
+    }
+    if (op.op_class == "mlp_up") CHECK(op.gemm.n == 2 * m.intermediate / 2);  // gate and up, half the columns
+  }
+  CHECK(all_to_alls == 2 * 32 * 2);  // dispatch and combine, every layer, each micro-batch
+  CHECK(all_reduces == 2 * 32 * 2);  // attention and expert outputs over the TP group
+  CHECK(sends == 2);                 // one stage boundary, two micro-batches
+  pass.batch = 12;                   // 12 sequences do not go 4 x 2 ways
+  CHECK_THROWS_WITH(build_forward(m, pass, Precision{}, AttentionImpl::fused),
+                    Catch::Contains("--ep 4 x 2 micro-batches must divide the batch (12)"));
 }

@@ -47,6 +47,8 @@ struct CollectiveOptions {
   std::string hw = "h100_sxm5", topology, op = "allreduce", bytes = "1GiB", algo, json;
   bool ideal = false;
   int concurrent = 1;
+  int group = 0;  // 0: all chips
+  int to = -1;    // sendrecv: the receiving chip (-1: chip 1)
   int top_links = 6;
 };
 
@@ -65,17 +67,47 @@ void run(const CollectiveOptions& o) {
     throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot or switch_reduce");
   }
   spec.bytes = parse_bytes(o.bytes);
-  CollectiveResult r = simulate_collective(hw, t, spec, o.concurrent);
+  if (o.to >= 0) {
+    if (spec.kind != CollectiveKind::sendrecv) throw InputError("--to is for --op sendrecv");
+    if (o.to == 0 || o.to >= t.chips()) {
+      throw InputError("--to " + std::to_string(o.to) + ": expected a chip from 1 to " + std::to_string(t.chips() - 1) + " of " + t.name());
+    }
+    spec.group = {0, o.to};
+  }
+  // Every group of `group` consecutive chips runs the collective at once.
+  const int group = o.group > 0 ? o.group : t.chips();
+  if (o.group > 0) {
+    if (spec.kind == CollectiveKind::sendrecv) throw InputError("--group is not for sendrecv (use --to)");
+    if (t.chips() % o.group != 0) {
+      throw InputError("--group " + std::to_string(o.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
+    }
+    if (t.kind != Topology::Kind::switched && t.spanned_dims(o.group) < 0) {
+      throw InputError("--group " + std::to_string(o.group) + " on " + t.name() +
+                       ": a group on a ring or torus must span whole leading dimensions; valid --group here: " + t.group_sizes());
+    }
+  }
+  std::vector<CollectiveSpec> specs;
+  for (int first = 0; first < t.chips(); first += group) {
+    if (o.group > 0) {
+      spec.group.clear();
+      for (int c = first; c < first + group; ++c) spec.group.push_back(c);
+    }
+    for (int i = 0; i < o.concurrent; ++i) specs.push_back(spec);
+  }
+  CollectiveResult r = simulate_collectives(hw, t, specs);
+  const int members = spec.kind == CollectiveKind::sendrecv ? 2 : group;
 
   std::ostream& os = human_out(o.json);
   os << collective_kind_name(spec.kind) << " of " << format_bytes(static_cast<double>(spec.bytes)) << " per chip on "
      << t.chips() << " x " << hw.description << (o.ideal ? " (ideal)" : "") << ", " << t.name() << ", algorithm "
-     << collective_algo_name(spec.algo) << (o.concurrent > 1 ? ", " + std::to_string(o.concurrent) + " at once" : "") << "\n\n";
+     << collective_algo_name(spec.algo) << (o.group > 0 ? ", every group of " + std::to_string(group) + " chips" : "")
+     << (o.to >= 0 ? ", chip 0 to chip " + std::to_string(o.to) + " (" + std::to_string(t.route(0, o.to).size()) + " hops)" : "")
+     << (o.concurrent > 1 ? ", " + std::to_string(o.concurrent) + " at once" : "") << "\n\n";
   TextTable table({"", "time", "algorithm bandwidth", "bus bandwidth"});
   table.add_row({"simulated", format_seconds(r.sim_time_s), format_si(r.algbw, "B/s", 2), format_si(r.busbw, "B/s", 2)});
   const double bound_algbw = static_cast<double>(spec.bytes) / r.bound_time_s;
   table.add_row({"closed form", format_seconds(r.bound_time_s), format_si(bound_algbw, "B/s", 2),
-                 format_si(bound_algbw * busbw_factor(spec.kind, t.chips()), "B/s", 2)});
+                 format_si(bound_algbw * busbw_factor(spec.kind, members), "B/s", 2)});
   table.print(os);
   std::vector<Fabric::LinkUse> busiest = r.links;
   std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.busy > b.busy; });
@@ -98,7 +130,7 @@ void run(const CollectiveOptions& o) {
     }
     write_json(o.json, {{"hardware", hw.name}, {"topology", t.name()}, {"chips", t.chips()},
                         {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
-                        {"bytes", spec.bytes}, {"concurrent", o.concurrent}, {"sim_time_s", r.sim_time_s},
+                        {"bytes", spec.bytes}, {"group", members}, {"concurrent", o.concurrent}, {"sim_time_s", r.sim_time_s},
                         {"bound_time_s", r.bound_time_s}, {"algbw", r.algbw}, {"busbw", r.busbw},
                         {"events", r.events}, {"wall_s", r.wall_s}, {"peak_memory_bytes", peak_memory},
                         {"links", links}});
@@ -117,6 +149,11 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce "
                                      "(default: ring on a switch, torus_split on a torus)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
+  cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
+                                       "torus N must span whole leading dimensions: 4, 16 or 64 on 4x4x4)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--to", o->to, "sendrecv: the receiving chip (default 1); on a ring or torus the data is routed "
+                                 "dimension by dimension the short way round")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--ideal", o->ideal, "Link efficiency 1 and zero latency");
   add_json_option(cmd, o->json);
   cmd->callback([o] { run(*o); });

@@ -69,6 +69,13 @@ expect_ok "collective" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --op a
 for k in sim_time_s bound_time_s algbw busbw events wall_s; do
   if grep -q "\"$k\"" "$tmp/coll.json"; then ok; else bad "collective json lacks $k"; fi
 done
+# A 4x4 plane of a 4x4x2 torus all-reduces on its own links; both planes at once.
+expect_ok "collective on sub-tori" "$roofsim" collective --hw tpu_v4 --topology 4x4x2 --group 16 --bytes 96MiB --json "$tmp/planes.json"
+if grep -q '"group": 16' "$tmp/planes.json"; then ok; else bad "collective json lacks the group"; fi
+expect_error "collective group not spanning" "valid --group here: 1, 4, 16, 64" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --group 8
+expect_ok "routed send" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 19 --bytes 64MiB
+contains "routed send hops" "chip 0 to chip 19 (5 hops)"
+expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 64
 expect_error "bad topology" "expected N (a ring), AxBxC" "$roofsim" collective --topology 4x0x4
 expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce

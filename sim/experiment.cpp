@@ -199,15 +199,14 @@ std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::in
   if (hw.links.kind != "ici") return "switch:" + std::to_string(chips);
   // A torus as close to a cube as the chip count allows, among those whose leading dimensions
   // a TP group of `tp` chips spans (its all-reduces need links of their own).
+  auto spread = [](const std::vector<std::int64_t>& d) { return *std::max_element(d.begin(), d.end()) - *std::min_element(d.begin(), d.end()); };
   std::vector<std::int64_t> best;
   for (std::int64_t a = 1; a <= chips; ++a) {
     if (chips % a) continue;
     for (std::int64_t b = 1; a * b <= chips; ++b) {
       if ((chips / a) % b) continue;
-      const std::int64_t c = chips / a / b;
-      if (tp != a && tp != a * b && tp != chips && tp != 1) continue;
-      const std::vector<std::int64_t> dims{a, b, c};
-      auto spread = [](const std::vector<std::int64_t>& d) { return *std::max_element(d.begin(), d.end()) - *std::min_element(d.begin(), d.end()); };
+      const std::vector<std::int64_t> dims{a, b, chips / a / b};
+      if (tp != 1 && tp != a && tp != a * b && tp != chips) continue;
       if (best.empty() || spread(dims) < spread(best)) best = dims;
     }
   }
@@ -215,7 +214,7 @@ std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::in
   for (std::int64_t d : best) {
     if (d > 1) t += (t.empty() ? "" : "x") + std::to_string(d);
   }
-  return t.find('x') == std::string::npos ? std::to_string(chips) : t;
+  return t.empty() ? std::to_string(chips) : t;
 }
 
 namespace {
@@ -280,7 +279,6 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   // A stage holds its share of the layers (the largest share sets the need).
   const double layer_share = static_cast<double>((m.layers + e.pp - 1) / e.pp) / static_cast<double>(m.layers);
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
-  // replicated when there are fewer than tp.
   // replicated when there are fewer than tp. With EP, each EP rank holds every non-expert
   // weight (TP-split) and its ep-th of the experts (TP-split too).
   const double experts = m.experts > 1 ? static_cast<double>(m.layers * m.experts) * m.mlp_params_per_expert() : 0.0;

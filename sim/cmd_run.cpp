@@ -90,7 +90,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << ", simulated\n\n"
      << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
      << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
-     << dtype_name(e.precision.kv) << "; attention " << (e.attention == AttentionImpl::fused ? "fused" : "unfused")
+     << dtype_name(e.precision.kv) << "; attention " << attention_name(e.attention)
      << "; launch " << (e.launch_per_op ? "per op" : "as a graph") << " (" << e.source << ")\n"
      << "memory   " << (chips > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
@@ -158,7 +158,7 @@ nlohmann::json result_json(const ExperimentResult& r, const std::vector<OpSummar
   j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
   j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
   j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
-  j["attention"] = e.attention == AttentionImpl::fused ? "fused" : "unfused";
+  j["attention"] = attention_name(e.attention);
   j["ideal"] = e.ideal;
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
                        {"activations", r.memory.activations}, {"total", r.memory.total()},
@@ -229,7 +229,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", o.x.weights);
   if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", o.x.activations);
   if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", o.x.kv);
-  if (cmd.count("--attention")) e.attention = o.attention == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
+  if (cmd.count("--attention")) e.attention = parse_attention(o.attention, "--attention");
   if (cmd.count("--ideal")) e.ideal = o.ideal;
   if (cmd.count("--launch")) e.launch_per_op = o.launch == "per_op";
   if (cmd.count("--decode-stride")) e.decode_stride = o.decode_stride;
@@ -263,8 +263,10 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x);
-  cmd->add_option("--attention", o->attention, "fused (flash-attention: scores stay on chip) or unfused (scores go through HBM)")
-      ->check(CLI::IsMember({"fused", "unfused"}));
+  cmd->add_option("--attention", o->attention, "fused (flash attention on the matrix units: scores stay on chip), unfused (QK^T, softmax, AV; scores go through HBM) "
+                  "or vector (decode attention on the vector units, per query head, as TensorRT-LLM 0.9's masked "
+                  "multi-head attention kernel; prefill fused)")
+      ->check(CLI::IsMember({"fused", "unfused", "vector"}));
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", o->launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                          "launches op by op, costing the hardware's host launch interval when ops are short")

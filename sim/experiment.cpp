@@ -254,7 +254,7 @@ Experiment load_experiment_file(const std::string& path) {
   e.precision.activations = dtype_key(t, "activations_dtype", e.precision.activations);
   e.precision.kv = dtype_key(t, "kv_dtype", e.precision.kv);
   if (t.has("attention")) {
-    e.attention = t.one_of("attention", {"fused", "unfused"}) == "fused" ? AttentionImpl::fused : AttentionImpl::unfused;
+    e.attention = parse_attention(t.one_of("attention", {"fused", "unfused", "vector"}), "attention");
   }
   e.ideal = t.boolean_or("ideal", false);
   if (t.has("launch")) e.launch_per_op = t.one_of("launch", {"graph", "per_op"}) == "per_op";
@@ -287,8 +287,8 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
   need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch / e.ep) *
                   static_cast<double>(e.prompt + e.generate);
-  // The live activations of the largest op of prefill (its inputs and output), twice: the op
-  // running and the next one's buffer.
+  // The live activations of the largest op of prefill: its inputs and its output (which is the
+  // next op's input, so it is not counted again). Engines reuse these buffers from op to op.
   OpGraph prefill = build_forward(m, pass_for(e, 0), e.precision, e.attention);
   double largest = 0;
   for (OpId v = 0; v < prefill.size(); ++v) {
@@ -300,7 +300,7 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
     if (op.is_collective) act = 2.0 * static_cast<double>(op.collective_bytes());
     largest = std::max(largest, act);
   }
-  need.activations = 2 * largest;
+  need.activations = largest;
   return need;
 }
 

@@ -98,6 +98,8 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
     throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected per_op or graph)");
   }
   e.launch_per_op = row.at("launch") == "per_op";
+  // Optional: which attention kernel the measured software ran (fused when absent).
+  if (row.count("attention")) e.attention = parse_attention(row.at("attention"), path + ":" + row.at("#line") + ": attention");
   e.source = "case " + c.id;
   c.metric = row.at("metric");
   if (c.metric != "throughput" && c.metric != "ttft" && c.metric != "decode_tok_s") {
@@ -117,7 +119,7 @@ std::vector<PublicCase> load_user_cases(const std::string& path) {
     PublicCase c = case_from_row(path, row);
     c.reference = first_number(row.at("reference"));
     c.unit = row.at("unit");
-    c.source = path;
+    c.source = row.count("source") ? row.at("source") : path;
     c.category = "user";
     cases.push_back(c);
   }
@@ -129,7 +131,8 @@ std::vector<std::string> experiment_arguments(const Experiment& e) {
   return {"run", "--hw", e.hw, "--model", e.model, "--batch", std::to_string(e.batch), "--prompt",
           std::to_string(e.prompt), "--gen", std::to_string(e.generate), "--weights-dtype",
           std::string(dtype_name(e.precision.weights)), "--activations-dtype", std::string(dtype_name(e.precision.activations)),
-          "--kv-dtype", std::string(dtype_name(e.precision.kv)), "--launch", e.launch_per_op ? "per_op" : "graph"};
+          "--kv-dtype", std::string(dtype_name(e.precision.kv)), "--launch", e.launch_per_op ? "per_op" : "graph",
+          "--attention", attention_name(e.attention)};
 }
 
 double case_metric_from_json(const PublicCase& c, const nlohmann::json& run) {
@@ -153,6 +156,14 @@ std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
     c.unit = ref->second.at("unit");
     c.source = ref->second.at("source");
     cases.push_back(c);
+  }
+  // Rows of the same publications that no calibration used: they test what the fits predict.
+  const std::string held_out_path = dir + "/held-out-cases.csv";
+  if (std::ifstream(held_out_path)) {
+    for (PublicCase& c : load_user_cases(held_out_path)) {
+      c.category = "held_out";
+      cases.push_back(c);
+    }
   }
   return cases;
 }

@@ -84,6 +84,36 @@ TEST_CASE("unfused attention moves the score matrix through HBM, fused does not"
   CHECK(unfused.total_bytes() - fused.total_bytes() == Approx(scores).epsilon(0.02));
 }
 
+TEST_CASE("vector decode attention: the same KV bytes once per KV head, the work once per query head", "[workloads]") {
+  ModelConfig gqa = load_model("llama-3-8b");  // 32 query heads on 8 KV heads
+  const std::int64_t context = 1000;
+  Precision p;
+  p.kv = DType::fp8;
+  auto attention_op = [&](const OpGraph& g) {
+    for (OpId v = 0; v < g.size(); ++v) {
+      if (g.op(v).op_class == "attention") return g.op(v);
+    }
+    FAIL("no attention op");
+    return OpNode{};
+  };
+  const OpGraph fused = build_forward(gqa, decode_pass(4, context - 1, 0), p, AttentionImpl::fused);
+  const OpGraph vector = build_forward(gqa, decode_pass(4, context - 1, 0), p, AttentionImpl::vector);
+  const OpNode f = attention_op(fused), v = attention_op(vector);
+  REQUIRE(f.is_gemm);
+  REQUIRE_FALSE(v.is_gemm);
+  // The cache is read once per KV head either way (the group's work items share it on chip).
+  const double kv_bytes = 4.0 * context * gqa.kv_bytes_per_token(DType::fp8) / gqa.layers;
+  CHECK(static_cast<double>(v.vector.elements_in) * dtype_bytes(v.vector.dtype) == Approx(kv_bytes));
+  CHECK(static_cast<double>(f.gemm.batch * f.gemm.b_elements_per_batch()) == Approx(kv_bytes));
+  // Each of the 4 query heads of a group does the arithmetic on every element it reads.
+  const double per_head = v.vector.flops_per_element / 4;
+  CHECK(per_head > 0);
+  const OpNode mha = attention_op(build_forward(load_model("llama-2-7b"), decode_pass(4, context - 1, 0), p, AttentionImpl::vector));
+  CHECK(mha.vector.flops_per_element == Approx(per_head));
+  // Prefill keeps the fused kernel on the matrix units.
+  CHECK(attention_op(build_forward(gqa, prefill_pass(1, 512), p, AttentionImpl::vector)).is_gemm);
+}
+
 TEST_CASE("batching moves decode to the right on the roofline", "[workloads]") {
   ModelConfig m = load_model("llama-3-8b");
   double previous = 0;

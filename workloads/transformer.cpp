@@ -15,6 +15,14 @@ constexpr double kRopeFlops = 3;      // two multiplies and an add per rotated e
 constexpr double kSoftmaxFlops = 5;   // max, subtract, exp, sum, divide
 constexpr double kActMulFlops = 6;    // SiLU(gate) * up, or GELU
 constexpr double kAddFlops = 0.5;     // one add per output from two inputs
+// Decode attention on the vector units (AttentionImpl::vector), per cached K or V element and
+// query head: the dequantise, the fp32 multiply-add, and the kernel's share of reductions,
+// masking and index arithmetic, counted as FLOP-equivalent issue slots (2 per lane-instruction,
+// as the vector units' FLOP/s count an FMA twice). Calibrated, not derived: TensorRT-LLM 0.9's
+// masked multi-head attention kernel fitted to the eight H100 fp8 throughput cases of
+// public-cases.csv (least mean error at 24 of 20-28; README, "Calibration"). Held out: the same
+// document's H200 and A100 rows (validation/held-out-cases.csv).
+constexpr double kVectorAttentionFlops = 24;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -122,7 +130,9 @@ class Builder {
     const std::int64_t pairs = seqs_ * Hkv;
     const std::int64_t q_rows = pass_.new_tokens * group;
     OpId attn;
-    if (attention_ == AttentionImpl::fused) {
+    if (attention_ == AttentionImpl::vector && !pass_.prefill) {
+      attn = vector_attention(l, rope, kv_write, group);
+    } else if (attention_ != AttentionImpl::unfused) {
       // Causal prefill skips masked key blocks: a query reads (S + 1) / 2 keys on average.
       const std::int64_t keys = pass_.prefill ? ceil_div(pass_.context + 1, 2) : pass_.context;
       GemmShape s{pairs, q_rows, hd, keys, act, p_.kv, act, true};
@@ -150,6 +160,22 @@ class Builder {
     }
     mlp_out = all_reduce("mlp_allreduce", l, mlp_out, T * h);
     return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  }
+
+  // Decode attention as one vector-unit kernel, one work item per (sequence, query head) that
+  // streams its KV head: every query head of a GQA group does the arithmetic on the shared K
+  // and V, which HBM delivers once (the group's work items run together and meet in the cache).
+  OpId vector_attention(int l, OpId rope, OpId kv_write, std::int64_t group) {
+    const std::int64_t hd = m_.head_dim, H = heads_, Hkv = kv_heads_, T = rows_;
+    OpNode op;
+    op.name = "layer" + std::to_string(l) + ".attention";
+    op.op_class = "attention";
+    op.layer = l;
+    op.is_gemm = false;
+    const std::int64_t kv_elements = seqs_ * Hkv * pass_.context * 2 * hd;
+    op.vector = VectorShape{kv_elements, T * H * hd, kVectorAttentionFlops * static_cast<double>(group), p_.kv,
+                            p_.activations, false};
+    return add(std::move(op), {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
   }
 
   // A collective on `elements` activations that `in` produced.
@@ -257,6 +283,22 @@ class Builder {
 };
 
 }  // namespace
+
+const char* attention_name(AttentionImpl a) {
+  switch (a) {
+    case AttentionImpl::fused: return "fused";
+    case AttentionImpl::unfused: return "unfused";
+    case AttentionImpl::vector: return "vector";
+  }
+  return "?";
+}
+
+AttentionImpl parse_attention(const std::string& text, const std::string& what) {
+  for (AttentionImpl a : {AttentionImpl::fused, AttentionImpl::unfused, AttentionImpl::vector}) {
+    if (text == attention_name(a)) return a;
+  }
+  throw InputError(what + ": unknown attention '" + text + "' (expected fused, unfused or vector)");
+}
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt) {
   return ForwardPass{batch, prompt, prompt, true};

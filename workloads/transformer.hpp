@@ -1,12 +1,21 @@
 #pragma once
 // Builds the operator graph of one forward pass of a decoder-only transformer: prefill of B
 // prompts of S tokens, or one decode step of B sequences whose KV cache holds `context` tokens.
+#include <string>
+
 #include "workloads/graph.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
 
-enum class AttentionImpl { fused, unfused };
+// fused: flash attention on the matrix units, scores stay on chip. unfused: QK^T, softmax and
+// AV as separate ops, the scores through HBM. vector: prefill fused; decode attention on the
+// vector units, per query head (as TensorRT-LLM 0.9's masked multi-head attention kernel, which
+// runs on CUDA cores).
+enum class AttentionImpl { fused, unfused, vector };
+const char* attention_name(AttentionImpl a);
+// Throws InputError naming `what` for anything but fused, unfused or vector.
+AttentionImpl parse_attention(const std::string& text, const std::string& what);
 
 struct Precision {
   DType weights = DType::bf16;

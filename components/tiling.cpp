@@ -87,10 +87,14 @@ std::uint64_t GemmPlan::traffic_bytes() const {
   const bool single_k = k_steps() == 1;
   const std::uint64_t a_loads = (single_k && !n_outer) || shape.fused_attention ? 1 : static_cast<std::uint64_t>(blocks_n());
   const std::uint64_t b_loads = single_k && n_outer ? 1 : static_cast<std::uint64_t>(blocks_m());
-  const std::uint64_t per_batch = tensor_bytes(shape.a_elements_per_batch(), shape.a) * a_loads +
-                                  tensor_bytes(shape.matmuls() * shape.k * shape.n, shape.b) * b_loads +
-                                  tensor_bytes(shape.m * shape.n, shape.c);
-  return per_batch * static_cast<std::uint64_t>(shape.batch);
+  // Steps load bb batch elements at once, so packed (int4) bytes round up per group of bb.
+  const std::int64_t full_groups = shape.batch / bb, rest = shape.batch % bb;
+  auto grouped = [&](std::int64_t elements_per_batch, DType t) {
+    return static_cast<std::uint64_t>(full_groups) * tensor_bytes(bb * elements_per_batch, t) +
+           (rest ? tensor_bytes(rest * elements_per_batch, t) : 0);
+  };
+  return grouped(shape.a_elements_per_batch(), shape.a) * a_loads +
+         grouped(shape.matmuls() * shape.k * shape.n, shape.b) * b_loads + grouped(shape.m * shape.n, shape.c);
 }
 
 TilingLimits tiling_limits(const HardwareSpec& hw) {

@@ -17,7 +17,7 @@ Experiment llama3(std::int64_t batch, std::int64_t prompt, std::int64_t gen) {
 }
 }  // namespace
 
-TEST_CASE("decode never beats its speed of light; nothing beats its bound", "[systemc][inference]") {
+TEST_CASE("decode never beats its speed of light, and nothing beats its bound", "[systemc][inference]") {
   ExperimentResult r = run_experiment(llama3(4, 512, 16), nullptr);
   CHECK(r.tpot_s >= r.decode_speed_of_light_s);
   CHECK(r.tpot_s >= r.bound_tpot_s);

@@ -1,6 +1,7 @@
 // The design's invariants on the simulated chip, for H100 and TPU v4. Each test case is one
 // simulation (one process); cases that compare hardware run the chips side by side.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 
 #include "components/simulation.hpp"
@@ -74,7 +75,14 @@ void check_never_beats_bound_and_counts_match(const char* preset) {
     // never fewer than reading each operand once.
     CHECK(r.flops == Approx(gemm_cost(g).flops).epsilon(1e-12));
     const GemmPlan plan = plan_gemm(g, hw.matrix, lim);
-    CHECK(r.bytes_read + r.bytes_written == plan.traffic_bytes());
+    if (dtype_bits(g.a) % 8 == 0 && dtype_bits(g.b) % 8 == 0) {
+      CHECK(r.bytes_read + r.bytes_written == plan.traffic_bytes());
+    } else {
+      // Packed int4: each load rounds its half bytes up, the closed form rounds per matrix, so
+      // they may differ by under a byte per operand load.
+      const double diff = std::abs(static_cast<double>(r.bytes_read + r.bytes_written) - static_cast<double>(plan.traffic_bytes()));
+      CHECK(diff <= 2.0 * static_cast<double>(plan.steps()));
+    }
     CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.m * g.n, g.c));
     CHECK(static_cast<double>(r.bytes_read + r.bytes_written) >= gemm_cost(g).bytes() * (1 - 1e-9));
   }
@@ -159,10 +167,10 @@ void check_granularity_agrees(const char* preset) {
 
 }  // namespace
 
-TEST_CASE("H100: no simulated GEMM beats its bound; FLOPs and bytes match the counts", "[systemc][invariant]") {
+TEST_CASE("H100: no simulated GEMM beats its bound, and FLOPs and bytes match the counts", "[systemc][invariant]") {
   check_never_beats_bound_and_counts_match("h100_sxm5");
 }
-TEST_CASE("TPU v4: no simulated GEMM beats its bound; FLOPs and bytes match the counts", "[systemc][invariant]") {
+TEST_CASE("TPU v4: no simulated GEMM beats its bound, and FLOPs and bytes match the counts", "[systemc][invariant]") {
   check_never_beats_bound_and_counts_match("tpu_v4");
 }
 TEST_CASE("H100 ideal: within 1% of the bound far from the ridge", "[systemc][invariant]") {

@@ -7,8 +7,9 @@
 namespace roofsim {
 
 namespace {
+constexpr int kMaxRoutedAllToAll = 512;
 const char* kKinds[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"};
-const char* kAlgos[] = {"ring", "bidirectional_ring", "torus", "torus_split", "switch_oneshot", "switch_reduce"};
+const char* kAlgos[] = {"ring", "bidirectional_ring", "torus", "torus_split", "switch_oneshot", "switch_reduce", "routed"};
 }  // namespace
 
 namespace {
@@ -32,6 +33,7 @@ std::string collective_algo_name(CollectiveAlgo a) { return kAlgos[static_cast<i
 
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k) {
   if (t.kind == Topology::Kind::switched) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
+  if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
   if (k != CollectiveKind::allreduce) return CollectiveAlgo::ring;
   if (t.kind == Topology::Kind::torus) return CollectiveAlgo::torus_split;
   return CollectiveAlgo::bidirectional_ring;
@@ -50,7 +52,11 @@ void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a) {
     fail("torus algorithms are lowered for all-reduce only");
   }
   if (a == CollectiveAlgo::switch_reduce && k != CollectiveKind::allreduce) fail("in-switch reduction is an all-reduce");
-  if (k == CollectiveKind::alltoall && a != CollectiveAlgo::switch_oneshot) fail("all-to-all is lowered on a switch only (switch_oneshot)");
+  if (a == CollectiveAlgo::routed && sw) fail("a switch has no routes of links (use switch_oneshot)");
+  if (a == CollectiveAlgo::routed && k != CollectiveKind::alltoall) fail("routed is an all-to-all algorithm");
+  if (k == CollectiveKind::alltoall && a != CollectiveAlgo::switch_oneshot && a != CollectiveAlgo::routed) {
+    fail(sw ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed");
+  }
   if (t.kind == Topology::Kind::torus && (a == CollectiveAlgo::ring || a == CollectiveAlgo::bidirectional_ring) && k != CollectiveKind::sendrecv) {
     fail("on a multi-dimensional torus use torus or torus_split");
   }
@@ -82,7 +88,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
   for (int c : members_) {
     if (c < 0 || c >= fabric.chips()) throw std::logic_error("a collective's group names a chip the fabric lacks");
   }
-  if (t.kind != Topology::Kind::switched && spec.kind != CollectiveKind::sendrecv) {
+  if (t.kind != Topology::Kind::switched && spec.kind != CollectiveKind::sendrecv && spec.algo != CollectiveAlgo::routed) {
     // A ring or torus collective runs on the group's own links: it must be a sub-torus.
     dims_ = t.spanned_dims(members());
     bool consecutive = dims_ >= 0 && members_.front() % members() == 0;
@@ -93,6 +99,12 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
                        " must span whole leading dimensions of the torus (consecutive chips, aligned); group sizes that do: " +
                        t.group_sizes() + ". Any group works on a switch topology (switch:N)");
     }
+  }
+  if (spec.algo == CollectiveAlgo::routed && members() > kMaxRoutedAllToAll) {
+    // Every pair is a routed transfer with an event per hop: 4096 chips would be 16.8 M
+    // transfers and 200 M events (minutes, gigabytes).
+    throw InputError("a routed all-to-all over " + std::to_string(members()) + " chips: at most " +
+                     std::to_string(kMaxRoutedAllToAll) + " (every pair of chips is a transfer of its own)");
   }
   const std::uint64_t n = spec.bytes;
   const int p = members();
@@ -147,6 +159,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
       }
       break;
     }
+    case CollectiveAlgo::routed:
     case CollectiveAlgo::switch_oneshot:
     case CollectiveAlgo::switch_reduce: {
       // Represented as phases with dim -1: every chip sends its share to every other chip.
@@ -198,14 +211,22 @@ void CollectiveRun::start_phase(std::size_t s) {
     }
     // One-shot: every chip sends its share to each other chip, in shifted rounds (round k:
     // chip i to chip i + k) so that no two chips aim at the same port at once; a chip has
-    // finished the phase when it has received p - 1 shares.
+    // finished the phase when it has received p - 1 shares. Routed (ring or torus): the same
+    // rounds, each share along its dimension-order route over the links of the whole torus.
+    const bool routed = spec_.algo == CollectiveAlgo::routed;
     for (int k = 1; k < p; ++k) {
       for (int from = 0; from < p; ++from) {
         const int to = (from + k) % p;
-        fabric_.send_switched(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)], ph.chunk, [this, s, to, p] {
+        auto arrived = [this, s, to, p] {
           Stream& st2 = *streams_[s];
           if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
-        });
+        };
+        const int a = members_[static_cast<std::size_t>(from)], b = members_[static_cast<std::size_t>(to)];
+        if (routed) {
+          fabric_.send_routed(a, b, ph.chunk, arrived);
+        } else {
+          fabric_.send_switched(a, b, ph.chunk, arrived);
+        }
       }
     }
     return;

@@ -19,6 +19,8 @@ enum class CollectiveAlgo {
   torus_split,         // the buffer in three, each part starting on another dimension: six links busy
   switch_oneshot,      // every chip sends each other chip its share through the switch
   switch_reduce,       // in-switch reduction (NVLink SHARP): up once, reduced, down once
+  routed,              // all-to-all on a ring or torus: every chip sends each other chip its share
+                       // along the dimension-order route, all at once (links shared on the way)
 };
 
 bool parse_collective_kind(const std::string& s, CollectiveKind& out);
@@ -36,7 +38,8 @@ struct CollectiveSpec {
   CollectiveAlgo algo = CollectiveAlgo::ring;
   std::uint64_t bytes = 0;  // per chip: all-reduce buffer, all-gather output, reduce-scatter input
   // The chips taking part (empty = all). On a switch, any chips. On a ring or torus, sendrecv
-  // goes from group[0] to group[1] along the shortest route; the other collectives need
+  // goes from group[0] to group[1] along the shortest route, an all-to-all (routed) may take any
+  // chips and routes every share through the whole torus; the other collectives need
   // consecutive chips that span whole leading dimensions (Topology::spanned_dims) and run
   // over those dimensions only.
   std::vector<int> group;

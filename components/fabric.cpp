@@ -2,6 +2,7 @@
 #include "components/fabric.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -165,21 +166,31 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
 }
 
 void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done) {
-  const std::vector<Topology::Hop> hops = topology_.route(from, to);
-  if (hops.empty()) {
+  auto hops = std::make_shared<const std::vector<Topology::Hop>>(topology_.route(from, to));
+  if (hops->empty()) {
     at_now(std::move(done));
     return;
   }
-  const Picoseconds s = service(bytes, link_bandwidth_);
-  Picoseconds head = now_ps();  // when the head of the data reaches the next link
-  Picoseconds end = 0;
-  for (const Topology::Hop& h : hops) {
-    const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
-    end = links_[l].reserve(head, s);
-    head = links_[l].last_start() + latency_ps_;
-    link_bytes_[l] += bytes;
+  forward(hops, 0, bytes, std::move(done));
+}
+
+void Fabric::forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes,
+                     Callback done) {
+  // Each link is claimed when the head of the data reaches it, so that a link serves
+  // transfers in the order they arrive; claiming a whole route up front would hold links
+  // idle for transfers still queued elsewhere.
+  const Topology::Hop& h = (*hops)[i];
+  const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
+  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, link_bandwidth_));
+  link_bytes_[l] += bytes;
+  if (i + 1 == hops->size()) {
+    events_.at(end + latency_ps_, std::move(done));
+    return;
   }
-  events_.at(end + latency_ps_, std::move(done));
+  // Cut-through: the head reaches the next link a latency after this link started sending.
+  events_.at(links_[l].last_start() + latency_ps_, [this, hops, i, bytes, done = std::move(done)]() mutable {
+    forward(hops, i + 1, bytes, std::move(done));
+  });
 }
 
 void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {

@@ -7,6 +7,7 @@
 // that.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,8 @@ class Fabric : public sc_core::sc_module {
   void send_switched(int from, int to, std::uint64_t bytes, Callback done);
   // Ring/torus: moves `bytes` from `from` to any chip along Topology::route, cut-through: each
   // link of the route carries the data once, starting a hop latency after the link before it
-  // started (later, when it is busy: the chip in between buffers); `done` a hop latency after
+  // started (later, when it is busy: the chip in between buffers; a link serves transfers in the
+  // order their heads arrive); `done` a hop latency after
   // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
   void send_routed(int from, int to, std::uint64_t bytes, Callback done);
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
@@ -87,6 +89,8 @@ class Fabric : public sc_core::sc_module {
 
  private:
   Picoseconds service(std::uint64_t bytes, double bandwidth) const;
+  // send_routed from hop i on, now that the data's head has reached that hop's link.
+  void forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes, Callback done);
   int link_index(int chip, int dim, int direction) const;
 
   HardwareSpec hw_;

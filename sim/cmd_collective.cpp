@@ -64,7 +64,7 @@ void run(const CollectiveOptions& o) {
   }
   spec.algo = default_algo(t, spec.kind);
   if (!o.algo.empty() && !parse_collective_algo(o.algo, spec.algo)) {
-    throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot or switch_reduce");
+    throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce or routed");
   }
   spec.bytes = parse_bytes(o.bytes);
   if (o.to >= 0) {
@@ -146,8 +146,9 @@ void add_collective_command(CLI::App& app) {
                                              "(default: switch:8 for NVLink, 4x4x4 for ICI)");
   cmd->add_option("--op", o->op, "allreduce, allgather, reducescatter, alltoall or sendrecv")->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();
-  cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce "
-                                     "(default: ring on a switch, torus_split on a torus)");
+  cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce, "
+                                     "routed (default: ring on a switch, torus_split on a torus; all-to-all: "
+                                     "switch_oneshot on a switch, routed on a ring or torus)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
                                        "torus N must span whole leading dimensions: 4, 16 or 64 on 4x4x4)")

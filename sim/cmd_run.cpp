@@ -280,7 +280,7 @@ void add_run_command(CLI::App& app) {
                                  "sent from stage to stage (default 1)")->check(CLI::PositiveNumber);
   cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
                                  "attention data parallel across them, tokens sent to their experts and back by "
-                                 "all-to-all (switch topologies only)")
+                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--microbatches", o->microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
                                                      "--pp, or the most the batch divides into)")

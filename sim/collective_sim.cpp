@@ -1,6 +1,9 @@
 #include "sim/collective_sim.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include "components/simulation.hpp"
@@ -40,6 +43,34 @@ double busbw_factor(CollectiveKind k, int p) {
   return 1.0;
 }
 
+namespace {
+// All-to-all routed over a ring or torus: every member sends n / p to each other member along
+// the dimension-order route. A lower bound: the busiest link must carry its load, and its last
+// byte then needs a hop's latency to arrive; the longest route's share needs its hops'
+// latencies plus its own transfer time.
+double routed_alltoall_s(const Topology& t, std::vector<int> group, double n, double B, double alpha) {
+  if (group.empty()) {
+    for (int c = 0; c < t.chips(); ++c) group.push_back(c);
+  }
+  const std::size_t p = group.size();
+  if (p < 2) return 0;
+  const double share = std::ceil(n / static_cast<double>(p));
+  std::map<std::tuple<int, int, int>, double> load;  // (chip, dim, direction) -> bytes
+  std::size_t longest = 0;
+  for (int a : group) {
+    for (int b : group) {
+      if (a == b) continue;
+      const std::vector<Topology::Hop> hops = t.route(a, b);
+      longest = std::max(longest, hops.size());
+      for (const Topology::Hop& h : hops) load[{h.chip, h.dim, h.direction}] += share;
+    }
+  }
+  double busiest = 0;
+  for (const auto& [link, bytes] : load) busiest = std::max(busiest, bytes);
+  return std::max(busiest / B + alpha, share / B + static_cast<double>(longest) * alpha);
+}
+}  // namespace
+
 double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const CollectiveSpec& spec) {
   const int p = spec.group.empty() ? fabric.chips() : static_cast<int>(spec.group.size());
   const double n = static_cast<double>(spec.bytes);
@@ -53,6 +84,7 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
     const int to = spec.group.empty() ? 1 : spec.group[p > 1 ? 1 : 0];
     return routed_send_s(static_cast<int>(fabric.route(from, to).size()), n, B, a);
   }
+  if (spec.algo == CollectiveAlgo::routed) return routed_alltoall_s(fabric, spec.group, n, B, a);
   // A group on a ring or torus runs over the dimensions it spans only.
   const Topology t = sw ? fabric : fabric.subtorus(p);
   switch (spec.algo) {
@@ -66,6 +98,7 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
     case CollectiveAlgo::torus_split: return torus_allreduce_s(t.dims, n, B, a, true);
     case CollectiveAlgo::switch_oneshot:
       return switch_oneshot_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
+    case CollectiveAlgo::routed: break;  // handled above
     case CollectiveAlgo::switch_reduce:
       return switch_reduce_s(n, hw.links.switch_reduction_rate > 0 ? std::min(port, hw.links.switch_reduction_rate) : port, a);
   }

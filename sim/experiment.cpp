@@ -343,10 +343,6 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
                        std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " x --ep " + std::to_string(e.ep) +
                        " needs " + std::to_string(chips));
     }
-    if (e.ep > 1 && topology->kind != Topology::Kind::switched) {
-      throw InputError("--ep " + std::to_string(e.ep) + " needs a switch topology (switch:" + std::to_string(chips) +
-                       "): all-to-all is lowered through a switch only, not over ring or torus links");
-    }
     if (topology->kind != Topology::Kind::switched && topology->spanned_dims(static_cast<int>(e.tp)) < 0) {
       throw InputError("--tp " + std::to_string(e.tp) + " on --topology " + topology->name() +
                        ": a TP group (consecutive chips) must span whole leading dimensions of the " +

@@ -92,7 +92,10 @@ if awk -v a="$(tpot "$tmp/pp2.json")" -v b="$(tpot "$tmp/pp1.json")" 'BEGIN { ex
   bad "pp 2 decode per token $(tpot "$tmp/pp2.json") s is not above pp 1's $(tpot "$tmp/pp1.json") s"; fi
 expect_error "tp not spanning leading dims" "valid --tp here: 1, 4, 16, 64" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --pp 8 --topology 4x4x4 --gen 2
 expect_error "tp not spanning a ring" "valid --tp here: 1, 6" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 3 --pp 2 --topology 6 --gen 2
-expect_error "ep on a torus" "all-to-all is lowered through a switch only" "$roofsim" run --hw tpu_v4 --model mixtral-8x7b --ep 4 --batch 4 --gen 2
+expect_ok "ep x tp on a torus" "$roofsim" run --hw tpu_v4 --model mixtral-8x7b --tp 2 --ep 4 --batch 8 --prompt 64 --gen 2
+contains "ep on a torus routes all-to-alls" "tensor parallel 2 x expert parallel 4"
+expect_error "routed all-to-all too large" "at most 512" "$roofsim" collective --hw tpu_v4 --topology 16x16x16 --op alltoall --bytes 1MiB
+expect_error "routed on a switch" "a switch has no routes of links" "$roofsim" collective --op alltoall --algo routed
 expect_ok "ep x tp" "$roofsim" run --model mixtral-8x7b --tp 2 --ep 4 --batch 8 --prompt 64 --gen 2
 contains "ep x tp" "switch:8, tensor parallel 2 x expert parallel 4"
 expect_ok "ep x tp x pp" "$roofsim" run --model mixtral-8x7b --tp 2 --ep 2 --pp 2 --batch 8 --prompt 64 --gen 2

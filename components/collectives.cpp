@@ -31,15 +31,25 @@ bool parse_collective_algo(const std::string& s, CollectiveAlgo& out) { return p
 std::string collective_kind_name(CollectiveKind k) { return kKinds[static_cast<int>(k)]; }
 std::string collective_algo_name(CollectiveAlgo a) { return kAlgos[static_cast<int>(a)]; }
 
-CollectiveAlgo default_algo(const Topology& t, CollectiveKind k) {
+bool is_subtorus(const Topology& t, const std::vector<int>& group) {
+  if (group.empty()) return true;
+  const int p = static_cast<int>(group.size());
+  if (t.spanned_dims(p) < 0 || group.front() % p != 0) return false;
+  for (int i = 0; i < p; ++i) {
+    if (group[static_cast<std::size_t>(i)] != group.front() + i) return false;
+  }
+  return true;
+}
+
+CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
   if (t.kind == Topology::Kind::switched) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
-  if (k != CollectiveKind::allreduce) return CollectiveAlgo::ring;
+  if (k != CollectiveKind::allreduce || !is_subtorus(t, group)) return CollectiveAlgo::ring;
   if (t.kind == Topology::Kind::torus) return CollectiveAlgo::torus_split;
   return CollectiveAlgo::bidirectional_ring;
 }
 
-void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a) {
+void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group) {
   const bool sw = t.kind == Topology::Kind::switched;
   auto fail = [&](const std::string& why) {
     throw InputError("--algo " + collective_algo_name(a) + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);
@@ -57,7 +67,15 @@ void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a) {
   if (k == CollectiveKind::alltoall && a != CollectiveAlgo::switch_oneshot && a != CollectiveAlgo::routed) {
     fail(sw ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed");
   }
-  if (t.kind == Topology::Kind::torus && (a == CollectiveAlgo::ring || a == CollectiveAlgo::bidirectional_ring) && k != CollectiveKind::sendrecv) {
+  if (sw || k == CollectiveKind::sendrecv || k == CollectiveKind::alltoall) return;
+  if (!is_subtorus(t, group)) {
+    if (a != CollectiveAlgo::ring) {
+      fail("a group of " + std::to_string(group.size()) + " chips that spans no whole leading dimensions of " + t.name() +
+           " (sizes that do: " + t.group_sizes() + ") has no links of its own: it runs a ring routed between its members (--algo ring)");
+    }
+    return;
+  }
+  if (t.kind == Topology::Kind::torus && (a == CollectiveAlgo::ring || a == CollectiveAlgo::bidirectional_ring)) {
     fail("on a multi-dimensional torus use torus or torus_split");
   }
 }
@@ -79,7 +97,7 @@ struct CollectiveRun::Stream {
 };
 
 CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabric_(fabric), spec_(spec) {
-  check_algo(fabric.topology(), spec.kind, spec.algo);
+  check_algo(fabric.topology(), spec.kind, spec.algo, spec.group);
   const Topology& t = fabric.topology();
   members_ = spec.group;
   if (members_.empty()) {
@@ -89,15 +107,12 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     if (c < 0 || c >= fabric.chips()) throw std::logic_error("a collective's group names a chip the fabric lacks");
   }
   if (t.kind != Topology::Kind::switched && spec.kind != CollectiveKind::sendrecv && spec.algo != CollectiveAlgo::routed) {
-    // A ring or torus collective runs on the group's own links: it must be a sub-torus.
-    dims_ = t.spanned_dims(members());
-    bool consecutive = dims_ >= 0 && members_.front() % members() == 0;
-    for (int i = 0; consecutive && i < members(); ++i) consecutive = members_[static_cast<std::size_t>(i)] == members_.front() + i;
-    if (!consecutive) {
-      throw InputError("a " + collective_kind_name(spec.kind) + " over " + std::to_string(members()) + " of the " +
-                       std::to_string(t.chips()) + " chips of " + t.name() +
-                       " must span whole leading dimensions of the torus (consecutive chips, aligned); group sizes that do: " +
-                       t.group_sizes() + ". Any group works on a switch topology (switch:N)");
+    // A sub-torus runs on its own links; any other group runs a ring whose steps are routed
+    // from member to member over the links of the whole torus (check_algo allowed only that).
+    if (is_subtorus(t, members_)) {
+      dims_ = t.spanned_dims(members());
+    } else {
+      routed_ring_ = true;
     }
   }
   if (spec.algo == CollectiveAlgo::routed && members() > kMaxRoutedAllToAll) {
@@ -254,6 +269,10 @@ void CollectiveRun::send_step(std::size_t s, int chip, int step) {
     const int to = (chip + ph.direction + members()) % members();
     fabric_.send_switched(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
                           [this, s, to, step] { chip_received(s, to, step); });
+  } else if (routed_ring_) {
+    const int to = (chip + ph.direction + members()) % members();
+    fabric_.send_routed(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
+                        [this, s, to, step] { chip_received(s, to, step); });
   } else {
     // `chip` is a position in the sub-torus; the ring along `dim` stays inside it.
     const int from = members_[static_cast<std::size_t>(chip)];

@@ -27,11 +27,15 @@ bool parse_collective_kind(const std::string& s, CollectiveKind& out);
 bool parse_collective_algo(const std::string& s, CollectiveAlgo& out);
 std::string collective_kind_name(CollectiveKind k);
 std::string collective_algo_name(CollectiveAlgo a);
-// The algorithm used when none is given: ring on a switch (as NCCL), torus_split on a torus
-// (ring on a 1-D torus), bidirectional ring on a ring.
-CollectiveAlgo default_algo(const Topology& t, CollectiveKind k);
-// Throws InputError when the algorithm does not apply to the topology or collective.
-void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a);
+// Whether a group (empty = every chip) of a ring or torus is a sub-torus with links of its own:
+// consecutive chips, aligned, spanning whole leading dimensions (Topology::spanned_dims).
+bool is_subtorus(const Topology& t, const std::vector<int>& group);
+// The algorithm used when none is given: ring on a switch (as NCCL), torus_split on a torus,
+// bidirectional ring on a ring; a group that is no sub-torus runs a routed ring; all-to-all is
+// switch_oneshot on a switch and routed elsewhere.
+CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group = {});
+// Throws InputError when the algorithm does not apply to the topology, collective or group.
+void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group = {});
 
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::allreduce;
@@ -67,6 +71,7 @@ class CollectiveRun {
   CollectiveSpec spec_;
   std::vector<int> members_;  // chip ids; index = position in the ring
   int dims_ = 0;              // ring/torus: the leading dimensions the group spans
+  bool routed_ring_ = false;  // ring/torus: the group is no sub-torus; ring steps are routed
   std::vector<std::unique_ptr<Stream>> streams_;
   std::size_t streams_left_ = 0;
   Callback done_;

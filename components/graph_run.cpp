@@ -89,7 +89,6 @@ void GraphRun::run_collective(OpId id, Callback next) {
   }
   CollectiveSpec spec;
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
-  spec.algo = default_algo(fabric_->topology(), spec.kind);
   spec.bytes = op.collective_bytes();
   // All-to-alls run over each EP group (one per TP rank), all-reduces over each TP group (one
   // per EP rank).
@@ -100,9 +99,10 @@ void GraphRun::run_collective(OpId id, Callback next) {
     for (int e = 0; e < layout_.ep; ++e) groups.push_back(layout_.tp_group(stage, e));
   }
   *left = static_cast<int>(groups.size());
-  results_[id].plan = collective_algo_name(spec.algo);
+  results_[id].plan = collective_algo_name(default_algo(fabric_->topology(), spec.kind, groups.front()));
   for (std::vector<int>& g : groups) {
     spec.group = std::move(g);
+    spec.algo = default_algo(fabric_->topology(), spec.kind, spec.group);
     collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
     collectives_.back()->start(one_done);
   }

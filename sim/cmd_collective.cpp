@@ -62,7 +62,6 @@ void run(const CollectiveOptions& o) {
   if (!parse_collective_kind(o.op, spec.kind)) {
     throw InputError("--op '" + o.op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
   }
-  spec.algo = default_algo(t, spec.kind);
   if (!o.algo.empty() && !parse_collective_algo(o.algo, spec.algo)) {
     throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce or routed");
   }
@@ -81,10 +80,13 @@ void run(const CollectiveOptions& o) {
     if (t.chips() % o.group != 0) {
       throw InputError("--group " + std::to_string(o.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
     }
-    if (t.kind != Topology::Kind::switched && t.spanned_dims(o.group) < 0) {
-      throw InputError("--group " + std::to_string(o.group) + " on " + t.name() +
-                       ": a group on a ring or torus must span whole leading dimensions; valid --group here: " + t.group_sizes());
+  }
+  if (o.algo.empty()) {
+    std::vector<int> first_group;
+    if (o.group > 0) {
+      for (int c = 0; c < group; ++c) first_group.push_back(c);
     }
+    spec.algo = default_algo(t, spec.kind, first_group);
   }
   std::vector<CollectiveSpec> specs;
   for (int first = 0; first < t.chips(); first += group) {
@@ -151,7 +153,8 @@ void add_collective_command(CLI::App& app) {
                                      "switch_oneshot on a switch, routed on a ring or torus)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
-                                       "torus N must span whole leading dimensions: 4, 16 or 64 on 4x4x4)")
+                                       "torus, a group that spans whole leading dimensions, e.g. 4, 16 or 64 on 4x4x4, "
+                                       "uses its own links; any other runs a ring routed between its members)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--to", o->to, "sendrecv: the receiving chip (default 1); on a ring or torus the data is routed "
                                  "dimension by dimension the short way round")->check(CLI::NonNegativeNumber);

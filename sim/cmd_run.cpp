@@ -274,8 +274,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--decode-stride", o->decode_stride, "Simulate every N-th decode step and interpolate the others "
                                                         "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", o->tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
-                                 "output projection and the MLP (default 1; on a ring or torus N must span whole "
-                                 "leading dimensions, e.g. 4, 16 or 64 on 4x4x4)")->check(CLI::PositiveNumber);
+                                 "output projection and the MLP (default 1; on a ring or torus a group spanning whole "
+                                 "leading dimensions, e.g. 4, 16 or 64 on 4x4x4, all-reduces on its own links, any "
+                                 "other as a ring routed between its chips)")->check(CLI::PositiveNumber);
   cmd->add_option("--pp", o->pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
                                  "sent from stage to stage (default 1)")->check(CLI::PositiveNumber);
   cmd->add_option("--ep", o->ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "

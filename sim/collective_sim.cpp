@@ -85,6 +85,11 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
     return routed_send_s(static_cast<int>(fabric.route(from, to).size()), n, B, a);
   }
   if (spec.algo == CollectiveAlgo::routed) return routed_alltoall_s(fabric, spec.group, n, B, a);
+  if (!sw && !is_subtorus(fabric, spec.group)) {
+    // A ring routed between members: every step crosses at least one link (more hops and
+    // shared links only add time).
+    return spec.kind == CollectiveKind::allreduce ? ring_allreduce_s(p, n, B, a) : ring_gather_s(p, n, B, a);
+  }
   // A group on a ring or torus runs over the dimensions it spans only.
   const Topology t = sw ? fabric : fabric.subtorus(p);
   switch (spec.algo) {
@@ -113,7 +118,7 @@ CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, 
 CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs) {
   if (specs.empty()) throw std::logic_error("simulate_collectives without a collective");
   for (const CollectiveSpec& spec : specs) {
-    check_algo(t, spec.kind, spec.algo);
+    check_algo(t, spec.kind, spec.algo, spec.group);
     if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
       throw InputError(hw.name + ": --algo switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
     }

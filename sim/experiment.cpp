@@ -58,11 +58,11 @@ double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, Ne
   }
   CollectiveSpec spec;
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
-  spec.algo = default_algo(t, spec.kind);  // the algorithm the simulation runs
   spec.bytes = op.collective_bytes();
   // One group alone: all-reduces over a TP group, all-to-alls over an EP group (stage 0's
   // first: every group of a layout has the same shape).
   spec.group = op.all_to_all ? comm.layout.ep_group(0, 0) : comm.layout.tp_group(0, 0);
+  spec.algo = default_algo(t, spec.kind, spec.group);  // the algorithm the simulation runs
   return collective_bound_s(hw, t, spec);
 }
 
@@ -342,13 +342,6 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
       throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; --tp " +
                        std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " x --ep " + std::to_string(e.ep) +
                        " needs " + std::to_string(chips));
-    }
-    if (topology->kind != Topology::Kind::switched && topology->spanned_dims(static_cast<int>(e.tp)) < 0) {
-      throw InputError("--tp " + std::to_string(e.tp) + " on --topology " + topology->name() +
-                       ": a TP group (consecutive chips) must span whole leading dimensions of the " +
-                       (topology->kind == Topology::Kind::ring ? "ring" : "torus") +
-                       " so that its all-reduces have links of their own; valid --tp here: " + topology->group_sizes() +
-                       " (or use a switch topology, switch:N)");
     }
     r.topology = topology->name();
   }

@@ -72,7 +72,9 @@ done
 # A 4x4 plane of a 4x4x2 torus all-reduces on its own links; both planes at once.
 expect_ok "collective on sub-tori" "$roofsim" collective --hw tpu_v4 --topology 4x4x2 --group 16 --bytes 96MiB --json "$tmp/planes.json"
 if grep -q '"group": 16' "$tmp/planes.json"; then ok; else bad "collective json lacks the group"; fi
-expect_error "collective group not spanning" "valid --group here: 1, 4, 16, 64" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --group 8
+expect_ok "collective group not spanning: routed ring" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --group 8
+contains "collective group not spanning: routed ring" "algorithm ring, every group of 8 chips"
+expect_error "torus algo on a group that is no sub-torus" "(sizes that do: 1, 4, 16, 64)" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --group 8 --algo torus
 expect_ok "routed send" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 19 --bytes 64MiB
 contains "routed send hops" "chip 0 to chip 19 (5 hops)"
 expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 64
@@ -90,8 +92,8 @@ expect_ok "pp 1 on a ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 4 
 tpot() { grep -E '^  "tpot_s"' "$1" | awk '{print $2}' | tr -d ,; }
 if awk -v a="$(tpot "$tmp/pp2.json")" -v b="$(tpot "$tmp/pp1.json")" 'BEGIN { exit !(a > b) }'; then ok; else
   bad "pp 2 decode per token $(tpot "$tmp/pp2.json") s is not above pp 1's $(tpot "$tmp/pp1.json") s"; fi
-expect_error "tp not spanning leading dims" "valid --tp here: 1, 4, 16, 64" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --pp 8 --topology 4x4x4 --gen 2
-expect_error "tp not spanning a ring" "valid --tp here: 1, 6" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 3 --pp 2 --topology 6 --gen 2
+expect_ok "tp not spanning leading dims: routed ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --pp 2 --topology 4x4x1 --gen 2
+expect_ok "tp not spanning a ring: routed ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 3 --pp 2 --topology 6 --gen 2
 expect_ok "ep x tp on a torus" "$roofsim" run --hw tpu_v4 --model mixtral-8x7b --tp 2 --ep 4 --batch 8 --prompt 64 --gen 2
 contains "ep on a torus routes all-to-alls" "tensor parallel 2 x expert parallel 4"
 expect_error "routed all-to-all too large" "at most 512" "$roofsim" collective --hw tpu_v4 --topology 16x16x16 --op alltoall --bytes 1MiB

@@ -147,6 +147,9 @@ void add_validate_command(CLI::App& app) {
                     "h100_2xbw", {}, {}});
     jobs.push_back({"allreduce-1GiB-h100-switch8", "collective", {"collective", "--hw", "h100_sxm5", "--topology", "switch:8", "--bytes", "1GiB"}, "h100_sxm5", {}, {}});
     jobs.push_back({"allreduce-1GiB-tpu_v4-4x4x4", "collective", {"collective", "--hw", "tpu_v4", "--topology", "4x4x4", "--bytes", "1GiB"}, "tpu_v4", {}, {}});
+    // The routed lowerings: an all-to-all over the torus, and rings over groups that are no sub-torus.
+    jobs.push_back({"alltoall-64MiB-tpu_v4-4x4x4", "collective", {"collective", "--hw", "tpu_v4", "--topology", "4x4x4", "--op", "alltoall", "--bytes", "64MiB"}, "tpu_v4", {}, {}});
+    jobs.push_back({"allreduce-256MiB-tpu_v4-4x4x4-groups-of-8", "collective", {"collective", "--hw", "tpu_v4", "--topology", "4x4x4", "--group", "8", "--bytes", "256MiB"}, "tpu_v4", {}, {}});
     for (const PublicCase& c : load_public_cases()) {
       const bool slow = c.experiment.generate > 256 || c.experiment.batch * c.experiment.generate > 16384;
       if (o->quick && (slow || c.category == "held_out")) continue;  // ctest runs every case itself

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -90,14 +91,17 @@ class Builder {
     return id;
   }
 
+  // Reads `in` elements of the activations' type (or `in_dtype`) and writes `out` of the same
+  // type, or of `out_dtype` when `convert`.
   OpId vector_op(const std::string& name, const std::string& cls, int layer, std::int64_t in, std::int64_t out,
-                 double flops, const std::vector<Input>& inputs, DType out_dtype = DType::bf16, bool convert = false) {
+                 double flops, const std::vector<Input>& inputs, DType out_dtype = DType::bf16, bool convert = false,
+                 std::optional<DType> in_dtype = std::nullopt) {
     OpNode op;
     op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
     op.op_class = cls;
     op.layer = layer;
     op.is_gemm = false;
-    op.vector = VectorShape{in, out, flops, p_.activations, out_dtype, !convert};
+    op.vector = VectorShape{in, out, flops, in_dtype.value_or(p_.activations), out_dtype, !convert};
     return add(std::move(op), inputs);
   }
 
@@ -167,15 +171,9 @@ class Builder {
   // and V, which HBM delivers once (the group's work items run together and meet in the cache).
   OpId vector_attention(int l, OpId rope, OpId kv_write, std::int64_t group) {
     const std::int64_t hd = m_.head_dim, H = heads_, Hkv = kv_heads_, T = rows_;
-    OpNode op;
-    op.name = "layer" + std::to_string(l) + ".attention";
-    op.op_class = "attention";
-    op.layer = l;
-    op.is_gemm = false;
     const std::int64_t kv_elements = seqs_ * Hkv * pass_.context * 2 * hd;
-    op.vector = VectorShape{kv_elements, T * H * hd, kVectorAttentionFlops * static_cast<double>(group), p_.kv,
-                            p_.activations, false};
-    return add(std::move(op), {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
+    return vector_op("attention", "attention", l, kv_elements, T * H * hd, kVectorAttentionFlops * static_cast<double>(group),
+                     {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}}, p_.activations, true, p_.kv);
   }
 
   // A collective on `elements` activations that `in` produced.

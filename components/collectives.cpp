@@ -44,9 +44,9 @@ bool is_subtorus(const Topology& t, const std::vector<int>& group) {
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
   if (t.kind == Topology::Kind::switched) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
-  if (k != CollectiveKind::allreduce || !is_subtorus(t, group)) return CollectiveAlgo::ring;
+  if (k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return CollectiveAlgo::ring;
   if (t.kind == Topology::Kind::torus) return CollectiveAlgo::torus_split;
-  return CollectiveAlgo::bidirectional_ring;
+  return k == CollectiveKind::allreduce ? CollectiveAlgo::bidirectional_ring : CollectiveAlgo::ring;
 }
 
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group) {
@@ -58,8 +58,9 @@ void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std
   if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split || a == CollectiveAlgo::bidirectional_ring) && sw) {
     fail("a switch has no ring or torus links");
   }
-  if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split) && k != CollectiveKind::allreduce) {
-    fail("torus algorithms are lowered for all-reduce only");
+  if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split) &&
+      (k == CollectiveKind::alltoall || k == CollectiveKind::sendrecv)) {
+    fail("torus algorithms are lowered for all-reduce, all-gather and reduce-scatter");
   }
   if (a == CollectiveAlgo::switch_reduce && k != CollectiveKind::allreduce) fail("in-switch reduction is an all-reduce");
   if (a == CollectiveAlgo::routed && sw) fail("a switch has no routes of links (use switch_oneshot)");
@@ -167,8 +168,11 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
             bytes = share(bytes, static_cast<std::uint64_t>(k));
             rs.push_back({d, direction, k - 1, bytes});
           }
-          s->phases = rs;
-          for (auto it = rs.rbegin(); it != rs.rend(); ++it) s->phases.push_back(*it);
+          // All-reduce: both halves; reduce-scatter: the first; all-gather: the second.
+          if (spec.kind != CollectiveKind::allgather) s->phases = rs;
+          if (spec.kind != CollectiveKind::reducescatter) {
+            for (auto it = rs.rbegin(); it != rs.rend(); ++it) s->phases.push_back(*it);
+          }
           streams_.push_back(std::move(s));
         }
       }

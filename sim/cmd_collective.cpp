@@ -149,7 +149,8 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--op", o->op, "allreduce, allgather, reducescatter, alltoall or sendrecv")->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();
   cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce, "
-                                     "routed (default: ring on a switch, torus_split on a torus; all-to-all: "
+                                     "routed (default: ring on a switch, torus_split on a torus, ring over a group that is no "
+                                     "sub-torus; all-to-all: "
                                      "switch_oneshot on a switch, routed on a ring or torus)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "

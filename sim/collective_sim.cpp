@@ -99,8 +99,12 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
     case CollectiveAlgo::bidirectional_ring:
       return spec.kind == CollectiveKind::allreduce ? bidirectional_ring_allreduce_s(p, n, B, a)
                                                     : ring_gather_s(p, n / 2, B, a);
-    case CollectiveAlgo::torus: return torus_allreduce_s(t.dims, n, B, a, false);
-    case CollectiveAlgo::torus_split: return torus_allreduce_s(t.dims, n, B, a, true);
+    case CollectiveAlgo::torus:
+    case CollectiveAlgo::torus_split: {
+      const bool split = spec.algo == CollectiveAlgo::torus_split;
+      return spec.kind == CollectiveKind::allreduce ? torus_allreduce_s(t.dims, n, B, a, split)
+                                                    : torus_gather_s(t.dims, n, B, a, split);
+    }
     case CollectiveAlgo::switch_oneshot:
       return switch_oneshot_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
     case CollectiveAlgo::routed: break;  // handled above

@@ -256,3 +256,24 @@ TEST_CASE("expert-parallel groups (every tp-th chip) all-to-all at once over sha
   CHECK(both.finished_s[0] >= alone * (1 - 1e-9));
   CHECK(both.sim_time_s > 1.2 * alone);  // contention on the shared links emerges
 }
+
+TEST_CASE("all-gather over a torus, dimension by dimension, matches its closed form", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 96ull << 20;
+  const Topology t = parse_topology("4x4x4");
+  CHECK(default_algo(t, CollectiveKind::allgather) == CollectiveAlgo::torus_split);
+  CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{CollectiveKind::allgather, CollectiveAlgo::torus_split, n, {}});
+  const double B = hw.links.bandwidth_per_direction, a = hw.links.latency_s;
+  CHECK(r.sim_time_s == Approx(torus_gather_s({4, 4, 4}, static_cast<double>(n), B, a, true)).epsilon(0.01));
+  // One round per dimension where the all-reduce has two.
+  CHECK(torus_gather_s({4, 4, 4}, 1e9, B, a, true) == Approx(torus_allreduce_s({4, 4, 4}, 1e9, B, a, true) / 2));
+}
+
+TEST_CASE("reduce-scatter over a 2x4x8 torus matches its closed form", "[systemc][collective]") {
+  HardwareSpec hw = ideal_links("tpu_v4");
+  const std::uint64_t n = 96ull << 20;
+  CollectiveResult r = simulate_collective(hw, parse_topology("2x4x8"),
+                                           CollectiveSpec{CollectiveKind::reducescatter, CollectiveAlgo::torus, n, {}});
+  CHECK(r.sim_time_s == Approx(torus_gather_s({2, 4, 8}, static_cast<double>(n), hw.links.bandwidth_per_direction,
+                                                hw.links.latency_s, false)).epsilon(0.01));
+}

@@ -16,7 +16,9 @@ double ring_gather_s(int p, double n, double B, double alpha) {
   return static_cast<double>(p - 1) / p * n / B + (p - 1) * alpha;
 }
 
-double torus_allreduce_s(const std::vector<int>& dims, double n, double B, double alpha, bool split) {
+namespace {
+// `rounds` 2: reduce-scatter then all-gather along each dimension; 1: one of them.
+double torus_rounds_s(const std::vector<int>& dims, double n, double B, double alpha, bool split, int rounds) {
   const int parts = split ? static_cast<int>(dims.size()) : 1;
   double longest = 0;
   for (int part = 0; part < parts; ++part) {
@@ -25,13 +27,21 @@ double torus_allreduce_s(const std::vector<int>& dims, double n, double B, doubl
     for (std::size_t i = 0; i < dims.size(); ++i) {
       const int k = dims[(static_cast<std::size_t>(part) + i) % dims.size()];
       if (k == 1) continue;
-      // Reduce-scatter and, later, all-gather along this dimension.
-      t += 2.0 * (k - 1) * (bytes / k / B + alpha);
+      t += rounds * (k - 1) * (bytes / k / B + alpha);
       bytes /= k;
     }
     longest = std::max(longest, t);
   }
   return longest;
+}
+}  // namespace
+
+double torus_allreduce_s(const std::vector<int>& dims, double n, double B, double alpha, bool split) {
+  return torus_rounds_s(dims, n, B, alpha, split, 2);
+}
+
+double torus_gather_s(const std::vector<int>& dims, double n, double B, double alpha, bool split) {
+  return torus_rounds_s(dims, n, B, alpha, split, 1);
 }
 
 double switch_oneshot_s(int p, double n, double B_port, double alpha, int phases) {

@@ -16,6 +16,8 @@ double ring_gather_s(int p, double n, double B, double alpha);
 // Dimension by dimension, both directions; `split` also divides the buffer over the
 // dimensions so that every link works at once.
 double torus_allreduce_s(const std::vector<int>& dims, double n, double B, double alpha, bool split);
+// All-gather (n = output) or reduce-scatter (n = input) the same way: one round per dimension.
+double torus_gather_s(const std::vector<int>& dims, double n, double B, double alpha, bool split);
 // Every chip sends its share to each other chip through the switch, `phases` times (2 for
 // all-reduce, 1 for all-to-all); a switch traversal costs 2 alpha.
 double switch_oneshot_s(int p, double n, double B_port, double alpha, int phases);

@@ -232,20 +232,13 @@ void CollectiveRun::start_phase(std::size_t s) {
     // chip i to chip i + k) so that no two chips aim at the same port at once; a chip has
     // finished the phase when it has received p - 1 shares. Routed (ring or torus): the same
     // rounds, each share along its dimension-order route over the links of the whole torus.
-    const bool routed = spec_.algo == CollectiveAlgo::routed;
     for (int k = 1; k < p; ++k) {
       for (int from = 0; from < p; ++from) {
         const int to = (from + k) % p;
-        auto arrived = [this, s, to, p] {
+        fabric_.send_to(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)], ph.chunk, [this, s, to, p] {
           Stream& st2 = *streams_[s];
           if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
-        };
-        const int a = members_[static_cast<std::size_t>(from)], b = members_[static_cast<std::size_t>(to)];
-        if (routed) {
-          fabric_.send_routed(a, b, ph.chunk, arrived);
-        } else {
-          fabric_.send_switched(a, b, ph.chunk, arrived);
-        }
+        });
       }
     }
     return;
@@ -255,12 +248,7 @@ void CollectiveRun::start_phase(std::size_t s) {
       streams_[s]->chips_done = members() - 1;
       chip_received(s, 1, 0);
     };
-    const int from = members_[0], to = members_[1 % members_.size()];
-    if (fabric_.topology().kind == Topology::Kind::switched) {
-      fabric_.send_switched(from, to, ph.chunk, arrived);
-    } else {
-      fabric_.send_routed(from, to, ph.chunk, arrived);
-    }
+    fabric_.send_to(members_[0], members_[1 % members_.size()], ph.chunk, arrived);
     return;
   }
   for (int c = 0; c < p; ++c) send_step(s, c, 0);
@@ -268,15 +256,12 @@ void CollectiveRun::start_phase(std::size_t s) {
 
 void CollectiveRun::send_step(std::size_t s, int chip, int step) {
   const Stream::Phase& ph = streams_[s]->phases[streams_[s]->phase];
-  if (fabric_.topology().kind == Topology::Kind::switched) {
-    // `chip` is a position in the group's ring.
+  if (fabric_.topology().kind == Topology::Kind::switched || routed_ring_) {
+    // `chip` is a position in the group's ring; the step goes through the switch, or is routed
+    // over the torus to the next member.
     const int to = (chip + ph.direction + members()) % members();
-    fabric_.send_switched(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
-                          [this, s, to, step] { chip_received(s, to, step); });
-  } else if (routed_ring_) {
-    const int to = (chip + ph.direction + members()) % members();
-    fabric_.send_routed(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
-                        [this, s, to, step] { chip_received(s, to, step); });
+    fabric_.send_to(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
+                    [this, s, to, step] { chip_received(s, to, step); });
   } else {
     // `chip` is a position in the sub-torus; the ring along `dim` stays inside it.
     const int from = members_[static_cast<std::size_t>(chip)];

@@ -43,9 +43,9 @@ struct CollectiveSpec {
   std::uint64_t bytes = 0;  // per chip: all-reduce buffer, all-gather output, reduce-scatter input
   // The chips taking part (empty = all). On a switch, any chips. On a ring or torus, sendrecv
   // goes from group[0] to group[1] along the shortest route, an all-to-all (routed) may take any
-  // chips and routes every share through the whole torus; the other collectives need
-  // consecutive chips that span whole leading dimensions (Topology::spanned_dims) and run
-  // over those dimensions only.
+  // chips and routes every share through the whole torus; the other collectives run over the
+  // group's own links when it is a sub-torus (is_subtorus), otherwise as a ring whose steps
+  // are routed from member to member.
   std::vector<int> group;
 };
 

@@ -165,6 +165,14 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
   events_.at(std::max(up_end, down_end) + 2 * latency_ps_, std::move(done));
 }
 
+void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done) {
+  if (topology_.kind == Topology::Kind::switched) {
+    send_switched(from, to, bytes, std::move(done));
+  } else {
+    send_routed(from, to, bytes, std::move(done));
+  }
+}
+
 void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done) {
   auto hops = std::make_shared<const std::vector<Topology::Hop>>(topology_.route(from, to));
   if (hops->empty()) {

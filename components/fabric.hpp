@@ -70,6 +70,8 @@ class Fabric : public sc_core::sc_module {
   // order their heads arrive); `done` a hop latency after
   // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
   void send_routed(int from, int to, std::uint64_t bytes, Callback done);
+  // Any chip to any chip: through the switch on a switch topology, else routed (send_routed).
+  void send_to(int from, int to, std::uint64_t bytes, Callback done);
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
   // switch, and the result down to every chip; `done` per chip when its result has arrived.
   void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& chips);

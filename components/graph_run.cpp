@@ -76,14 +76,8 @@ void GraphRun::run_collective(OpId id, Callback next) {
     // Every chip of the stage sends its activations to its peer in the next stage.
     results_[id].plan = "send";
     *left = layout_.stage_size();
-    const bool switched = fabric_->topology().kind == Topology::Kind::switched;
     for (int c = layout_.stage_base(stage); c < layout_.stage_base(stage + 1); ++c) {
-      const int to = c + layout_.stage_size();
-      if (switched) {
-        fabric_->send_switched(c, to, op.collective_bytes(), one_done);
-      } else {
-        fabric_->send_routed(c, to, op.collective_bytes(), one_done);
-      }
+      fabric_->send_to(c, c + layout_.stage_size(), op.collective_bytes(), one_done);
     }
     return;
   }
@@ -99,13 +93,13 @@ void GraphRun::run_collective(OpId id, Callback next) {
     for (int e = 0; e < layout_.ep; ++e) groups.push_back(layout_.tp_group(stage, e));
   }
   *left = static_cast<int>(groups.size());
-  results_[id].plan = collective_algo_name(default_algo(fabric_->topology(), spec.kind, groups.front()));
   for (std::vector<int>& g : groups) {
     spec.group = std::move(g);
     spec.algo = default_algo(fabric_->topology(), spec.kind, spec.group);
     collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
     collectives_.back()->start(one_done);
   }
+  results_[id].plan = collective_algo_name(spec.algo);  // every group has the same shape
 }
 
 void GraphRun::finished(OpId id) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "components/sim_context.hpp"
 #include "core/error.hpp"
 
 namespace roofsim {
@@ -45,15 +46,7 @@ class OpSequence : public sc_core::sc_module {
 
 }  // namespace
 
-void init_systemc_time() {
-  static bool done = false;
-  if (done) return;
-  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-  done = true;
-}
-
 SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
-  init_systemc_time();
   // Plans are checked before elaboration so that bad input never reaches the kernel.
   for (const ChipJob& job : jobs) {
     TilingLimits lim = tiling_limits(job.hw);
@@ -66,6 +59,7 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
       }
     }
   }
+  SimulationContext kernel;  // before the modules, destroyed after them
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<Chip>> chips;
   std::vector<std::unique_ptr<OpSequence>> sequences;
@@ -75,7 +69,7 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
     sequences.push_back(std::make_unique<OpSequence>((n + "_ops").c_str(), *chips.back(), jobs[i].ops));
   }
   auto t1 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  kernel.run();
   auto t2 = std::chrono::steady_clock::now();
 
   SimulationOutcome out;

@@ -1,7 +1,6 @@
 #pragma once
 // One simulation: chips are elaborated, each runs its list of ops one after another, and the
-// SystemC kernel runs until every chip is idle. SystemC elaborates and runs once per process,
-// so everything that should be compared in one process goes into one call.
+// SystemC kernel runs until every chip is idle.
 #include <string>
 #include <vector>
 
@@ -37,11 +36,9 @@ struct SimulationOutcome {
   double elaboration_s = 0;
 };
 
-// Runs the jobs concurrently in one simulation (the chips do not share anything). May be
-// called once per process. Bad shapes or plans throw InputError before the kernel starts.
+// Runs the jobs concurrently in one simulation (the chips do not share anything), in a fresh
+// SystemC kernel of its own (components/sim_context.hpp): call it as often as needed. Bad
+// shapes or plans throw InputError before the kernel starts.
 SimulationOutcome simulate(const std::vector<ChipJob>& jobs);
-
-// Sets the 1 ps resolution; must precede any sc_time. Safe to call more than once.
-void init_systemc_time();
 
 }  // namespace roofsim

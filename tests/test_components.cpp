@@ -4,6 +4,7 @@
 
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
+#include "components/sim_context.hpp"
 #include "components/simulation.hpp"
 
 using namespace roofsim;
@@ -39,7 +40,7 @@ HbmSpec one_channel(double bandwidth, double latency_s) {
 }  // namespace
 
 TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[systemc][hbm]") {
-  init_systemc_time();
+  SimulationContext kernel;
   SimStats stats;
   EventQueue events("events", stats);
   HbmSpec spec = one_channel(1e12, 100e-9);
@@ -49,7 +50,7 @@ TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[syst
     hbm.access(0, 1'000'000, [&] { first = now_ps(); });
     hbm.access(1'000'000, 500'000, [&] { second = now_ps(); });
   });
-  sc_core::sc_start();
+  kernel.run();
   CHECK(first == 1'000'000 + 100'000);            // 1 MB at 1 TB/s = 1 us, then 100 ns latency
   CHECK(second == 1'500'000 + 100'000);           // queued behind the first: latency is pipelined
   CHECK(hbm.channel(0).busy_ps() == 1'500'000);
@@ -57,7 +58,7 @@ TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[syst
 }
 
 TEST_CASE("interleaving spreads a request evenly over the channels", "[systemc][hbm]") {
-  init_systemc_time();
+  SimulationContext kernel;
   SimStats stats;
   EventQueue events("events", stats);
   HbmSpec spec = one_channel(8e12, 0);
@@ -73,13 +74,13 @@ TEST_CASE("interleaving spreads a request evenly over the channels", "[systemc][
   CHECK(share[7] == 256 * 10);
   Picoseconds done = 0;
   AtTimeZero go("go", [&] { hbm.access(0, 8 * 1'000'000, [&] { done = now_ps(); }); });
-  sc_core::sc_start();
+  kernel.run();
   // 8 channels of 1 TB/s each serve 1 MB each in 1 us (granules split 3907/3906 per channel).
   CHECK(done == Approx(1'000'000).epsilon(0.001));
 }
 
 TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
-  init_systemc_time();
+  SimulationContext kernel;
   SimStats stats;
   EventQueue events("events", stats);
   const double bw = 1e12, latency = 1e-6;
@@ -99,7 +100,7 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
       dma_large.read(0, bytes, -1, [&, start] { t_large = now_ps() - start; });
     });
   });
-  sc_core::sc_start();
+  kernel.run();
   // One request at a time: each takes latency + 64 KiB / bw, so bandwidth = window / that.
   const double expected_small = 65536.0 / (latency + 65536.0 / bw);
   CHECK(static_cast<double>(bytes) / to_seconds(t_small) == Approx(expected_small).epsilon(0.001));
@@ -110,7 +111,7 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
 }
 
 TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains", "[systemc][matrix]") {
-  init_systemc_time();
+  SimulationContext kernel;
   HardwareSpec tpu = load_hardware("tpu_v4");
   SimStats stats;
   EventQueue events("events", stats);
@@ -121,7 +122,7 @@ TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains
     events.at(mxu.run(now_ps(), cycles), [&] { first = now_ps(); });
     events.at(mxu.run(now_ps(), cycles), [&] { second = now_ps(); });
   });
-  sc_core::sc_start();
+  kernel.run();
   const Picoseconds busy = ceil_ps(1024 / 1.05e9), drain = ceil_ps(256 / 1.05e9);
   CHECK(cycles == 1024);
   CHECK(first == busy + drain);

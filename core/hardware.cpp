@@ -134,11 +134,14 @@ double HardwareSpec::vector_peak_flops() const {
 }
 
 HardwareSpec load_hardware_file(const std::string& path) {
-  toml::table doc = ConfigTable::parse_file(path);
+  return load_hardware_document(ConfigTable::parse_file(path), path, std::filesystem::path(path).stem().string());
+}
+
+HardwareSpec load_hardware_document(const toml::table& doc, const std::string& path, const std::string& name) {
   ConfigTable top(doc, path, "");
   HardwareSpec hw;
   hw.source_file = path;
-  hw.name = std::filesystem::path(path).stem().string();
+  hw.name = name;
 
   ConfigTable chip = top.table("chip");
   hw.description = chip.string("description");

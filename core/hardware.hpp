@@ -10,6 +10,12 @@
 
 #include "core/dtype.hpp"
 
+namespace toml {
+inline namespace v3 {
+class table;
+}
+}  // namespace toml
+
 namespace roofsim {
 
 struct MatrixSpec {
@@ -114,6 +120,9 @@ struct HardwareSpec {
 
 // Loads a hardware TOML file; throws ConfigError naming file, line and key on any problem.
 HardwareSpec load_hardware_file(const std::string& path);
+// A hardware TOML document already parsed (and perhaps edited: what-if variants, sweeps, the
+// Python module); `path` names it in messages, `name` becomes HardwareSpec::name.
+HardwareSpec load_hardware_document(const toml::table& doc, const std::string& path, const std::string& name);
 // A preset name ("h100_sxm5") or a path to a .toml file.
 HardwareSpec load_hardware(const std::string& name_or_path);
 

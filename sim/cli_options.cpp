@@ -37,21 +37,54 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
   cmd->add_option("--near-memory", f.near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")
       ->check(CLI::IsMember({"off", "auto", "all"}));
+  cmd->add_option("--attention", f.attention, "fused (flash attention on the matrix units: scores stay on chip), unfused (QK^T, softmax, AV; scores go through HBM) "
+                  "or vector (decode attention on the vector units, per query head, as TensorRT-LLM 0.9's masked "
+                  "multi-head attention kernel; prefill fused)")
+      ->check(CLI::IsMember({"fused", "unfused", "vector"}));
+  cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
+  cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
+                                        "launches op by op, costing the hardware's host launch interval when ops are short")
+      ->check(CLI::IsMember({"graph", "per_op"}));
+  cmd->add_option("--decode-stride", f.decode_stride, "Simulate every N-th decode step and interpolate the others "
+                                                       "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
+  cmd->add_option("--tp", f.tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
+                                "output projection and the MLP (default 1; on a ring or torus a group spanning whole "
+                                "leading dimensions, e.g. 4, 16 or 64 on 4x4x4, all-reduces on its own links, any "
+                                "other as a ring routed between its chips)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pp", f.pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
+                                "sent from stage to stage (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ep", f.ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
+                                "attention data parallel across them, tokens sent to their experts and back by "
+                                "all-to-all (on a ring or torus, each share routed dimension by dimension)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--microbatches", f.microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
+                                                    "--pp, or the most the batch divides into)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--topology", f.topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
+                                            "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
+                                            "for NVLink, a near-cubic torus for ICI)");
 }
 
-std::vector<std::string> experiment_flag_arguments(const ExperimentFlags& f, const CLI::App& cmd, const std::string& skip) {
-  std::vector<std::string> args;
-  const std::pair<const char*, std::string> flags[] = {
-      {"--model", f.model}, {"--batch", std::to_string(f.batch)}, {"--prompt", std::to_string(f.prompt)},
-      {"--gen", std::to_string(f.gen)}, {"--weights-dtype", f.weights}, {"--activations-dtype", f.activations},
-      {"--kv-dtype", f.kv}, {"--near-memory", f.near_memory}};
-  for (const auto& [flag, value] : flags) {
-    if (cmd.count(flag) && skip != flag) {
-      args.push_back(flag);
-      args.push_back(value);
-    }
+void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e) {
+  if (cmd.count("--model")) e.model = f.model;
+  if (cmd.count("--batch")) e.batch = f.batch;
+  if (cmd.count("--prompt")) e.prompt = f.prompt;
+  if (cmd.count("--gen")) e.generate = f.gen;
+  if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", f.weights);
+  if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", f.activations);
+  if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", f.kv);
+  if (cmd.count("--attention")) e.attention = parse_attention(f.attention, "--attention");
+  if (cmd.count("--ideal")) e.ideal = f.ideal;
+  if (cmd.count("--launch")) e.launch_per_op = f.launch == "per_op";
+  if (cmd.count("--decode-stride")) e.decode_stride = f.decode_stride;
+  if (cmd.count("--tp")) e.tp = f.tp;
+  if (cmd.count("--topology")) e.topology = f.topology;
+  if (cmd.count("--pp")) e.pp = f.pp;
+  if (cmd.count("--microbatches")) e.microbatches = f.microbatches;
+  if (cmd.count("--ep")) e.ep = f.ep;
+  if (cmd.count("--near-memory")) {
+    e.near_memory = f.near_memory == "off" ? NearMemory::off : f.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
   }
-  return args;
 }
 
 }  // namespace roofsim

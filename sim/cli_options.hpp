@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "experiment/inference.hpp"
 
 namespace roofsim {
 
@@ -17,13 +18,15 @@ void add_dtype_option(CLI::App* cmd, const std::string& flag, std::string& targe
                       const std::string& help);
 DType dtype_from_flag(const std::string& flag, const std::string& value);
 
-// The experiment options `run` and `whatif` share; `whatif` passes them on to its runs.
+// The experiment options `run` and `whatif` share (everything but --hw and the outputs).
 struct ExperimentFlags {
-  std::string model, weights, activations, kv, near_memory;
+  std::string model, weights, activations, kv, near_memory, attention, launch, topology;
   std::int64_t batch = 0, prompt = 0, gen = 0;
+  std::int64_t decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1;
+  bool ideal = false;
 };
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f);
-// The flags of `f` that were given on `cmd`, as arguments for `roofsim run` (except `skip`).
-std::vector<std::string> experiment_flag_arguments(const ExperimentFlags& f, const CLI::App& cmd, const std::string& skip);
+// Overrides the fields of `e` whose flags were given on `cmd`.
+void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e);
 
 }  // namespace roofsim

@@ -8,7 +8,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
-#include "sim/public_cases.hpp"
+#include "experiment/public_cases.hpp"
 
 namespace roofsim {
 

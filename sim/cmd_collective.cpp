@@ -4,12 +4,12 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
-#include <sys/resource.h>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
-#include "sim/collective_sim.hpp"
+#include "experiment/collective.hpp"
+#include "experiment/results.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 
@@ -53,52 +53,30 @@ struct CollectiveOptions {
 };
 
 void run(const CollectiveOptions& o) {
-  HardwareSpec hw = load_hardware(o.hw);
-  if (o.ideal) hw = make_ideal(hw);
-  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
-  const std::string topo_text = !o.topology.empty() ? o.topology : hw.links.kind == "ici" ? "4x4x4" : "switch:8";
-  Topology t = parse_topology(topo_text);
-  CollectiveSpec spec;
-  if (!parse_collective_kind(o.op, spec.kind)) {
+  CollectiveExperiment x;
+  x.hw = load_hardware(o.hw);
+  x.ideal = o.ideal;
+  x.topology = o.topology;
+  if (!parse_collective_kind(o.op, x.kind)) {
     throw InputError("--op '" + o.op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
   }
-  if (!o.algo.empty() && !parse_collective_algo(o.algo, spec.algo)) {
-    throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce or routed");
-  }
-  spec.bytes = parse_bytes(o.bytes);
-  if (o.to >= 0) {
-    if (spec.kind != CollectiveKind::sendrecv) throw InputError("--to is for --op sendrecv");
-    if (o.to == 0 || o.to >= t.chips()) {
-      throw InputError("--to " + std::to_string(o.to) + ": expected a chip from 1 to " + std::to_string(t.chips() - 1) + " of " + t.name());
+  if (!o.algo.empty()) {
+    CollectiveAlgo algo;
+    if (!parse_collective_algo(o.algo, algo)) {
+      throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce or routed");
     }
-    spec.group = {0, o.to};
+    x.algo = algo;
   }
-  // Every group of `group` consecutive chips runs the collective at once.
-  const int group = o.group > 0 ? o.group : t.chips();
-  if (o.group > 0) {
-    if (spec.kind == CollectiveKind::sendrecv) throw InputError("--group is not for sendrecv (use --to)");
-    if (t.chips() % o.group != 0) {
-      throw InputError("--group " + std::to_string(o.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
-    }
-  }
-  if (o.algo.empty()) {
-    std::vector<int> first_group;
-    if (o.group > 0) {
-      for (int c = 0; c < group; ++c) first_group.push_back(c);
-    }
-    spec.algo = default_algo(t, spec.kind, first_group);
-  }
-  std::vector<CollectiveSpec> specs;
-  for (int first = 0; first < t.chips(); first += group) {
-    if (o.group > 0) {
-      spec.group.clear();
-      for (int c = first; c < first + group; ++c) spec.group.push_back(c);
-    }
-    for (int i = 0; i < o.concurrent; ++i) specs.push_back(spec);
-  }
-  CollectiveResult r = simulate_collectives(hw, t, specs);
-  const int members = spec.kind == CollectiveKind::sendrecv ? 2 : group;
-
+  x.bytes = parse_bytes(o.bytes);
+  x.to = o.to;
+  x.group = o.group;
+  x.concurrent = o.concurrent;
+  const CollectiveExperimentResult res = run_collective_experiment(x);
+  const CollectiveResult& r = res.sim;
+  const CollectiveSpec& spec = res.spec;
+  const HardwareSpec& hw = res.hw;
+  const Topology& t = res.topology;
+  const int group = res.members;
   std::ostream& os = human_out(o.json);
   os << collective_kind_name(spec.kind) << " of " << format_bytes(static_cast<double>(spec.bytes)) << " per chip on "
      << t.chips() << " x " << hw.description << (o.ideal ? " (ideal)" : "") << ", " << t.name() << ", algorithm "
@@ -109,7 +87,7 @@ void run(const CollectiveOptions& o) {
   table.add_row({"simulated", format_seconds(r.sim_time_s), format_si(r.algbw, "B/s", 2), format_si(r.busbw, "B/s", 2)});
   const double bound_algbw = static_cast<double>(spec.bytes) / r.bound_time_s;
   table.add_row({"closed form", format_seconds(r.bound_time_s), format_si(bound_algbw, "B/s", 2),
-                 format_si(bound_algbw * busbw_factor(spec.kind, members), "B/s", 2)});
+                 format_si(res.bound_busbw, "B/s", 2)});
   table.print(os);
   std::vector<Fabric::LinkUse> busiest = r.links;
   std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.busy > b.busy; });
@@ -120,23 +98,9 @@ void run(const CollectiveOptions& o) {
                 format_fixed(100.0 * to_seconds(busiest[i].busy) / r.sim_time_s, 1) + "%"});
   }
   lt.print(os);
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  const double peak_memory = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
   os << "\nevents " << r.events << ", wall time " << format_seconds(r.wall_s) << ", peak memory "
-     << format_bytes(peak_memory) << "\n";
-  if (!o.json.empty()) {
-    nlohmann::json links = nlohmann::json::array();
-    for (const auto& l : r.links) {
-      links.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / r.sim_time_s}});
-    }
-    write_json(o.json, {{"hardware", hw.name}, {"topology", t.name()}, {"chips", t.chips()},
-                        {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
-                        {"bytes", spec.bytes}, {"group", members}, {"concurrent", o.concurrent}, {"sim_time_s", r.sim_time_s},
-                        {"bound_time_s", r.bound_time_s}, {"algbw", r.algbw}, {"busbw", r.busbw},
-                        {"events", r.events}, {"wall_s", r.wall_s}, {"peak_memory_bytes", peak_memory},
-                        {"links", links}});
-  }
+     << format_bytes(res.peak_memory_bytes) << "\n";
+  if (!o.json.empty()) write_json(o.json, to_json(res));
 }
 }  // namespace
 

@@ -7,7 +7,7 @@
 #include "core/presets.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
-#include "sim/hw_json.hpp"
+#include "experiment/hardware_json.hpp"
 #include "validation/analytic.hpp"
 
 namespace roofsim {

@@ -7,7 +7,7 @@
 #include "core/hardware.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
-#include "sim/hw_json.hpp"
+#include "experiment/hardware_json.hpp"
 #include "sim/op_flags.hpp"
 #include "sim/output.hpp"
 #include "validation/analytic.hpp"

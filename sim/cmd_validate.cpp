@@ -18,7 +18,7 @@
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "sim/processes.hpp"
-#include "sim/public_cases.hpp"
+#include "experiment/public_cases.hpp"
 
 namespace roofsim {
 

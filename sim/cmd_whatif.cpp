@@ -1,192 +1,61 @@
-// `roofsim whatif`: one experiment on a base chip and on variants of it, side by side. Each
-// variant is a hardware file derived from the base (--scale, --set) or given (--variant), and
-// runs as its own `roofsim run` process (SystemC simulates once per process), -j at a time.
-#include <algorithm>
+// `roofsim whatif`: one experiment on a base chip and on variants of it, side by side; or a
+// sweep over a grid of settings. Every run happens in this process (experiment/whatif).
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iostream>
-#include <map>
+#include <fstream>
 #include <memory>
-#include <sstream>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "core/parse.hpp"
-#include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
-#include "core/hardware.hpp"
 #include "core/presets.hpp"
+#include "experiment/results.hpp"
+#include "experiment/whatif.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "sim/plot.hpp"
-#include "sim/processes.hpp"
-
-extern char** environ;
+#include "sim/progress_line.hpp"
 
 namespace roofsim {
 
 namespace {
 
 struct WhatifOptions {
-  std::string experiment, hw = "h100_sxm5", json;
+  std::string experiment, hw = "h100_sxm5", json, csv;
   ExperimentFlags x;
-  std::vector<std::string> scale, set, variants;
-  std::string sweep, shard, plot;
+  std::vector<std::string> scale, set, variants, sweep;
+  std::string shard, plot;
   std::vector<std::string> merge;
-  bool ideal = false;
-  int jobs = 2;
 };
 
-struct Variant {
-  std::string name;      // what changed, for people
-  std::string hw_file;   // the hardware file it runs on
-  std::string json_file;
-  nlohmann::json result;
-  HardwareSpec hw;
-};
-
-// Friendly names for the knobs people turn most.
-std::vector<std::string> key_paths(const std::string& key) {
-  if (key == "compute") return {"matrix.macs_per_clock", "vector.flops_per_clock"};
-  if (key == "hbm.bandwidth" || key == "bandwidth") return {"hbm.bandwidth_gb_per_s"};
-  if (key == "links.bandwidth") return {"links.bandwidth_gb_per_s"};
-  if (key == "hbm.capacity") return {"hbm.capacity_bytes"};
-  return {key};
+// The experiment the options describe: the file, then the flags over it.
+Experiment base_experiment(const WhatifOptions& o, const CLI::App& cmd) {
+  Experiment e;
+  if (!o.experiment.empty()) e = load_experiment_file(o.experiment);
+  if (cmd.count("--hw") || o.experiment.empty()) e.hw = o.hw;
+  apply_experiment_flags(o.x, cmd, e);
+  return e;
 }
 
-// Applies "key=value,key=value" to the document; `scale` multiplies instead of setting.
-std::string apply(toml::table& doc, const std::string& spec, bool scale, const std::string& flag) {
-  std::stringstream ss(spec);
-  std::string item, label;
-  while (std::getline(ss, item, ',')) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) throw InputError(flag + " '" + item + "': expected KEY=" + (scale ? "FACTOR" : "VALUE"));
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    const auto parsed = parse_number(value);
-    if (!parsed) throw InputError(flag + " '" + item + "': '" + value + "' is not a number");
-    const double number = *parsed;
-    if (scale && !(number > 0)) throw InputError(flag + " '" + item + "': the factor must be positive");
-    for (const std::string& path : key_paths(key)) {
-      toml::node* node = doc.at_path(path).node();
-      if (!node || !(node->is_integer() || node->is_floating_point())) {
-        throw InputError(flag + " '" + item + "': the hardware file has no number at '" + path + "'");
-      }
-      const double old = node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
-      const double now = scale ? old * number : number;
-      if (node->is_integer() && now == static_cast<double>(static_cast<std::int64_t>(now))) {
-        *node->as_integer() = static_cast<std::int64_t>(now);
-      } else {
-        // Replace an integer with a float when the new value is fractional.
-        auto parent_path = path.substr(0, path.rfind('.'));
-        auto leaf = path.substr(path.rfind('.') + 1);
-        toml::table* parent = parent_path == path ? &doc : doc.at_path(parent_path).as_table();
-        parent->insert_or_assign(leaf, now);
-      }
-      if (toml::table* prov = doc["provenance"].as_table()) {
-        prov->insert_or_assign(path, std::string("what-if: ") + (scale ? "scaled by " : "set to ") + value);
-      }
-    }
-    label += (label.empty() ? "" : ", ") + key + (scale ? " x" : " = ") + value;
-  }
-  return label;
-}
-
-double number_or_zero(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-}
-
-// `roofsim run ...` with the experiment options the user gave, except `skip` (swept).
-std::vector<std::string> run_arguments(const WhatifOptions& o, const CLI::App& cmd, const std::string& skip) {
-  std::vector<std::string> args = {self_path(), "run"};
-  if (!o.experiment.empty()) args.push_back(o.experiment);
-  for (const std::string& a : experiment_flag_arguments(o.x, cmd, skip)) args.push_back(a);
-  if (o.ideal) args.push_back("--ideal");
-  return args;
-}
-
-void run(const WhatifOptions& o, const CLI::App& cmd) {
-  if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
-    throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
-  }
-  const std::string base_path = resolve_preset("hardware", o.hw);
-  const std::string dir = "/tmp/roofsim_whatif_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  std::vector<Variant> variants(1);
-  variants[0].name = "base (" + o.hw + ")";
-  variants[0].hw_file = base_path;
-  variants[0].json_file = dir + "/base.json";
-  int n = 0;
-  auto derived = [&](const std::string& spec, bool scale, const std::string& flag) {
-    toml::table doc = ConfigTable::parse_file(base_path);
-    Variant v;
-    v.name = apply(doc, spec, scale, flag);
-    v.hw_file = dir + "/variant" + std::to_string(++n) + ".toml";
-    v.json_file = dir + "/variant" + std::to_string(n) + ".json";
-    std::ofstream(v.hw_file) << doc << "\n";
-    load_hardware_file(v.hw_file);  // a variant that breaks the file's rules is refused here
-    variants.push_back(v);
-  };
-  for (const auto& s : o.scale) derived(s, true, "--scale");
-  for (const auto& s : o.set) derived(s, false, "--set");
-  for (const auto& f : o.variants) {
-    load_hardware(f);
-    Variant v;
-    v.name = f;
-    v.hw_file = resolve_preset("hardware", f);
-    v.json_file = dir + "/variant" + std::to_string(++n) + ".json";
-    variants.push_back(v);
-  }
-
-  // The same experiment for every variant, as `roofsim run` processes.
-  const std::vector<std::string> common = run_arguments(o, cmd, "");
-  std::vector<std::vector<std::string>> commands;
-  for (const Variant& v : variants) {
-    std::vector<std::string> c = common;
-    for (const std::string& a : {std::string("--hw"), v.hw_file, std::string("--json"), v.json_file}) c.push_back(a);
-    commands.push_back(c);
-  }
-  std::vector<std::string> logs;
-  for (std::size_t i = 0; i < variants.size(); ++i) logs.push_back(dir + "/run" + std::to_string(i) + ".log");
-  run_all(commands, logs, o.jobs, dir, [&](std::size_t i) { return "variant '" + variants[i].name + "'"; });
-  for (Variant& v : variants) {
-    std::ifstream f(v.json_file);
-    v.result = nlohmann::json::parse(f);
-    v.hw = load_hardware_file(v.hw_file);
-  }
-  std::filesystem::remove_all(dir);
-
-  const nlohmann::json& base = variants[0].result;
-  std::ostream& os = human_out(o.json);
-  os << "roofsim whatif: " << base["model"].get<std::string>() << ", batch " << base["batch"] << ", prompt "
-     << base["prompt"] << ", generate " << base["generate"] << "\n\n";
+void print_whatif(std::ostream& os, const WhatifResult& w) {
+  const ExperimentResult& base = w.runs[0].result;
+  os << "roofsim whatif: " << base.model.name << ", batch " << base.setup.batch << ", prompt " << base.setup.prompt
+     << ", generate " << base.setup.generate << "\n\n";
   TextTable t({"variant", "TTFT", "prefill speed-up", "TPOT", "decode speed-up", "tokens/s"});
-  nlohmann::json out = {{"base", base}, {"variants", nlohmann::json::array()}};
-  for (const Variant& v : variants) {
-    const double ttft = number_or_zero(v.result, "ttft_s"), tpot = number_or_zero(v.result, "tpot_s");
-    const double prefill_speedup = number_or_zero(base, "ttft_s") / ttft;
-    const double decode_speedup = tpot > 0 ? number_or_zero(base, "tpot_s") / tpot : 0.0;
-    t.add_row({v.name, format_seconds(ttft), format_fixed(prefill_speedup, 2) + "x", tpot > 0 ? format_seconds(tpot) : "-",
-               tpot > 0 ? format_fixed(decode_speedup, 2) + "x" : "-", format_fixed(number_or_zero(v.result, "throughput_tok_s"), 1)});
-    if (&v != &variants[0]) {
-      out["variants"].push_back({{"name", v.name}, {"prefill_speedup", prefill_speedup}, {"decode_speedup", decode_speedup},
-                                 {"result", v.result}});
-    }
+  for (const WhatifRun& v : w.runs) {
+    const bool decode = v.result.decode_steps > 0;
+    t.add_row({v.name, format_seconds(v.result.ttft_s), format_fixed(v.prefill_speedup, 2) + "x",
+               decode ? format_seconds(v.result.tpot_s) : "-", decode ? format_fixed(v.decode_speedup, 2) + "x" : "-",
+               format_fixed(v.result.throughput_tok_s(), 1)});
   }
   t.print(os);
   // Each variant's rooflines: where its roofs are, and where near-memory units stop winning.
   os << "\nrooflines (bf16; decode intensity of the base run "
-     << format_fixed(number_or_zero(base, "decode_intensity"), 1) << " FLOP/B):\n";
+     << format_fixed(base.decode_steps > 0 ? base.decode_flops / base.decode_bytes : 0.0, 1) << " FLOP/B):\n";
   TextTable rt({"variant", "peak", "HBM bandwidth", "ridge", "near-memory peak", "inside the stacks", "its ridge",
                 "its roof meets the chip's slope at"});
-  for (const Variant& v : variants) {
-    const HardwareSpec& h = v.hw;
+  for (const WhatifRun& v : w.runs) {
+    const HardwareSpec& h = v.result.hw;
     const double peak = h.matrix_peak_flops(DType::bf16);
     std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.hbm.bandwidth, "B/s", 2),
                                     format_fixed(peak / h.hbm.bandwidth, 1) + " FLOP/B"};
@@ -204,185 +73,154 @@ void run(const WhatifOptions& o, const CLI::App& cmd) {
   // Where the time goes, per op and phase, and how each variant changes it.
   os << "\nspeed-up per op (base time; each variant's speed-up):\n";
   std::vector<std::string> header = {"phase", "op", "base"};
-  for (std::size_t i = 1; i < variants.size(); ++i) header.push_back(variants[i].name);
+  for (std::size_t i = 1; i < w.runs.size(); ++i) header.push_back(w.runs[i].name);
   TextTable ot(header);
-  for (const auto& op : base["ops"]) {
-    if (op["sim_time_s"].get<double>() < 0.01 * number_or_zero(base, "total_s")) continue;
-    std::vector<std::string> row = {op["phase"], op["name"], format_seconds(op["sim_time_s"].get<double>())};
-    for (std::size_t i = 1; i < variants.size(); ++i) {
+  std::vector<std::vector<OpSummary>> ops;
+  for (const WhatifRun& v : w.runs) ops.push_back(summarize_ops(v.result));
+  for (const OpSummary& op : ops[0]) {
+    if (op.sim_s < 0.01 * base.total_s) continue;
+    std::vector<std::string> row = {op.phase, op.name, format_seconds(op.sim_s)};
+    for (std::size_t i = 1; i < w.runs.size(); ++i) {
       double t_variant = 0;
-      for (const auto& vop : variants[i].result["ops"]) {
-        if (vop["phase"] == op["phase"] && vop["name"] == op["name"]) t_variant = vop["sim_time_s"].get<double>();
+      for (const OpSummary& vop : ops[i]) {
+        if (vop.phase == op.phase && vop.name == op.name) t_variant = vop.sim_s;
       }
-      row.push_back(t_variant > 0 ? format_fixed(op["sim_time_s"].get<double>() / t_variant, 2) + "x" : "-");
+      row.push_back(t_variant > 0 ? format_fixed(op.sim_s / t_variant, 2) + "x" : "-");
     }
     ot.add_row(row);
   }
   ot.print(os);
-  if (!o.plot.empty()) {
-    // Each variant's roofline, and its ops (summed over layers and steps) where they ran.
-    DType act = DType::bf16;
-    parse_dtype(base["activations_dtype"].get<std::string>(), act);
-    std::vector<RooflineSeries> series;
-    for (const Variant& v : variants) {
-      RooflineSeries rs{v.name, v.hw.matrix_peak_flops(act), v.hw.hbm.bandwidth, {}};
-      for (const auto& op : v.result["ops"]) {
-        const double t = op["sim_time_s"].get<double>();
-        if (op["bytes"].get<double>() > 0 && t > 0) rs.ops.push_back({op["intensity"].get<double>(), op["flops"].get<double>() / t});
-      }
-      series.push_back(rs);
+}
+
+void plot_whatif(const std::string& path, const WhatifResult& w) {
+  // Each variant's roofline, and its ops (summed over layers and steps) where they ran.
+  const ExperimentResult& base = w.runs[0].result;
+  std::vector<RooflineSeries> series;
+  for (const WhatifRun& v : w.runs) {
+    RooflineSeries rs{v.name, v.result.hw.matrix_peak_flops(base.setup.precision.activations), v.result.hw.hbm.bandwidth, {}};
+    for (const OpSummary& op : summarize_ops(v.result)) {
+      if (op.bytes > 0 && op.sim_s > 0) rs.ops.push_back({op.intensity(), op.flops / op.sim_s});
     }
-    write_variant_rooflines_plot(o.plot, "roofsim whatif: " + base["model"].get<std::string>() + ", batch " +
-                                             std::to_string(base["batch"].get<int>()), series);
+    series.push_back(rs);
+  }
+  write_variant_rooflines_plot(path, "roofsim whatif: " + base.model.name + ", batch " + std::to_string(base.setup.batch), series);
+}
+
+void run_variants(const WhatifOptions& o, const CLI::App& cmd) {
+  if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
+    throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
+  }
+  const Experiment base = base_experiment(o, cmd);
+  const HardwareDocument base_doc = HardwareDocument::load(base.hw);
+  std::vector<HardwareVariant> variants = {{"base (" + base.hw + ")", base_doc.spec()}};
+  auto derived = [&](const std::string& text, bool scale, const std::string& flag) {
+    HardwareDocument doc = base_doc;
+    const std::string name = apply_edits(doc, parse_hardware_edits(text, scale, flag), flag);
+    HardwareSpec hw = doc.spec();  // a variant that breaks the file's rules is refused here
+    hw.name += " (" + name + ")";
+    variants.push_back({name, hw});
+  };
+  for (const auto& s : o.scale) derived(s, true, "--scale");
+  for (const auto& s : o.set) derived(s, false, "--set");
+  for (const auto& f : o.variants) variants.push_back({f, load_hardware(f)});
+
+  ProgressLine line("whatif", "variants");
+  const WhatifResult w = run_whatif(base, variants, line.control());
+  line.finish();
+  std::ostream& os = human_out(o.json);
+  print_whatif(os, w);
+  if (!o.plot.empty()) {
+    plot_whatif(o.plot, w);
     os << "plot written to " << o.plot << "\n";
   }
-  if (!o.json.empty()) write_json(o.json, out);
-}
-
-// "batch=1,8,64" or "batch=1:512:x2" (geometric) -> key and values.
-std::pair<std::string, std::vector<double>> parse_sweep(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError("--sweep '" + text + "': expected KEY=V1,V2,... or KEY=START:STOP:xFACTOR");
-  const std::string key = text.substr(0, eq), spec = text.substr(eq + 1);
-  auto number = [&](const std::string& v) {
-    const auto d = parse_number(v);
-    if (!d || !(*d > 0)) throw InputError("--sweep '" + text + "': '" + v + "' is not a positive number");
-    return *d;
-  };
-  std::vector<double> values;
-  if (spec.find(':') != std::string::npos) {
-    std::stringstream ss(spec);
-    std::string a, b, f;
-    std::getline(ss, a, ':');
-    std::getline(ss, b, ':');
-    std::getline(ss, f, ':');
-    if (f.empty() || f[0] != 'x') throw InputError("--sweep '" + text + "': a range is START:STOP:xFACTOR");
-    const double start = number(a), stop = number(b), factor = number(f.substr(1));
-    if (factor <= 1) throw InputError("--sweep '" + text + "': the factor must exceed 1");
-    for (double v = start; v <= stop * (1 + 1e-9) && values.size() < 1000; v *= factor) values.push_back(v);
-  } else {
-    std::stringstream ss(spec);
-    std::string v;
-    while (std::getline(ss, v, ',')) values.push_back(number(v));
+  const nlohmann::json j = to_json(w);
+  if (!o.json.empty()) write_json(o.json, j);
+  if (!o.csv.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const WhatifRun& v : w.runs) {
+      nlohmann::json row = to_json(v.result);
+      row["variant"] = v.name;
+      row["prefill_speedup"] = v.prefill_speedup;
+      row["decode_speedup"] = v.decode_speedup;
+      rows.push_back(row);
+    }
+    write_text(o.csv, records_csv(rows));
   }
-  if (values.empty()) throw InputError("--sweep '" + text + "': no values");
-  return {key, values};
 }
 
-// Share of decode time spent in ops bound by compute (the rest: memory or links).
-double decode_compute_share(const nlohmann::json& result) {
-  double compute = 0, total = 0;
-  for (const auto& op : result["ops"]) {
-    if (op["phase"] != "decode") continue;
-    total += op["sim_time_s"].get<double>();
-    if (op["roof"].get<std::string>().find("compute") != std::string::npos) compute += op["sim_time_s"].get<double>();
+void print_sweep(std::ostream& os, const SweepResult& r) {
+  std::string keys;
+  for (const auto& k : r.keys) keys += (keys.empty() ? "" : ",") + k;
+  os << "roofsim whatif sweep of " << keys << "\n\n";
+  std::vector<std::string> header = r.keys;
+  for (const char* h : {"TTFT", "TPOT", "tokens/s", "decode intensity", "decode time compute-bound"}) header.push_back(h);
+  TextTable t(header);
+  for (const SweepPoint& p : r.points) {
+    std::vector<std::string> row;
+    for (double v : p.values) row.push_back(format_fixed(v, v == std::floor(v) || v >= 10 ? 0 : 2));
+    if (!p.error.empty()) {
+      row.push_back("skipped: " + p.error);
+      t.add_row(row);
+      continue;
+    }
+    row.insert(row.end(), {format_seconds(p.ttft_s), p.has_decode ? format_seconds(p.tpot_s) : "-",
+                           format_fixed(p.throughput_tok_s, 1),
+                           p.has_decode ? format_fixed(p.decode_intensity, 1) + " FLOP/B" : "-",
+                           format_fixed(100 * p.decode_compute_share, 0) + "%"});
+    t.add_row(row);
   }
-  return total > 0 ? compute / total : 0.0;
+  t.print(os);
 }
 
-nlohmann::json sweep_point(double value, const nlohmann::json& r) {
-  return {{"value", value},
-          {"ttft_s", r["ttft_s"]},
-          {"tpot_s", r["tpot_s"]},
-          {"throughput_tok_s", r["throughput_tok_s"]},
-          {"decode_tok_s", r["decode_tok_s"]},
-          {"decode_intensity", r["decode_intensity"]},
-          {"prefill_intensity", r["prefill_intensity"]},
-          {"decode_compute_share", decode_compute_share(r)},
-          {"bound_tpot_s", r["bound_tpot_s"]}};
-}
-
-void run_sweep(const WhatifOptions& o, const CLI::App& cmd) {
-  nlohmann::json out;
+void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
+  SweepResult r;
   if (!o.merge.empty()) {
-    // Shards from separate runs (a cluster's jobs): their points, in value order.
-    std::vector<nlohmann::json> points;
+    // Shards from separate runs (a cluster's jobs): their points, in grid order.
+    std::vector<nlohmann::json> shards;
     for (const auto& f : o.merge) {
       std::ifstream in(f);
       if (!in) throw InputError(f + ": cannot open file");
-      nlohmann::json j;
       try {
-        j = nlohmann::json::parse(in);
-      } catch (const nlohmann::json::parse_error& e) {
+        shards.push_back(nlohmann::json::parse(in));
+        if (!shards.back().contains("axes") || !shards.back().contains("points")) throw InputError(f + ": not a whatif sweep JSON");
+      } catch (const nlohmann::json::exception& e) {
         throw InputError(f + ": not a whatif sweep JSON (" + e.what() + ")");
       }
-      if (!j.contains("sweep") || !j.contains("points")) throw InputError(f + ": not a whatif sweep JSON");
-      if (out.contains("sweep") && out["sweep"] != j["sweep"]) throw InputError(f + ": a shard of another sweep");
-      out["sweep"] = j["sweep"];
-      for (const auto& p : j["points"]) points.push_back(p);
     }
-    std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a["value"] < b["value"]; });
-    out["points"] = points;
+    try {
+      r = merge_sweep_shards(shards);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(std::string("--merge: not a whatif sweep JSON (") + e.what() + ")");
+    }
   } else {
-    const auto [key, values] = parse_sweep(o.sweep);
+    std::vector<SweepAxis> axes;
+    for (const std::string& s : o.sweep) axes.push_back(parse_sweep_axis(s, "--sweep"));
     int shard = 0, shards = 1;
-    if (!o.shard.empty()) {
-      if (std::sscanf(o.shard.c_str(), "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards) {
-        throw InputError("--shard '" + o.shard + "': expected I/N with 0 <= I < N");
-      }
+    if (!o.shard.empty() && (std::sscanf(o.shard.c_str(), "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards)) {
+      throw InputError("--shard '" + o.shard + "': expected I/N with 0 <= I < N");
     }
-    const std::map<std::string, std::string> run_flags = {{"batch", "--batch"}, {"prompt", "--prompt"}, {"gen", "--gen"}};
-    const auto flag = run_flags.find(key);
-    const std::string dir = "/tmp/roofsim_sweep_" + std::to_string(::getpid());
-    std::filesystem::create_directories(dir);
-    const std::string base_path = resolve_preset("hardware", o.hw);
-    std::vector<std::vector<std::string>> commands;
-    std::vector<std::string> logs, jsons;
-    std::vector<double> mine;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (static_cast<int>(i % static_cast<std::size_t>(shards)) != shard) continue;
-      std::vector<std::string> c = run_arguments(o, cmd, flag != run_flags.end() ? flag->second : "");
-      std::string hw_file = base_path;
-      if (flag != run_flags.end()) {
-        c.push_back(flag->second);
-        c.push_back(std::to_string(static_cast<std::int64_t>(std::llround(values[i]))));
-      } else {
-        // A hardware key: a derived file per point.
-        toml::table doc = ConfigTable::parse_file(base_path);
-        std::ostringstream v;
-        v.precision(12);
-        v << values[i];
-        apply(doc, key + "=" + v.str(), false, "--sweep");
-        hw_file = dir + "/point" + std::to_string(i) + ".toml";
-        std::ofstream(hw_file) << doc << "\n";
-      }
-      jsons.push_back(dir + "/point" + std::to_string(i) + ".json");
-      logs.push_back(dir + "/point" + std::to_string(i) + ".log");
-      for (const std::string& a : {std::string("--hw"), hw_file, std::string("--json"), jsons.back()}) c.push_back(a);
-      commands.push_back(c);
-      mine.push_back(values[i]);
-    }
-    run_all(commands, logs, o.jobs, dir, [&](std::size_t i) { return "sweep point " + key + " = " + std::to_string(mine[i]); });
-    out["sweep"] = key;
-    out["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
-    out["points"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < jsons.size(); ++i) {
-      std::ifstream f(jsons[i]);
-      out["points"].push_back(sweep_point(mine[i], nlohmann::json::parse(f)));
-    }
-    std::filesystem::remove_all(dir);
+    const Experiment base = base_experiment(o, cmd);
+    ProgressLine line("sweep", "points");
+    r = run_sweep(base, HardwareDocument::load(base.hw), axes, shard, shards, line.control());
+    line.finish();
   }
   std::ostream& os = human_out(o.json);
-  os << "roofsim whatif sweep of " << out["sweep"].get<std::string>() << "\n\n";
-  TextTable t({out["sweep"].get<std::string>(), "TTFT", "TPOT", "tokens/s", "decode intensity", "decode time compute-bound"});
-  std::vector<double> xs, tokens, shares;
-  for (const auto& p : out["points"]) {
-    const bool has_tpot = p["tpot_s"].is_number();
-    t.add_row({format_fixed(p["value"].get<double>(), p["value"].get<double>() < 10 ? 2 : 0), format_seconds(p["ttft_s"].get<double>()),
-               has_tpot ? format_seconds(p["tpot_s"].get<double>()) : "-", format_fixed(p["throughput_tok_s"].get<double>(), 1),
-               p["decode_intensity"].is_number() ? format_fixed(p["decode_intensity"].get<double>(), 1) + " FLOP/B" : "-",
-               format_fixed(100 * p["decode_compute_share"].get<double>(), 0) + "%"});
-    xs.push_back(p["value"].get<double>());
-    tokens.push_back(p["throughput_tok_s"].get<double>());
-    shares.push_back(100 * p["decode_compute_share"].get<double>());
-  }
-  t.print(os);
+  print_sweep(os, r);
   if (!o.plot.empty()) {
-    write_sweep_plot(o.plot, "roofsim whatif: " + out["sweep"].get<std::string>(), out["sweep"].get<std::string>(), xs,
-                     "throughput (tokens/s)", tokens, "decode time in compute-bound ops (%)", shares);
+    std::vector<double> xs, tokens, shares;
+    for (const SweepPoint& p : r.points) {
+      if (!p.error.empty()) continue;
+      xs.push_back(p.values[0]);
+      tokens.push_back(p.throughput_tok_s);
+      shares.push_back(100 * p.decode_compute_share);
+    }
+    write_sweep_plot(o.plot, "roofsim whatif: " + r.keys[0], r.keys[0], xs, "throughput (tokens/s)", tokens,
+                     "decode time in compute-bound ops (%)", shares);
     os << "plot written to " << o.plot << "\n";
   }
-  if (!o.json.empty()) write_json(o.json, out);
+  const nlohmann::json j = to_json(r);
+  if (!o.json.empty()) write_json(o.json, j);
+  if (!o.csv.empty()) write_text(o.csv, records_csv(j["points"]));
 }
 
 }  // namespace
@@ -390,8 +228,11 @@ void run_sweep(const WhatifOptions& o, const CLI::App& cmd) {
 void add_whatif_command(CLI::App& app) {
   auto o = std::make_shared<WhatifOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "whatif", "Run one experiment on a base chip and on variants of it, and show what changes.\n"
-                "Example: roofsim whatif --scale hbm.bandwidth=2 --scale compute=2");
+      "whatif", "Run one experiment on a base chip and on variants of it, and show what changes; or sweep a grid.\n"
+                "Every run flag works here (parallelism and topology included).\n"
+                "Examples: roofsim whatif --scale hbm.bandwidth=2 --scale compute=2\n"
+                "          roofsim whatif --model llama-3-70b --tp 8 --scale hbm.bandwidth=2\n"
+                "          roofsim whatif --sweep batch=1:256:x4 --sweep hbm.bandwidth_gb_per_s=3350,6700");
   cmd->add_option("EXPERIMENT", o->experiment, "Experiment .toml (as for run)")->check(CLI::ExistingFile);
   add_hw_option(cmd, o->hw);
   cmd->add_option("--scale", o->scale, "A variant with KEY scaled by FACTOR (KEY=FACTOR[,KEY=FACTOR]); keys are the "
@@ -399,23 +240,24 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE])");
   cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
   add_experiment_flags(cmd, o->x);
-  cmd->add_flag("--ideal", o->ideal, "Ideal base and variants");
-  cmd->add_option("--sweep", o->sweep, "Instead of variants: one parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
-                                       "KEY is batch, prompt, gen or a hardware key (e.g. hbm.bandwidth_gb_per_s=1000:8000:x2)");
-  cmd->add_option("--shard", o->shard, "With --sweep: run only points I, I+N, ... (I/N), to merge later with --merge");
+  cmd->add_option("--sweep", o->sweep, "Instead of variants: a parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
+                                       "KEY is batch, prompt, gen, tp, pp, ep, microbatches, decode_stride or a hardware key "
+                                       "(e.g. hbm.bandwidth_gb_per_s=1000:8000:x2). Repeat for a grid of every combination; "
+                                       "points that cannot run (do not fit, bad parallelism) are listed as skipped");
+  cmd->add_option("--shard", o->shard, "With --sweep: run only points I, I+N, ... of the grid (I/N), to merge later with --merge");
   cmd->add_option("--merge", o->merge, "Merge the JSON of sweep shards (files) into one table, JSON and plot");
   cmd->add_option("--plot", o->plot, "Chart (.png/.svg): each variant's roofline with its ops; with --sweep or --merge, "
-                                     "throughput and where the bottleneck sits");
-  cmd->add_option("-j,--jobs", o->jobs, "Variants simulated at once (default 2)")->check(CLI::Range(1, 64));
+                                     "throughput and where the bottleneck sits over the first swept parameter");
   add_json_option(cmd, o->json);
+  cmd->add_option("--csv", o->csv, "Write one row per variant or sweep point to FILE ('-' = standard output)");
   cmd->callback([o, cmd] {
     if (!o->sweep.empty() || !o->merge.empty()) {
       if (!o->scale.empty() || !o->set.empty() || !o->variants.empty()) {
         throw InputError("--sweep and --merge do not combine with --scale, --set or --variant");
       }
-      run_sweep(*o, *cmd);
+      run_sweep_command(*o, *cmd);
     } else {
-      run(*o, *cmd);
+      run_variants(*o, *cmd);
     }
   });
 }

@@ -2,7 +2,7 @@
 // Chrome trace-event JSON (opens in Perfetto and chrome://tracing) of an experiment.
 #include <string>
 
-#include "sim/experiment.hpp"
+#include "experiment/inference.hpp"
 
 namespace roofsim {
 

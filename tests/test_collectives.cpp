@@ -1,7 +1,7 @@
 // Collectives lowered to link transfers, against their closed forms. One simulation per case.
 #include <catch2/catch.hpp>
 
-#include "sim/collective_sim.hpp"
+#include "experiment/collective.hpp"
 #include "validation/collective_bounds.hpp"
 
 using namespace roofsim;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"
-#include "sim/experiment.hpp"
+#include "experiment/inference.hpp"
 
 using namespace roofsim;
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "components/simulation.hpp"
-#include "sim/collective_sim.hpp"
-#include "sim/experiment.hpp"
+#include "experiment/collective.hpp"
+#include "experiment/inference.hpp"
 
 using namespace roofsim;
 

@@ -1,12 +1,14 @@
 #pragma once
 // An inference experiment: a model on a chip, prefill of `batch` prompts then decode of
 // `generate` tokens each, simulated op by op; and the analytic bounds of the same graphs.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "components/fabric.hpp"
 #include "components/simulation.hpp"
 #include "core/hardware.hpp"
+#include "experiment/progress.hpp"
 #include "workloads/model.hpp"
 #include "validation/analytic.hpp"
 #include "workloads/transformer.hpp"
@@ -16,6 +18,10 @@ namespace roofsim {
 struct Experiment {
   std::string hw = "h100_sxm5";
   std::string model = "llama-3-8b";
+  // Hardware or a model given as objects (edited in Python, a what-if variant, a sweep
+  // point) instead of a preset name or file: when set, `hw` / `model` only label them.
+  std::optional<HardwareSpec> hardware;
+  std::optional<ModelConfig> model_config;
   std::int64_t batch = 1;
   std::int64_t prompt = 512;
   std::int64_t generate = 128;
@@ -91,8 +97,10 @@ struct ExperimentResult {
 };
 
 // Checks that the model fits (throws InputError saying how much is needed and available),
-// then simulates. May be called once per process (SystemC). `progress` gets lines for people
-// on long runs (nullptr: silent).
+// then simulates, in a fresh SystemC kernel: call it as often as needed. `control` hears of
+// each simulated phase (prefill, decode steps) and may cancel between them (Cancelled).
+ExperimentResult run_experiment(const Experiment& e, const RunControl& control);
+// The same; `progress` gets lines for people on long runs (nullptr: silent).
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
 
 // The topology a run on `chips` chips with TP groups of `tp` uses when none is given: a switch

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/experiment.hpp"
+#include "experiment/inference.hpp"
 
 namespace roofsim {
 

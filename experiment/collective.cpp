@@ -1,4 +1,6 @@
-#include "sim/collective_sim.hpp"
+#include "experiment/collective.hpp"
+
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
@@ -6,6 +8,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "components/sim_context.hpp"
 #include "components/simulation.hpp"
 #include "core/error.hpp"
 #include "validation/collective_bounds.hpp"
@@ -128,14 +131,14 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
     }
   }
   const CollectiveSpec& spec = specs.front();
-  init_systemc_time();
   CollectiveResult r;
   r.spec = spec;
   r.topology = t;
+  SimulationContext kernel;  // before the modules, destroyed after them
   Fabric fabric("fabric", hw, t);
   CollectiveDriver driver("collectives", fabric, specs);
   auto t0 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  kernel.run();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Picoseconds last = 0;
   for (Picoseconds f : driver.finished) {
@@ -149,6 +152,63 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
   r.events = fabric.stats().events;
   r.links = fabric.link_use();
   return r;
+}
+
+CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment& x) {
+  CollectiveExperimentResult out;
+  out.hw = x.ideal ? make_ideal(x.hw) : x.hw;
+  out.ideal = x.ideal;
+  const HardwareSpec& hw = out.hw;
+  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
+  const std::string topo_text = !x.topology.empty() ? x.topology : hw.links.kind == "ici" ? "4x4x4" : "switch:8";
+  const Topology t = parse_topology(topo_text);
+  CollectiveSpec spec;
+  spec.kind = x.kind;
+  spec.bytes = x.bytes;
+  if (x.to >= 0) {
+    if (spec.kind != CollectiveKind::sendrecv) throw InputError("--to is for --op sendrecv");
+    if (x.to == 0 || x.to >= t.chips()) {
+      throw InputError("--to " + std::to_string(x.to) + ": expected a chip from 1 to " + std::to_string(t.chips() - 1) + " of " + t.name());
+    }
+    spec.group = {0, x.to};
+  }
+  // Every group of `group` consecutive chips runs the collective at once.
+  const int group = x.group > 0 ? x.group : t.chips();
+  if (x.group > 0) {
+    if (spec.kind == CollectiveKind::sendrecv) throw InputError("--group is not for sendrecv (use --to)");
+    if (t.chips() % x.group != 0) {
+      throw InputError("--group " + std::to_string(x.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
+    }
+  }
+  if (x.algo) {
+    spec.algo = *x.algo;
+  } else {
+    std::vector<int> first_group;
+    if (x.group > 0) {
+      for (int c = 0; c < group; ++c) first_group.push_back(c);
+    }
+    spec.algo = default_algo(t, spec.kind, first_group);
+  }
+  std::vector<CollectiveSpec> specs;
+  for (int first = 0; first < t.chips(); first += group) {
+    if (x.group > 0) {
+      spec.group.clear();
+      for (int c = first; c < first + group; ++c) spec.group.push_back(c);
+    }
+    for (int i = 0; i < x.concurrent; ++i) specs.push_back(spec);
+  }
+  out.sim = simulate_collectives(hw, t, specs);
+  out.topology = t;
+  out.spec = out.sim.spec;
+  out.group = x.group;
+  out.members = spec.kind == CollectiveKind::sendrecv ? 2 : group;
+  out.to = x.to;
+  out.concurrent = x.concurrent;
+  out.bound_busbw = static_cast<double>(spec.bytes) / out.sim.bound_time_s * busbw_factor(spec.kind, out.members);
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  out.peak_memory_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+  return out;
 }
 
 }  // namespace roofsim

@@ -1,5 +1,6 @@
 #pragma once
 // Simulating collectives on a fabric of chips, beside their closed forms.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,36 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
 // sub-torus it spans, and for sendrecv there, of the route from group[0] to group[1].
 double collective_bound_s(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec);
 double busbw_factor(CollectiveKind k, int p);
+
+// A collective experiment as people ask for it (`roofsim collective`, the Python module):
+// which collective, how large, on which fabric, over which chips.
+struct CollectiveExperiment {
+  HardwareSpec hw;                 // as loaded; made ideal here when `ideal`
+  bool ideal = false;
+  std::string topology;            // "" = switch:8 for NVLink, 4x4x4 for ICI
+  CollectiveKind kind = CollectiveKind::allreduce;
+  std::optional<CollectiveAlgo> algo;  // none: default_algo for the topology and group
+  std::uint64_t bytes = 1ull << 30;
+  int group = 0;       // > 0: every group of this many consecutive chips runs it at once
+  int to = -1;         // sendrecv: the receiving chip (-1: chip 1)
+  int concurrent = 1;  // copies of it at once on the same links
+};
+
+struct CollectiveExperimentResult {
+  HardwareSpec hw;
+  bool ideal = false;
+  Topology topology;
+  CollectiveSpec spec;  // the first group's, with the algorithm that ran
+  int group = 0;        // as asked (0 = all chips)
+  int members = 0;      // chips in one collective (2 for sendrecv)
+  int to = -1;
+  int concurrent = 1;
+  CollectiveResult sim;
+  double bound_busbw = 0;      // the closed form's bus bandwidth
+  double peak_memory_bytes = 0;  // of this process so far (getrusage)
+};
+
+// Throws InputError (naming the experiment's fields) for collectives that cannot run.
+CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment& x);
 
 }  // namespace roofsim

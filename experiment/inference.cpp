@@ -1,4 +1,4 @@
-#include "sim/experiment.hpp"
+#include "experiment/inference.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,8 @@
 #include <ostream>
 
 #include "components/graph_run.hpp"
-#include "sim/collective_sim.hpp"
+#include "components/sim_context.hpp"
+#include "experiment/collective.hpp"
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -116,11 +117,11 @@ class InferenceDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InferenceDriver);
   InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ChipLayout layout,
-                  ExperimentResult& r, std::ostream* progress)
-      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), progress_(progress),
-        wall_start_(std::chrono::steady_clock::now()), last_print_(wall_start_) {
+                  ExperimentResult& r, const RunControl& control)
+      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), control_(control) {
     SC_METHOD(kickoff);
   }
+  bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
   std::vector<Picoseconds> phase_start, phase_end;
 
@@ -128,8 +129,13 @@ class InferenceDriver : public sc_core::sc_module {
   void kickoff() { run_phase(0); }
 
   void run_phase(std::size_t i) {
+    if (i > 0) control_.report(i, r_.graphs.size(), i == 1 ? "prefill" : "decode step " + std::to_string(r_.simulated_steps[i - 1]));
     if (i == r_.graphs.size()) return;
-    report(i);
+    // Stopping between phases leaves the kernel with nothing to do: sc_start returns.
+    if (control_.stop_requested()) {
+      cancelled = true;
+      return;
+    }
     for (Chip* c : chips_) c->trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
     results.emplace_back();
     phase_start.push_back(now_ps());
@@ -140,25 +146,12 @@ class InferenceDriver : public sc_core::sc_module {
     });
   }
 
-  void report(std::size_t i) {
-    if (!progress_) return;
-    auto now = std::chrono::steady_clock::now();
-    const double since_start = std::chrono::duration<double>(now - wall_start_).count();
-    const double since_print = std::chrono::duration<double>(now - last_print_).count();
-    if (since_start < 2.0 || since_print < 1.0) return;
-    last_print_ = now;
-    *progress_ << "  simulating " << (i == 0 ? std::string("prefill") : "decode step " + std::to_string(i) + "/" +
-                                                                          std::to_string(r_.graphs.size() - 1))
-               << " (" << format_fixed(since_start, 1) << " s)\n";
-  }
-
   std::vector<Chip*> chips_;
   Fabric* fabric_;
   ChipLayout layout_;
   ExperimentResult& r_;
-  std::ostream* progress_;
+  const RunControl& control_;
   std::vector<std::unique_ptr<GraphRun>> runs_;
-  std::chrono::steady_clock::time_point wall_start_, last_print_;
 };
 
 // Bytes of weights and KV cache a pass reads on the busiest pipeline stage: the B operand of
@@ -305,12 +298,29 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
 }
 
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
+  if (!progress) return run_experiment(e, RunControl{});
+  // Lines for people, once the run has taken 2 s and at most one a second.
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  RunControl control;
+  control.progress = [&](std::size_t done, std::size_t total, const std::string&) {
+    const auto now = std::chrono::steady_clock::now();
+    const double since_start = std::chrono::duration<double>(now - start).count();
+    if (since_start < 2.0 || std::chrono::duration<double>(now - last).count() < 1.0 || done >= total) return;
+    last = now;
+    *progress << "  simulating " << (done == 0 ? std::string("prefill") : "decode step " + std::to_string(done) + "/" + std::to_string(total - 1))
+              << " (" << format_fixed(since_start, 1) << " s)\n";
+  };
+  return run_experiment(e, control);
+}
+
+ExperimentResult run_experiment(const Experiment& e, const RunControl& control) {
   ExperimentResult r;
   r.setup = e;
-  r.hw = load_hardware(e.hw);
+  r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
   if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
-  r.model = load_model(e.model);
+  r.model = e.model_config ? *e.model_config : load_model(e.model);
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {
     throw InputError(r.hw.name + ": the matrix units do not compute in " + std::string(dtype_name(p.activations)) +
@@ -385,7 +395,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
     r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
   }
 
-  init_systemc_time();
+  SimulationContext kernel;  // before the modules, destroyed after them
   auto t0 = std::chrono::steady_clock::now();
   // One simulated chip per pipeline stage (its TP group runs in lockstep).
   std::vector<std::unique_ptr<Chip>> stage_chips;
@@ -397,8 +407,8 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   }
   std::unique_ptr<Fabric> fabric;
   if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, progress);
-  sc_core::sc_start();
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control);
+  kernel.run();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = 0;
   r.server_jobs = 0;
@@ -410,6 +420,7 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
   r.trace = stage_chips[0]->trace();  // the first stage's units
   if (fabric) r.links = fabric->link_use();
 
+  if (driver.cancelled) throw Cancelled();
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
   // Results and bounds, phase by phase.

@@ -1,5 +1,5 @@
 #include "core/parse.hpp"
-#include "sim/public_cases.hpp"
+#include "experiment/public_cases.hpp"
 
 #include <fstream>
 #include <map>

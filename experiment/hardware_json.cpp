@@ -1,4 +1,4 @@
-#include "sim/hw_json.hpp"
+#include "experiment/hardware_json.hpp"
 
 #include "validation/analytic.hpp"
 

@@ -1,0 +1,138 @@
+#include "experiment/hardware_edit.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/config_reader.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/presets.hpp"
+
+namespace roofsim {
+
+namespace {
+// Shortest text that reads back as the same number (labels, provenance).
+std::string number_text(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+HardwareDocument HardwareDocument::load(const std::string& name_or_path) {
+  HardwareDocument d;
+  d.path_ = resolve_preset("hardware", name_or_path);
+  d.name_ = std::filesystem::path(d.path_).stem().string();
+  d.doc_ = ConfigTable::parse_file(d.path_);
+  return d;
+}
+
+double HardwareDocument::get(const std::string& key) const {
+  const toml::node* node = doc_.at_path(key).node();
+  if (!node || !(node->is_integer() || node->is_floating_point())) {
+    throw InputError(name_ + ": the hardware file has no number at '" + key + "'");
+  }
+  return node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
+}
+
+void HardwareDocument::put(const std::string& key, double value, const std::string& why) {
+  toml::node* node = doc_.at_path(key).node();
+  if (!node || !(node->is_integer() || node->is_floating_point())) {
+    throw InputError(name_ + ": the hardware file has no number at '" + key + "'");
+  }
+  if (node->is_integer() && value == static_cast<double>(static_cast<std::int64_t>(value))) {
+    *node->as_integer() = static_cast<std::int64_t>(value);
+  } else {
+    // An integer becomes a float when the new value is fractional.
+    const auto dot = key.rfind('.');
+    toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
+    parent->insert_or_assign(dot == std::string::npos ? key : key.substr(dot + 1), value);
+  }
+  if (toml::table* prov = doc_["provenance"].as_table()) prov->insert_or_assign(key, "what-if: " + why);
+  edits_ += (edits_.empty() ? "" : ", ") + key + " " + why;
+}
+
+void HardwareDocument::set(const std::string& key, double value) {
+  put(key, value, "set to " + number_text(value));
+}
+
+void HardwareDocument::scale(const std::string& key, double factor) {
+  put(key, get(key) * factor, "scaled by " + number_text(factor));
+}
+
+std::vector<std::string> HardwareDocument::numeric_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& [table_key, node] : doc_) {
+    const toml::table* t = node.as_table();
+    if (!t || table_key.str() == "provenance") continue;
+    for (const auto& [k, v] : *t) {
+      if (v.is_integer() || v.is_floating_point()) keys.push_back(std::string(table_key.str()) + "." + std::string(k.str()));
+      if (const toml::table* inner = v.as_table()) {
+        for (const auto& [k2, v2] : *inner) {
+          if (v2.is_integer() || v2.is_floating_point()) {
+            keys.push_back(std::string(table_key.str()) + "." + std::string(k.str()) + "." + std::string(k2.str()));
+          }
+        }
+      }
+    }
+  }
+  return keys;
+}
+
+HardwareSpec HardwareDocument::spec() const {
+  const std::string where = edits_.empty() ? path_ : path_ + " with " + edits_;
+  HardwareSpec hw = load_hardware_document(doc_, where, name_);
+  return hw;
+}
+
+std::string HardwareDocument::toml_text() const {
+  std::ostringstream os;
+  os << doc_ << "\n";
+  return os.str();
+}
+
+std::vector<std::string> hardware_key_paths(const std::string& key) {
+  if (key == "compute") return {"matrix.macs_per_clock", "vector.flops_per_clock"};
+  if (key == "hbm.bandwidth" || key == "bandwidth") return {"hbm.bandwidth_gb_per_s"};
+  if (key == "links.bandwidth") return {"links.bandwidth_gb_per_s"};
+  if (key == "hbm.capacity") return {"hbm.capacity_bytes"};
+  return {key};
+}
+
+std::vector<HardwareEdit> parse_hardware_edits(const std::string& text, bool scale, const std::string& flag) {
+  std::vector<HardwareEdit> edits;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(flag + " '" + item + "': expected KEY=" + (scale ? "FACTOR" : "VALUE"));
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    const auto parsed = parse_number(value);
+    if (!parsed) throw InputError(flag + " '" + item + "': '" + value + "' is not a number");
+    if (scale && !(*parsed > 0)) throw InputError(flag + " '" + item + "': the factor must be positive");
+    edits.push_back({key, *parsed, scale});
+  }
+  return edits;
+}
+
+std::string apply_edits(HardwareDocument& doc, const std::vector<HardwareEdit>& edits, const std::string& flag) {
+  std::string label;
+  for (const HardwareEdit& e : edits) {
+    for (const std::string& path : hardware_key_paths(e.key)) {
+      try {
+        if (e.scale) {
+          doc.scale(path, e.value);
+        } else {
+          doc.set(path, e.value);
+        }
+      } catch (const InputError&) {
+        throw InputError(flag + " '" + e.key + "=" + number_text(e.value) + "': the hardware file has no number at '" + path + "'");
+      }
+    }
+    label += (label.empty() ? "" : ", ") + e.key + (e.scale ? " x" : " = ") + number_text(e.value);
+  }
+  return label;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,232 @@
+#include "experiment/results.hpp"
+
+#include <map>
+#include <sstream>
+
+namespace roofsim {
+
+namespace {
+
+// "mb3.layer7.qkv" -> "qkv": micro-batch and layer prefixes dropped.
+std::string base_name(std::string name) {
+  for (const char* prefix : {"mb", "layer"}) {
+    auto dot = name.find('.');
+    if (name.rfind(prefix, 0) == 0 && dot != std::string::npos) name = name.substr(dot + 1);
+  }
+  return name;
+}
+
+nlohmann::json number_or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+nlohmann::json link_records(const std::vector<Fabric::LinkUse>& links, double over_s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& l : links) out.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / over_s}});
+  return out;
+}
+
+void write_csv_cell(std::ostream& os, const nlohmann::json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+      os << s;
+      return;
+    }
+    os << '"';
+    for (char c : s) os << (c == '"' ? "\"\"" : std::string(1, c));
+    os << '"';
+  } else if (v.is_number_float()) {
+    os << v.get<double>();
+  } else if (v.is_number_unsigned()) {
+    os << v.get<std::uint64_t>();
+  } else if (v.is_number_integer()) {
+    os << v.get<std::int64_t>();
+  } else if (v.is_boolean()) {
+    os << (v.get<bool>() ? "true" : "false");
+  }  // null, objects and arrays: an empty cell
+}
+
+}  // namespace
+
+nlohmann::json versioned(nlohmann::json j) {
+  j["schema_version"] = kSchemaVersion;
+  return j;
+}
+
+std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
+  std::map<std::pair<std::string, std::string>, OpSummary> by_key;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const OpInstance& o : r.ops) {
+    const std::string phase = o.step == 0 ? "prefill" : "decode";
+    auto key = std::make_pair(phase, base_name(o.op->name));
+    auto [it, fresh] = by_key.try_emplace(key);
+    if (fresh) order.push_back(key);
+    OpSummary& s = it->second;
+    s.phase = phase;
+    s.name = key.second;
+    s.op_class = o.op->op_class;
+    s.count += o.weight;
+    s.flops += o.weight * o.bound.flops;
+    s.bytes += o.weight * o.bound.bytes;
+    s.sim_s += o.weight * o.result.seconds();
+    s.bound_s += o.weight * o.bound.bound_time_s;
+    s.sim_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written);
+    s.padded_flops += o.weight * o.result.padded_flops;
+    s.roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
+  }
+  std::vector<OpSummary> out;
+  for (const auto& k : order) out.push_back(by_key[k]);
+  return out;
+}
+
+nlohmann::json to_json(const ExperimentResult& r) {
+  const Experiment& e = r.setup;
+  const bool decode = r.decode_steps > 0;
+  nlohmann::json j;
+  j["hardware"] = r.hw.name;
+  j["model"] = r.model.name;
+  j["batch"] = e.batch;
+  j["prompt"] = e.prompt;
+  j["generate"] = e.generate;
+  j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
+  j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
+  j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+  j["attention"] = attention_name(e.attention);
+  j["ideal"] = e.ideal;
+  j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
+                       {"activations", r.memory.activations}, {"total", r.memory.total()},
+                       {"capacity", r.hw.hbm.capacity_bytes}};
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = number_or_null(decode, r.tpot_s);
+  j["throughput_tok_s"] = r.throughput_tok_s();
+  j["decode_tok_s"] = number_or_null(decode, static_cast<double>(e.batch) / r.tpot_s);
+  j["total_s"] = r.total_s;
+  j["bound_ttft_s"] = r.bound_ttft_s;
+  j["bound_tpot_s"] = number_or_null(decode, r.bound_tpot_s);
+  j["bound_total_s"] = r.bound_total_s;
+  j["decode_speed_of_light_s"] = number_or_null(decode, r.decode_speed_of_light_s);
+  j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
+  j["decode_intensity"] = number_or_null(decode, r.decode_flops / r.decode_bytes);
+  j["tp"] = e.tp;
+  j["pp"] = e.pp;
+  j["ep"] = e.ep;
+  j["topology"] = r.topology;
+  j["prefill_comm_s"] = r.prefill_comm_s;
+  j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
+  j["decode_comm_s"] = r.decode_comm_s;
+  j["decode_exposed_comm_s"] = r.decode_exposed_comm_s;
+  j["links"] = link_records(r.links, r.total_s);
+  j["decode_steps"] = r.decode_steps;
+  j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
+  j["launch"] = e.launch_per_op ? "per_op" : "graph";
+  j["events"] = r.events;
+  j["server_jobs"] = r.server_jobs;
+  j["wall_s"] = r.wall_s;
+  j["ops"] = nlohmann::json::array();
+  for (const auto& o : summarize_ops(r)) {
+    j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count},
+                        {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
+                        {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
+                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}});
+  }
+  return versioned(std::move(j));
+}
+
+const std::vector<std::string> kOpInstanceColumns = {
+    "phase", "step", "weight", "layer", "name", "class", "flops", "bytes", "intensity", "start_s", "end_s",
+    "sim_time_s", "bound_time_s", "roof", "sim_bytes_read", "sim_bytes_written"};
+
+nlohmann::json op_instance_records(const ExperimentResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const OpInstance& o : r.ops) {
+    rows.push_back({{"phase", o.step == 0 ? "prefill" : "decode"}, {"step", o.step}, {"weight", o.weight},
+                    {"layer", o.op->layer}, {"name", o.op->name}, {"class", o.op->op_class}, {"flops", o.bound.flops},
+                    {"bytes", o.bound.bytes}, {"intensity", o.bound.intensity}, {"start_s", to_seconds(o.result.start_ps)},
+                    {"end_s", to_seconds(o.result.end_ps)}, {"sim_time_s", o.result.seconds()},
+                    {"bound_time_s", o.bound.bound_time_s}, {"roof", roof_name(o.bound.roof)},
+                    {"sim_bytes_read", o.result.bytes_read}, {"sim_bytes_written", o.result.bytes_written}});
+  }
+  return rows;
+}
+
+nlohmann::json op_record(const SimulatedOp& o) {
+  return {{"name", o.spec.name},
+          {"flops", o.cost.flops},
+          {"bytes", o.cost.bytes()},
+          {"intensity", o.bound.intensity},
+          {"sim_time_s", o.result.seconds()},
+          {"bound_time_s", o.bound.bound_time_s},
+          {"achieved_flops", o.achieved_flops()},
+          {"achieved_bytes_per_s", static_cast<double>(o.result.bytes_read + o.result.bytes_written) / o.result.seconds()},
+          {"roof_flops", o.bound.attainable_flops},
+          {"percent_of_roof", o.percent_of_roof()},
+          {"roof", roof_name(o.bound.roof)},
+          {"sim_flops", o.result.flops},
+          {"sim_bytes_read", o.result.bytes_read},
+          {"sim_bytes_written", o.result.bytes_written},
+          {"steps", o.result.steps},
+          {"plan", o.result.plan},
+          {"events", o.result.events}};
+}
+
+namespace {
+void add_speed(nlohmann::json& j, const SimulationSpeed& s) {
+  j["events"] = s.events;
+  j["server_jobs"] = s.server_jobs;
+  j["wall_s"] = s.wall_s;
+}
+}  // namespace
+
+nlohmann::json single_op_json(const OpsRunResult& r) {
+  nlohmann::json j = op_record(r.ops.at(0));
+  j["hardware"] = r.hw.name;
+  j["ideal"] = r.ideal;
+  add_speed(j, r.speed);
+  return versioned(std::move(j));
+}
+
+nlohmann::json to_json(const RooflineSweepResult& r) {
+  nlohmann::json j;
+  j["hardware"] = r.run.hw.name;
+  j["ideal"] = r.run.ideal;
+  j["dtype"] = std::string(dtype_name(r.dtype));
+  j["points"] = nlohmann::json::array();
+  for (const auto& o : r.run.ops) j["points"].push_back(op_record(o));
+  j["emergent_ridge"] = r.knee.ridge();
+  j["analytic_ridge"] = r.analytic.ridge();
+  j["emergent_bandwidth"] = r.knee.bandwidth;
+  j["emergent_peak_flops"] = r.knee.peak_flops;
+  add_speed(j, r.run.speed);
+  return versioned(std::move(j));
+}
+
+nlohmann::json to_json(const CollectiveExperimentResult& r) {
+  return versioned({{"hardware", r.hw.name}, {"topology", r.topology.name()}, {"chips", r.topology.chips()},
+                    {"op", collective_kind_name(r.spec.kind)}, {"algorithm", collective_algo_name(r.spec.algo)},
+                    {"bytes", r.spec.bytes}, {"group", r.members}, {"concurrent", r.concurrent},
+                    {"sim_time_s", r.sim.sim_time_s}, {"bound_time_s", r.sim.bound_time_s}, {"algbw", r.sim.algbw},
+                    {"busbw", r.sim.busbw}, {"events", r.sim.events}, {"wall_s", r.sim.wall_s},
+                    {"peak_memory_bytes", r.peak_memory_bytes}, {"links", link_records(r.sim.links, r.sim.sim_time_s)}});
+}
+
+std::string records_csv(const nlohmann::json& records, std::vector<std::string> columns) {
+  if (columns.empty() && !records.empty()) {
+    for (const auto& [key, value] : records.front().items()) {
+      if (!value.is_structured()) columns.push_back(key);
+    }
+  }
+  std::ostringstream os;
+  os.precision(9);
+  for (std::size_t c = 0; c < columns.size(); ++c) os << (c ? "," : "") << columns[c];
+  os << "\n";
+  for (const auto& row : records) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c) os << ",";
+      auto it = row.find(columns[c]);
+      if (it != row.end()) write_csv_cell(os, *it);
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace roofsim

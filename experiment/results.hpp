@@ -1,0 +1,53 @@
+#pragma once
+// The one result schema. Every result of the library becomes JSON here (the CLI's --json, the
+// Python module's dicts, what whatif, sweeps and validate read back) and rows of it become CSV
+// through one writer. docs/schema.md documents every key; kSchemaVersion changes whenever a
+// key changes meaning or disappears (adding keys keeps it).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiment/collective.hpp"
+#include "experiment/inference.hpp"
+#include "experiment/single_op.hpp"
+
+namespace roofsim {
+
+inline constexpr int kSchemaVersion = 1;
+
+// An experiment's ops summed over layers and steps, by phase and name ("layer7.qkv" counts as
+// "qkv"), in the order they first ran.
+struct OpSummary {
+  std::string phase, name, op_class;
+  double count = 0;  // instances, interpolated decode steps included
+  double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
+  double sim_bytes = 0, padded_flops = 0;  // what the simulation moved and spent
+  std::string roof;
+  double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
+};
+std::vector<OpSummary> summarize_ops(const ExperimentResult& r);
+
+// `run`: the experiment, its metrics beside their bounds, and the summed ops.
+nlohmann::json to_json(const ExperimentResult& r);
+// `run --csv`: one record per op instance (every layer of every simulated step).
+nlohmann::json op_instance_records(const ExperimentResult& r);
+extern const std::vector<std::string> kOpInstanceColumns;
+
+// One simulated op as a record (`op`, and each point of a roofline sweep).
+nlohmann::json op_record(const SimulatedOp& o);
+// `op`: the single op's record plus the hardware and the kernel's counters.
+nlohmann::json single_op_json(const OpsRunResult& r);
+// `sweep`: every point, the emergent and analytic roofline.
+nlohmann::json to_json(const RooflineSweepResult& r);
+// `collective`.
+nlohmann::json to_json(const CollectiveExperimentResult& r);
+
+// Adds schema_version to a result object.
+nlohmann::json versioned(nlohmann::json j);
+
+// CSV of flat records (objects whose values are numbers, strings, booleans or null): one
+// column per name in `columns` (empty: the first record's keys), one line per record. Floats
+// are written with 9 significant digits; text with a comma, quote or line break is quoted.
+std::string records_csv(const nlohmann::json& records, std::vector<std::string> columns = {});
+
+}  // namespace roofsim

@@ -1,0 +1,68 @@
+#include "experiment/single_op.hpp"
+
+#include "components/sweep.hpp"
+#include "core/error.hpp"
+
+namespace roofsim {
+
+HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal) { return ideal ? make_ideal(hw) : hw; }
+
+OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops, Granularity granularity) {
+  for (const OpSpec& op : ops) {
+    if (op.is_gemm && !hw.matrix_supports(op.gemm.a)) {
+      throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(op.gemm.a)));
+    }
+  }
+  const SimulationOutcome outcome = simulate({ChipJob{hw, granularity, ops}});
+  OpsRunResult r;
+  r.hw = hw;
+  r.ideal = ideal;
+  r.speed = {outcome.events, outcome.server_jobs, outcome.wall_s};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    SimulatedOp s;
+    s.spec = ops[i];
+    s.cost = ops[i].is_gemm ? gemm_cost(ops[i].gemm) : vector_cost(ops[i].vector);
+    s.bound = bound_op(s.cost, hw);
+    s.result = outcome.chips[0].ops[i];
+    r.ops.push_back(s);
+  }
+  return r;
+}
+
+OpSpec gemm_op(const GemmShape& g, const std::string& label) {
+  OpSpec op;
+  op.gemm = g;
+  op.name = "gemm " + label + " " + std::string(dtype_name(g.a));
+  return op;
+}
+
+OpSpec elementwise_add_op(std::int64_t n, DType dtype) {
+  OpSpec op;
+  op.is_gemm = false;
+  op.vector = VectorShape{2 * n, n, 0.5, dtype};  // c = a + b
+  op.name = "add " + std::to_string(n) + " " + std::string(dtype_name(dtype));
+  return op;
+}
+
+OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
+  OpSpec op;
+  op.is_gemm = false;
+  op.vector = VectorShape{rows * cols, rows, 1.0, dtype};
+  op.name = "row sum " + std::to_string(rows) + "," + std::to_string(cols) + " " + std::string(dtype_name(dtype));
+  return op;
+}
+
+RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {
+  if (!hw.matrix_supports(dtype)) throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(dtype)));
+  if (points < 6) throw InputError("a roofline sweep needs at least 6 points");
+  RooflineSweepResult r;
+  r.dtype = dtype;
+  r.run = run_ops(hw, ideal, roofline_sweep_ops(hw, dtype, points));
+  std::vector<RooflinePoint> pts;
+  for (const auto& o : r.run.ops) pts.push_back({o.bound.intensity, o.achieved_flops()});
+  r.knee = find_knee(pts);
+  r.analytic = roofline_for(hw, dtype);
+  return r;
+}
+
+}  // namespace roofsim

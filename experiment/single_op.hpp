@@ -1,0 +1,59 @@
+#pragma once
+// Single ops on one chip (`roofsim op`, the Python module's op()), and the GEMM intensity sweep
+// that shows the emergent roofline (`roofsim sweep`): simulated beside their analytic bounds.
+#include <string>
+#include <vector>
+
+#include "components/simulation.hpp"
+#include "validation/analytic.hpp"
+#include "validation/knee.hpp"
+
+namespace roofsim {
+
+struct SimulatedOp {
+  OpSpec spec;
+  OpCost cost;
+  OpBound bound;
+  OpResult result;
+  double achieved_flops() const { return result.flops / result.seconds(); }
+  double percent_of_roof() const { return 100.0 * bound.bound_time_s / result.seconds(); }
+};
+
+// The kernel's own counters for one simulation.
+struct SimulationSpeed {
+  std::uint64_t events = 0, server_jobs = 0;
+  double wall_s = 0;  // kernel time, elaboration excluded
+};
+
+// Ops simulated one after another on one chip, each beside its bound.
+struct OpsRunResult {
+  HardwareSpec hw;
+  bool ideal = false;
+  std::vector<SimulatedOp> ops;
+  SimulationSpeed speed;
+};
+
+// The hardware of a run: `hw` as loaded, made ideal when asked.
+HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal);
+
+// Simulates `ops` in order on `hw` (already ideal if wanted). Throws InputError for shapes the
+// chip cannot run (a dtype its matrix units lack, non-positive sizes).
+OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops,
+                     Granularity granularity = Granularity::coarse);
+
+// A GEMM M x N x K (batch > 1: a batched GEMM) in one dtype, named as `roofsim op` names it.
+OpSpec gemm_op(const GemmShape& g, const std::string& label);
+// c = a + b over n elements; row sums of rows x cols.
+OpSpec elementwise_add_op(std::int64_t n, DType dtype);
+OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype);
+
+// GEMMs from about 1 to several thousand FLOP/B and the knee of what they achieved.
+struct RooflineSweepResult {
+  OpsRunResult run;
+  DType dtype = DType::bf16;
+  Knee knee;            // the simulated roofline
+  Roofline analytic;    // the analytic one, same peaks
+};
+RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points);
+
+}  // namespace roofsim

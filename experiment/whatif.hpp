@@ -1,0 +1,76 @@
+#pragma once
+// What-ifs and sweeps: one experiment on a base chip and on variants of it, or over a grid of
+// settings (experiment fields and hardware keys), every point simulated in this process, one
+// after another, as typed results.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/hardware_edit.hpp"
+#include "experiment/inference.hpp"
+#include "experiment/progress.hpp"
+
+namespace roofsim {
+
+// A variant of the base hardware: a name for people and the hardware it runs on.
+struct HardwareVariant {
+  std::string name;
+  HardwareSpec hw;
+};
+
+struct WhatifRun {
+  std::string name;
+  ExperimentResult result;
+  double prefill_speedup = 1, decode_speedup = 1;  // base time / this time (decode 0: no decode)
+};
+
+struct WhatifResult {
+  std::vector<WhatifRun> runs;  // [0] is the base
+};
+
+// Runs `base` (its hardware is variants[0]'s) on each variant in turn.
+WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVariant>& variants, const RunControl& control = {});
+nlohmann::json to_json(const WhatifResult& r);
+
+// One axis of a sweep grid: an experiment field (batch, prompt, gen, tp, pp, ep,
+// microbatches, decode_stride) or a hardware key (a document path or a friendly name).
+struct SweepAxis {
+  std::string key;
+  std::vector<double> values;
+};
+// "batch=1,8,64" or "batch=1:512:x2" (geometric, at most 1,000 values); `flag` names the
+// source in messages.
+SweepAxis parse_sweep_axis(const std::string& text, const std::string& flag);
+bool is_experiment_key(const std::string& key);
+
+struct SweepPoint {
+  std::size_t index = 0;        // position in the whole grid (shards keep it)
+  std::vector<double> values;   // one per axis
+  std::string error;            // the point could not run (does not fit, bad combination)
+  double ttft_s = 0, tpot_s = 0, throughput_tok_s = 0, decode_tok_s = 0;
+  double prefill_intensity = 0, decode_intensity = 0, bound_tpot_s = 0;
+  double decode_compute_share = 0;  // decode time in compute-bound ops
+  bool has_decode = false;
+  double wall_s = 0;
+};
+
+struct SweepResult {
+  std::vector<std::string> keys;  // the axes
+  int shard = 0, shards = 1;
+  std::size_t grid_points = 0;    // in the whole grid
+  std::vector<SweepPoint> points;
+};
+
+// Every point of the grid (the axes' product, first axis slowest) whose index i has
+// i % shards == shard. A point that cannot run records its error and the sweep goes on;
+// malformed axes throw InputError before anything runs.
+SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
+                      int shard = 0, int shards = 1, const RunControl& control = {});
+nlohmann::json to_json(const SweepResult& r);
+// Merges shards of one sweep (their JSON) into one result, points in grid order.
+SweepResult merge_sweep_shards(const std::vector<nlohmann::json>& shards);
+// Share of decode time spent in ops bound by compute (the rest: memory or links).
+double decode_compute_share(const ExperimentResult& r);
+
+}  // namespace roofsim

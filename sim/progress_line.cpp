@@ -1,0 +1,42 @@
+#include "sim/progress_line.hpp"
+
+#include <iostream>
+#include <unistd.h>
+
+#include "core/format.hpp"
+
+namespace roofsim {
+
+ProgressLine::ProgressLine(std::string what, std::string units)
+    : what_(std::move(what)), units_(std::move(units)), start_(std::chrono::steady_clock::now()), last_(start_),
+      terminal_(::isatty(STDERR_FILENO) != 0) {}
+
+RunControl ProgressLine::control() {
+  RunControl c;
+  c.progress = [this](std::size_t done, std::size_t total, const std::string&) { report(done, total); };
+  return c;
+}
+
+void ProgressLine::report(std::size_t done, std::size_t total) {
+  done_ = done;
+  total_ = total;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 1.0) return;
+  last_ = now;
+  shown_ = true;
+  const double rate = static_cast<double>(done) / elapsed;
+  const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+  std::cerr << (terminal_ ? "\r" : "") << "  " << what_ << ": " << done << "/" << total << " " << units_ << ", "
+            << format_fixed(rate, rate < 10 ? 2 : 0) << "/s, ETA " << format_fixed(eta, 0) << " s" << (terminal_ ? "   " : "\n");
+  std::cerr.flush();
+}
+
+void ProgressLine::finish() {
+  if (!shown_) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::cerr << (terminal_ ? "\r" : "") << "  " << what_ << ": " << done_ << "/" << total_ << " " << units_ << " in "
+            << format_fixed(elapsed, 1) << " s" << (terminal_ ? "          \n" : "\n");
+}
+
+}  // namespace roofsim

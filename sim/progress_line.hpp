@@ -1,0 +1,28 @@
+#pragma once
+// Progress of long work on standard error: units done, rate and ETA, at most once a second
+// and only once the work has taken a second (quick runs stay quiet). On a terminal the line
+// is rewritten in place; in a log each report is a line of its own.
+#include <chrono>
+#include <string>
+
+#include "experiment/progress.hpp"
+
+namespace roofsim {
+
+class ProgressLine {
+ public:
+  ProgressLine(std::string what, std::string units);
+  // A RunControl whose progress reports go to this line (the line must outlive the work).
+  RunControl control();
+  // Ends the line (a last report with the totals when any report was shown).
+  void finish();
+
+ private:
+  void report(std::size_t done, std::size_t total);
+  std::string what_, units_;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool shown_ = false, terminal_ = false;
+  std::size_t done_ = 0, total_ = 0;
+};
+
+}  // namespace roofsim

@@ -127,20 +127,6 @@ std::vector<PublicCase> load_user_cases(const std::string& path) {
   return cases;
 }
 
-std::vector<std::string> experiment_arguments(const Experiment& e) {
-  return {"run", "--hw", e.hw, "--model", e.model, "--batch", std::to_string(e.batch), "--prompt",
-          std::to_string(e.prompt), "--gen", std::to_string(e.generate), "--weights-dtype",
-          std::string(dtype_name(e.precision.weights)), "--activations-dtype", std::string(dtype_name(e.precision.activations)),
-          "--kv-dtype", std::string(dtype_name(e.precision.kv)), "--launch", e.launch_per_op ? "per_op" : "graph",
-          "--attention", attention_name(e.attention)};
-}
-
-double case_metric_from_json(const PublicCase& c, const nlohmann::json& run) {
-  if (c.metric == "throughput") return run["throughput_tok_s"].get<double>();
-  if (c.metric == "ttft") return run["ttft_s"].get<double>() * 1e3;
-  return 1.0 / run["tpot_s"].get<double>();
-}
-
 std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
   const std::string dir = dir_in.empty() ? config_dir() + "/../validation" : dir_in;
   const std::string runs_path = dir + "/public_case_runs.csv", refs_path = dir + "/public-cases.csv";

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "experiment/inference.hpp"
 
 namespace roofsim {
@@ -26,10 +24,6 @@ const PublicCase& find_public_case(const std::vector<PublicCase>& cases, const s
 double case_metric(const PublicCase& c, const ExperimentResult& r);
 // The user's cases: a CSV with the columns of public_case_runs.csv plus reference and unit.
 std::vector<PublicCase> load_user_cases(const std::string& path);
-// `roofsim run` arguments (without the program) that reproduce an experiment.
-std::vector<std::string> experiment_arguments(const Experiment& e);
-// The case's metric from a `roofsim run --json` result.
-double case_metric_from_json(const PublicCase& c, const nlohmann::json& run);
 // First number in a reference value such as "104.9 / 1397.31" or "~370".
 double first_number(const std::string& text);
 

@@ -208,6 +208,12 @@ nlohmann::json to_json(const CollectiveExperimentResult& r) {
                     {"peak_memory_bytes", r.peak_memory_bytes}, {"links", link_records(r.sim.links, r.sim.sim_time_s)}});
 }
 
+nlohmann::json case_result_json(const PublicCase& c, const ExperimentResult& r) {
+  const double sim = case_metric(c, r);
+  return versioned({{"id", c.id}, {"metric", c.metric}, {"sim", sim}, {"reference", c.reference}, {"unit", c.unit},
+                    {"error", sim / c.reference - 1}, {"source", c.source}, {"wall_s", r.wall_s}});
+}
+
 std::string records_csv(const nlohmann::json& records, std::vector<std::string> columns) {
   if (columns.empty() && !records.empty()) {
     for (const auto& [key, value] : records.front().items()) {

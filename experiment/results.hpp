@@ -9,6 +9,7 @@
 
 #include "experiment/collective.hpp"
 #include "experiment/inference.hpp"
+#include "experiment/public_cases.hpp"
 #include "experiment/single_op.hpp"
 
 namespace roofsim {
@@ -41,6 +42,9 @@ nlohmann::json single_op_json(const OpsRunResult& r);
 nlohmann::json to_json(const RooflineSweepResult& r);
 // `collective`.
 nlohmann::json to_json(const CollectiveExperimentResult& r);
+
+// `cases run`: one published case, simulated, against its measurement.
+nlohmann::json case_result_json(const PublicCase& c, const ExperimentResult& r);
 
 // Adds schema_version to a result object.
 nlohmann::json versioned(nlohmann::json j);

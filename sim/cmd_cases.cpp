@@ -9,6 +9,7 @@
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "experiment/public_cases.hpp"
+#include "experiment/results.hpp"
 
 namespace roofsim {
 
@@ -46,10 +47,7 @@ void add_cases_command(CLI::App& app) {
     std::ostream& os = human_out(o->json);
     os << c.id << ": simulated " << format_fixed(sim, 2) << ", measured " << format_fixed(c.reference, 2) << " " << c.unit
        << ", error " << format_fixed(100 * error, 1) << "% (tolerance " << format_fixed(100 * o->tolerance, 0) << "%)\n";
-    if (!o->json.empty()) {
-      write_json(o->json, {{"id", c.id}, {"metric", c.metric}, {"sim", sim}, {"reference", c.reference},
-                           {"unit", c.unit}, {"error", error}, {"source", c.source}, {"wall_s", r.wall_s}});
-    }
+    if (!o->json.empty()) write_json(o->json, case_result_json(c, r));
     if (std::fabs(error) > o->tolerance) throw CLI::RuntimeError(1);
   });
 }

@@ -77,5 +77,12 @@ TEST_CASE("a thousand simulations in one process keep memory flat", "[systemc][r
   for (int i = 0; i < 900; ++i) simulate(one_gemm_job("h100_sxm5", 64));
   const long after_1000 = rss_kib();
   INFO("RSS after 100 runs " << after_100 << " KiB, after 1000 " << after_1000 << " KiB");
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed memory in quarantine (256 MiB by default), so the resident set
+  // grows by design; there LeakSanitizer checks for leaks at exit instead (flat with
+  // ASAN_OPTIONS=quarantine_size_mb=0).
+  WARN("resident-set check skipped under AddressSanitizer");
+#else
   CHECK(after_1000 - after_100 < 512);
+#endif
 }

@@ -1,5 +1,7 @@
 #include "workloads/model.hpp"
 
+#include "core/error.hpp"
+
 #include "core/config_reader.hpp"
 #include <filesystem>
 
@@ -45,6 +47,21 @@ double ModelConfig::active_params_per_token() const {
 double ModelConfig::kv_bytes_per_token(DType kv) const {
   return 2.0 * static_cast<double>(layers) * static_cast<double>(kv_heads) *
          static_cast<double>(head_dim) * dtype_bytes(kv);
+}
+
+void check_model(const ModelConfig& m, const std::string& where) {
+  for (const auto& [key, v] : {std::pair{"hidden", m.hidden}, {"layers", m.layers}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
+                               {"head_dim", m.head_dim}, {"intermediate", m.intermediate}, {"vocab", m.vocab},
+                               {"experts", m.experts}, {"experts_per_token", m.experts_per_token}}) {
+    if (v <= 0) throw InputError(where + "." + key + " = " + std::to_string(v) + ": must be positive");
+  }
+  if (m.heads % m.kv_heads != 0) {
+    throw InputError(where + ".kv_heads = " + std::to_string(m.kv_heads) + ": must divide heads (" + std::to_string(m.heads) + ")");
+  }
+  if (m.experts_per_token > m.experts) {
+    throw InputError(where + ".experts_per_token = " + std::to_string(m.experts_per_token) + ": must not exceed experts (" +
+                     std::to_string(m.experts) + ")");
+  }
 }
 
 ModelConfig load_model_file(const std::string& path) {

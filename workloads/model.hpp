@@ -33,6 +33,10 @@ struct ModelConfig {
   double kv_bytes_per_token(DType kv) const;
 };
 
+// Refuses dimensions no model has (non-positive sizes, KV heads that do not divide the heads,
+// more experts per token than experts); `where` names the model in the message.
+void check_model(const ModelConfig& m, const std::string& where);
+
 ModelConfig load_model_file(const std::string& path);
 // Preset name ("llama-3-8b") or path to a model .toml.
 ModelConfig load_model(const std::string& name_or_path);

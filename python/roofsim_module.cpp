@@ -1,0 +1,310 @@
+// The Python module `roofsim`: the library's experiments as functions that take keyword
+// arguments and return plain dicts and lists (the result schema of docs/schema.md, which
+// pandas.DataFrame takes as they are). Hardware and models are objects that can be edited
+// before a run. Every call runs in a fresh SystemC kernel, so any number run in one process.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/presets.hpp"
+#include "experiment/collective.hpp"
+#include "experiment/hardware_edit.hpp"
+#include "experiment/hardware_json.hpp"
+#include "experiment/inference.hpp"
+#include "experiment/public_cases.hpp"
+#include "experiment/results.hpp"
+#include "experiment/single_op.hpp"
+#include "experiment/validation_suite.hpp"
+#include "experiment/whatif.hpp"
+#include "workloads/model.hpp"
+
+namespace py = pybind11;
+using namespace roofsim;
+
+namespace {
+
+py::object to_python(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return py::none();
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::array: {
+      py::list l;
+      for (const auto& v : j) l.append(to_python(v));
+      return std::move(l);
+    }
+    case nlohmann::json::value_t::object: {
+      py::dict d;
+      for (const auto& [k, v] : j.items()) d[py::str(k)] = to_python(v);
+      return std::move(d);
+    }
+    default: return py::none();
+  }
+}
+
+DType dtype_arg(const std::string& name, const std::string& value) {
+  DType t;
+  if (!parse_dtype(value, t)) throw InputError(name + "='" + value + "': unknown dtype (expected one of " + dtype_list() + ")");
+  return t;
+}
+
+// A hardware description that Python code may edit: get and set numbers by key path.
+struct Hardware {
+  HardwareDocument doc;
+};
+
+HardwareSpec hardware_arg(const py::object& hw) {
+  if (py::isinstance<Hardware>(hw)) return hw.cast<const Hardware&>().doc.spec();
+  return load_hardware(hw.cast<std::string>());
+}
+
+// The experiment from keyword arguments named as `roofsim run`'s flags (dashes as underscores).
+Experiment experiment_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
+  Experiment e;
+  if (py::isinstance<Hardware>(hw)) {
+    e.hardware = hardware_arg(hw);
+    e.hw = e.hardware->name;
+  } else {
+    e.hw = hw.cast<std::string>();
+  }
+  if (py::isinstance<ModelConfig>(model)) {
+    e.model_config = model.cast<ModelConfig>();
+    check_model(*e.model_config, "model");
+    e.model = e.model_config->name;
+  } else {
+    e.model = model.cast<std::string>();
+  }
+  for (const auto& [key_obj, value] : kw) {
+    const std::string key = key_obj.cast<std::string>();
+    if (key == "batch") e.batch = value.cast<std::int64_t>();
+    else if (key == "prompt") e.prompt = value.cast<std::int64_t>();
+    else if (key == "gen" || key == "generate") e.generate = value.cast<std::int64_t>();
+    else if (key == "weights_dtype") e.precision.weights = dtype_arg(key, value.cast<std::string>());
+    else if (key == "activations_dtype") e.precision.activations = dtype_arg(key, value.cast<std::string>());
+    else if (key == "kv_dtype") e.precision.kv = dtype_arg(key, value.cast<std::string>());
+    else if (key == "attention") e.attention = parse_attention(value.cast<std::string>(), "attention");
+    else if (key == "ideal") e.ideal = value.cast<bool>();
+    else if (key == "launch") {
+      const std::string v = value.cast<std::string>();
+      if (v != "graph" && v != "per_op") throw InputError("launch='" + v + "': expected graph or per_op");
+      e.launch_per_op = v == "per_op";
+    } else if (key == "decode_stride") e.decode_stride = value.cast<std::int64_t>();
+    else if (key == "tp") e.tp = value.cast<std::int64_t>();
+    else if (key == "pp") e.pp = value.cast<std::int64_t>();
+    else if (key == "ep") e.ep = value.cast<std::int64_t>();
+    else if (key == "microbatches") e.microbatches = value.cast<std::int64_t>();
+    else if (key == "topology") e.topology = value.cast<std::string>();
+    else if (key == "near_memory") {
+      const std::string v = value.cast<std::string>();
+      if (v != "off" && v != "auto" && v != "all") throw InputError("near_memory='" + v + "': expected off, auto or all");
+      e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
+    } else {
+      throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
+    }
+  }
+  for (const auto& [name, v] : {std::pair{"batch", e.batch}, {"prompt", e.prompt}, {"gen", e.generate}, {"tp", e.tp},
+                                {"pp", e.pp}, {"ep", e.ep}}) {
+    if (v <= 0) throw InputError(std::string(name) + "=" + std::to_string(v) + ": must be positive");
+  }
+  return e;
+}
+
+RunControl control_from(const py::object& progress) {
+  RunControl c;
+  if (!progress.is_none()) {
+    c.progress = [progress](std::size_t done, std::size_t total, const std::string& what) { progress(done, total, what); };
+  }
+  // Ctrl-C in Python stops the work between units.
+  c.cancelled = [] { return PyErr_CheckSignals() != 0; };
+  return c;
+}
+
+const char* kRunDoc = R"(Simulate inference: prefill of the prompts, then decode token by token.
+
+Keyword arguments as `roofsim run`'s flags: hw (preset, path or Hardware), model (preset, path,
+Hugging Face config.json or Model), batch, prompt, gen, weights_dtype, activations_dtype,
+kv_dtype, attention ('fused', 'unfused', 'vector'), ideal, launch ('graph', 'per_op'),
+decode_stride, tp, pp, ep, microbatches, topology, near_memory ('off', 'auto', 'all').
+Returns the dict `roofsim run --json` writes (docs/schema.md).)";
+
+}  // namespace
+
+// libsystemc.so refers to sc_main (its own main() calls it); a Python process never runs that
+// main, but the dynamic loader must resolve the symbol, so the module provides one.
+extern "C" __attribute__((visibility("default"))) int sc_main(int, char*[]) { return 0; }
+
+PYBIND11_MODULE(roofsim, m) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  m.doc() = "roofsim: transformer inference simulated on hardware models where the roofline emerges";
+  m.attr("schema_version") = kSchemaVersion;
+  py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
+  py::register_exception<Cancelled>(m, "Cancelled", PyExc_KeyboardInterrupt);
+
+  py::class_<Hardware>(m, "Hardware", "A hardware description (its TOML document), editable by key path before a run")
+      .def(py::init([](const std::string& name) { return Hardware{HardwareDocument::load(name)}; }), py::arg("name"))
+      .def("__getitem__", [](const Hardware& h, const std::string& key) { return h.doc.get(key); })
+      .def("__setitem__", [](Hardware& h, const std::string& key, double v) { h.doc.set(key, v); })
+      .def("scale", [](Hardware& h, const std::string& key, double f) {
+        for (const std::string& path : hardware_key_paths(key)) h.doc.scale(path, f);
+      }, py::arg("key"), py::arg("factor"), "Multiply a number (or a friendly knob: compute, hbm.bandwidth, links.bandwidth)")
+      .def("keys", [](const Hardware& h) { return h.doc.numeric_keys(); })
+      .def("summary", [](const Hardware& h) { return to_python(hardware_json(h.doc.spec())); },
+           "Peaks, bandwidth, ridge per dtype and every parameter (checked as a file would be)")
+      .def("toml", [](const Hardware& h) { return h.doc.toml_text(); })
+      .def_property_readonly("name", [](const Hardware& h) { return h.doc.name(); })
+      .def_property_readonly("edits", [](const Hardware& h) { return h.doc.edits(); })
+      .def("__repr__", [](const Hardware& h) {
+        return "roofsim.Hardware('" + h.doc.name() + "'" + (h.doc.edits().empty() ? "" : ", edited: " + h.doc.edits()) + ")";
+      });
+  m.def("hardware", [](const std::string& name) { return Hardware{HardwareDocument::load(name)}; }, py::arg("name"),
+        "Load a hardware preset or .toml as an editable Hardware object");
+
+  py::class_<ModelConfig>(m, "Model", "A model's dimensions, editable before a run")
+      .def_readwrite("name", &ModelConfig::name)
+      .def_readwrite("hidden", &ModelConfig::hidden)
+      .def_readwrite("layers", &ModelConfig::layers)
+      .def_readwrite("heads", &ModelConfig::heads)
+      .def_readwrite("kv_heads", &ModelConfig::kv_heads)
+      .def_readwrite("head_dim", &ModelConfig::head_dim)
+      .def_readwrite("intermediate", &ModelConfig::intermediate)
+      .def_readwrite("vocab", &ModelConfig::vocab)
+      .def_readwrite("gated_mlp", &ModelConfig::gated_mlp)
+      .def_readwrite("tied_embeddings", &ModelConfig::tied_embeddings)
+      .def_readwrite("experts", &ModelConfig::experts)
+      .def_readwrite("experts_per_token", &ModelConfig::experts_per_token)
+      .def_property_readonly("total_params", &ModelConfig::total_params)
+      .def_property_readonly("active_params_per_token", &ModelConfig::active_params_per_token)
+      .def("__repr__", [](const ModelConfig& c) { return "roofsim.Model('" + c.name + "')"; });
+  m.def("model", &load_model, py::arg("name"), "Load a model preset, model .toml or Hugging Face config.json as a Model");
+
+  m.def("presets", [](const std::string& kind) {
+    if (kind != "hardware" && kind != "models") throw InputError("presets('" + kind + "'): expected 'hardware' or 'models'");
+    return list_presets(kind);
+  }, py::arg("kind") = "hardware", "Names of the hardware or model presets");
+
+  m.def("run", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
+    const Experiment e = experiment_from(hw, model, kw);
+    return to_python(to_json(run_experiment(e, control_from(py::none()))));
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kRunDoc);
+
+  m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
+                 const std::string& dtype, bool ideal, bool fine) {
+    const DType t = dtype_arg("dtype", dtype);
+    const int given = !gemm.is_none() + (elementwise > 0) + !reduce.is_none();
+    if (given != 1) throw InputError("give exactly one of gemm=(M, N, K) or (B, M, N, K), elementwise=N, reduce=(ROWS, COLS)");
+    OpSpec spec;
+    if (!gemm.is_none()) {
+      const auto d = gemm.cast<std::vector<std::int64_t>>();
+      if (d.size() != 3 && d.size() != 4) throw InputError("gemm: expected (M, N, K) or (B, M, N, K)");
+      for (std::int64_t v : d) {
+        if (v <= 0) throw InputError("gemm: sizes must be positive");
+      }
+      const GemmShape g = d.size() == 3 ? GemmShape{1, d[0], d[1], d[2], t, t, t} : GemmShape{d[0], d[1], d[2], d[3], t, t, t};
+      std::string label;
+      for (std::int64_t v : d) label += (label.empty() ? "" : ",") + std::to_string(v);
+      spec = gemm_op(g, label);
+    } else if (elementwise > 0) {
+      spec = elementwise_add_op(elementwise, t);
+    } else {
+      const auto d = reduce.cast<std::vector<std::int64_t>>();
+      if (d.size() != 2 || d[0] <= 0 || d[1] <= 0) throw InputError("reduce: expected positive (ROWS, COLS)");
+      spec = row_sum_op(d[0], d[1], t);
+    }
+    const HardwareSpec h = hardware_for_run(hardware_arg(hw), ideal);
+    return to_python(single_op_json(run_ops(h, ideal, {spec}, fine ? Granularity::fine : Granularity::coarse)));
+  }, py::arg("gemm") = py::none(), py::arg("elementwise") = 0, py::arg("reduce") = py::none(), py::arg("hw") = "h100_sxm5",
+     py::arg("dtype") = "bf16", py::arg("ideal") = false, py::arg("fine") = false,
+     "Simulate one op on one chip beside its roofline bound; returns the dict `roofsim op --json` writes");
+
+  m.def("roofline_sweep", [](const py::object& hw, const std::string& dtype, int points, bool ideal) {
+    const HardwareSpec h = hardware_for_run(hardware_arg(hw), ideal);
+    return to_python(to_json(run_roofline_sweep(h, ideal, dtype_arg("dtype", dtype), points)));
+  }, py::arg("hw") = "h100_sxm5", py::arg("dtype") = "bf16", py::arg("points") = 31, py::arg("ideal") = false,
+     "GEMMs from about 1 to thousands of FLOP/B and the emergent ridge (as `roofsim sweep --json`)");
+
+  m.def("collective", [](const py::object& hw, const std::string& op, std::uint64_t bytes, const std::string& topology,
+                         const std::string& algo, int group, int to, int concurrent, bool ideal) {
+    CollectiveExperiment x;
+    x.hw = hardware_arg(hw);
+    x.ideal = ideal;
+    x.topology = topology;
+    if (!parse_collective_kind(op, x.kind)) throw InputError("op='" + op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
+    if (!algo.empty()) {
+      CollectiveAlgo a;
+      if (!parse_collective_algo(algo, a)) throw InputError("algo='" + algo + "': unknown algorithm");
+      x.algo = a;
+    }
+    if (bytes == 0) throw InputError("bytes must be positive");
+    if (concurrent < 1) throw InputError("concurrent must be at least 1");
+    x.bytes = bytes;
+    x.group = group;
+    x.to = to;
+    x.concurrent = concurrent;
+    return to_python(to_json(run_collective_experiment(x)));
+  }, py::arg("hw") = "h100_sxm5", py::arg("op") = "allreduce", py::arg("bytes") = std::uint64_t{1} << 30,
+     py::arg("topology") = "", py::arg("algo") = "", py::arg("group") = 0, py::arg("to") = -1, py::arg("concurrent") = 1,
+     py::arg("ideal") = false, "Simulate a collective link by link beside its closed form (as `roofsim collective --json`)");
+
+  m.def("sweep", [](const py::dict& grid, const py::object& hw, const py::object& model, const py::object& progress,
+                    const py::kwargs& kw) {
+    if (grid.size() == 0) throw InputError("sweep: grid is empty; give {key: [values], ...}");
+    std::vector<SweepAxis> axes;
+    for (const auto& [k, v] : grid) {
+      SweepAxis a{k.cast<std::string>(), v.cast<std::vector<double>>()};
+      if (a.values.empty()) throw InputError("sweep: no values for '" + a.key + "'");
+      axes.push_back(a);
+    }
+    const HardwareDocument doc = py::isinstance<Hardware>(hw) ? hw.cast<const Hardware&>().doc : HardwareDocument::load(hw.cast<std::string>());
+    const Experiment base = experiment_from(py::str(doc.name()), model, kw);
+    const SweepResult r = run_sweep(base, doc, axes, 0, 1, control_from(progress));
+    return to_python(to_json(r)["points"]);
+  }, py::arg("grid"), py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(),
+     "Run every combination of the grid ({'batch': [1, 8], 'hbm.bandwidth_gb_per_s': [3350, 6700]}, experiment keys "
+     "and hardware keys) in this process; other keyword arguments as for run(). Returns a list of point records; a "
+     "point that cannot run has an 'error'. progress(done, total, what) is called after each point.");
+
+  m.def("whatif", [](const py::dict& variants, const py::object& hw, const py::object& model, const py::kwargs& kw) {
+    const Experiment base = experiment_from(hw, model, kw);
+    std::vector<HardwareVariant> vs = {{"base", hardware_arg(hw)}};
+    for (const auto& [k, v] : variants) vs.push_back({k.cast<std::string>(), hardware_arg(py::reinterpret_borrow<py::object>(v))});
+    return to_python(to_json(run_whatif(base, vs, control_from(py::none()))));
+  }, py::arg("variants"), py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b",
+     "The experiment on the base hardware and on each variant ({name: Hardware or preset}); as `roofsim whatif --json`");
+
+  m.def("cases", [] {
+    py::list out;
+    for (const PublicCase& c : load_public_cases()) {
+      py::dict d;
+      d["id"] = c.id;
+      d["hw"] = c.experiment.hw;
+      d["model"] = c.experiment.model;
+      d["batch"] = c.experiment.batch;
+      d["prompt"] = c.experiment.prompt;
+      d["generate"] = c.experiment.generate;
+      d["metric"] = c.metric;
+      d["reference"] = c.reference;
+      d["unit"] = c.unit;
+      d["category"] = c.category;
+      d["source"] = c.source;
+      out.append(d);
+    }
+    return out;
+  }, "The published measurements roofsim reproduces");
+
+  m.def("case", [](const std::string& id) {
+    const std::vector<PublicCase> all = load_public_cases();
+    const PublicCase& c = find_public_case(all, id);
+    return to_python(case_result_json(c, run_experiment(c.experiment, control_from(py::none()))));
+  }, py::arg("id"), "Simulate one published case; as `roofsim cases run ID --json`");
+
+  m.def("validate", [](bool quick, const std::string& cases, const py::object& progress) {
+    return to_python(to_json(run_validation_suite(quick, cases, control_from(progress))));
+  }, py::arg("quick") = true, py::arg("cases") = "", py::arg("progress") = py::none(),
+     "The validation suite; as `roofsim validate --json`");
+}

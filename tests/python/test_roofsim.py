@@ -1,0 +1,85 @@
+"""The Python module end to end: results as plain data, edits before a run, many runs per process."""
+import roofsim
+import pytest
+
+
+def test_run_returns_the_run_schema():
+    r = roofsim.run(model="llama-3-8b", batch=8, prompt=128, gen=4)
+    assert r["schema_version"] == roofsim.schema_version
+    assert r["batch"] == 8 and r["model"] == "Llama-3-8B"
+    assert r["tpot_s"] >= r["bound_tpot_s"] > 0
+    assert r["ttft_s"] >= r["bound_ttft_s"] > 0
+    assert isinstance(r["ops"], list) and {"name", "phase", "sim_time_s"} <= set(r["ops"][0])
+
+
+def test_runs_in_one_process_are_identical():
+    a = roofsim.run(batch=2, prompt=64, gen=3)
+    roofsim.collective(hw="tpu_v4", topology="4x4", bytes=1 << 24)
+    b = roofsim.run(batch=2, prompt=64, gen=3)
+    a.pop("wall_s"), b.pop("wall_s")
+    assert a == b
+
+
+def test_op_matches_its_bound_shape():
+    r = roofsim.op(gemm=(1, 4096, 4096))
+    assert r["roof"] == "memory"
+    assert r["sim_time_s"] >= r["bound_time_s"]
+    assert roofsim.op(gemm=(8192, 8192, 8192), hw="tpu_v4")["roof"] == "compute"
+
+
+def test_more_bandwidth_speeds_up_batch_1_decode():
+    base = roofsim.run(prompt=128, gen=4)
+    hw = roofsim.hardware("h100_sxm5")
+    hw.scale("hbm.bandwidth", 2)
+    assert hw["hbm.bandwidth_gb_per_s"] == pytest.approx(2 * 3350)
+    faster = roofsim.run(hw=hw, prompt=128, gen=4)
+    assert base["tpot_s"] / faster["tpot_s"] > 1.6
+
+
+def test_edited_model_and_bad_edits():
+    m = roofsim.model("llama-3-8b")
+    m.layers = 16
+    half = roofsim.run(model=m, prompt=128, gen=4)
+    full = roofsim.run(prompt=128, gen=4)
+    assert half["memory_bytes"]["weights"] < full["memory_bytes"]["weights"]
+    m.kv_heads = 5
+    with pytest.raises(ValueError, match="kv_heads"):
+        roofsim.run(model=m)
+    hw = roofsim.hardware("h100_sxm5")
+    with pytest.raises(ValueError, match="no number at 'hbm.nope'"):
+        hw["hbm.nope"] = 1
+    hw["hbm.efficiency"] = 2.0
+    with pytest.raises(ValueError, match="hbm.efficiency"):
+        roofsim.run(hw=hw)
+    with pytest.raises(ValueError, match="unknown argument 'bacth'"):
+        roofsim.run(bacth=2)
+    with pytest.raises(ValueError, match="must be positive"):
+        roofsim.run(batch=0)
+
+
+def test_sweep_grid_records_suit_a_dataframe():
+    seen = []
+    points = roofsim.sweep({"batch": [1, 4], "hbm.bandwidth_gb_per_s": [3350, 6700]}, prompt=64, gen=3,
+                           progress=lambda done, total, what: seen.append((done, total)))
+    assert len(points) == 4 and seen[-1] == (4, 4)
+    assert [p["batch"] for p in points] == [1, 1, 4, 4]
+    keys = set(points[0])
+    assert all(set(p) == keys for p in points)  # the same columns in every record
+    by = {(p["batch"], p["hbm.bandwidth_gb_per_s"]): p for p in points}
+    assert by[(1, 6700)]["tpot_s"] < by[(1, 3350)]["tpot_s"]
+
+
+def test_sweep_point_that_does_not_fit_is_reported_not_raised():
+    points = roofsim.sweep({"batch": [1, 4096]}, model="llama-2-13b", prompt=4096, gen=2)
+    assert "error" not in points[0]
+    assert "does not fit" in points[1]["error"]
+
+
+def test_whatif_and_collective_and_case():
+    w = roofsim.whatif({"2x bandwidth": "h100_2xbw"}, prompt=64, gen=4)
+    assert w["variants"][0]["decode_speedup"] > 1.6
+    c = roofsim.collective(hw="h100_sxm5", topology="switch:8", bytes=1 << 30)
+    assert c["sim_time_s"] >= c["bound_time_s"] > 0
+    case = roofsim.case("TTFT-H100-TRT090-GPT-J6B-tp1-128")
+    assert abs(case["error"]) < 0.15
+    assert "h100_sxm5" in roofsim.presets("hardware")

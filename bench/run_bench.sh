@@ -23,3 +23,5 @@ run "llama-2-7b b1 2048+128 bf16 on h100_sxm5" run --model llama-2-7b --prompt 2
 run "all-reduce 1 GiB on a 4096-chip TPU v4 pod" collective --hw tpu_v4 --topology 16x16x16 --bytes 1GiB
 echo "peak memory of the pod all-reduce: $(top_level peak_memory_bytes | awk '{printf "%.1f MiB", $1 / 1048576}')"
 run "all-to-all 64 MiB routed on 8x8x8 TPU v4" collective --hw tpu_v4 --topology 8x8x8 --op alltoall --bytes 64MiB
+# Many simulations in one process (the library, through the Python module) against a process each.
+PYTHONPATH="$(dirname "$roofsim")/../python${PYTHONPATH:+:$PYTHONPATH}" python3 "$(dirname "$0")/in_process.py" "$roofsim"

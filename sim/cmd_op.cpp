@@ -13,7 +13,7 @@
 #include "sim/commands.hpp"
 #include "sim/op_flags.hpp"
 #include "sim/output.hpp"
-#include "sim/plot.hpp"
+#include "experiment/plot.hpp"
 #include "validation/analytic.hpp"
 #include "validation/knee.hpp"
 

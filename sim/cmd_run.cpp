@@ -12,7 +12,7 @@
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
 #include "sim/output.hpp"
-#include "sim/trace.hpp"
+#include "experiment/trace.hpp"
 #include "validation/analytic.hpp"
 
 namespace roofsim {
@@ -112,7 +112,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   print_report(os, r, summarize_ops(r), o.top);
   if (!o.json.empty()) write_json(o.json, to_json(r));
   if (!o.csv.empty()) write_text(o.csv, records_csv(op_instance_records(r), kOpInstanceColumns));
-  if (!o.trace.empty()) write_trace(o.trace, r);
+  // Compact: a trace has hundreds of thousands of slices.
+  if (!o.trace.empty()) write_text(o.trace, trace_json(r).dump() + "\n");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "experiment/validation_suite.hpp"
-#include "sim/plot.hpp"
+#include "experiment/plot.hpp"
 #include "sim/progress_line.hpp"
 
 namespace roofsim {

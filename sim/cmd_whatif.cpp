@@ -13,7 +13,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
-#include "sim/plot.hpp"
+#include "experiment/plot.hpp"
 #include "sim/progress_line.hpp"
 
 namespace roofsim {

@@ -1,10 +1,8 @@
-#include "sim/trace.hpp"
-
-#include "sim/output.hpp"
+#include "experiment/trace.hpp"
 
 namespace roofsim {
 
-void write_trace(const std::string& path, const ExperimentResult& r) {
+nlohmann::json trace_json(const ExperimentResult& r) {
   // Chrome trace-event format: "X" slices with microsecond timestamps; one process for the
   // chip, one thread (track) per matrix unit, vector unit and HBM stack, plus a track of ops.
   nlohmann::json events = nlohmann::json::array();
@@ -36,8 +34,7 @@ void write_trace(const std::string& path, const ExperimentResult& r) {
                       {"args", {{"flops", o.bound.flops}, {"bytes", o.bound.bytes}, {"intensity", o.bound.intensity},
                                 {"bound_s", o.bound.bound_time_s}, {"roof", roof_name(o.bound.roof)}}}});
   }
-  // Compact: a trace has hundreds of thousands of slices.
-  write_text(path, nlohmann::json({{"traceEvents", events}, {"displayTimeUnit", "ns"}}).dump() + "\n");
+  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
 }
 
 }  // namespace roofsim

@@ -1,4 +1,4 @@
-#include "sim/plot.hpp"
+#include "experiment/plot.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,11 +1,12 @@
 #pragma once
 // Chrome trace-event JSON (opens in Perfetto and chrome://tracing) of an experiment.
-#include <string>
+#include <nlohmann/json.hpp>
 
 #include "experiment/inference.hpp"
 
 namespace roofsim {
 
-void write_trace(const std::string& path, const ExperimentResult& r);
+// The timeline of the steps the experiment traced (Experiment::trace_steps).
+nlohmann::json trace_json(const ExperimentResult& r);
 
 }  // namespace roofsim

@@ -4,108 +4,85 @@
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "core/hardware_params.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
 
 namespace {
 
-constexpr double kMHz = 1e6;
-constexpr double kGBps = 1e9;
-constexpr double kNs = 1e-9;
+// Reads the declared parameters of one table (core/hardware_params) into `hw`.
+void read_declared(ConfigTable& t, HardwareSpec& hw) {
+  const std::string prefix = t.path() + ".";
+  for (const HardwareParam& p : hardware_params()) {
+    const std::string key_path = p.key;
+    if (!p.field || key_path.rfind(prefix, 0) != 0 || key_path.find('.', prefix.size()) != std::string::npos) continue;
+    const std::string key = key_path.substr(prefix.size());
+    const ParamField field = p.field(hw);
+    switch (p.kind) {
+      case ParamKind::positive:
+        *std::get<double*>(field) = (p.required ? t.positive_number(key) : t.positive_number_or(key, p.fallback)) * p.to_si;
+        break;
+      case ParamKind::non_negative:
+        *std::get<double*>(field) = (p.required ? t.non_negative_number(key) : t.non_negative_number_or(key, p.fallback)) * p.to_si;
+        break;
+      case ParamKind::fraction:
+        *std::get<double*>(field) = (p.required ? t.fraction(key) : t.fraction_or(key, p.fallback)) * p.to_si;
+        break;
+      case ParamKind::count:
+        *std::get<std::int64_t*>(field) =
+            p.required ? t.positive_integer(key) : t.positive_integer_or(key, static_cast<std::int64_t>(p.fallback));
+        break;
+      case ParamKind::flag:
+        *std::get<bool*>(field) = p.required ? t.boolean(key) : t.boolean_or(key, p.fallback != 0);
+        break;
+      case ParamKind::text:
+        *std::get<std::string*>(field) = p.required ? t.string(key) : t.string_or(key, "");
+        break;
+    }
+  }
+}
 
-MatrixSpec read_matrix(ConfigTable t) {
-  MatrixSpec m;
-  m.kind = t.one_of("kind", {"systolic", "tensor_core"});
-  m.units = t.positive_integer("units");
-  m.clock_hz = t.positive_number("clock_mhz") * kMHz;
-  m.sustained_clock_hz = t.positive_number_or("sustained_clock_mhz", m.clock_hz / kMHz) * kMHz;
+// Parameters per dtype: "bf16 = 1.0" rows of a table, every key a dtype.
+std::map<DType, double> read_per_dtype(ConfigTable t, bool fractions) {
+  std::map<DType, double> out;
+  for (const std::string& key : t.keys()) {
+    DType d;
+    if (!parse_dtype(key, d)) t.fail(key, "unknown dtype (expected one of " + dtype_list() + ")");
+    out[d] = fractions ? t.fraction(key) : t.positive_number(key);
+  }
+  t.reject_unknown_keys();
+  return out;
+}
+
+void read_matrix(ConfigTable t, HardwareSpec& hw) {
+  MatrixSpec& m = hw.matrix;
+  read_declared(t, hw);
+  t.one_of("kind", {"systolic", "tensor_core"});
+  if (!t.has("sustained_clock_mhz")) m.sustained_clock_hz = m.clock_hz;
   if (m.sustained_clock_hz > m.clock_hz) {
     t.fail("sustained_clock_mhz", "must not exceed clock_mhz (the datasheet clock)");
   }
-  m.macs_per_clock = t.positive_number("macs_per_clock");
-  m.granule_m = t.positive_integer("granule_m");
-  m.granule_n = t.positive_integer("granule_n");
-  m.granule_k = t.positive_integer("granule_k");
-  m.work_tile_m = t.positive_integer("work_tile_m");
-  m.work_tile_n = t.positive_integer("work_tile_n");
-  m.weight_stationary = t.boolean_or("weight_stationary", false);
-  m.weight_load_cycles = t.non_negative_number_or("weight_load_cycles", 0);
   if (m.weight_stationary && !t.has("weight_load_cycles")) {
     t.fail("weight_load_cycles", "missing: required when weight_stationary = true");
   }
-  m.pipeline_latency_cycles = t.non_negative_number_or("pipeline_latency_cycles", 0);
-  ConfigTable rates = t.table("dtype_rate");
-  for (const std::string& key : rates.keys()) {
-    DType d;
-    if (!parse_dtype(key, d)) rates.fail(key, "unknown dtype (expected one of " + dtype_list() + ")");
-    m.dtype_rate[d] = rates.positive_number(key);
-  }
+  m.dtype_rate = read_per_dtype(t.table("dtype_rate"), false);
   if (!m.dtype_rate.count(DType::bf16)) {
     t.fail("dtype_rate", "must list bf16 (macs_per_clock is the bf16 rate)");
   }
-  rates.reject_unknown_keys();
   if (auto eff = t.optional_table("dtype_efficiency")) {
-    for (const std::string& key : eff->keys()) {
-      DType d;
-      if (!parse_dtype(key, d)) eff->fail(key, "unknown dtype (expected one of " + dtype_list() + ")");
-      if (!m.dtype_rate.count(d)) eff->fail(key, "efficiency for a dtype that dtype_rate does not list");
-      m.dtype_efficiency[d] = eff->fraction(key);
+    m.dtype_efficiency = read_per_dtype(*eff, true);
+    for (const auto& [d, e] : m.dtype_efficiency) {
+      if (!m.dtype_rate.count(d)) eff->fail(std::string(dtype_name(d)), "efficiency for a dtype that dtype_rate does not list");
     }
-    eff->reject_unknown_keys();
   }
   t.reject_unknown_keys();
-  return m;
 }
 
-VectorSpec read_vector(ConfigTable t) {
-  VectorSpec v;
-  v.units = t.positive_integer("units");
-  v.clock_hz = t.positive_number("clock_mhz") * kMHz;
-  v.flops_per_clock = t.positive_number("flops_per_clock");
-  v.pipeline_latency_cycles = t.non_negative_number_or("pipeline_latency_cycles", 0);
+// A table of declared parameters only.
+void read_table(ConfigTable t, HardwareSpec& hw) {
+  read_declared(t, hw);
   t.reject_unknown_keys();
-  return v;
-}
-
-HbmSpec read_hbm(ConfigTable t) {
-  HbmSpec h;
-  h.capacity_bytes = t.positive_number("capacity_bytes");
-  h.stacks = t.positive_integer("stacks");
-  h.channels = t.positive_integer("channels");
-  h.bandwidth = t.positive_number("bandwidth_gb_per_s") * kGBps;
-  h.efficiency = t.fraction_or("efficiency", 1.0);
-  h.access_latency_s = t.non_negative_number_or("access_latency_ns", 0) * kNs;
-  h.interleave_bytes = t.positive_integer("interleave_bytes");
-  t.reject_unknown_keys();
-  return h;
-}
-
-DmaSpec read_dma(ConfigTable t) {
-  DmaSpec d;
-  d.max_inflight_bytes = t.positive_number("max_inflight_bytes");
-  d.request_bytes = t.positive_number("request_bytes");
-  if (d.request_bytes > d.max_inflight_bytes) {
-    t.fail("request_bytes", "must not exceed max_inflight_bytes");
-  }
-  t.reject_unknown_keys();
-  return d;
-}
-
-LinkSpec read_links(ConfigTable t) {
-  LinkSpec l;
-  l.kind = t.string("kind");
-  l.count = t.positive_integer("count");
-  l.bandwidth_per_direction = t.positive_number("bandwidth_gb_per_s") * kGBps;
-  l.efficiency = t.fraction_or("efficiency", 1.0);
-  l.in_switch_reduction = t.boolean_or("in_switch_reduction", false);
-  l.switch_reduction_rate = t.positive_number_or("switch_reduction_gb_per_s", 0) * kGBps;
-  if (l.switch_reduction_rate > 0 && !l.in_switch_reduction) {
-    t.fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
-  }
-  l.latency_s = t.non_negative_number_or("latency_ns", 0) * kNs;
-  t.reject_unknown_keys();
-  return l;
 }
 
 // Does `dotted` ("matrix.dtype_rate.bf16") name a value in the document?
@@ -144,23 +121,21 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   hw.name = name;
 
   ConfigTable chip = top.table("chip");
-  hw.description = chip.string("description");
-  hw.tile_buffer = chip.string("tile_buffer");
-  hw.op_overhead_s = chip.non_negative_number_or("op_overhead_ns", 0) * kNs;
-  chip.reject_unknown_keys();
-
-  hw.matrix = read_matrix(top.table("matrix"));
-  hw.vector = read_vector(top.table("vector"));
-  hw.hbm = read_hbm(top.table("hbm"));
-  hw.dma = read_dma(top.table("dma"));
+  read_table(chip, hw);
+  read_matrix(top.table("matrix"), hw);
+  read_table(top.table("vector"), hw);
+  read_table(top.table("hbm"), hw);
+  ConfigTable dma = top.table("dma");
+  read_table(dma, hw);
+  if (hw.dma.request_bytes > hw.dma.max_inflight_bytes) dma.fail("request_bytes", "must not exceed max_inflight_bytes");
 
   ConfigTable onchip = top.table("onchip");
   for (const std::string& name : onchip.keys()) {
     ConfigTable mem = onchip.table(name);
     OnChipMemory m;
     m.name = name;
-    m.capacity_bytes = mem.positive_number("capacity_bytes");
-    m.bandwidth = mem.positive_number("bandwidth_gb_per_s") * kGBps;
+    m.capacity_bytes = mem.positive_number("capacity_bytes") * find_hardware_param("onchip.NAME.capacity_bytes")->to_si;
+    m.bandwidth = mem.positive_number("bandwidth_gb_per_s") * find_hardware_param("onchip.NAME.bandwidth_gb_per_s")->to_si;
     mem.reject_unknown_keys();
     hw.onchip.push_back(m);
   }
@@ -172,20 +147,17 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
                       "names '" + hw.tile_buffer + "', which is not a table under [onchip]");
   }
 
-  if (auto links = top.optional_table("links")) hw.links = read_links(*links);
+  if (auto links = top.optional_table("links")) {
+    read_table(*links, hw);
+    if (hw.links.switch_reduction_rate > 0 && !hw.links.in_switch_reduction) {
+      links->fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
+    }
+  }
   if (auto pim = top.optional_table("pim")) {
     hw.pim.present = true;
-    hw.pim.internal_bandwidth_factor = pim->positive_number("internal_bandwidth_factor");
-    hw.pim.flops_per_clock = pim->positive_number("flops_per_clock");
-    hw.pim.clock_hz = pim->positive_number("clock_mhz") * kMHz;
-    hw.pim.max_rows = pim->positive_integer("max_rows");
-    hw.pim.step_bytes = pim->positive_number("step_bytes");
-    pim->reject_unknown_keys();
+    read_table(*pim, hw);
   }
-  if (auto host = top.optional_table("host")) {
-    hw.host_launch_interval_s = host->non_negative_number("launch_interval_ns") * kNs;
-    host->reject_unknown_keys();
-  }
+  if (auto host = top.optional_table("host")) read_table(*host, hw);
 
   if (auto prov = top.optional_table("provenance")) {
     for (const std::string& key : prov->keys()) {

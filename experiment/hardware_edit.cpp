@@ -5,6 +5,7 @@
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "core/hardware_params.hpp"
 #include "core/parse.hpp"
 #include "core/presets.hpp"
 
@@ -38,15 +39,18 @@ double HardwareDocument::get(const std::string& key) const {
 
 void HardwareDocument::put(const std::string& key, double value, const std::string& why) {
   toml::node* node = doc_.at_path(key).node();
-  if (!node || !(node->is_integer() || node->is_floating_point())) {
-    throw InputError(name_ + ": the hardware file has no number at '" + key + "'");
-  }
-  if (node->is_integer() && value == static_cast<double>(static_cast<std::int64_t>(value))) {
+  const auto dot = key.rfind('.');
+  toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
+  const HardwareParam* declared = find_hardware_param(key);
+  if (!node && parent && declared && declared->kind != ParamKind::text && declared->kind != ParamKind::flag) {
+    // A declared parameter the file leaves at its default: set it.
+    parent->insert_or_assign(key.substr(dot + 1), value);
+  } else if (!node || !(node->is_integer() || node->is_floating_point())) {
+    throw InputError(name_ + ": the hardware file has no number at '" + key + "' (hardware keys: docs/hardware-keys.md)");
+  } else if (node->is_integer() && value == static_cast<double>(static_cast<std::int64_t>(value))) {
     *node->as_integer() = static_cast<std::int64_t>(value);
   } else {
     // An integer becomes a float when the new value is fractional.
-    const auto dot = key.rfind('.');
-    toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
     parent->insert_or_assign(dot == std::string::npos ? key : key.substr(dot + 1), value);
   }
   if (toml::table* prov = doc_["provenance"].as_table()) prov->insert_or_assign(key, "what-if: " + why);

@@ -4,6 +4,7 @@
 
 #include "core/format.hpp"
 #include "core/hardware.hpp"
+#include "core/hardware_params.hpp"
 #include "core/presets.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -57,6 +58,10 @@ void add_hw_command(CLI::App& app) {
     }
     if (!opt->json.empty()) write_json(opt->json, j);
   });
+
+  hw->add_subcommand("keys", "Every hardware key a file may hold: unit, value, default and meaning (Markdown; "
+                             "docs/hardware-keys.md is this output)")
+      ->callback([] { std::cout << hardware_keys_markdown(); });
 }
 
 }  // namespace roofsim

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include "core/hardware.hpp"
+#include "core/hardware_params.hpp"
 #include "core/presets.hpp"
 #include "workloads/model.hpp"
 
@@ -48,4 +49,28 @@ TEST_CASE("the required model presets exist and load", "[presets]") {
     INFO(m);
     CHECK_NOTHROW(load_model(m));
   }
+}
+
+TEST_CASE("every key of every hardware preset is a declared parameter, and only declared ones are", "[presets]") {
+  for (const auto& n : list_presets("hardware")) {
+    const toml::table doc = toml::parse_file(resolve_preset("hardware", n));
+    std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t, const std::string& prefix) {
+      for (const auto& [k, v] : t) {
+        const std::string key = prefix + std::string(k.str());
+        if (key == "provenance") continue;
+        if (const toml::table* inner = v.as_table()) {
+          walk(*inner, key + ".");
+        } else {
+          INFO(n << ": " << key);
+          CHECK(find_hardware_param(key) != nullptr);
+        }
+      }
+    };
+    walk(doc, "");
+  }
+  CHECK(find_hardware_param("hbm.bandwidth_gb_per_s")->to_si == 1e9);
+  CHECK(find_hardware_param("matrix.dtype_rate.fp8") != nullptr);
+  CHECK(find_hardware_param("onchip.l2.capacity_bytes") != nullptr);
+  CHECK(find_hardware_param("hbm.bandwidth") == nullptr);
+  CHECK(find_hardware_param("matrix.dtype_rate") == nullptr);
 }

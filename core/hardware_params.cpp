@@ -1,0 +1,167 @@
+#include "core/hardware_params.hpp"
+
+#include <sstream>
+
+namespace roofsim {
+
+namespace {
+
+constexpr double kMHz = 1e6, kGBps = 1e9, kNs = 1e-9;
+using K = ParamKind;
+
+// Short helpers so that each row reads as a declaration.
+#define FIELD(expr) [](HardwareSpec& h) -> ParamField { return &h.expr; }
+
+std::vector<HardwareParam> make_params() {
+  return {
+      {"chip.description", "", 1, K::text, true, 0, "Human name of the chip", FIELD(description)},
+      {"chip.tile_buffer", "", 1, K::text, true, 0, "Which [onchip] memory holds an op's tiles (its capacity bounds the tiler)", FIELD(tile_buffer)},
+      {"chip.op_overhead_ns", "ns", kNs, K::non_negative, false, 0, "Device-side fixed cost of one op: kernel start and drain", FIELD(op_overhead_s)},
+
+      {"matrix.kind", "", 1, K::text, true, 0, "systolic (TPU MXU, weight-stationary) or tensor_core (a GPU SM's tensor cores)", FIELD(matrix.kind)},
+      {"matrix.units", "", 1, K::count, true, 0, "Matrix units: MXUs or SMs", FIELD(matrix.units)},
+      {"matrix.clock_mhz", "MHz", kMHz, K::positive, true, 0, "The clock the datasheet peak assumes", FIELD(matrix.clock_hz)},
+      {"matrix.sustained_clock_mhz", "MHz", kMHz, K::positive, false, 0,
+       "Clock under sustained matrix load (calibrated; at most clock_mhz)", FIELD(matrix.sustained_clock_hz), true, "clock_mhz"},
+      {"matrix.macs_per_clock", "MAC/clock", 1, K::positive, true, 0, "Multiply-accumulates per clock per unit, bf16", FIELD(matrix.macs_per_clock)},
+      {"matrix.granule_m", "", 1, K::count, true, 0, "Op rows are padded up to a multiple of this", FIELD(matrix.granule_m)},
+      {"matrix.granule_n", "", 1, K::count, true, 0, "Op columns are padded up to a multiple of this (systolic: the array width)", FIELD(matrix.granule_n)},
+      {"matrix.granule_k", "", 1, K::count, true, 0, "The reduction is padded up to a multiple of this (systolic: the array height)", FIELD(matrix.granule_k)},
+      {"matrix.work_tile_m", "", 1, K::count, true, 0, "Rows of the output tile one unit works on (a CTA tile; halved for small ops)", FIELD(matrix.work_tile_m)},
+      {"matrix.work_tile_n", "", 1, K::count, true, 0, "Columns of that output tile", FIELD(matrix.work_tile_n)},
+      {"matrix.weight_stationary", "", 1, K::flag, false, 0, "The array loads a weight tile before streaming rows through it", FIELD(matrix.weight_stationary)},
+      {"matrix.weight_load_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Cycles to load a weight tile (required when weight_stationary)", FIELD(matrix.weight_load_cycles)},
+      {"matrix.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0, "Fill and drain of one tile job", FIELD(matrix.pipeline_latency_cycles)},
+      {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
+       "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
+      {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,
+       "Fraction of that rate the array sustains for a dtype, relative to bf16 (calibrated; default 1)", nullptr, false},
+
+      {"vector.units", "", 1, K::count, true, 0, "Vector units (SMs' CUDA cores, a TPU core's VPU)", FIELD(vector.units)},
+      {"vector.clock_mhz", "MHz", kMHz, K::positive, true, 0, "Vector units' clock", FIELD(vector.clock_hz)},
+      {"vector.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "FP32 FLOPs per clock per unit", FIELD(vector.flops_per_clock)},
+      {"vector.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0, "Fill and drain of one vector job", FIELD(vector.pipeline_latency_cycles)},
+
+      {"hbm.capacity_bytes", "bytes", 1, K::positive, true, 0, "HBM capacity", FIELD(hbm.capacity_bytes)},
+      {"hbm.stacks", "", 1, K::count, true, 0, "HBM stacks (trace tracks)", FIELD(hbm.stacks)},
+      {"hbm.channels", "", 1, K::count, true, 0, "Independent channels across all stacks; each a server", FIELD(hbm.channels)},
+      {"hbm.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Peak bandwidth (datasheet), split evenly over the channels", FIELD(hbm.bandwidth)},
+      {"hbm.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of peak per channel (calibrated)", FIELD(hbm.efficiency)},
+      {"hbm.access_latency_ns", "ns", kNs, K::non_negative, false, 0, "Access latency of a request, pipelined", FIELD(hbm.access_latency_s)},
+      {"hbm.interleave_bytes", "bytes", 1, K::count, true, 0, "Granule of the address space each channel owns in turn", FIELD(hbm.interleave_bytes)},
+
+      {"dma.max_inflight_bytes", "bytes", 1, K::positive, true, 0,
+       "Bytes the DMA engine keeps outstanding: short transfers cannot reach peak (Little's law)", FIELD(dma.max_inflight_bytes)},
+      {"dma.request_bytes", "bytes", 1, K::positive, true, 0, "One request to the memory system (at most max_inflight_bytes)", FIELD(dma.request_bytes)},
+
+      {"onchip.NAME.capacity_bytes", "bytes", 1, K::positive, true, 0, "Capacity of an on-chip memory (L2, shared memory, CMEM, ...)", nullptr},
+      {"onchip.NAME.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Its aggregate bandwidth (carried, not yet a server)", nullptr},
+
+      {"links.kind", "", 1, K::text, true, 0, "Link family: nvlink4, ici, ... (ici: default topologies are tori)", FIELD(links.kind)},
+      {"links.count", "", 1, K::count, true, 0, "Links per chip (on a switch: the chip's port)", FIELD(links.count)},
+      {"links.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Bandwidth per link per direction", FIELD(links.bandwidth_per_direction)},
+      {"links.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of link bandwidth (calibrated)", FIELD(links.efficiency)},
+      {"links.in_switch_reduction", "", 1, K::flag, false, 0, "The switch can reduce (NVLink SHARP)", FIELD(links.in_switch_reduction)},
+      {"links.switch_reduction_gb_per_s", "GB/s", kGBps, K::positive, false, 0,
+       "Bytes per second per port the switch reduces (needs in_switch_reduction)", FIELD(links.switch_reduction_rate), false,
+       "port speed"},
+      {"links.latency_ns", "ns", kNs, K::non_negative, false, 0, "Latency of a transfer over one link (or through the switch)", FIELD(links.latency_s)},
+
+      {"pim.internal_bandwidth_factor", "x", 1, K::positive, true, 0,
+       "Bank-side bandwidth of a near-memory unit over its channel's external bandwidth", FIELD(pim.internal_bandwidth_factor)},
+      {"pim.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "Per channel's near-memory unit, bf16", FIELD(pim.flops_per_clock)},
+      {"pim.clock_mhz", "MHz", kMHz, K::positive, true, 0, "Near-memory units' clock", FIELD(pim.clock_hz)},
+      {"pim.max_rows", "", 1, K::count, true, 0, "GEMMs with at most this many rows go to the near-memory units (--near-memory auto)", FIELD(pim.max_rows)},
+      {"pim.step_bytes", "bytes", 1, K::positive, true, 0, "Weights per channel per step (simulation granularity)", FIELD(pim.step_bytes)},
+
+      {"host.launch_interval_ns", "ns", kNs, K::non_negative, true, 0,
+       "Host time to launch one op when ops launch one by one (--launch per_op)", FIELD(host_launch_interval_s), false},
+  };
+}
+#undef FIELD
+
+// "matrix.dtype_rate.fp8" matches "matrix.dtype_rate.DTYPE"; "onchip.l2.capacity_bytes"
+// matches "onchip.NAME.capacity_bytes".
+bool key_matches(const std::string& pattern, const std::string& key) {
+  std::size_t p = 0, k = 0;
+  while (p < pattern.size() && k < key.size()) {
+    const std::size_t pe = pattern.find('.', p), ke = key.find('.', k);
+    const std::string ps = pattern.substr(p, pe - p), ks = key.substr(k, ke - k);
+    const bool wildcard = ps == "DTYPE" || ps == "NAME";
+    if (!wildcard && ps != ks) return false;
+    if ((pe == std::string::npos) != (ke == std::string::npos)) return false;
+    if (pe == std::string::npos) return true;
+    p = pe + 1;
+    k = ke + 1;
+  }
+  return false;
+}
+
+const char* kind_text(ParamKind k) {
+  switch (k) {
+    case K::positive: return "number > 0";
+    case K::non_negative: return "number >= 0";
+    case K::fraction: return "fraction in (0, 1]";
+    case K::count: return "integer > 0";
+    case K::flag: return "true or false";
+    case K::text: return "text";
+  }
+  return "";
+}
+
+}  // namespace
+
+const std::vector<HardwareParam>& hardware_params() {
+  static const std::vector<HardwareParam> params = make_params();
+  return params;
+}
+
+const HardwareParam* find_hardware_param(const std::string& key) {
+  for (const HardwareParam& p : hardware_params()) {
+    if (key_matches(p.key, key)) return &p;
+  }
+  return nullptr;
+}
+
+const std::vector<OptionalTable>& optional_hardware_tables() {
+  static const std::vector<OptionalTable> tables = {
+      {"matrix.dtype_efficiency", "every dtype runs at its full rate"},
+      {"links", "the chip has no chip-to-chip links: single-chip runs only"},
+      {"pim", "no near-memory compute units"},
+      {"host", "no host launch cost (ops launch as one graph)"},
+  };
+  return tables;
+}
+
+std::string hardware_keys_markdown() {
+  std::ostringstream md;
+  md << "# Hardware keys\n\n"
+        "Every key a hardware file (`configs/hardware/*.toml`) may hold, generated from the one table that\n"
+        "declares them (`core/hardware_params.cpp`) by `roofsim hw keys`. A test keeps this file equal to\n"
+        "that output. Units are those of the file; the program works in SI units. Unknown keys are errors.\n"
+        "`[provenance]` maps any key to where its number comes from. `whatif --set/--scale`, sweeps and\n"
+        "the Python module's `Hardware` objects change these keys (friendly names: `compute` scales\n"
+        "`matrix.macs_per_clock` and `vector.flops_per_clock`; `hbm.bandwidth`, `links.bandwidth` and\n"
+        "`hbm.capacity` name the keys with their units).\n\n"
+        "| key | unit | value | required | default | meaning |\n|---|---|---|---|---|---|\n";
+  for (const HardwareParam& p : hardware_params()) {
+    std::ostringstream def;
+    if (p.default_text) {
+      def << p.default_text;
+    } else if (!p.required) {
+      if (p.kind == K::flag) {
+        def << (p.fallback != 0 ? "true" : "false");
+      } else {
+        def << p.fallback;
+      }
+    }
+    md << "| `" << p.key << "` | " << p.unit << " | " << kind_text(p.kind) << " | " << (p.required ? "yes" : "no") << " | "
+       << def.str() << " | " << p.meaning << " |\n";
+  }
+  md << "\nTables a file may leave out:\n\n";
+  for (const OptionalTable& t : optional_hardware_tables()) md << "- `[" << t.name << "]`: " << t.when_absent << ".\n";
+  return md.str();
+}
+
+}  // namespace roofsim

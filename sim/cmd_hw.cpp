@@ -9,6 +9,7 @@
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "experiment/hardware_json.hpp"
+#include "experiment/results.hpp"
 #include "validation/analytic.hpp"
 
 namespace roofsim {
@@ -56,7 +57,7 @@ void add_hw_command(CLI::App& app) {
       }
       t.print(std::cout);
     }
-    if (!opt->json.empty()) write_json(opt->json, j);
+    if (!opt->json.empty()) write_json(opt->json, versioned(j));
   });
 
   hw->add_subcommand("keys", "Every hardware key a file may hold: unit, value, default and meaning (Markdown; "

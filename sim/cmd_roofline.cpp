@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "experiment/results.hpp"
 #include "core/format.hpp"
 #include "core/hardware.hpp"
 #include "sim/cli_options.hpp"
@@ -72,7 +73,7 @@ void run(const RooflineOptions& o) {
     print_op(os, kind, b);
     j["op"] = op_json(kind, b);
   }
-  if (!o.json.empty()) write_json(o.json, j);
+  if (!o.json.empty()) write_json(o.json, versioned(j));
 }
 
 }  // namespace

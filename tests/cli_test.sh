@@ -133,6 +133,17 @@ expect_error "bad shard" "expected I/N" "$roofsim" whatif --sweep batch=1,2 --sh
 expect_error "bad sweep" "is not a positive number" "$roofsim" whatif --sweep batch=1,x
 expect_error "whatif bad key" "has no number at 'foo.bar'" "$roofsim" whatif --scale foo.bar=2
 expect_error "whatif no variant" "at least one variant" "$roofsim" whatif
+# whatif takes every run flag, parallelism included, and runs its variants in-process.
+expect_ok "whatif with tp" "$roofsim" whatif --model llama-3-70b --tp 8 --gen 2 --prompt 64 --scale hbm.bandwidth=2 --json "$tmp/w70.json" --csv "$tmp/w70.csv"
+if grep -q '"tp": 8' "$tmp/w70.json" && grep -q '"schema_version": 1' "$tmp/w70.json"; then ok; else bad "whatif --tp 8 json"; fi
+if head -1 "$tmp/w70.csv" | grep -q "variant" && [ "$(wc -l < "$tmp/w70.csv")" -eq 3 ]; then ok; else bad "whatif csv: $(head -2 "$tmp/w70.csv")"; fi
+# A grid: every combination, in grid order; a point that does not fit is listed, not fatal.
+expect_ok "sweep grid" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 --json "$tmp/grid.json" --csv "$tmp/grid.csv"
+if [ "$(grep -c '"index"' "$tmp/grid.json")" -eq 4 ] && [ "$(wc -l < "$tmp/grid.csv")" -eq 5 ]; then ok; else bad "sweep grid has 4 points"; fi
+expect_ok "sweep point that does not fit" "$roofsim" whatif --model llama-2-13b --sweep batch=1,4096 --prompt 4096 --gen 2
+contains "skipped point" "skipped:"
+expect_ok "hw keys" "$roofsim" hw keys
+contains "hw keys" "hbm.bandwidth_gb_per_s"
 # Invariant 6: the same inputs give byte-identical results (wall-clock fields aside).
 "$roofsim" run --gen 4 --json "$tmp/d1.json" --csv "$tmp/d1.csv" >/dev/null 2>&1
 "$roofsim" run --gen 4 --json "$tmp/d2.json" --csv "$tmp/d2.csv" >/dev/null 2>&1

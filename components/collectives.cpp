@@ -52,7 +52,7 @@ CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vect
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group) {
   const bool sw = t.kind == Topology::Kind::switched;
   auto fail = [&](const std::string& why) {
-    throw InputError("--algo " + collective_algo_name(a) + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);
+    throw InputError("${algo} " + collective_algo_name(a) + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);
   };
   if ((a == CollectiveAlgo::switch_oneshot || a == CollectiveAlgo::switch_reduce) && !sw) fail("needs a switch topology (switch:N)");
   if ((a == CollectiveAlgo::torus || a == CollectiveAlgo::torus_split || a == CollectiveAlgo::bidirectional_ring) && sw) {
@@ -72,7 +72,7 @@ void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std
   if (!is_subtorus(t, group)) {
     if (a != CollectiveAlgo::ring) {
       fail("a group of " + std::to_string(group.size()) + " chips that spans no whole leading dimensions of " + t.name() +
-           " (sizes that do: " + t.group_sizes() + ") has no links of its own: it runs a ring routed between its members (--algo ring)");
+           " (sizes that do: " + t.group_sizes() + ") has no links of its own: it runs a ring routed between its members (${algo} ring)");
     }
     return;
   }

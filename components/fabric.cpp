@@ -95,16 +95,16 @@ Topology parse_topology(const std::string& text) {
   while (std::getline(ss, part, 'x')) {
     const auto v = parse_integer(part);
     if (!v || *v <= 0 || *v > 65536) {
-      throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N, with positive sizes");
+      throw InputError("${topology} '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N, with positive sizes");
     }
     t.dims.push_back(static_cast<int>(*v));
   }
   if (t.dims.empty() || t.dims.size() > 3 || (t.kind == Topology::Kind::switched && t.dims.size() != 1)) {
-    throw InputError("--topology '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N");
+    throw InputError("${topology} '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N");
   }
   if (t.kind != Topology::Kind::switched && t.dims.size() > 1) t.kind = Topology::Kind::torus;
-  if (t.chips() < 2) throw InputError("--topology '" + text + "': needs at least two chips");
-  if (t.chips() > 65536) throw InputError("--topology '" + text + "': at most 65536 chips");
+  if (t.chips() < 2) throw InputError("${topology} '" + text + "': needs at least two chips");
+  if (t.chips() > 65536) throw InputError("${topology} '" + text + "': at most 65536 chips");
   return t;
 }
 

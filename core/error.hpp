@@ -6,10 +6,22 @@
 
 namespace roofsim {
 
-// Bad input: a file, a flag or a combination of them that roofsim refuses.
+// How a message names the settings it refuses. The library writes a setting as ${name}
+// (its own terms: tp, topology, gen, ...); each client shows it its way: the CLI as the flag
+// (--tp, --weights-dtype), the Python module and everything else as the name itself.
+enum class SettingNames { key, flag };
+std::string render_setting_names(const std::string& message, SettingNames style);
+
+// Bad input: a file, a setting or a combination of them that roofsim refuses. what() names
+// settings as keys; raw() keeps the ${name} marks for clients that name them otherwise.
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& message)
+      : std::runtime_error(render_setting_names(message, SettingNames::key)), raw_(message) {}
+  const std::string& raw() const { return raw_; }
+
+ private:
+  std::string raw_;
 };
 
 // Bad input located in a configuration file.

@@ -127,7 +127,7 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
   for (const CollectiveSpec& spec : specs) {
     check_algo(t, spec.kind, spec.algo, spec.group);
     if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
-      throw InputError(hw.name + ": --algo switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
+      throw InputError(hw.name + ": ${algo} switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
     }
   }
   const CollectiveSpec& spec = specs.front();
@@ -166,18 +166,18 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
   spec.kind = x.kind;
   spec.bytes = x.bytes;
   if (x.to >= 0) {
-    if (spec.kind != CollectiveKind::sendrecv) throw InputError("--to is for --op sendrecv");
+    if (spec.kind != CollectiveKind::sendrecv) throw InputError("${to} is for ${op} sendrecv");
     if (x.to == 0 || x.to >= t.chips()) {
-      throw InputError("--to " + std::to_string(x.to) + ": expected a chip from 1 to " + std::to_string(t.chips() - 1) + " of " + t.name());
+      throw InputError("${to} " + std::to_string(x.to) + ": expected a chip from 1 to " + std::to_string(t.chips() - 1) + " of " + t.name());
     }
     spec.group = {0, x.to};
   }
   // Every group of `group` consecutive chips runs the collective at once.
   const int group = x.group > 0 ? x.group : t.chips();
   if (x.group > 0) {
-    if (spec.kind == CollectiveKind::sendrecv) throw InputError("--group is not for sendrecv (use --to)");
+    if (spec.kind == CollectiveKind::sendrecv) throw InputError("${group} is not for sendrecv (use ${to})");
     if (t.chips() % x.group != 0) {
-      throw InputError("--group " + std::to_string(x.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
+      throw InputError("${group} " + std::to_string(x.group) + " must divide the " + std::to_string(t.chips()) + " chips of " + t.name());
     }
   }
   if (x.algo) {

@@ -343,14 +343,14 @@ ExperimentResult run_experiment(const Experiment& e, const RunControl& control) 
   check_pipeline(r.model, pass_for(e, 0));
   check_expert_parallel(r.model, pass_for(e, 0));
   const std::int64_t chips = e.tp * e.pp * e.ep;
-  if (chips > 65536) throw InputError("--tp x --pp x --ep: " + std::to_string(chips) + " chips, at most 65536");
+  if (chips > 65536) throw InputError("${tp} x ${pp} x ${ep}: " + std::to_string(chips) + " chips, at most 65536");
   const ChipLayout layout{static_cast<int>(e.tp), static_cast<int>(e.ep), static_cast<int>(e.pp)};
   std::unique_ptr<Topology> topology;
   if (chips > 1) {
     topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology));
     if (topology->chips() != chips) {
-      throw InputError("--topology " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; --tp " +
-                       std::to_string(e.tp) + " x --pp " + std::to_string(e.pp) + " x --ep " + std::to_string(e.ep) +
+      throw InputError("${topology} " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; ${tp} " +
+                       std::to_string(e.tp) + " x ${pp} " + std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) +
                        " needs " + std::to_string(chips));
     }
     r.topology = topology->name();

@@ -18,21 +18,21 @@ std::string terminal_for(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   if (ext == ".png") return "pngcairo size 1000,700 noenhanced";
   if (ext == ".svg") return "svg size 1000,700 noenhanced";
-  throw InputError("--plot " + path + ": expected a .png or .svg file name");
+  throw InputError("${plot} " + path + ": expected a .png or .svg file name");
 }
 
 // Runs gnuplot on `script` and removes `dir`; throws with gnuplot's messages on failure.
 void run_gnuplot(const fs::path& script, const fs::path& dir) {
   const std::string cmd = "gnuplot '" + script.string() + "' 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) throw InputError("--plot: cannot run gnuplot");
+  if (!pipe) throw InputError("${plot}: cannot run gnuplot");
   std::string messages;
   char buf[256];
   while (std::fgets(buf, sizeof buf, pipe)) messages += buf;
   const int rc = ::pclose(pipe);
   fs::remove_all(dir);
   if (rc != 0) {
-    throw InputError("--plot: gnuplot failed (is gnuplot installed? scripts/install-deps.sh installs it): " + messages);
+    throw InputError("${plot}: gnuplot failed (is gnuplot installed? scripts/install-deps.sh installs it): " + messages);
   }
 }
 

@@ -25,7 +25,8 @@ int sc_main(int argc, char* argv[]) {
   } catch (const CLI::Error& e) {  // parse errors, --help, and exit codes such as `cases run` failing
     return app.exit(e);
   } catch (const roofsim::InputError& e) {
-    std::cerr << "roofsim: error: " << e.what() << "\n";
+    // The library names settings in its own terms; here they are flags.
+    std::cerr << "roofsim: error: " << roofsim::render_setting_names(e.raw(), roofsim::SettingNames::flag) << "\n";
     return 2;
   }
   return 0;

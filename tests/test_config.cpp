@@ -137,3 +137,10 @@ TEST_CASE("model configs are checked too", "[config]") {
   CHECK_THAT(model_error("mlp = \"gated\"", "mlp = \"swiglu\""), Catch::Contains("model.mlp"));
   CHECK_THAT(model_error("vocab_size", "vocab_sizes"), Catch::Contains("model.vocab_size"));
 }
+
+TEST_CASE("errors name settings in the library's terms, and the CLI shows them as flags", "[config]") {
+  const InputError e("${ep} 3 must divide the 8 experts; ${weights_dtype} too");
+  CHECK(std::string(e.what()) == "ep 3 must divide the 8 experts; weights_dtype too");
+  CHECK(render_setting_names(e.raw(), SettingNames::flag) == "--ep 3 must divide the 8 experts; --weights-dtype too");
+  CHECK(render_setting_names("no marks, a stray ${ here", SettingNames::flag) == "no marks, a stray ${ here");
+}

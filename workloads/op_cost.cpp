@@ -57,11 +57,11 @@ GemmShape parse_gemm(const std::string& text, DType dtype) {
   std::string part;
   while (std::getline(ss, part, ',')) {
     const auto v = parse_integer(part);
-    if (!v) throw InputError("--gemm '" + text + "': '" + part + "' is not an integer (expected M,N,K or B,M,N,K)");
+    if (!v) throw InputError("${gemm} '" + text + "': '" + part + "' is not an integer (expected M,N,K or B,M,N,K)");
     dims.push_back(*v);
   }
   if (dims.size() != 3 && dims.size() != 4) {
-    throw InputError("--gemm '" + text + "': expected M,N,K or B,M,N,K");
+    throw InputError("${gemm} '" + text + "': expected M,N,K or B,M,N,K");
   }
   GemmShape g;
   std::size_t i = 0;
@@ -70,7 +70,7 @@ GemmShape parse_gemm(const std::string& text, DType dtype) {
   g.n = dims[i++];
   g.k = dims[i++];
   g.a = g.b = g.c = dtype;
-  check_shape(g, "--gemm " + text);
+  check_shape(g, "${gemm} " + text);
   return g;
 }
 

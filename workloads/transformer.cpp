@@ -307,30 +307,30 @@ ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t ge
 }
 
 void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
-  if (tp < 1) throw InputError("--tp must be at least 1");
-  if (tp > 4096) throw InputError("--tp " + std::to_string(tp) + ": at most 4096 chips");
+  if (tp < 1) throw InputError("${tp} must be at least 1");
+  if (tp > 4096) throw InputError("${tp} " + std::to_string(tp) + ": at most 4096 chips");
   (void)m;  // heads spread as evenly as they go; the builder takes the busiest chip's share
 }
 
 void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
   if (pass.ep == 1) return;
-  if (m.experts <= 1) throw InputError("--ep " + std::to_string(pass.ep) + ": " + m.name + " has no experts");
+  if (m.experts <= 1) throw InputError("${ep} " + std::to_string(pass.ep) + ": " + m.name + " has no experts");
   if (m.experts % pass.ep != 0) {
-    throw InputError("--ep " + std::to_string(pass.ep) + " must divide the " + std::to_string(m.experts) + " experts");
+    throw InputError("${ep} " + std::to_string(pass.ep) + " must divide the " + std::to_string(m.experts) + " experts");
   }
   if (pass.batch % (pass.ep * pass.microbatches) != 0) {
     const std::string times = pass.microbatches > 1 ? " x " + std::to_string(pass.microbatches) + " micro-batches" : "";
-    throw InputError("--ep " + std::to_string(pass.ep) + times + " must divide the batch (" + std::to_string(pass.batch) +
+    throw InputError("${ep} " + std::to_string(pass.ep) + times + " must divide the batch (" + std::to_string(pass.batch) +
                      "): attention is data parallel over the EP ranks");
   }
 }
 
 void check_pipeline(const ModelConfig& m, const ForwardPass& pass) {
   if (pass.pp < 1 || pass.pp > m.layers) {
-    throw InputError("--pp " + std::to_string(pass.pp) + ": between 1 and the model's " + std::to_string(m.layers) + " layers");
+    throw InputError("${pp} " + std::to_string(pass.pp) + ": between 1 and the model's " + std::to_string(m.layers) + " layers");
   }
   if (pass.microbatches < 1 || pass.batch % pass.microbatches != 0) {
-    throw InputError("--microbatches " + std::to_string(pass.microbatches) + " must divide the batch (" +
+    throw InputError("${microbatches} " + std::to_string(pass.microbatches) + " must divide the batch (" +
                      std::to_string(pass.batch) + ")");
   }
 }

@@ -83,3 +83,10 @@ def test_whatif_and_collective_and_case():
     case = roofsim.case("TTFT-H100-TRT090-GPT-J6B-tp1-128")
     assert abs(case["error"]) < 0.15
     assert "h100_sxm5" in roofsim.presets("hardware")
+
+
+def test_errors_name_settings_as_python_keywords():
+    with pytest.raises(ValueError, match=r"^ep 3 must divide the 8 experts"):
+        roofsim.run(model="mixtral-8x7b", ep=3, batch=3, gen=2)
+    with pytest.raises(ValueError, match=r"^topology switch:4 has 4 chips; tp 8"):
+        roofsim.run(model="llama-2-70b", tp=8, topology="switch:4", gen=2)

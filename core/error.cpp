@@ -1,0 +1,29 @@
+#include "core/error.hpp"
+
+namespace roofsim {
+
+std::string render_setting_names(const std::string& message, SettingNames style) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const std::size_t open = message.find("${", i);
+    const std::size_t close = open == std::string::npos ? std::string::npos : message.find('}', open);
+    if (close == std::string::npos) {
+      out += message.substr(i);
+      break;
+    }
+    out += message.substr(i, open - i);
+    std::string name = message.substr(open + 2, close - open - 2);
+    if (style == SettingNames::flag) {
+      for (char& c : name) {
+        if (c == '_') c = '-';
+      }
+      name = "--" + name;
+    }
+    out += name;
+    i = close + 1;
+  }
+  return out;
+}
+
+}  // namespace roofsim

@@ -1,5 +1,6 @@
 #pragma once
-// Collectives lowered to link transfers, step by step. A ring step is every chip of a ring
+// Collectives lowered to link transfers, step by step, as their algorithm (a registry:
+// components/collective_algorithm.hpp) plans them. A ring step is every chip of a ring
 // sending a chunk to its next neighbour; a chip sends step s + 1 as soon as it has received
 // step s, so slow links and contention delay exactly the chips that wait for them.
 #include <cstdint>
@@ -7,34 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "components/collective_algorithm.hpp"
 #include "components/fabric.hpp"
 
 namespace roofsim {
 
-enum class CollectiveKind { allreduce, allgather, reducescatter, alltoall, sendrecv };
-enum class CollectiveAlgo {
-  ring,                // one ring, one direction (on a switch: ring neighbours through the switch)
-  bidirectional_ring,  // the buffer halved over both directions of the ring
-  torus,               // dimension by dimension, both directions of each ring
-  torus_split,         // the buffer in three, each part starting on another dimension: six links busy
-  switch_oneshot,      // every chip sends each other chip its share through the switch
-  switch_reduce,       // in-switch reduction (NVLink SHARP): up once, reduced, down once
-  routed,              // all-to-all on a ring or torus: every chip sends each other chip its share
-                       // along the dimension-order route, all at once (links shared on the way)
-};
-
-bool parse_collective_kind(const std::string& s, CollectiveKind& out);
-bool parse_collective_algo(const std::string& s, CollectiveAlgo& out);
-std::string collective_kind_name(CollectiveKind k);
-std::string collective_algo_name(CollectiveAlgo a);
-// Whether a group (empty = every chip) of a ring or torus is a sub-torus with links of its own:
-// consecutive chips, aligned, spanning whole leading dimensions (Topology::spanned_dims).
-bool is_subtorus(const Topology& t, const std::vector<int>& group);
 // The algorithm used when none is given: ring on a switch (as NCCL), torus_split on a torus,
 // bidirectional ring on a ring; a group that is no sub-torus runs a routed ring; all-to-all is
 // switch_oneshot on a switch and routed elsewhere.
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group = {});
-// Throws InputError when the algorithm does not apply to the topology, collective or group.
+// Throws InputError when the algorithm does not apply to the topology, collective or group
+// (the algorithm's own refusal, components/collective_algorithms/).
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group = {});
 
 struct CollectiveSpec {

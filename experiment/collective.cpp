@@ -46,34 +46,6 @@ double busbw_factor(CollectiveKind k, int p) {
   return 1.0;
 }
 
-namespace {
-// All-to-all routed over a ring or torus: every member sends n / p to each other member along
-// the dimension-order route. A lower bound: the busiest link must carry its load, and its last
-// byte then needs a hop's latency to arrive; the longest route's share needs its hops'
-// latencies plus its own transfer time.
-double routed_alltoall_s(const Topology& t, std::vector<int> group, double n, double B, double alpha) {
-  if (group.empty()) {
-    for (int c = 0; c < t.chips(); ++c) group.push_back(c);
-  }
-  const std::size_t p = group.size();
-  if (p < 2) return 0;
-  const double share = std::ceil(n / static_cast<double>(p));
-  std::map<std::tuple<int, int, int>, double> load;  // (chip, dim, direction) -> bytes
-  std::size_t longest = 0;
-  for (int a : group) {
-    for (int b : group) {
-      if (a == b) continue;
-      const std::vector<Topology::Hop> hops = t.route(a, b);
-      longest = std::max(longest, hops.size());
-      for (const Topology::Hop& h : hops) load[{h.chip, h.dim, h.direction}] += share;
-    }
-  }
-  double busiest = 0;
-  for (const auto& [link, bytes] : load) busiest = std::max(busiest, bytes);
-  return std::max(busiest / B + alpha, share / B + static_cast<double>(longest) * alpha);
-}
-}  // namespace
-
 double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const CollectiveSpec& spec) {
   const int p = spec.group.empty() ? fabric.chips() : static_cast<int>(spec.group.size());
   const double n = static_cast<double>(spec.bytes);
@@ -87,34 +59,10 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
     const int to = spec.group.empty() ? 1 : spec.group[p > 1 ? 1 : 0];
     return routed_send_s(static_cast<int>(fabric.route(from, to).size()), n, B, a);
   }
-  if (spec.algo == CollectiveAlgo::routed) return routed_alltoall_s(fabric, spec.group, n, B, a);
-  if (!sw && !is_subtorus(fabric, spec.group)) {
-    // A ring routed between members: every step crosses at least one link (more hops and
-    // shared links only add time).
-    return spec.kind == CollectiveKind::allreduce ? ring_allreduce_s(p, n, B, a) : ring_gather_s(p, n, B, a);
-  }
-  // A group on a ring or torus runs over the dimensions it spans only.
-  const Topology t = sw ? fabric : fabric.subtorus(p);
-  switch (spec.algo) {
-    case CollectiveAlgo::ring:
-      if (sw) return switch_ring_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
-      return spec.kind == CollectiveKind::allreduce ? ring_allreduce_s(p, n, B, a) : ring_gather_s(p, n, B, a);
-    case CollectiveAlgo::bidirectional_ring:
-      return spec.kind == CollectiveKind::allreduce ? bidirectional_ring_allreduce_s(p, n, B, a)
-                                                    : ring_gather_s(p, n / 2, B, a);
-    case CollectiveAlgo::torus:
-    case CollectiveAlgo::torus_split: {
-      const bool split = spec.algo == CollectiveAlgo::torus_split;
-      return spec.kind == CollectiveKind::allreduce ? torus_allreduce_s(t.dims, n, B, a, split)
-                                                    : torus_gather_s(t.dims, n, B, a, split);
-    }
-    case CollectiveAlgo::switch_oneshot:
-      return switch_oneshot_s(p, n, port, a, spec.kind == CollectiveKind::allreduce ? 2 : 1);
-    case CollectiveAlgo::routed: break;  // handled above
-    case CollectiveAlgo::switch_reduce:
-      return switch_reduce_s(n, hw.links.switch_reduction_rate > 0 ? std::min(port, hw.links.switch_reduction_rate) : port, a);
-  }
-  return 0;
+  // A sub-torus group runs over the dimensions it spans only.
+  const Topology links = !sw && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;
+  const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate};
+  return collective_algorithms().get(spec.algo.name).bound_s(in);
 }
 
 CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,

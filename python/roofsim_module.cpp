@@ -237,7 +237,7 @@ PYBIND11_MODULE(roofsim, m) {
     if (!parse_collective_kind(op, x.kind)) throw InputError("op='" + op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
     if (!algo.empty()) {
       CollectiveAlgo a;
-      if (!parse_collective_algo(algo, a)) throw InputError("algo='" + algo + "': unknown algorithm");
+      if (!parse_collective_algo(algo, a)) throw InputError("algo='" + algo + "': expected one of " + collective_algorithm_list());
       x.algo = a;
     }
     if (bytes == 0) throw InputError("bytes must be positive");

@@ -63,7 +63,7 @@ void run(const CollectiveOptions& o) {
   if (!o.algo.empty()) {
     CollectiveAlgo algo;
     if (!parse_collective_algo(o.algo, algo)) {
-      throw InputError("--algo '" + o.algo + "': expected ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce or routed");
+      throw InputError("--algo '" + o.algo + "': expected one of " + collective_algorithm_list());
     }
     x.algo = algo;
   }
@@ -112,10 +112,13 @@ void add_collective_command(CLI::App& app) {
                                              "(default: switch:8 for NVLink, 4x4x4 for ICI)");
   cmd->add_option("--op", o->op, "allreduce, allgather, reducescatter, alltoall or sendrecv")->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();
-  cmd->add_option("--algo", o->algo, "ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce, "
-                                     "routed (default: ring on a switch, torus_split on a torus, ring over a group that is no "
-                                     "sub-torus; all-to-all: "
-                                     "switch_oneshot on a switch, routed on a ring or torus)");
+  std::string algos;
+  for (const std::string& name : collective_algorithms().names()) {
+    algos += "\n  " + name + ": " + collective_algorithms().get(name).summary();
+  }
+  cmd->add_option("--algo", o->algo, "The algorithm (default: ring on a switch, torus_split on a torus, ring over a group "
+                                     "that is no sub-torus; all-to-all: switch_oneshot on a switch, routed on a ring or torus):" +
+                                         algos);
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
                                        "torus, a group that spans whole leading dimensions, e.g. 4, 16 or 64 on 4x4x4, "

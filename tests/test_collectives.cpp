@@ -277,3 +277,29 @@ TEST_CASE("reduce-scatter over a 2x4x8 torus matches its closed form", "[systemc
   CHECK(r.sim_time_s == Approx(torus_gather_s({2, 4, 8}, static_cast<double>(n), hw.links.bandwidth_per_direction,
                                                 hw.links.latency_s, false)).epsilon(0.01));
 }
+
+TEST_CASE("every registered collective algorithm runs where it says it can, never below its closed form", "[systemc][collective]") {
+  // Covers algorithms added later too: each one that accepts a collective on one of these
+  // fabrics must lower it to transfers that finish, and not faster than its own closed form.
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  hw.links.in_switch_reduction = true;
+  const std::vector<std::string> names = collective_algorithms().names();
+  CHECK(names.size() >= 7);
+  for (const std::string& name : names) {
+    int ran = 0;
+    for (const char* topology : {"switch:8", "8", "4x4"}) {
+      const Topology t = parse_topology(topology);
+      for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
+                               CollectiveKind::alltoall}) {
+        if (!collective_algorithms().get(name).refusal(t, k, {}).empty()) continue;
+        INFO(name << " " << collective_kind_name(k) << " on " << topology);
+        const CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{k, CollectiveAlgo{name}, 16ull << 20, {}});
+        CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
+        CHECK(r.sim_time_s <= 3 * r.bound_time_s);
+        ++ran;
+      }
+    }
+    INFO(name);
+    CHECK(ran > 0);
+  }
+}

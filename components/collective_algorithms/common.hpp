@@ -1,0 +1,34 @@
+#pragma once
+// What several collective algorithms share: refusals with the same wording, and the ring
+// phases an all-reduce (reduce-scatter, then all-gather) or a gather makes.
+#include <string>
+#include <vector>
+
+#include "components/collective_algorithm.hpp"
+
+namespace roofsim::collective_detail {
+
+inline bool on_switch(const Topology& t) { return t.kind == Topology::Kind::switched; }
+
+inline std::string alltoall_refusal(const Topology& t) {
+  return on_switch(t) ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed";
+}
+
+// A group on a ring or torus that has no links of its own runs only a routed ring.
+inline std::string routed_group_refusal(const Topology& t, const std::vector<int>& group) {
+  return "a group of " + std::to_string(group.size()) + " chips that spans no whole leading dimensions of " + t.name() +
+         " (sizes that do: " + t.group_sizes() + ") has no links of its own: it runs a ring routed between its members (${algo} ring)";
+}
+
+// Ring steps per chunk: an all-reduce reduce-scatters then all-gathers; a gather does one.
+inline int ring_rounds(CollectiveKind k) { return k == CollectiveKind::allreduce ? 2 : 1; }
+
+// One ring over `members` chips moving `bytes` in `members` chunks, `rounds` times round.
+inline CollectiveStream ring_stream(int dim, int direction, std::uint64_t bytes, int members, int rounds) {
+  return {{CollectivePhase::Pattern::ring, dim, direction, rounds * (members - 1),
+           collective_share(bytes, static_cast<std::uint64_t>(members))}};
+}
+
+inline CollectiveStream send_stream(std::uint64_t bytes) { return {{CollectivePhase::Pattern::send, 0, +1, 1, bytes}}; }
+
+}  // namespace roofsim::collective_detail

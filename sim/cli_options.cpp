@@ -37,10 +37,12 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
   cmd->add_option("--near-memory", f.near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")
       ->check(CLI::IsMember({"off", "auto", "all"}));
-  cmd->add_option("--attention", f.attention, "fused (flash attention on the matrix units: scores stay on chip), unfused (QK^T, softmax, AV; scores go through HBM) "
-                  "or vector (decode attention on the vector units, per query head, as TensorRT-LLM 0.9's masked "
-                  "multi-head attention kernel; prefill fused)")
-      ->check(CLI::IsMember({"fused", "unfused", "vector"}));
+  std::string kernels;
+  for (const std::string& name : attention_kernels().names()) {
+    kernels += "\n  " + name + ": " + attention_kernels().get(name).summary();
+  }
+  cmd->add_option("--attention", f.attention, "The attention kernel (default fused):" + kernels)
+      ->check(CLI::IsMember(attention_kernels().names()));
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short")

@@ -260,3 +260,28 @@ TEST_CASE("EP with TP and PP: experts TP-split, attention TP-split over batch / 
   }
   CHECK_THAT(message, Catch::Contains("--ep 4 x 2 micro-batches must divide the batch (12)"));
 }
+
+TEST_CASE("every registered attention kernel reads the whole KV cache in decode and does the attention FLOPs", "[workloads]") {
+  // Covers kernels added later too: whatever ops a kernel builds, a decode step must read each
+  // cached K and V element at least once and multiply it with every query head of its group.
+  const ModelConfig m = load_model("mistral-7b");  // GQA: 4 query heads per KV head
+  const std::int64_t batch = 4, context = 1024;
+  const double kv_bytes = static_cast<double>(batch * m.kv_heads * (context + 1) * 2 * m.head_dim) * dtype_bytes(DType::bf16);
+  const double min_flops = 2.0 * 2.0 * static_cast<double>(batch * m.heads * (context + 1) * m.head_dim);  // QK^T and AV
+  CHECK(attention_kernels().names().size() >= 3);
+  for (const std::string& name : attention_kernels().names()) {
+    INFO(name);
+    const OpGraph g = build_forward(m, decode_pass(batch, context, 0), Precision{}, AttentionImpl{name});
+    double bytes = 0, flops = 0;
+    for (OpId v = 0; v < g.size(); ++v) {
+      const OpNode& op = g.op(v);
+      if (op.op_class.rfind("attention", 0) != 0 && op.op_class != "softmax") continue;
+      bytes += op.cost().bytes();
+      flops += op.cost().flops;
+    }
+    CHECK(bytes >= kv_bytes);
+    CHECK(flops >= min_flops * (1 - 1e-9));
+    CHECK_NOTHROW(build_forward(m, prefill_pass(1, 256), Precision{}, AttentionImpl{name}));
+  }
+  CHECK_THROWS_WITH(parse_attention("flash", "--attention"), Catch::Contains("expected one of fused, unfused, vector"));
+}

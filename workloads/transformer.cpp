@@ -13,24 +13,14 @@ namespace {
 // Vector-op FLOPs per input element (fp32 arithmetic on the vector units).
 constexpr double kNormFlops = 4;      // square, accumulate, scale, multiply by gain
 constexpr double kRopeFlops = 3;      // two multiplies and an add per rotated element
-constexpr double kSoftmaxFlops = 5;   // max, subtract, exp, sum, divide
 constexpr double kActMulFlops = 6;    // SiLU(gate) * up, or GELU
 constexpr double kAddFlops = 0.5;     // one add per output from two inputs
-// Decode attention on the vector units (AttentionImpl::vector), per cached K or V element and
-// query head: the dequantise, the fp32 multiply-add, and the kernel's share of reductions,
-// masking and index arithmetic, counted as FLOP-equivalent issue slots (2 per lane-instruction,
-// as the vector units' FLOP/s count an FMA twice). Calibrated, not derived: TensorRT-LLM 0.9's
-// masked multi-head attention kernel fitted to the eight H100 fp8 throughput cases of
-// public-cases.csv (least mean error at 24 of 20-28; README, "Calibration"). Held out: the same
-// document's H200 and A100 rows (validation/held-out-cases.csv).
-constexpr double kVectorAttentionFlops = 24;
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-class Builder {
+class Builder : public AttentionGraph {
  public:
-  Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl a)
-      : m_(m), pass_(pass), p_(p), attention_(a), seqs_(pass.batch / pass.microbatches / pass.ep),
+  Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, const AttentionKernel& attention)
+      : m_(m), pass_(pass), p_(p), attention_(attention), seqs_(pass.batch / pass.microbatches / pass.ep),
         rows_(seqs_ * pass.new_tokens), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
         heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {}
@@ -66,10 +56,16 @@ class Builder {
   }
 
  private:
-  struct Input {
-    OpId from;
-    std::int64_t elements;
-  };
+  using Input = OpInput;
+
+  // AttentionGraph: the attention kernel's ops belong to the layer being built.
+  OpId gemm(const std::string& name, const std::string& op_class, const GemmShape& shape, const std::vector<OpInput>& inputs) override {
+    return gemm_op(name, op_class, attention_layer_, shape, inputs);
+  }
+  OpId vector(const std::string& name, const std::string& op_class, std::int64_t in, std::int64_t out, double flops,
+              const std::vector<OpInput>& inputs, DType out_dtype, bool convert, std::optional<DType> in_dtype) override {
+    return vector_op(name, op_class, attention_layer_, in, out, flops, inputs, out_dtype, convert, in_dtype);
+  }
 
   OpId add(OpNode op, const std::vector<Input>& inputs) {
     op.name = prefix_ + op.name;
@@ -130,27 +126,12 @@ class Builder {
     OpId kv_write = vector_op("kv_write", "kv_write", l, T * 2 * Hkv * hd, T * 2 * Hkv * hd, 0,
                               {{rope, T * 2 * Hkv * hd}}, p_.kv, true);
 
-    // Attention per (sequence, KV head): the group's query heads share one K and one V.
-    const std::int64_t pairs = seqs_ * Hkv;
-    const std::int64_t q_rows = pass_.new_tokens * group;
-    OpId attn;
-    if (attention_ == AttentionImpl::vector && !pass_.prefill) {
-      attn = vector_attention(l, rope, kv_write, group);
-    } else if (attention_ != AttentionImpl::unfused) {
-      // Causal prefill skips masked key blocks: a query reads (S + 1) / 2 keys on average.
-      const std::int64_t keys = pass_.prefill ? ceil_div(pass_.context + 1, 2) : pass_.context;
-      GemmShape s{pairs, q_rows, hd, keys, act, p_.kv, act, true};
-      attn = gemm_op("attention", "attention", l, s, {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
-    } else {
-      // Scores go through HBM: Q K^T (masked, not skipped), softmax, then scores x V.
-      const std::int64_t keys = pass_.context;
-      OpId scores = gemm_op("scores", "attention_scores", l, {pairs, q_rows, keys, hd, act, p_.kv, act},
-                            {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}});
-      OpId softmax = vector_op("softmax", "softmax", l, pairs * q_rows * keys, pairs * q_rows * keys, kSoftmaxFlops,
-                               {{scores, pairs * q_rows * keys}});
-      attn = gemm_op("attention_v", "attention_v", l, {pairs, q_rows, hd, keys, act, p_.kv, act},
-                     {{softmax, pairs * q_rows * keys}});
-    }
+    // Attention per (sequence, KV head): the group's query heads share one K and one V; the
+    // kernel (workloads/attention_kernels/) decides which ops that takes.
+    (void)group;
+    attention_layer_ = l;
+    const OpId attn = attention_.build(*this, AttentionShape{rope, kv_write, seqs_, H, Hkv, hd, pass_.new_tokens, pass_.context,
+                                                             pass_.prefill, p_});
     OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, {{attn, T * H * hd}});
     o = all_reduce("attn_allreduce", l, o, T * h);
     OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
@@ -164,16 +145,6 @@ class Builder {
     }
     mlp_out = all_reduce("mlp_allreduce", l, mlp_out, T * h);
     return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
-  }
-
-  // Decode attention as one vector-unit kernel, one work item per (sequence, query head) that
-  // streams its KV head: every query head of a GQA group does the arithmetic on the shared K
-  // and V, which HBM delivers once (the group's work items run together and meet in the cache).
-  OpId vector_attention(int l, OpId rope, OpId kv_write, std::int64_t group) {
-    const std::int64_t hd = m_.head_dim, H = heads_, Hkv = kv_heads_, T = rows_;
-    const std::int64_t kv_elements = seqs_ * Hkv * pass_.context * 2 * hd;
-    return vector_op("attention", "attention", l, kv_elements, T * H * hd, kVectorAttentionFlops * static_cast<double>(group),
-                     {{rope, T * H * hd}, {kv_write, T * 2 * Hkv * hd}}, p_.activations, true, p_.kv);
   }
 
   // A collective on `elements` activations that `in` produced.
@@ -269,7 +240,8 @@ class Builder {
   const ModelConfig& m_;
   ForwardPass pass_;
   Precision p_;
-  AttentionImpl attention_;
+  const AttentionKernel& attention_;
+  int attention_layer_ = -1;  // the layer whose attention the kernel is building
   std::int64_t seqs_;  // sequences per micro-batch
   std::int64_t rows_;  // tokens per micro-batch
   std::int64_t tp_, heads_, kv_heads_;
@@ -281,22 +253,6 @@ class Builder {
 };
 
 }  // namespace
-
-const char* attention_name(AttentionImpl a) {
-  switch (a) {
-    case AttentionImpl::fused: return "fused";
-    case AttentionImpl::unfused: return "unfused";
-    case AttentionImpl::vector: return "vector";
-  }
-  return "?";
-}
-
-AttentionImpl parse_attention(const std::string& text, const std::string& what) {
-  for (AttentionImpl a : {AttentionImpl::fused, AttentionImpl::unfused, AttentionImpl::vector}) {
-    if (text == attention_name(a)) return a;
-  }
-  throw InputError(what + ": unknown attention '" + text + "' (expected fused, unfused or vector)");
-}
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt) {
   return ForwardPass{batch, prompt, prompt, true};
@@ -346,11 +302,11 @@ std::int64_t experts_touched(const ModelConfig& m, std::int64_t tokens) {
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(expected - 1e-9)), m.experts_per_token, m.experts);
 }
 
-OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention) {
+OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, const AttentionImpl& attention) {
   check_tensor_parallel(m, pass.tp);
   check_pipeline(m, pass);
   check_expert_parallel(m, pass);
-  return Builder(m, pass, p, attention).build();
+  return Builder(m, pass, p, attention_kernels().get(attention.name)).build();
 }
 
 }  // namespace roofsim

@@ -3,25 +3,11 @@
 // prompts of S tokens, or one decode step of B sequences whose KV cache holds `context` tokens.
 #include <string>
 
+#include "workloads/attention_kernel.hpp"
 #include "workloads/graph.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
-
-// fused: flash attention on the matrix units, scores stay on chip. unfused: QK^T, softmax and
-// AV as separate ops, the scores through HBM. vector: prefill fused; decode attention on the
-// vector units, per query head (as TensorRT-LLM 0.9's masked multi-head attention kernel, which
-// runs on CUDA cores).
-enum class AttentionImpl { fused, unfused, vector };
-const char* attention_name(AttentionImpl a);
-// Throws InputError naming `what` for anything but fused, unfused or vector.
-AttentionImpl parse_attention(const std::string& text, const std::string& what);
-
-struct Precision {
-  DType weights = DType::bf16;
-  DType activations = DType::bf16;  // matmuls compute in this type
-  DType kv = DType::bf16;
-};
 
 struct ForwardPass {
   std::int64_t batch = 1;
@@ -50,7 +36,8 @@ ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
 // The decode step that produces token `generated + 1` after a prompt of `prompt` tokens.
 ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t generated);
 
-OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, AttentionImpl attention);
+// `attention`: a registered attention kernel (workloads/attention_kernel.hpp).
+OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Precision& p, const AttentionImpl& attention);
 
 // Checks that a model can be split `tp` ways (heads divisible; KV heads divisible or
 // replicated); throws InputError saying what does not divide.

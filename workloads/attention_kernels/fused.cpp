@@ -1,0 +1,25 @@
+// Flash attention on the matrix units: per (sequence, KV head), the group's query rows against
+// the keys, softmax on chip, scores never in HBM; Q read once, K and V streamed.
+#include "workloads/attention_kernel.hpp"
+
+namespace roofsim {
+namespace {
+
+class Fused : public AttentionKernel {
+ public:
+  std::string name() const override { return "fused"; }
+  std::string summary() const override { return "flash attention on the matrix units: scores stay on chip"; }
+  OpId build(AttentionGraph& g, const AttentionShape& s) const override {
+    // Causal prefill skips masked key blocks: a query reads (S + 1) / 2 keys on average.
+    const std::int64_t keys = s.prefill ? (s.context + 2) / 2 : s.context;
+    const DType act = s.precision.activations;
+    const GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
+    return g.gemm("attention", "attention", shape, {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}});
+  }
+};
+
+}  // namespace
+
+void register_attention_kernels_fused(AttentionKernelRegistry& r) { r.add(std::make_unique<Fused>()); }
+
+}  // namespace roofsim

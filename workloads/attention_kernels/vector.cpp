@@ -1,0 +1,36 @@
+// Decode attention on the vector units, as TensorRT-LLM 0.9's masked multi-head attention
+// kernel runs it on CUDA cores: one work item per (sequence, query head) streaming its KV head;
+// every query head of a GQA group does the arithmetic on the shared K and V, which HBM delivers
+// once (the group's work items run together and meet in the cache). Prefill runs fused.
+#include "workloads/attention_kernel.hpp"
+
+namespace roofsim {
+namespace {
+
+// Per cached K or V element and query head: the dequantise, the fp32 multiply-add, and the
+// kernel's share of reductions, masking and index arithmetic, counted as FLOP-equivalent issue
+// slots (2 per lane-instruction, as the vector units' FLOP/s count an FMA twice). Calibrated,
+// not derived: fitted to the eight H100 fp8 throughput cases of public-cases.csv (least mean
+// error at 24 of 20-28; docs/calibration.md). Held out: the same document's H200 and A100 rows
+// (validation/held-out-cases.csv).
+constexpr double kVectorAttentionFlops = 24;
+
+class Vector : public AttentionKernel {
+ public:
+  std::string name() const override { return "vector"; }
+  std::string summary() const override {
+    return "decode attention on the vector units, per query head (TensorRT-LLM 0.9's masked MHA kernel); prefill fused";
+  }
+  OpId build(AttentionGraph& g, const AttentionShape& s) const override {
+    if (s.prefill) return attention_kernels().get("fused").build(g, s);
+    const std::int64_t kv_elements = s.sequences * s.kv_heads * s.context * 2 * s.head_dim;
+    return g.vector("attention", "attention", kv_elements, s.q_elements(), kVectorAttentionFlops * static_cast<double>(s.group()),
+                    {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}}, s.precision.activations, true, s.precision.kv);
+  }
+};
+
+}  // namespace
+
+void register_attention_kernels_vector(AttentionKernelRegistry& r) { r.add(std::make_unique<Vector>()); }
+
+}  // namespace roofsim

@@ -54,6 +54,8 @@ void set_experiment_key(Experiment& e, const std::string& key, std::int64_t v) {
   else if (key == "decode_stride") e.decode_stride = v;
 }
 
+}  // namespace
+
 SweepPoint point_from_json(const nlohmann::json& p, std::size_t axes) {
   SweepPoint s;
   auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0; };
@@ -72,8 +74,6 @@ SweepPoint point_from_json(const nlohmann::json& p, std::size_t axes) {
   s.wall_s = num("wall_s");
   return s;
 }
-
-}  // namespace
 
 bool is_experiment_key(const std::string& key) {
   for (const char* k : kExperimentKeys) {
@@ -124,23 +124,28 @@ double decode_compute_share(const ExperimentResult& r) {
   return total > 0 ? compute / total : 0.0;
 }
 
-SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
-                      int shard, int shards, const RunControl& control) {
+std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>& axes, int shard, int shards) {
   if (axes.empty()) throw InputError("a sweep needs at least one axis");
   if (shards < 1 || shard < 0 || shard >= shards) throw InputError("shard " + std::to_string(shard) + " of " + std::to_string(shards));
-  SweepResult out;
-  out.shard = shard;
-  out.shards = shards;
-  out.grid_points = 1;
+  std::size_t grid = 1;
   for (const SweepAxis& a : axes) {
-    out.keys.push_back(a.key);
-    out.grid_points *= a.values.size();
-    if (out.grid_points > 10'000'000) throw InputError("the sweep grid has over 10 million points");
+    grid *= a.values.size();
+    if (grid > 10'000'000) throw InputError("the sweep grid has over 10 million points");
     // Hardware keys are checked once, before any point runs.
     if (!is_experiment_key(a.key)) {
       for (const std::string& path : hardware_key_paths(a.key)) hw.get(path);
     }
   }
+  return grid;
+}
+
+SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
+                      int shard, int shards, const RunControl& control, const std::function<void(const SweepPoint&)>& on_point) {
+  SweepResult out;
+  out.grid_points = check_sweep(hw, axes, shard, shards);
+  out.shard = shard;
+  out.shards = shards;
+  for (const SweepAxis& a : axes) out.keys.push_back(a.key);
   std::vector<std::size_t> mine;
   for (std::size_t i = static_cast<std::size_t>(shard); i < out.grid_points; i += static_cast<std::size_t>(shards)) mine.push_back(i);
   for (std::size_t n = 0; n < mine.size(); ++n) {
@@ -185,6 +190,7 @@ SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const 
       p.error = err.what();
     }
     p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (on_point) on_point(p);
     out.points.push_back(std::move(p));
     control.report(n + 1, mine.size(), label);
   }
@@ -196,24 +202,26 @@ nlohmann::json to_json(const SweepResult& r) {
   for (const auto& k : r.keys) keys += (keys.empty() ? "" : ",") + k;
   nlohmann::json out = {{"sweep", keys}, {"axes", r.keys}, {"grid_points", r.grid_points},
                         {"shard", std::to_string(r.shard) + "/" + std::to_string(r.shards)}, {"points", nlohmann::json::array()}};
-  for (const SweepPoint& p : r.points) {
-    nlohmann::json j = {{"index", p.index}, {"value", p.values.at(0)}, {"values", p.values}};
-    for (std::size_t a = 0; a < r.keys.size(); ++a) j[r.keys[a]] = p.values[a];
-    if (!p.error.empty()) {
-      j["error"] = p.error;
-    } else {
-      j["ttft_s"] = p.ttft_s;
-      j["tpot_s"] = p.has_decode ? nlohmann::json(p.tpot_s) : nlohmann::json(nullptr);
-      j["throughput_tok_s"] = p.throughput_tok_s;
-      j["decode_tok_s"] = p.has_decode ? nlohmann::json(p.decode_tok_s) : nlohmann::json(nullptr);
-      j["decode_intensity"] = p.has_decode ? nlohmann::json(p.decode_intensity) : nlohmann::json(nullptr);
-      j["prefill_intensity"] = p.prefill_intensity;
-      j["decode_compute_share"] = p.decode_compute_share;
-      j["bound_tpot_s"] = p.has_decode ? nlohmann::json(p.bound_tpot_s) : nlohmann::json(nullptr);
-    }
-    out["points"].push_back(std::move(j));
-  }
+  for (const SweepPoint& p : r.points) out["points"].push_back(point_json(p, r.keys));
   return versioned(std::move(out));
+}
+
+nlohmann::json point_json(const SweepPoint& p, const std::vector<std::string>& keys) {
+  nlohmann::json j = {{"index", p.index}, {"value", p.values.at(0)}, {"values", p.values}};
+  for (std::size_t a = 0; a < keys.size(); ++a) j[keys[a]] = p.values[a];
+  if (!p.error.empty()) {
+    j["error"] = p.error;
+    return j;
+  }
+  j["ttft_s"] = p.ttft_s;
+  j["tpot_s"] = p.has_decode ? nlohmann::json(p.tpot_s) : nlohmann::json(nullptr);
+  j["throughput_tok_s"] = p.throughput_tok_s;
+  j["decode_tok_s"] = p.has_decode ? nlohmann::json(p.decode_tok_s) : nlohmann::json(nullptr);
+  j["decode_intensity"] = p.has_decode ? nlohmann::json(p.decode_intensity) : nlohmann::json(nullptr);
+  j["prefill_intensity"] = p.prefill_intensity;
+  j["decode_compute_share"] = p.decode_compute_share;
+  j["bound_tpot_s"] = p.has_decode ? nlohmann::json(p.bound_tpot_s) : nlohmann::json(nullptr);
+  return j;
 }
 
 SweepResult merge_sweep_shards(const std::vector<nlohmann::json>& shards) {

@@ -2,6 +2,7 @@
 // What-ifs and sweeps: one experiment on a base chip and on variants of it, or over a grid of
 // settings (experiment fields and hardware keys), every point simulated in this process, one
 // after another, as typed results.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,12 +63,25 @@ struct SweepResult {
   std::vector<SweepPoint> points;
 };
 
+// Checks the axes and the shard against the grid (throws InputError); returns the grid's size.
+std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>& axes, int shard, int shards);
+
 // Every point of the grid (the axes' product, first axis slowest) whose index i has
 // i % shards == shard. A point that cannot run records its error and the sweep goes on;
-// malformed axes throw InputError before anything runs.
+// malformed axes throw InputError before anything runs. `on_point` hears of each point as it
+// finishes.
 SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
-                      int shard = 0, int shards = 1, const RunControl& control = {});
+                      int shard = 0, int shards = 1, const RunControl& control = {},
+                      const std::function<void(const SweepPoint&)>& on_point = {});
+// The same points from `jobs` forked worker processes (each a share of the grid), gathered as
+// they finish: the same result as run_sweep, faster on several cores. jobs 1 runs in this
+// process. Not for processes that run threads of their own (fork).
+SweepResult run_sweep_parallel(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
+                               int shard, int shards, int jobs, const RunControl& control = {});
 nlohmann::json to_json(const SweepResult& r);
+// One point as its record, and back (shards and workers exchange points this way).
+nlohmann::json point_json(const SweepPoint& p, const std::vector<std::string>& keys);
+SweepPoint point_from_json(const nlohmann::json& j, std::size_t axes);
 // Merges shards of one sweep (their JSON) into one result, points in grid order.
 SweepResult merge_sweep_shards(const std::vector<nlohmann::json>& shards);
 // Share of decode time spent in ops bound by compute (the rest: memory or links).

@@ -26,6 +26,7 @@ struct WhatifOptions {
   std::vector<std::string> scale, set, variants, sweep;
   std::string shard, plot;
   std::vector<std::string> merge;
+  int jobs = 1;
 };
 
 // The experiment the options describe: the file, then the flags over it.
@@ -201,7 +202,7 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
     }
     const Experiment base = base_experiment(o, cmd);
     ProgressLine line("sweep", "points");
-    r = run_sweep(base, HardwareDocument::load(base.hw), axes, shard, shards, line.control());
+    r = run_sweep_parallel(base, HardwareDocument::load(base.hw), axes, shard, shards, o.jobs, line.control());
     line.finish();
   }
   std::ostream& os = human_out(o.json);
@@ -248,6 +249,9 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--merge", o->merge, "Merge the JSON of sweep shards (files) into one table, JSON and plot");
   cmd->add_option("--plot", o->plot, "Chart (.png/.svg): each variant's roofline with its ops; with --sweep or --merge, "
                                      "throughput and where the bottleneck sits over the first swept parameter");
+  cmd->add_option("-j,--jobs", o->jobs, "With --sweep: simulate N points at once in worker processes (default 1: "
+                                        "one after another in this process; the results are the same)")
+      ->check(CLI::Range(1, 256));
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per variant or sweep point to FILE ('-' = standard output)");
   cmd->callback([o, cmd] {

@@ -140,6 +140,9 @@ if head -1 "$tmp/w70.csv" | grep -q "variant" && [ "$(wc -l < "$tmp/w70.csv")" -
 # A grid: every combination, in grid order; a point that does not fit is listed, not fatal.
 expect_ok "sweep grid" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 --json "$tmp/grid.json" --csv "$tmp/grid.csv"
 if [ "$(grep -c '"index"' "$tmp/grid.json")" -eq 4 ] && [ "$(wc -l < "$tmp/grid.csv")" -eq 5 ]; then ok; else bad "sweep grid has 4 points"; fi
+# Worker processes give the same points as one process.
+expect_ok "sweep grid -j 3" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 -j 3 --json "$tmp/grid_j3.json"
+if diff -q "$tmp/grid.json" "$tmp/grid_j3.json" >/dev/null; then ok; else bad "sweep -j 3 differs from -j 1"; fi
 expect_ok "sweep point that does not fit" "$roofsim" whatif --model llama-2-13b --sweep batch=1,4096 --prompt 4096 --gen 2
 contains "skipped point" "skipped:"
 expect_ok "hw keys" "$roofsim" hw keys

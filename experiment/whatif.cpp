@@ -40,6 +40,10 @@ nlohmann::json to_json(const WhatifResult& r) {
 
 namespace {
 
+// Counts (batch, tokens, chips) beyond this are no experiment anyone runs, and would overflow
+// the arithmetic of sizes.
+constexpr double kMaxExperimentValue = 1e9;
+
 const char* const kExperimentKeys[] = {"batch", "prompt", "gen", "tp", "pp", "ep", "microbatches", "decode_stride"};
 
 // Sets an experiment field from a sweep value (a whole number: checked by the caller).
@@ -109,7 +113,10 @@ SweepAxis parse_sweep_axis(const std::string& text, const std::string& flag) {
   }
   if (axis.values.empty()) throw InputError(flag + " '" + text + "': no values");
   if (is_experiment_key(axis.key)) {
-    for (double& v : axis.values) v = static_cast<double>(std::llround(v));  // counts are whole
+    for (double& v : axis.values) {
+      if (v > kMaxExperimentValue) throw InputError(flag + " '" + text + "': " + axis.key + " at most 1e9");
+      v = static_cast<double>(std::llround(v));  // counts are whole
+    }
   }
   return axis;
 }
@@ -129,8 +136,15 @@ std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>
   if (shards < 1 || shard < 0 || shard >= shards) throw InputError("shard " + std::to_string(shard) + " of " + std::to_string(shards));
   std::size_t grid = 1;
   for (const SweepAxis& a : axes) {
+    if (a.values.empty()) throw InputError("sweep: no values for '" + a.key + "'");
     grid *= a.values.size();
     if (grid > 10'000'000) throw InputError("the sweep grid has over 10 million points");
+    for (double v : a.values) {
+      if (!std::isfinite(v)) throw InputError("sweep: '" + a.key + "' has a value that is not a finite number");
+      if (is_experiment_key(a.key) && (v < 1 || v > kMaxExperimentValue || v != std::floor(v))) {
+        throw InputError("sweep: '" + a.key + "' takes whole numbers from 1 to 1e9, not " + nlohmann::json(v).dump());
+      }
+    }
     // Hardware keys are checked once, before any point runs.
     if (!is_experiment_key(a.key)) {
       for (const std::string& path : hardware_key_paths(a.key)) hw.get(path);

@@ -90,3 +90,14 @@ def test_errors_name_settings_as_python_keywords():
         roofsim.run(model="mixtral-8x7b", ep=3, batch=3, gen=2)
     with pytest.raises(ValueError, match=r"^topology switch:4 has 4 chips; tp 8"):
         roofsim.run(model="llama-2-70b", tp=8, topology="switch:4", gen=2)
+
+
+def test_sweep_values_are_checked_before_anything_runs():
+    with pytest.raises(ValueError, match="whole numbers from 1 to 1e9"):
+        roofsim.sweep({"batch": [1, -4]})
+    with pytest.raises(ValueError, match="whole numbers"):
+        roofsim.sweep({"batch": [2.5]})
+    with pytest.raises(ValueError, match="not a finite number"):
+        roofsim.sweep({"hbm.bandwidth_gb_per_s": [float("nan")]})
+    with pytest.raises(ValueError, match="no number at 'hbm.nope'"):
+        roofsim.sweep({"hbm.nope": [1]})

@@ -7,6 +7,7 @@
 #include "components/simulation.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/inference.hpp"
+#include "experiment/whatif.hpp"
 
 using namespace roofsim;
 
@@ -85,4 +86,26 @@ TEST_CASE("a thousand simulations in one process keep memory flat", "[systemc][r
 #else
   CHECK(after_1000 - after_100 < 512);
 #endif
+}
+
+TEST_CASE("cancelling stops an experiment between phases and a sweep between points", "[systemc][reentrant]") {
+  Experiment e;
+  e.prompt = 64;
+  e.generate = 16;
+  int phases = 0;
+  RunControl stop_after_three;
+  stop_after_three.progress = [&](std::size_t, std::size_t, const std::string&) { ++phases; };
+  stop_after_three.cancelled = [&] { return phases >= 3; };
+  CHECK_THROWS_AS(run_experiment(e, stop_after_three), Cancelled);
+  CHECK(phases == 3);
+
+  std::size_t points = 0;
+  RunControl stop_after_one;
+  stop_after_one.progress = [&](std::size_t done, std::size_t, const std::string&) { points = done; };
+  stop_after_one.cancelled = [&] { return points >= 1; };
+  const std::vector<SweepAxis> axes = {{"batch", {1, 2, 4}}};
+  CHECK_THROWS_AS(run_sweep(e, HardwareDocument::load("h100_sxm5"), axes, 0, 1, stop_after_one), Cancelled);
+  CHECK(points == 1);
+  // The process simulates on afterwards as if nothing had happened.
+  CHECK(run_experiment(e, nullptr).tpot_s > 0);
 }

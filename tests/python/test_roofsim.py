@@ -101,3 +101,16 @@ def test_sweep_values_are_checked_before_anything_runs():
         roofsim.sweep({"hbm.bandwidth_gb_per_s": [float("nan")]})
     with pytest.raises(ValueError, match="no number at 'hbm.nope'"):
         roofsim.sweep({"hbm.nope": [1]})
+
+
+def test_an_exception_in_the_progress_callback_stops_the_sweep():
+    seen = []
+
+    def stop(done, total, what):
+        seen.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        roofsim.sweep({"batch": [1, 2, 4]}, prompt=64, gen=2, progress=stop)
+    assert seen == [1]
+    assert roofsim.run(prompt=64, gen=2)["ttft_s"] > 0  # the module works on afterwards

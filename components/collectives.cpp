@@ -11,10 +11,11 @@ constexpr int kMaxRoutedAllToAll = 512;
 }  // namespace
 
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
-  if (t.kind == Topology::Kind::switched) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
+  if (t.through_switch()) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
+  if (!t.rings()) return CollectiveAlgo::ring;  // over whatever links the family sends on
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
   if (k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return CollectiveAlgo::ring;
-  if (t.kind == Topology::Kind::torus) return CollectiveAlgo::torus_split;
+  if (t.multi_dimensional()) return CollectiveAlgo::torus_split;
   return k == CollectiveKind::allreduce ? CollectiveAlgo::bidirectional_ring : CollectiveAlgo::ring;
 }
 
@@ -42,7 +43,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
   for (int c : members_) {
     if (c < 0 || c >= fabric.chips()) throw std::logic_error("a collective's group names a chip the fabric lacks");
   }
-  if (t.kind != Topology::Kind::switched && spec.kind != CollectiveKind::sendrecv) {
+  if (t.rings() && spec.kind != CollectiveKind::sendrecv) {
     // A sub-torus runs its rings on its own links; any other group's ring steps are routed
     // from member to member over the links of the whole torus (check_algo allowed only that).
     if (is_subtorus(t, members_)) {
@@ -55,7 +56,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
   const CollectiveLowering lowering{t, spec.kind, spec.bytes, p, dims_};
   for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name).lower(lowering)) {
     for (const CollectivePhase& ph : phases) {
-      if (ph.pattern == CollectivePhase::Pattern::all_pairs && t.kind != Topology::Kind::switched && p > kMaxRoutedAllToAll) {
+      if (ph.pattern == CollectivePhase::Pattern::all_pairs && !t.through_switch() && p > kMaxRoutedAllToAll) {
         // Every pair is a routed transfer with an event per hop: 4096 chips would be 16.8 M
         // transfers and 200 M events (minutes, gigabytes).
         throw InputError("a routed all-to-all over " + std::to_string(p) + " chips: at most " +
@@ -134,7 +135,7 @@ void CollectiveRun::start_phase(std::size_t s) {
 
 void CollectiveRun::send_step(std::size_t s, int chip, int step) {
   const CollectivePhase& ph = streams_[s]->phases[streams_[s]->phase];
-  if (fabric_.topology().kind == Topology::Kind::switched || routed_ring_) {
+  if (!fabric_.topology().rings() || routed_ring_) {
     // `chip` is a position in the group's ring; the step goes through the switch, or is routed
     // over the torus to the next member.
     const int to = (chip + ph.direction + members()) % members();

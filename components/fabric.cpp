@@ -16,11 +16,7 @@ int Topology::chips() const {
   return p;
 }
 
-std::string Topology::name() const {
-  std::string s = kind == Kind::switched ? "switch:" : "";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
-  return s;
-}
+std::string Topology::name() const { return family ? family->name_of(*this) : "?"; }
 
 std::vector<int> Topology::coords(int chip) const {
   std::vector<int> c(dims.size());
@@ -84,25 +80,12 @@ std::vector<Topology::Hop> Topology::route(int from, int to) const {
 }
 
 Topology parse_topology(const std::string& text) {
-  Topology t;
-  std::string rest = text;
-  if (rest.rfind("switch:", 0) == 0) {
-    t.kind = Topology::Kind::switched;
-    rest = rest.substr(7);
+  std::optional<Topology> parsed;
+  for (const TopologyFamily* f : topology_families().all()) {
+    if ((parsed = f->parse(text))) break;
   }
-  std::stringstream ss(rest);
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    const auto v = parse_integer(part);
-    if (!v || *v <= 0 || *v > 65536) {
-      throw InputError("${topology} '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N, with positive sizes");
-    }
-    t.dims.push_back(static_cast<int>(*v));
-  }
-  if (t.dims.empty() || t.dims.size() > 3 || (t.kind == Topology::Kind::switched && t.dims.size() != 1)) {
-    throw InputError("${topology} '" + text + "': expected N (a ring), AxBxC (a torus) or switch:N");
-  }
-  if (t.kind != Topology::Kind::switched && t.dims.size() > 1) t.kind = Topology::Kind::torus;
+  if (!parsed) throw InputError("${topology} '" + text + "': expected " + topology_syntax_list() + ", with positive sizes");
+  const Topology& t = *parsed;
   if (t.chips() < 2) throw InputError("${topology} '" + text + "': needs at least two chips");
   if (t.chips() > 65536) throw InputError("${topology} '" + text + "': at most 65536 chips");
   return t;
@@ -113,17 +96,9 @@ Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, cons
       link_bandwidth_(hw.links.bandwidth_per_direction * hw.links.efficiency),
       latency_ps_(ceil_ps(hw.links.latency_s)) {
   if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
-  const std::size_t p = static_cast<std::size_t>(chips());
-  if (topology.kind == Topology::Kind::switched) {
-    links_.resize(2 * p);
-  } else {
-    const std::size_t ports = 2 * topology.dims.size();
-    if (static_cast<std::int64_t>(ports) > hw.links.count) {
-      throw InputError(hw.name + " has " + std::to_string(hw.links.count) + " links per chip; a " +
-                       std::to_string(topology.dims.size()) + "-D topology needs " + std::to_string(ports));
-    }
-    links_.resize(p * ports);
-  }
+  const std::string refusal = topology.family->link_refusal(topology, hw);
+  if (!refusal.empty()) throw InputError(refusal);
+  links_.resize(topology.family->link_count(topology));
   link_bytes_.assign(links_.size(), 0);
 }
 
@@ -166,11 +141,7 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done)
 }
 
 void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done) {
-  if (topology_.kind == Topology::Kind::switched) {
-    send_switched(from, to, bytes, std::move(done));
-  } else {
-    send_routed(from, to, bytes, std::move(done));
-  }
+  topology_.family->send_to(*this, from, to, bytes, std::move(done));
 }
 
 void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done) {
@@ -229,16 +200,9 @@ void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& don
 
 std::vector<Fabric::LinkUse> Fabric::link_use() const {
   std::vector<LinkUse> out;
-  const std::size_t p = static_cast<std::size_t>(chips());
   for (std::size_t i = 0; i < links_.size(); ++i) {
     LinkUse u;
-    if (topology_.kind == Topology::Kind::switched) {
-      u.name = (i < p ? "chip" + std::to_string(i) + "->switch" : "switch->chip" + std::to_string(i - p));
-    } else {
-      const std::size_t dims = topology_.dims.size();
-      const std::size_t chip = i / (2 * dims), dim = (i / 2) % dims;
-      u.name = "chip" + std::to_string(chip) + " " + "xyz"[dim] + (i % 2 == 0 ? "+" : "-");
-    }
+    u.name = topology_.family->link_name(topology_, i);
     u.busy = links_[i].busy_ps();
     u.bytes = link_bytes_[i];
     out.push_back(u);

@@ -12,16 +12,21 @@
 #include <vector>
 
 #include "components/server.hpp"
+#include "components/topology_family.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
 
 struct Topology {
-  enum class Kind { ring, torus, switched };
-  Kind kind = Kind::ring;
+  // How the chips are linked (components/topology_families/); set by parse_topology.
+  const TopologyFamily* family = nullptr;
   std::vector<int> dims;  // ring: {p}; torus: {x, y, z} (sizes >= 1); switch: {p}
   int chips() const;
   std::string name() const;
+  // What the family offers collectives: a switch's ports, or rings along `dims`.
+  bool through_switch() const { return family && family->through_switch(); }
+  bool rings() const { return family && family->rings(); }
+  bool multi_dimensional() const { return rings() && dims.size() > 1; }
 
   // Ring/torus coordinates of a chip (x fastest) and back.
   std::vector<int> coords(int chip) const;
@@ -45,7 +50,8 @@ struct Topology {
   std::vector<Hop> route(int from, int to) const;
 };
 
-// "8" (a ring of 8), "4x4x4" (a 3D torus with wrap-around), "switch:8" (8 chips on a switch).
+// "8" (a ring of 8), "4x4x4" (a 3D torus with wrap-around), "switch:8" (8 chips on a switch):
+// whichever registered family reads it; between 2 and 65536 chips.
 Topology parse_topology(const std::string& text);
 
 class Fabric : public sc_core::sc_module {
@@ -70,7 +76,7 @@ class Fabric : public sc_core::sc_module {
   // order their heads arrive); `done` a hop latency after
   // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
   void send_routed(int from, int to, std::uint64_t bytes, Callback done);
-  // Any chip to any chip: through the switch on a switch topology, else routed (send_routed).
+  // Any chip to any chip, as the topology's family sends (through the switch, routed, ...).
   void send_to(int from, int to, std::uint64_t bytes, Callback done);
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
   // switch, and the result down to every chip; `done` per chip when its result has arrived.
@@ -101,7 +107,7 @@ class Fabric : public sc_core::sc_module {
   EventQueue events_;
   double link_bandwidth_;
   Picoseconds latency_ps_;
-  std::vector<Timeline> links_;  // ring/torus: chip x dim x direction; switch: up then down ports
+  std::vector<Timeline> links_;  // as the family lays them out (ring/torus: chip x dim x direction; switch: up then down ports)
   std::vector<std::uint64_t> link_bytes_;
 };
 

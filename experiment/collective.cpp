@@ -52,15 +52,13 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
   const double B = hw.links.bandwidth_per_direction * hw.links.efficiency;
   const double port = B * static_cast<double>(hw.links.count);
   const double a = hw.links.latency_s;
-  const bool sw = fabric.kind == Topology::Kind::switched;
   if (spec.kind == CollectiveKind::sendrecv) {
-    if (sw) return n / port + 2 * a;
     const int from = spec.group.empty() ? 0 : spec.group[0];
     const int to = spec.group.empty() ? 1 : spec.group[p > 1 ? 1 : 0];
-    return routed_send_s(static_cast<int>(fabric.route(from, to).size()), n, B, a);
+    return fabric.family->send_bound_s(fabric, from, to, n, B, hw.links.count, a);
   }
   // A sub-torus group runs over the dimensions it spans only.
-  const Topology links = !sw && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;
+  const Topology links = fabric.rings() && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;
   const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate};
   return collective_algorithms().get(spec.algo.name).bound_s(in);
 }

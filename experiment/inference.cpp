@@ -46,16 +46,14 @@ double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, Ne
   const Topology& t = *comm.topology;
   const double link = hw.links.bandwidth_per_direction * hw.links.efficiency;
   if (op.send_to_next) {
-    if (t.kind == Topology::Kind::switched) {
-      return static_cast<double>(op.collective_bytes()) / (link * static_cast<double>(hw.links.count)) + 2 * hw.links.latency_s;
-    }
-    // The stage's sends run at once; the longest route sets the bound.
-    std::size_t hops = 0;
+    // The stage's sends run at once; the slowest alone sets the bound.
+    double longest = 0;
     const ChipLayout& l = comm.layout;
     for (int c = l.stage_base(op.device); c < l.stage_base(op.device + 1); ++c) {
-      hops = std::max(hops, t.route(c, c + l.stage_size()).size());
+      longest = std::max(longest, t.family->send_bound_s(t, c, c + l.stage_size(), static_cast<double>(op.collective_bytes()), link,
+                                                         hw.links.count, hw.links.latency_s));
     }
-    return routed_send_s(static_cast<int>(hops), static_cast<double>(op.collective_bytes()), link, hw.links.latency_s);
+    return longest;
   }
   CollectiveSpec spec;
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;

@@ -303,3 +303,26 @@ TEST_CASE("every registered collective algorithm runs where it says it can, neve
     CHECK(ran > 0);
   }
 }
+
+TEST_CASE("every registered topology family reads back its own names, and its chips reach each other", "[systemc][collective]") {
+  // Covers families added later too: a family's example parses, prints as written, lays out
+  // links the chips have, sends between any two chips no faster than its closed form, and runs
+  // the default all-reduce no faster than the algorithm's closed form.
+  const HardwareSpec hw = load_hardware("tpu_v4");
+  CHECK(topology_families().all().size() >= 2);
+  for (const TopologyFamily* family : topology_families().all()) {
+    INFO(family->name());
+    const Topology t = parse_topology(family->example());
+    CHECK(t.family == family);
+    CHECK(t.name() == family->example());
+    CHECK(family->link_count(t) > 0);
+    CHECK(family->link_refusal(t, hw).empty());
+    const int last = t.chips() - 1;
+    const CollectiveResult send = simulate_collective(hw, t, CollectiveSpec{CollectiveKind::sendrecv, CollectiveAlgo::ring, 8ull << 20, {0, last}});
+    CHECK(send.sim_time_s >= send.bound_time_s * (1 - 1e-9));
+    CHECK(send.sim_time_s <= 1.01 * send.bound_time_s);  // alone on idle links: its closed form
+    const CollectiveSpec all_reduce{CollectiveKind::allreduce, default_algo(t, CollectiveKind::allreduce), 64ull << 20, {}};
+    const CollectiveResult r = simulate_collective(hw, t, all_reduce);
+    CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
+  }
+}

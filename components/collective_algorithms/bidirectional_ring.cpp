@@ -11,11 +11,11 @@ class BidirectionalRing : public CollectiveAlgorithm {
   std::string name() const override { return "bidirectional_ring"; }
   std::string summary() const override { return "the buffer halved over both directions of a ring"; }
   std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
-    if (on_switch(t)) return "a switch has no ring or torus links";
+    if (!t.rings()) return no_rings_refusal(t);
     if (k == CollectiveKind::alltoall) return alltoall_refusal(t);
     if (k == CollectiveKind::sendrecv) return "";
     if (!is_subtorus(t, group)) return routed_group_refusal(t, group);
-    if (t.kind == Topology::Kind::torus) return "on a multi-dimensional torus use torus or torus_split";
+    if (t.multi_dimensional()) return "on a multi-dimensional torus use torus or torus_split";
     return "";
   }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {

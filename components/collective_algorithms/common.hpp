@@ -8,7 +8,12 @@
 
 namespace roofsim::collective_detail {
 
-inline bool on_switch(const Topology& t) { return t.kind == Topology::Kind::switched; }
+inline bool on_switch(const Topology& t) { return t.through_switch(); }
+
+// Ring and torus algorithms need rings of links along dimensions.
+inline std::string no_rings_refusal(const Topology& t) {
+  return on_switch(t) ? "a switch has no ring or torus links" : "needs a ring or torus of links";
+}
 
 inline std::string alltoall_refusal(const Topology& t) {
   return on_switch(t) ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed";

@@ -14,8 +14,8 @@ class Ring : public CollectiveAlgorithm {
   std::string summary() const override { return "one ring in one direction (a switch's ring neighbours, or a routed ring)"; }
   std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
     if (k == CollectiveKind::alltoall) return alltoall_refusal(t);
-    if (on_switch(t) || k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return "";
-    if (t.kind == Topology::Kind::torus) return "on a multi-dimensional torus use torus or torus_split";
+    if (!t.rings() || k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return "";
+    if (t.multi_dimensional()) return "on a multi-dimensional torus use torus or torus_split";
     return "";
   }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {

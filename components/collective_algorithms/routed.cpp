@@ -17,6 +17,7 @@ class Routed : public CollectiveAlgorithm {
   std::string summary() const override { return "all-to-all on a ring or torus: every share along its dimension-order route"; }
   std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>&) const override {
     if (on_switch(t)) return "a switch has no routes of links (use switch_oneshot)";
+    if (!t.rings()) return "needs a ring or torus of links to route over";
     if (k != CollectiveKind::alltoall) return "routed is an all-to-all algorithm";
     return "";
   }

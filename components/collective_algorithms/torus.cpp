@@ -19,7 +19,7 @@ class Torus : public CollectiveAlgorithm {
                   : "dimension by dimension, both directions of each ring";
   }
   std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
-    if (on_switch(t)) return "a switch has no ring or torus links";
+    if (!t.rings()) return no_rings_refusal(t);
     if (k == CollectiveKind::alltoall || k == CollectiveKind::sendrecv) {
       return "torus algorithms are lowered for all-reduce, all-gather and reduce-scatter";
     }

@@ -1,5 +1,6 @@
 #include "experiment/whatif.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>

@@ -34,29 +34,6 @@ bool parse_collective_kind(const std::string& s, CollectiveKind& out) {
 
 std::string collective_kind_name(CollectiveKind k) { return kKinds[static_cast<int>(k)]; }
 
-void CollectiveAlgorithmRegistry::add(std::unique_ptr<CollectiveAlgorithm> a) {
-  if (find(a->name())) throw std::logic_error("collective algorithm '" + a->name() + "' registered twice");
-  algorithms_.push_back(std::move(a));
-}
-
-const CollectiveAlgorithm* CollectiveAlgorithmRegistry::find(const std::string& name) const {
-  for (const auto& a : algorithms_) {
-    if (a->name() == name) return a.get();
-  }
-  return nullptr;
-}
-
-const CollectiveAlgorithm& CollectiveAlgorithmRegistry::get(const std::string& name) const {
-  if (const CollectiveAlgorithm* a = find(name)) return *a;
-  throw InputError("${algo} '" + name + "': expected one of " + collective_algorithm_list());
-}
-
-std::vector<std::string> CollectiveAlgorithmRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& a : algorithms_) out.push_back(a->name());
-  return out;
-}
-
 const CollectiveAlgorithmRegistry& collective_algorithms() {
   static const CollectiveAlgorithmRegistry registry = [] {
     CollectiveAlgorithmRegistry r;
@@ -68,11 +45,7 @@ const CollectiveAlgorithmRegistry& collective_algorithms() {
   return registry;
 }
 
-std::string collective_algorithm_list() {
-  std::string list;
-  for (const std::string& n : collective_algorithms().names()) list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
+std::string collective_algorithm_list() { return collective_algorithms().list(); }
 
 bool parse_collective_algo(const std::string& s, CollectiveAlgo& out) {
   if (!collective_algorithms().find(s)) return false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "components/fabric.hpp"
+#include "core/registry.hpp"
 
 namespace roofsim {
 
@@ -82,17 +83,7 @@ class CollectiveAlgorithm {
   virtual double bound_s(const CollectiveBoundInputs& in) const = 0;
 };
 
-class CollectiveAlgorithmRegistry {
- public:
-  void add(std::unique_ptr<CollectiveAlgorithm> a);
-  // Throws InputError listing the algorithms when the name is unknown.
-  const CollectiveAlgorithm& get(const std::string& name) const;
-  const CollectiveAlgorithm* find(const std::string& name) const;
-  std::vector<std::string> names() const;
-
- private:
-  std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms_;
-};
+using CollectiveAlgorithmRegistry = Registry<CollectiveAlgorithm>;
 
 // Every registered algorithm.
 const CollectiveAlgorithmRegistry& collective_algorithms();

@@ -20,7 +20,7 @@ CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vect
 }
 
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group) {
-  const std::string why = collective_algorithms().get(a.name).refusal(t, k, group);
+  const std::string why = collective_algorithms().get(a.name, "algo").refusal(t, k, group);
   if (!why.empty()) throw InputError("${algo} " + a.name + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);
 }
 
@@ -54,7 +54,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
   }
   const int p = members();
   const CollectiveLowering lowering{t, spec.kind, spec.bytes, p, dims_};
-  for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name).lower(lowering)) {
+  for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name, "algo").lower(lowering)) {
     for (const CollectivePhase& ph : phases) {
       if (ph.pattern == CollectivePhase::Pattern::all_pairs && !t.through_switch() && p > kMaxRoutedAllToAll) {
         // Every pair is a routed transfer with an event per hop: 4096 chips would be 16.8 M

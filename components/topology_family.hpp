@@ -13,6 +13,7 @@
 
 #include "components/server.hpp"
 #include "core/hardware.hpp"
+#include "core/registry.hpp"
 
 namespace roofsim {
 
@@ -52,15 +53,7 @@ class TopologyFamily {
                               double latency) const = 0;
 };
 
-class TopologyFamilyRegistry {
- public:
-  void add(std::unique_ptr<TopologyFamily> f);
-  const TopologyFamily* find(const std::string& name) const;
-  std::vector<const TopologyFamily*> all() const;
-
- private:
-  std::vector<std::unique_ptr<TopologyFamily>> families_;
-};
+using TopologyFamilyRegistry = Registry<TopologyFamily>;
 
 const TopologyFamilyRegistry& topology_families();
 // "N (a ring), AxBxC (a torus) or switch:N": every family's syntax, for messages and help.

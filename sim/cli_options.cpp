@@ -39,7 +39,7 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
       ->check(CLI::IsMember({"off", "auto", "all"}));
   std::string kernels;
   for (const std::string& name : attention_kernels().names()) {
-    kernels += "\n  " + name + ": " + attention_kernels().get(name).summary();
+    kernels += "\n  " + name + ": " + attention_kernels().get(name, "attention").summary();
   }
   cmd->add_option("--attention", f.attention, "The attention kernel (default fused):" + kernels)
       ->check(CLI::IsMember(attention_kernels().names()));

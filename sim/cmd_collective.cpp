@@ -114,7 +114,7 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();
   std::string algos;
   for (const std::string& name : collective_algorithms().names()) {
-    algos += "\n  " + name + ": " + collective_algorithms().get(name).summary();
+    algos += "\n  " + name + ": " + collective_algorithms().get(name, "algo").summary();
   }
   cmd->add_option("--algo", o->algo, "The algorithm (default: ring on a switch, torus_split on a torus, ring over a group "
                                      "that is no sub-torus; all-to-all: switch_oneshot on a switch, routed on a ring or torus):" +

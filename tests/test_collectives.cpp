@@ -291,7 +291,7 @@ TEST_CASE("every registered collective algorithm runs where it says it can, neve
       const Topology t = parse_topology(topology);
       for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
                                CollectiveKind::alltoall}) {
-        if (!collective_algorithms().get(name).refusal(t, k, {}).empty()) continue;
+        if (!collective_algorithms().get(name, "algo").refusal(t, k, {}).empty()) continue;
         INFO(name << " " << collective_kind_name(k) << " on " << topology);
         const CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{k, CollectiveAlgo{name}, 16ull << 20, {}});
         CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));

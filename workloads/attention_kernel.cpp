@@ -1,7 +1,5 @@
 #include "workloads/attention_kernel.hpp"
 
-#include <stdexcept>
-
 #include "core/error.hpp"
 
 namespace roofsim {
@@ -13,31 +11,6 @@ namespace roofsim {
 const AttentionImpl AttentionImpl::fused{"fused"};
 const AttentionImpl AttentionImpl::unfused{"unfused"};
 const AttentionImpl AttentionImpl::vector{"vector"};
-
-void AttentionKernelRegistry::add(std::unique_ptr<AttentionKernel> k) {
-  if (find(k->name())) throw std::logic_error("attention kernel '" + k->name() + "' registered twice");
-  kernels_.push_back(std::move(k));
-}
-
-const AttentionKernel* AttentionKernelRegistry::find(const std::string& name) const {
-  for (const auto& k : kernels_) {
-    if (k->name() == name) return k.get();
-  }
-  return nullptr;
-}
-
-std::vector<std::string> AttentionKernelRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& k : kernels_) out.push_back(k->name());
-  return out;
-}
-
-const AttentionKernel& AttentionKernelRegistry::get(const std::string& name) const {
-  if (const AttentionKernel* k = find(name)) return *k;
-  std::string list;
-  for (const std::string& n : names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("${attention}: unknown attention '" + name + "' (expected one of " + list + ")");
-}
 
 const AttentionKernelRegistry& attention_kernels() {
   static const AttentionKernelRegistry registry = [] {
@@ -54,9 +27,7 @@ std::string attention_name(const AttentionImpl& a) { return a.name; }
 
 AttentionImpl parse_attention(const std::string& text, const std::string& what) {
   if (!attention_kernels().find(text)) {
-    std::string list;
-    for (const std::string& n : attention_kernels().names()) list += (list.empty() ? "" : ", ") + n;
-    throw InputError(what + ": unknown attention '" + text + "' (expected one of " + list + ")");
+    throw InputError(what + ": unknown attention '" + text + "' (expected one of " + attention_kernels().list() + ")");
   }
   return AttentionImpl{text};
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "workloads/graph.hpp"
 
 namespace roofsim {
@@ -72,16 +73,7 @@ class AttentionKernel {
   virtual OpId build(AttentionGraph& g, const AttentionShape& s) const = 0;
 };
 
-class AttentionKernelRegistry {
- public:
-  void add(std::unique_ptr<AttentionKernel> k);
-  const AttentionKernel* find(const std::string& name) const;
-  std::vector<std::string> names() const;
-  const AttentionKernel& get(const std::string& name) const;  // throws InputError listing them
-
- private:
-  std::vector<std::unique_ptr<AttentionKernel>> kernels_;
-};
+using AttentionKernelRegistry = Registry<AttentionKernel>;
 
 const AttentionKernelRegistry& attention_kernels();
 std::string attention_name(const AttentionImpl& a);

@@ -306,7 +306,7 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
   check_tensor_parallel(m, pass.tp);
   check_pipeline(m, pass);
   check_expert_parallel(m, pass);
-  return Builder(m, pass, p, attention_kernels().get(attention.name)).build();
+  return Builder(m, pass, p, attention_kernels().get(attention.name, "attention")).build();
 }
 
 }  // namespace roofsim

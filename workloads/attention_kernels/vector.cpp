@@ -22,7 +22,7 @@ class Vector : public AttentionKernel {
     return "decode attention on the vector units, per query head (TensorRT-LLM 0.9's masked MHA kernel); prefill fused";
   }
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
-    if (s.prefill) return attention_kernels().get("fused").build(g, s);
+    if (s.prefill) return attention_kernels().get("fused", "attention").build(g, s);
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.context * 2 * s.head_dim;
     return g.vector("attention", "attention", kv_elements, s.q_elements(), kVectorAttentionFlops * static_cast<double>(s.group()),
                     {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}}, s.precision.activations, true, s.precision.kv);

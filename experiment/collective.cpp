@@ -103,7 +103,6 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
 CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment& x) {
   CollectiveExperimentResult out;
   out.hw = x.ideal ? make_ideal(x.hw) : x.hw;
-  out.ideal = x.ideal;
   const HardwareSpec& hw = out.hw;
   if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
   const std::string topo_text = !x.topology.empty() ? x.topology : hw.links.kind == "ici" ? "4x4x4" : "switch:8";
@@ -144,13 +143,8 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
     for (int i = 0; i < x.concurrent; ++i) specs.push_back(spec);
   }
   out.sim = simulate_collectives(hw, t, specs);
-  out.topology = t;
-  out.spec = out.sim.spec;
-  out.group = x.group;
   out.members = spec.kind == CollectiveKind::sendrecv ? 2 : group;
-  out.to = x.to;
   out.concurrent = x.concurrent;
-  out.bound_busbw = static_cast<double>(spec.bytes) / out.sim.bound_time_s * busbw_factor(spec.kind, out.members);
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   out.peak_memory_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB

@@ -20,8 +20,8 @@ struct CollectiveResult {
   std::vector<Fabric::LinkUse> links;
 };
 
-// Runs `concurrent` copies of the collective at once on the same links (contention). One
-// simulation per process.
+// Runs `concurrent` copies of the collective at once on the same links (contention), in a
+// fresh SystemC kernel of its own.
 CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,
                                      int concurrent = 1);
 // Runs different collectives at once (e.g. one per group); `spec` and the bound are the first's.
@@ -46,17 +46,15 @@ struct CollectiveExperiment {
 };
 
 struct CollectiveExperimentResult {
-  HardwareSpec hw;
-  bool ideal = false;
-  Topology topology;
-  CollectiveSpec spec;  // the first group's, with the algorithm that ran
-  int group = 0;        // as asked (0 = all chips)
-  int members = 0;      // chips in one collective (2 for sendrecv)
-  int to = -1;
+  HardwareSpec hw;  // ideal when asked
+  int members = 0;  // chips in one collective (2 for sendrecv)
   int concurrent = 1;
-  CollectiveResult sim;
-  double bound_busbw = 0;      // the closed form's bus bandwidth
+  CollectiveResult sim;  // its spec is the first group's, with the algorithm that ran
   double peak_memory_bytes = 0;  // of this process so far (getrusage)
+  // The closed form's bus bandwidth.
+  double bound_busbw() const {
+    return static_cast<double>(sim.spec.bytes) / sim.bound_time_s * busbw_factor(sim.spec.kind, members);
+  }
 };
 
 // Throws InputError (naming the experiment's fields) for collectives that cannot run.

@@ -200,9 +200,10 @@ nlohmann::json to_json(const RooflineSweepResult& r) {
 }
 
 nlohmann::json to_json(const CollectiveExperimentResult& r) {
-  return versioned({{"hardware", r.hw.name}, {"topology", r.topology.name()}, {"chips", r.topology.chips()},
-                    {"op", collective_kind_name(r.spec.kind)}, {"algorithm", collective_algo_name(r.spec.algo)},
-                    {"bytes", r.spec.bytes}, {"group", r.members}, {"concurrent", r.concurrent},
+  const CollectiveSpec& spec = r.sim.spec;
+  return versioned({{"hardware", r.hw.name}, {"topology", r.sim.topology.name()}, {"chips", r.sim.topology.chips()},
+                    {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
+                    {"bytes", spec.bytes}, {"group", r.members}, {"concurrent", r.concurrent},
                     {"sim_time_s", r.sim.sim_time_s}, {"bound_time_s", r.sim.bound_time_s}, {"algbw", r.sim.algbw},
                     {"busbw", r.sim.busbw}, {"events", r.sim.events}, {"wall_s", r.sim.wall_s},
                     {"peak_memory_bytes", r.peak_memory_bytes}, {"links", link_records(r.sim.links, r.sim.sim_time_s)}});

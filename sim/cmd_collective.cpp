@@ -73,9 +73,9 @@ void run(const CollectiveOptions& o) {
   x.concurrent = o.concurrent;
   const CollectiveExperimentResult res = run_collective_experiment(x);
   const CollectiveResult& r = res.sim;
-  const CollectiveSpec& spec = res.spec;
+  const CollectiveSpec& spec = r.spec;
   const HardwareSpec& hw = res.hw;
-  const Topology& t = res.topology;
+  const Topology& t = r.topology;
   const int group = res.members;
   std::ostream& os = human_out(o.json);
   os << collective_kind_name(spec.kind) << " of " << format_bytes(static_cast<double>(spec.bytes)) << " per chip on "
@@ -87,7 +87,7 @@ void run(const CollectiveOptions& o) {
   table.add_row({"simulated", format_seconds(r.sim_time_s), format_si(r.algbw, "B/s", 2), format_si(r.busbw, "B/s", 2)});
   const double bound_algbw = static_cast<double>(spec.bytes) / r.bound_time_s;
   table.add_row({"closed form", format_seconds(r.bound_time_s), format_si(bound_algbw, "B/s", 2),
-                 format_si(res.bound_busbw, "B/s", 2)});
+                 format_si(res.bound_busbw(), "B/s", 2)});
   table.print(os);
   std::vector<Fabric::LinkUse> busiest = r.links;
   std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.busy > b.busy; });

@@ -1,6 +1,7 @@
 // Test runner for tests that need the SystemC kernel. libsystemc.so defines main(), so Catch's
-// ready-made main cannot be used: Catch runs from sc_main. Each test case runs in its own
-// process (catch_discover_tests), because SystemC elaborates and simulates once per process.
+// ready-made main cannot be used: Catch runs from sc_main. ctest runs each test case in its
+// own process (catch_discover_tests), which keeps failures apart; simulations themselves are
+// re-entrant (components/sim_context.hpp), so running the binary once runs every case too.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdlib>

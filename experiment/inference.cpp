@@ -313,6 +313,13 @@ ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
 }
 
 ExperimentResult run_experiment(const Experiment& e, const RunControl& control) {
+  // The CLI and experiment files check these too; the library's other callers (Python,
+  // sweeps) reach here directly.
+  for (const auto& [name, v] : {std::pair{"batch", e.batch}, {"prompt", e.prompt}, {"gen", e.generate}, {"tp", e.tp},
+                                {"pp", e.pp}, {"ep", e.ep}}) {
+    if (v <= 0) throw InputError("${" + std::string(name) + "} " + std::to_string(v) + ": must be positive");
+  }
+  if (e.microbatches < 0 || e.decode_stride < 0) throw InputError("${microbatches} and ${decode_stride} must not be negative");
   ExperimentResult r;
   r.setup = e;
   r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);

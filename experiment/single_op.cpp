@@ -54,7 +54,7 @@ OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
 
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {
   if (!hw.matrix_supports(dtype)) throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(dtype)));
-  if (points < 6) throw InputError("a roofline sweep needs at least 6 points");
+  if (points < 6) throw InputError("${points} must be at least 6");
   RooflineSweepResult r;
   r.dtype = dtype;
   r.run = run_ops(hw, ideal, roofline_sweep_ops(hw, dtype, points));

@@ -108,10 +108,6 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
       throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
     }
   }
-  for (const auto& [name, v] : {std::pair{"batch", e.batch}, {"prompt", e.prompt}, {"gen", e.generate}, {"tp", e.tp},
-                                {"pp", e.pp}, {"ep", e.ep}}) {
-    if (v <= 0) throw InputError(std::string(name) + "=" + std::to_string(v) + ": must be positive");
-  }
   return e;
 }
 

@@ -53,9 +53,6 @@ void run_op(const OpOptions& o) {
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   if (o.op.given() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
   OpSpec spec = op_from_flags(o.op, dtype);
-  if (spec.is_gemm && !hw.matrix_supports(dtype)) {
-    throw InputError(hw.name + ": the matrix units do not compute in " + o.dtype);
-  }
   const OpsRunResult out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse);
   const SimulatedOp& r = out.ops[0];
   std::ostream& os = human_out(o.json);
@@ -82,8 +79,6 @@ struct SweepOptions {
 void run_sweep(const SweepOptions& o) {
   HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
-  if (!hw.matrix_supports(dtype)) throw InputError(hw.name + ": the matrix units do not compute in " + o.dtype);
-  if (o.points < 6) throw InputError("--points must be at least 6");
   const RooflineSweepResult r = run_roofline_sweep(hw, o.ideal, dtype, o.points);
   const Knee& knee = r.knee;
   const Roofline& rl = r.analytic;

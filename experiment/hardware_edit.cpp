@@ -1,6 +1,7 @@
 #include "experiment/hardware_edit.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include "core/config_reader.hpp"
@@ -67,20 +68,18 @@ void HardwareDocument::scale(const std::string& key, double factor) {
 
 std::vector<std::string> HardwareDocument::numeric_keys() const {
   std::vector<std::string> keys;
-  for (const auto& [table_key, node] : doc_) {
-    const toml::table* t = node.as_table();
-    if (!t || table_key.str() == "provenance") continue;
-    for (const auto& [k, v] : *t) {
-      if (v.is_integer() || v.is_floating_point()) keys.push_back(std::string(table_key.str()) + "." + std::string(k.str()));
+  std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t, const std::string& prefix) {
+    for (const auto& [k, v] : t) {
+      const std::string key = prefix + std::string(k.str());
+      if (key == "provenance") continue;
       if (const toml::table* inner = v.as_table()) {
-        for (const auto& [k2, v2] : *inner) {
-          if (v2.is_integer() || v2.is_floating_point()) {
-            keys.push_back(std::string(table_key.str()) + "." + std::string(k.str()) + "." + std::string(k2.str()));
-          }
-        }
+        walk(*inner, key + ".");
+      } else if (v.is_integer() || v.is_floating_point()) {
+        keys.push_back(key);
       }
     }
-  }
+  };
+  walk(doc_, "");
   return keys;
 }
 

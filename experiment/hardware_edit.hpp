@@ -22,7 +22,7 @@ class HardwareDocument {
   // Sets (or multiplies) the number at `key`; the provenance of the key records the edit.
   void set(const std::string& key, double value);
   void scale(const std::string& key, double factor);
-  // Every numeric key path of the document (provenance aside), in document order.
+  // Every numeric key path of the document (provenance aside), sorted.
   std::vector<std::string> numeric_keys() const;
   // The edits so far, for people ("hbm.bandwidth_gb_per_s x2").
   const std::string& edits() const { return edits_; }

@@ -127,7 +127,9 @@ class InferenceDriver : public sc_core::sc_module {
   void kickoff() { run_phase(0); }
 
   void run_phase(std::size_t i) {
-    if (i > 0) control_.report(i, r_.graphs.size(), i == 1 ? "prefill" : "decode step " + std::to_string(r_.simulated_steps[i - 1]));
+    if (i > 0 && control_.progress) {
+      control_.report(i, r_.graphs.size(), i == 1 ? "prefill" : "decode step " + std::to_string(r_.simulated_steps[i - 1]));
+    }
     if (i == r_.graphs.size()) return;
     // Stopping between phases leaves the kernel with nothing to do: sc_start returns.
     if (control_.stop_requested()) {

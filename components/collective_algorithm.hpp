@@ -79,6 +79,8 @@ class CollectiveAlgorithm {
   // Why it cannot run this collective over this group of this fabric ("" when it can; the
   // group is a sub-torus or any chips on a switch, or a routed group on a ring or torus).
   virtual std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const = 0;
+  // Why the chips' hardware cannot run it ("" when it can), checked before the kernel starts.
+  virtual std::string hardware_refusal(const HardwareSpec&) const { return ""; }
   virtual std::vector<CollectiveStream> lower(const CollectiveLowering& l) const = 0;
   virtual double bound_s(const CollectiveBoundInputs& in) const = 0;
 };

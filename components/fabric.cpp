@@ -173,9 +173,8 @@ void Fabric::forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std
 }
 
 void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {
-  if (!hw_.links.in_switch_reduction) {
-    throw InputError(hw_.name + ": the switch cannot reduce (links.in_switch_reduction = false)");
-  }
+  // The algorithm refused hardware without it before the kernel started.
+  if (!hw_.links.in_switch_reduction) throw std::logic_error("switch_reduce on a switch that cannot reduce");
   const std::size_t p = static_cast<std::size_t>(chips());
   const Picoseconds now = now_ps();
   // The data streams at the slower of the port and the switch's reduction rate.

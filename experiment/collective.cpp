@@ -72,9 +72,8 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
   if (specs.empty()) throw std::logic_error("simulate_collectives without a collective");
   for (const CollectiveSpec& spec : specs) {
     check_algo(t, spec.kind, spec.algo, spec.group);
-    if (spec.algo == CollectiveAlgo::switch_reduce && !hw.links.in_switch_reduction) {
-      throw InputError(hw.name + ": ${algo} switch_reduce needs a switch that reduces (links.in_switch_reduction = true)");
-    }
+    const std::string why = collective_algorithms().get(spec.algo.name, "algo").hardware_refusal(hw);
+    if (!why.empty()) throw InputError(why);
   }
   const CollectiveSpec& spec = specs.front();
   CollectiveResult r;

@@ -45,18 +45,17 @@ namespace {
 // the arithmetic of sizes.
 constexpr double kMaxExperimentValue = 1e9;
 
-const char* const kExperimentKeys[] = {"batch", "prompt", "gen", "tp", "pp", "ep", "microbatches", "decode_stride"};
+// The experiment fields a sweep may vary, by the name a sweep axis gives them.
+const std::pair<const char*, std::int64_t Experiment::*> kExperimentKeys[] = {
+    {"batch", &Experiment::batch}, {"prompt", &Experiment::prompt}, {"gen", &Experiment::generate},
+    {"tp", &Experiment::tp},       {"pp", &Experiment::pp},         {"ep", &Experiment::ep},
+    {"microbatches", &Experiment::microbatches}, {"decode_stride", &Experiment::decode_stride}};
 
-// Sets an experiment field from a sweep value (a whole number: checked by the caller).
-void set_experiment_key(Experiment& e, const std::string& key, std::int64_t v) {
-  if (key == "batch") e.batch = v;
-  else if (key == "prompt") e.prompt = v;
-  else if (key == "gen") e.generate = v;
-  else if (key == "tp") e.tp = v;
-  else if (key == "pp") e.pp = v;
-  else if (key == "ep") e.ep = v;
-  else if (key == "microbatches") e.microbatches = v;
-  else if (key == "decode_stride") e.decode_stride = v;
+std::int64_t Experiment::* experiment_field(const std::string& key) {
+  for (const auto& [name, field] : kExperimentKeys) {
+    if (key == name) return field;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -80,12 +79,7 @@ SweepPoint point_from_json(const nlohmann::json& p, std::size_t axes) {
   return s;
 }
 
-bool is_experiment_key(const std::string& key) {
-  for (const char* k : kExperimentKeys) {
-    if (key == k) return true;
-  }
-  return false;
-}
+bool is_experiment_key(const std::string& key) { return experiment_field(key) != nullptr; }
 
 SweepAxis parse_sweep_axis(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
@@ -179,7 +173,7 @@ SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const 
     std::string label;
     for (std::size_t a = 0; a < axes.size(); ++a) {
       if (is_experiment_key(axes[a].key)) {
-        set_experiment_key(e, axes[a].key, static_cast<std::int64_t>(p.values[a]));
+        e.*experiment_field(axes[a].key) = static_cast<std::int64_t>(p.values[a]);  // whole: check_sweep
       } else {
         apply_edits(doc, {{axes[a].key, p.values[a], false}}, "sweep");
       }

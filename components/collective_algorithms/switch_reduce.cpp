@@ -18,6 +18,10 @@ class SwitchReduce : public CollectiveAlgorithm {
     if (k != CollectiveKind::allreduce) return "in-switch reduction is an all-reduce";
     return "";
   }
+  std::string hardware_refusal(const HardwareSpec& hw) const override {
+    if (hw.links.in_switch_reduction) return "";
+    return hw.name + ": ${algo} switch_reduce needs a switch that reduces (links.in_switch_reduction = true)";
+  }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {
     return {{{CollectivePhase::Pattern::switch_reduce, -1, 0, 1, l.bytes}}};
   }

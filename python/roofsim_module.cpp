@@ -54,6 +54,18 @@ DType dtype_arg(const std::string& name, const std::string& value) {
   return t;
 }
 
+// A keyword argument as the C++ type it must be; anything else is the caller's error, named.
+template <typename T>
+T arg(const std::string& key, const py::handle& value, const char* expected) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw InputError(key + "=" + py::repr(value).cast<std::string>() + ": expected " + expected);
+  }
+}
+std::int64_t integer_arg(const std::string& key, const py::handle& value) { return arg<std::int64_t>(key, value, "an integer"); }
+std::string text_arg(const std::string& key, const py::handle& value) { return arg<std::string>(key, value, "a string"); }
+
 // A hardware description that Python code may edit: get and set numbers by key path.
 struct Hardware {
   HardwareDocument doc;
@@ -61,7 +73,7 @@ struct Hardware {
 
 HardwareSpec hardware_arg(const py::object& hw) {
   if (py::isinstance<Hardware>(hw)) return hw.cast<const Hardware&>().doc.spec();
-  return load_hardware(hw.cast<std::string>());
+  return load_hardware(arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware"));
 }
 
 // The experiment from keyword arguments named as `roofsim run`'s flags (dashes as underscores).
@@ -71,37 +83,37 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
     e.hardware = hardware_arg(hw);
     e.hw = e.hardware->name;
   } else {
-    e.hw = hw.cast<std::string>();
+    e.hw = arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware");
   }
   if (py::isinstance<ModelConfig>(model)) {
     e.model_config = model.cast<ModelConfig>();
     check_model(*e.model_config, "model");
     e.model = e.model_config->name;
   } else {
-    e.model = model.cast<std::string>();
+    e.model = arg<std::string>("model", model, "a preset name, a path or a roofsim.Model");
   }
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
-    if (key == "batch") e.batch = value.cast<std::int64_t>();
-    else if (key == "prompt") e.prompt = value.cast<std::int64_t>();
-    else if (key == "gen" || key == "generate") e.generate = value.cast<std::int64_t>();
-    else if (key == "weights_dtype") e.precision.weights = dtype_arg(key, value.cast<std::string>());
-    else if (key == "activations_dtype") e.precision.activations = dtype_arg(key, value.cast<std::string>());
-    else if (key == "kv_dtype") e.precision.kv = dtype_arg(key, value.cast<std::string>());
-    else if (key == "attention") e.attention = parse_attention(value.cast<std::string>(), "attention");
-    else if (key == "ideal") e.ideal = value.cast<bool>();
+    if (key == "batch") e.batch = integer_arg(key, value);
+    else if (key == "prompt") e.prompt = integer_arg(key, value);
+    else if (key == "gen" || key == "generate") e.generate = integer_arg(key, value);
+    else if (key == "weights_dtype") e.precision.weights = dtype_arg(key, text_arg(key, value));
+    else if (key == "activations_dtype") e.precision.activations = dtype_arg(key, text_arg(key, value));
+    else if (key == "kv_dtype") e.precision.kv = dtype_arg(key, text_arg(key, value));
+    else if (key == "attention") e.attention = parse_attention(text_arg(key, value), "attention");
+    else if (key == "ideal") e.ideal = arg<bool>(key, value, "True or False");
     else if (key == "launch") {
-      const std::string v = value.cast<std::string>();
+      const std::string v = text_arg(key, value);
       if (v != "graph" && v != "per_op") throw InputError("launch='" + v + "': expected graph or per_op");
       e.launch_per_op = v == "per_op";
-    } else if (key == "decode_stride") e.decode_stride = value.cast<std::int64_t>();
-    else if (key == "tp") e.tp = value.cast<std::int64_t>();
-    else if (key == "pp") e.pp = value.cast<std::int64_t>();
-    else if (key == "ep") e.ep = value.cast<std::int64_t>();
-    else if (key == "microbatches") e.microbatches = value.cast<std::int64_t>();
-    else if (key == "topology") e.topology = value.cast<std::string>();
+    } else if (key == "decode_stride") e.decode_stride = integer_arg(key, value);
+    else if (key == "tp") e.tp = integer_arg(key, value);
+    else if (key == "pp") e.pp = integer_arg(key, value);
+    else if (key == "ep") e.ep = integer_arg(key, value);
+    else if (key == "microbatches") e.microbatches = integer_arg(key, value);
+    else if (key == "topology") e.topology = text_arg(key, value);
     else if (key == "near_memory") {
-      const std::string v = value.cast<std::string>();
+      const std::string v = text_arg(key, value);
       if (v != "off" && v != "auto" && v != "all") throw InputError("near_memory='" + v + "': expected off, auto or all");
       e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
     } else {
@@ -252,11 +264,12 @@ PYBIND11_MODULE(roofsim, m) {
     if (grid.size() == 0) throw InputError("sweep: grid is empty; give {key: [values], ...}");
     std::vector<SweepAxis> axes;
     for (const auto& [k, v] : grid) {
-      SweepAxis a{k.cast<std::string>(), v.cast<std::vector<double>>()};
+      const std::string key = text_arg("grid key", k);
+      SweepAxis a{key, arg<std::vector<double>>(key, v, "a list of numbers")};
       if (a.values.empty()) throw InputError("sweep: no values for '" + a.key + "'");
       axes.push_back(a);
     }
-    const HardwareDocument doc = py::isinstance<Hardware>(hw) ? hw.cast<const Hardware&>().doc : HardwareDocument::load(hw.cast<std::string>());
+    const HardwareDocument doc = py::isinstance<Hardware>(hw) ? hw.cast<const Hardware&>().doc : HardwareDocument::load(arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware"));
     const Experiment base = experiment_from(py::str(doc.name()), model, kw);
     const SweepResult r = run_sweep(base, doc, axes, 0, 1, control_from(progress));
     return to_python(to_json(r)["points"]);

@@ -114,3 +114,10 @@ def test_an_exception_in_the_progress_callback_stops_the_sweep():
         roofsim.sweep({"batch": [1, 2, 4]}, prompt=64, gen=2, progress=stop)
     assert seen == [1]
     assert roofsim.run(prompt=64, gen=2)["ttft_s"] > 0  # the module works on afterwards
+
+
+def test_arguments_of_the_wrong_type_are_named():
+    with pytest.raises(ValueError, match=r"batch=10{30}: expected an integer"):
+        roofsim.run(batch=10**30)
+    with pytest.raises(ValueError, match=r"attention=3: expected a string"):
+        roofsim.run(attention=3)

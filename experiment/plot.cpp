@@ -1,5 +1,6 @@
 #include "experiment/plot.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -165,6 +166,51 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
       << "plot roof(x) title 'analytic roofline' lw 2 lc rgb 'black', \\\n"
       << "     '" << data.string() << "' using 1:2 title 'simulated ops' with linespoints pt 7 lc rgb 'red'\n";
   }
+  run_gnuplot(script, dir);
+}
+
+void write_measured_vs_simulated_plot(const std::string& path, const std::string& title,
+                                      const std::vector<MeasuredSeries>& series) {
+  const std::string terminal = terminal_for(path);
+  const fs::path dir = plot_dir();
+  const fs::path script = dir / "measured.gp";
+  double lo = 1e30, hi = 0;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    std::ofstream d(dir / ("s" + std::to_string(i) + ".dat"));
+    d.precision(10);
+    for (const auto& [measured, simulated] : series[i].points) {
+      if (measured <= 0 || simulated <= 0) continue;
+      d << measured * 1e6 << " " << simulated * 1e6 << "\n";
+      lo = std::min({lo, measured * 1e6, simulated * 1e6});
+      hi = std::max({hi, measured * 1e6, simulated * 1e6});
+    }
+  }
+  if (hi <= 0) {
+    lo = 1;
+    hi = 1000;
+  }
+  static const char* colours[] = {"red", "blue", "dark-green", "orange", "purple", "black", "brown", "cyan", "magenta", "olive", "dark-violet", "steelblue"};
+  std::ofstream g(script);
+  g.precision(10);
+  g << "set terminal " << terminal << "\n"
+    << "set output '" << path << "'\n"
+    << "set title '" << title << "'\n"
+    << "set logscale xy\n"
+    << "set xrange [" << lo / 1.5 << ":" << hi * 1.5 << "]\n"
+    << "set yrange [" << lo / 1.5 << ":" << hi * 1.5 << "]\n"
+    << "set xlabel 'measured (us)'\n"
+    << "set ylabel 'simulated (us)'\n"
+    << "set grid\n"
+    << "set key top left\n"
+    << "set samples 200\n"
+    << "plot x title 'simulated = measured' lw 2 lc rgb 'gray', \\\n"
+    << "     1.2 * x title '+-20%' dashtype 2 lc rgb 'gray', 0.8 * x notitle dashtype 2 lc rgb 'gray'";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    g << ", \\\n     '" << (dir / ("s" + std::to_string(i) + ".dat")).string() << "' using 1:2 title '" << series[i].name
+      << "' with points pt 7 ps 0.5 lc rgb '" << colours[i % 12] << "'";
+  }
+  g << "\n";
+  g.close();
   run_gnuplot(script, dir);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Roofline charts drawn by gnuplot: log-log, analytic roofs as lines, simulated ops as points.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "validation/analytic.hpp"
@@ -25,5 +26,14 @@ struct RooflineSeries {
 };
 void write_variant_rooflines_plot(const std::string& path, const std::string& title,
                                   const std::vector<RooflineSeries>& series);
+
+// Simulated against measured times, log-log, one point series per family, with the line of
+// perfect agreement and +-20% lines: where a family sits off the diagonal is its bias.
+struct MeasuredSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // (measured s, simulated s)
+};
+void write_measured_vs_simulated_plot(const std::string& path, const std::string& title,
+                                      const std::vector<MeasuredSeries>& series);
 
 }  // namespace roofsim

@@ -5,62 +5,13 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
 
 namespace {
-
-// A minimal CSV reader: commas inside double quotes do not split; "" is a quote.
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else {
-        quoted = !quoted;
-      }
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-// Rows as maps from header name to value; lines starting with '#' are comments.
-std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(path + ": cannot open file");
-  std::vector<std::map<std::string, std::string>> rows;
-  std::vector<std::string> header;
-  std::string line;
-  long n = 0;
-  while (std::getline(f, line)) {
-    ++n;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells = split_csv_line(line);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    if (cells.size() != header.size()) {
-      throw InputError(path + ":" + std::to_string(n) + ": " + std::to_string(cells.size()) + " cells, the header has " +
-                       std::to_string(header.size()));
-    }
-    std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
-    row["#line"] = std::to_string(n);
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 DType dtype_cell(const std::string& path, const std::map<std::string, std::string>& row, const std::string& key) {
   DType d;

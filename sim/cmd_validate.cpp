@@ -17,6 +17,8 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
+#include "experiment/kernel_tables.hpp"
+#include "experiment/results.hpp"
 #include "experiment/validation_suite.hpp"
 #include "experiment/plot.hpp"
 #include "sim/progress_line.hpp"
@@ -28,6 +30,7 @@ namespace {
 struct ValidateOptions {
   bool quick = false;
   std::string cases, report = "validation-report.md", json;
+  std::string kernels, hw = "h100_sxm5", limits, rows_csv;
 };
 
 std::string pct(double x) { return format_fixed(100 * x, 1) + "%"; }
@@ -89,6 +92,91 @@ std::string markdown_report(const ValidationSuiteResult& r, const std::filesyste
   return md.str();
 }
 
+std::string signed_pct(double x) { return (x >= 0 ? "+" : "") + pct(x); }
+
+std::string kernel_markdown(const KernelValidationResult& r, const std::string& chart) {
+  std::ostringstream md;
+  md << "# roofsim against measured kernels\n\n" << r.simulated_rows() << " rows of " << r.dir << " simulated on "
+     << r.hw << ". Error = simulated / measured - 1 (positive: roofsim is slower than the kernel).\n\n"
+     << "![simulated vs measured](" << chart << ")\n\n"
+     << "| family | rows | MAPE | median signed error |\n|---|---|---|---|\n";
+  for (const KernelFamilyResult& f : r.families) {
+    if (f.rows.empty()) {
+      md << "| " << f.family << " | " << f.not_simulated << " | not simulated: " << f.not_simulated_reason << " | |\n";
+    } else {
+      md << "| " << f.family << " | " << f.rows.size() << " | " << pct(f.overall.mape) << " | "
+         << signed_pct(f.overall.median_signed) << " |\n";
+    }
+  }
+  for (const KernelFamilyResult& f : r.families) {
+    if (f.rows.empty()) continue;
+    md << "\n## " << f.family << " (" << f.file << ")\n\n| size | rows | MAPE | median signed error |\n|---|---|---|---|\n";
+    for (const KernelErrorStats& b : f.buckets) {
+      md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " |\n";
+    }
+    md << "\nWorst rows:\n\n| row | shape | measured | simulated | error |\n|---|---|---|---|---|\n";
+    for (const KernelRowResult* w : worst_rows(f, 10)) {
+      md << "| " << w->source << " | " << w->label << " | " << format_seconds(w->measured_s) << " | "
+         << format_seconds(w->simulated_s) << " | " << signed_pct(w->error()) << " |\n";
+    }
+  }
+  return md.str();
+}
+
+// `validate --kernels DIR`: every row of the measured tables, simulated and summarised.
+void run_kernel_validation(const ValidateOptions& o, bool report_given) {
+  const std::string report_path = report_given ? o.report : "kernel-validation-report.md";
+  const std::filesystem::path report(report_path);
+  const std::filesystem::path chart_dir = report.parent_path().empty() ? "." : report.parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(chart_dir, ec);
+  if (ec) throw InputError(report_path + ": cannot create folder " + chart_dir.string() + " (" + ec.message() + ")");
+  const HardwareSpec hw = load_hardware(o.hw);
+  ProgressLine line("validate --kernels", "rows");
+  const KernelValidationResult r = validate_kernel_tables(o.kernels, hw, line.control());
+  line.finish();
+
+  std::vector<MeasuredSeries> series;
+  for (const KernelFamilyResult& f : r.families) {
+    if (f.rows.empty()) continue;
+    MeasuredSeries s{f.family, {}};
+    for (const KernelRowResult& row : f.rows) s.points.emplace_back(row.measured_s, row.simulated_s);
+    series.push_back(s);
+  }
+  const std::string chart = report.stem().string() + ".png";
+  if (!series.empty()) {
+    write_measured_vs_simulated_plot((chart_dir / chart).string(), "roofsim " + r.hw + " vs measured kernels", series);
+  }
+  write_text(report_path, kernel_markdown(r, chart));
+  if (!o.rows_csv.empty()) write_text(o.rows_csv, records_csv(kernel_row_records(r)));
+
+  std::ostream& os = human_out(o.json);
+  os << r.simulated_rows() << " measured kernel rows simulated on " << r.hw << " (error = simulated / measured - 1)\n\n";
+  TextTable t({"family", "size", "rows", "MAPE", "median error"});
+  for (const KernelFamilyResult& f : r.families) {
+    if (f.rows.empty()) {
+      t.add_row({f.family, "", std::to_string(f.not_simulated), "-", "not simulated"});
+      continue;
+    }
+    t.add_row({f.family, "all", std::to_string(f.rows.size()), pct(f.overall.mape), signed_pct(f.overall.median_signed)});
+    for (const KernelErrorStats& b : f.buckets) {
+      t.add_row({"", b.name, std::to_string(b.rows), pct(b.mape), signed_pct(b.median_signed)});
+    }
+  }
+  t.print(os);
+  for (const KernelFamilyResult& f : r.families) {
+    if (f.rows.empty()) os << f.family << ": " << f.not_simulated_reason << "\n";
+  }
+  os << "\nreport (worst rows per family, chart) written to " << report_path << "\n";
+  if (!o.json.empty()) write_json(o.json, versioned(to_json(r)));
+  if (!o.limits.empty()) {
+    const std::vector<std::string> over = kernel_limit_violations(r, o.limits);
+    for (const std::string& v : over) std::cerr << "roofsim: validate --kernels: " << v << "\n";
+    if (!over.empty()) throw CLI::RuntimeError(1);
+    os << "every family within its limit in " << o.limits << "\n";
+  }
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
@@ -102,8 +190,26 @@ void add_validate_command(CLI::App& app) {
                                        "columns, reference and unit (metric: throughput, ttft or decode_tok_s)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--report", o->report, "Markdown report to write (charts go beside it)")->capture_default_str();
+  CLI::Option* kernels =
+      cmd->add_option("--kernels", o->kernels, "Instead of the suite: simulate every row of measured kernel tables in DIR "
+                                               "(the format of validation/kernels/h100: gemm.csv, nccl.csv, ...) and report "
+                                               "MAPE, median signed error and worst rows per family and size");
+  cmd->add_option("--hw", o->hw, "Hardware the --kernels rows are simulated on (a preset name or a .toml)")
+      ->capture_default_str()
+      ->needs(kernels);
+  cmd->add_option("--limits", o->limits, "With --kernels: a CSV of family,max_mape_percent; exit 1 when a family exceeds "
+                                         "its limit or is no longer simulated")
+      ->check(CLI::ExistingFile)
+      ->needs(kernels);
+  cmd->add_option("--rows-csv", o->rows_csv, "With --kernels: write every simulated row (measured, simulated, error) as CSV")
+      ->needs(kernels);
+  kernels->excludes(cmd->get_option("--quick"))->excludes(cmd->get_option("--cases"));
   add_json_option(cmd, o->json);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    if (!o->kernels.empty()) {
+      run_kernel_validation(*o, cmd->count("--report") > 0);
+      return;
+    }
     const std::filesystem::path report(o->report);
     const std::filesystem::path chart_dir = report.parent_path().empty() ? "." : report.parent_path();
     std::error_code ec;

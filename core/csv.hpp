@@ -1,0 +1,26 @@
+#pragma once
+// Tables of measurements and cases (CSV): rows as maps from column to text, with the line each
+// came from, and typed cells whose errors name the file, line and column.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace roofsim {
+
+// One row: column -> text; the key "#line" holds the row's line number in the file.
+using CsvRow = std::map<std::string, std::string>;
+
+// Reads a CSV with a header line. Commas inside double quotes do not split; "" is a quote;
+// lines starting with '#' are comments. Throws InputError for a missing file or a row whose
+// cell count differs from the header's.
+std::vector<CsvRow> read_csv(const std::string& path);
+
+// Typed cells. Each throws InputError "PATH:LINE: COLUMN: ..." for a missing column or a value
+// that is not what the column holds.
+const std::string& csv_text(const std::string& path, const CsvRow& row, const std::string& column);
+std::int64_t csv_positive_integer(const std::string& path, const CsvRow& row, const std::string& column);
+std::int64_t csv_integer(const std::string& path, const CsvRow& row, const std::string& column);
+double csv_positive_number(const std::string& path, const CsvRow& row, const std::string& column);
+
+}  // namespace roofsim

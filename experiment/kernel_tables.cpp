@@ -1,0 +1,341 @@
+#include "experiment/kernel_tables.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "core/csv.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "experiment/collective.hpp"
+#include "experiment/single_op.hpp"
+
+namespace roofsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A row ready to simulate: where it came from, what it measured, and how to simulate it.
+struct PendingRow {
+  KernelRowResult result;
+  std::function<double()> simulate;
+};
+
+// Buckets of compute kernels by measured latency: launch-bound, small, medium, large.
+std::string latency_bucket(double s) {
+  if (s < 10e-6) return "< 10 us";
+  if (s < 50e-6) return "10-50 us";
+  if (s < 500e-6) return "50-500 us";
+  return ">= 500 us";
+}
+
+// Buckets of collectives by message size: latency-bound, protocol cross-over, bandwidth-bound.
+std::string size_bucket(double bytes) {
+  if (bytes <= 64.0 * 1024) return "<= 64 KiB";
+  if (bytes <= 1024.0 * 1024) return "64 KiB-1 MiB";
+  if (bytes <= 32.0 * 1024 * 1024) return "1-32 MiB";
+  return "> 32 MiB";
+}
+
+std::string source_of(const std::string& path, const CsvRow& row) {
+  return fs::path(path).filename().string() + ":" + row.at("#line");
+}
+
+double measured_seconds(const std::string& path, const CsvRow& row) {
+  return csv_positive_number(path, row, "latency") * 1e-3;  // the tables hold milliseconds
+}
+
+// gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
+std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw) {
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
+                       k = csv_positive_integer(path, row, "k");
+    const std::string& dtype = csv_text(path, row, "gemm_dtype");
+    GemmShape g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    if (dtype == "bfloat16") {
+      g.a = g.b = g.c = DType::bf16;
+    } else if (dtype == "fp8" || dtype == "fp8_block") {
+      g.a = g.b = DType::fp8;
+      g.c = DType::bf16;
+    } else {
+      throw InputError(path + ":" + row.at("#line") + ": gemm_dtype: unknown '" + dtype +
+                       "' (expected bfloat16, fp8 or fp8_block)");
+    }
+    PendingRow p;
+    p.result.family = "gemm " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
+    p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = latency_bucket(p.result.measured_s);
+    p.simulate = [&hw, g] {
+      const OpsRunResult r = run_ops(hw, false, {gemm_op(g, "")});
+      return r.ops.front().result.seconds();
+    };
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+bool parse_nccl_op(const std::string& text, CollectiveKind& kind) {
+  static const std::map<std::string, CollectiveKind> names = {{"all_reduce", CollectiveKind::allreduce},
+                                                              {"all_gather", CollectiveKind::allgather},
+                                                              {"reduce_scatter", CollectiveKind::reducescatter},
+                                                              {"alltoall", CollectiveKind::alltoall}};
+  auto it = names.find(text);
+  if (it == names.end()) return false;
+  kind = it->second;
+  return true;
+}
+
+// One collective on `gpus` GPUs of one switched node, as nccl-tests sizes it.
+double simulate_collective_row(const HardwareSpec& hw, CollectiveKind kind, int gpus, std::uint64_t bytes) {
+  CollectiveExperiment x;
+  x.hw = hw;
+  x.topology = "switch:" + std::to_string(gpus);
+  x.kind = kind;
+  x.bytes = bytes;
+  return run_collective_experiment(x).sim.sim_time_s;
+}
+
+// nccl.csv and custom_allreduce_*.csv: message_size counts elements of the row's dtype.
+std::vector<PendingRow> collective_rows(const std::string& path, const HardwareSpec& hw, bool custom) {
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    const std::string& op = csv_text(path, row, "op_name");
+    CollectiveKind kind;
+    if (!parse_nccl_op(op, kind)) {
+      throw InputError(path + ":" + row.at("#line") + ": op_name: unknown '" + op +
+                       "' (expected all_reduce, all_gather, reduce_scatter or alltoall)");
+    }
+    const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
+    int element_bytes = 0;
+    if (dtype == "half" || dtype == "bfloat16" || dtype == "float16") element_bytes = 2;
+    if (dtype == "int8" || dtype == "uint8") element_bytes = 1;
+    if (dtype == "float" || dtype == "float32") element_bytes = 4;
+    if (element_bytes == 0) throw InputError(path + ":" + row.at("#line") + ": unknown dtype '" + dtype + "'");
+    const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
+    if (gpus < 2 || gpus > 1024) {
+      throw InputError(path + ":" + row.at("#line") + ": num_gpus: expected 2 to 1024, got " + std::to_string(gpus));
+    }
+    const std::int64_t elements = csv_positive_integer(path, row, "message_size");
+    if (elements > (std::int64_t{1} << 40)) {
+      throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(element_bytes);
+    PendingRow p;
+    if (custom) {
+      const std::string impl = row.count("implementation") ? row.at("implementation")
+                               : row.count("backend")      ? row.at("backend")
+                                                           : "custom";
+      p.result.family = "custom " + op + " " + impl;
+    } else {
+      p.result.family = "nccl " + op;
+    }
+    p.result.label = std::to_string(gpus) + " GPUs, " + format_bytes(static_cast<double>(bytes));
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = size_bucket(static_cast<double>(bytes));
+    p.simulate = [&hw, kind, gpus, bytes] { return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes); };
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+struct TableKind {
+  std::string file;
+  std::function<std::vector<PendingRow>(const std::string&, const HardwareSpec&)> read;
+  std::string family;     // for tables roofsim cannot simulate yet
+  std::string not_yet;    // why not (empty: simulated)
+};
+
+const std::vector<TableKind>& table_kinds() {
+  static const std::vector<TableKind> kinds = {
+      {"gemm.csv", gemm_rows, "", ""},
+      {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", ""},
+      {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
+      {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
+      {"context_attention.csv", nullptr, "context attention", "roofsim has no single attention op yet (issue 12)"},
+      {"generation_attention.csv", nullptr, "generation attention", "roofsim has no single attention op yet (issue 12)"},
+      {"moe.csv", nullptr, "moe", "roofsim has no single MoE layer op yet (issue 12)"},
+  };
+  return kinds;
+}
+
+KernelErrorStats error_stats(const std::string& name, const std::vector<const KernelRowResult*>& rows) {
+  KernelErrorStats s;
+  s.name = name;
+  s.rows = rows.size();
+  if (rows.empty()) return s;
+  std::vector<double> errors;
+  double abs_sum = 0;
+  for (const KernelRowResult* r : rows) {
+    errors.push_back(r->error());
+    abs_sum += std::fabs(r->error());
+  }
+  s.mape = abs_sum / static_cast<double>(rows.size());
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  s.median_signed = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  return s;
+}
+
+void summarise(KernelFamilyResult& f) {
+  std::vector<const KernelRowResult*> all;
+  std::map<std::string, std::vector<const KernelRowResult*>> by_bucket;
+  std::vector<std::string> bucket_order;
+  for (const KernelRowResult& r : f.rows) {
+    all.push_back(&r);
+    if (!by_bucket.count(r.bucket)) bucket_order.push_back(r.bucket);
+    by_bucket[r.bucket].push_back(&r);
+  }
+  f.overall = error_stats(f.family, all);
+  for (const std::string& b : bucket_order) f.buckets.push_back(error_stats(b, by_bucket[b]));
+}
+
+// Bucket names sort by the smallest size they hold, as the helpers above list them.
+int bucket_rank(const std::string& b) {
+  static const std::vector<std::string> order = {"< 10 us", "10-50 us", "50-500 us", ">= 500 us",
+                                                 "<= 64 KiB", "64 KiB-1 MiB", "1-32 MiB", "> 32 MiB"};
+  return static_cast<int>(std::find(order.begin(), order.end(), b) - order.begin());
+}
+
+}  // namespace
+
+std::size_t KernelValidationResult::simulated_rows() const {
+  std::size_t n = 0;
+  for (const auto& f : families) n += f.rows.size();
+  return n;
+}
+
+std::vector<std::string> kernel_table_files() {
+  std::vector<std::string> out;
+  for (const TableKind& k : table_kinds()) out.push_back(k.file);
+  return out;
+}
+
+KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw, const RunControl& control) {
+  if (!fs::is_directory(dir)) throw InputError("${kernels} " + dir + ": not a folder");
+  KernelValidationResult out;
+  out.hw = hw.name;
+  out.dir = dir;
+  std::vector<PendingRow> pending;
+  std::map<std::string, std::string> family_file;
+  for (const TableKind& kind : table_kinds()) {
+    const std::string path = (fs::path(dir) / kind.file).string();
+    if (!fs::exists(path)) continue;
+    if (!kind.read) {
+      KernelFamilyResult f;
+      f.family = kind.family;
+      f.file = kind.file;
+      f.not_simulated = read_csv(path).size();
+      f.not_simulated_reason = kind.not_yet;
+      out.families.push_back(f);
+      continue;
+    }
+    for (PendingRow& p : kind.read(path, hw)) {
+      family_file.emplace(p.result.family, kind.file);
+      pending.push_back(std::move(p));
+    }
+  }
+  if (pending.empty() && out.families.empty()) {
+    std::string names;
+    for (const std::string& f : kernel_table_files()) names += (names.empty() ? "" : ", ") + f;
+    throw InputError("${kernels} " + dir + ": no kernel tables in this folder (expected one of " + names + ")");
+  }
+  // Simulated families first, in the order their rows appear.
+  std::vector<KernelFamilyResult> simulated;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (control.stop_requested()) throw Cancelled();
+    PendingRow& p = pending[i];
+    p.result.simulated_s = p.simulate();
+    auto it = index.find(p.result.family);
+    if (it == index.end()) {
+      it = index.emplace(p.result.family, simulated.size()).first;
+      simulated.emplace_back();
+      simulated.back().family = p.result.family;
+      simulated.back().file = family_file.at(p.result.family);
+    }
+    simulated[it->second].rows.push_back(p.result);
+    control.report(i + 1, pending.size(), p.result.family + " " + p.result.label);
+  }
+  for (KernelFamilyResult& f : simulated) {
+    summarise(f);
+    std::stable_sort(f.buckets.begin(), f.buckets.end(),
+                     [](const KernelErrorStats& a, const KernelErrorStats& b) { return bucket_rank(a.name) < bucket_rank(b.name); });
+  }
+  out.families.insert(out.families.begin(), simulated.begin(), simulated.end());
+  return out;
+}
+
+std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r, const std::string& limits_csv) {
+  std::vector<std::string> out;
+  for (const CsvRow& row : read_csv(limits_csv)) {
+    const std::string& family = csv_text(limits_csv, row, "family");
+    const double limit = csv_positive_number(limits_csv, row, "max_mape_percent");
+    auto f = std::find_if(r.families.begin(), r.families.end(), [&](const KernelFamilyResult& x) { return x.family == family; });
+    if (f == r.families.end() || f->rows.empty()) {
+      out.push_back(family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%)");
+    } else if (100 * f->overall.mape > limit) {
+      out.push_back(family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
+    }
+  }
+  return out;
+}
+
+std::vector<const KernelRowResult*> worst_rows(const KernelFamilyResult& f, std::size_t n) {
+  std::vector<const KernelRowResult*> rows;
+  for (const KernelRowResult& r : f.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const KernelRowResult* a, const KernelRowResult* b) { return std::fabs(a->error()) > std::fabs(b->error()); });
+  if (rows.size() > n) rows.resize(n);
+  return rows;
+}
+
+namespace {
+nlohmann::json stats_json(const KernelErrorStats& s) {
+  return {{"name", s.name}, {"rows", s.rows}, {"mape", s.mape}, {"median_signed_error", s.median_signed}};
+}
+nlohmann::json row_json(const KernelRowResult& r) {
+  return {{"family", r.family}, {"bucket", r.bucket}, {"shape", r.label}, {"source", r.source},
+          {"measured_s", r.measured_s}, {"simulated_s", r.simulated_s}, {"error", r.error()}};
+}
+}  // namespace
+
+nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst) {
+  nlohmann::json families = nlohmann::json::array();
+  for (const KernelFamilyResult& f : r.families) {
+    nlohmann::json j = {{"family", f.family}, {"file", f.file}, {"rows", f.rows.size()}};
+    if (f.not_simulated > 0) {
+      j["not_simulated"] = f.not_simulated;
+      j["not_simulated_reason"] = f.not_simulated_reason;
+    }
+    if (!f.rows.empty()) {
+      j["mape"] = f.overall.mape;
+      j["median_signed_error"] = f.overall.median_signed;
+      j["buckets"] = nlohmann::json::array();
+      for (const KernelErrorStats& b : f.buckets) j["buckets"].push_back(stats_json(b));
+      j["worst_rows"] = nlohmann::json::array();
+      for (const KernelRowResult* w : worst_rows(f, worst)) j["worst_rows"].push_back(row_json(*w));
+    }
+    families.push_back(j);
+  }
+  return {{"hardware", r.hw}, {"kernels", r.dir}, {"simulated_rows", r.simulated_rows()}, {"families", families}};
+}
+
+nlohmann::json kernel_row_records(const KernelValidationResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const KernelFamilyResult& f : r.families) {
+    for (const KernelRowResult& row : f.rows) out.push_back(row_json(row));
+  }
+  return out;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,71 @@
+#pragma once
+// Measured kernel tables (the format of ../shared/validation/kernels/, README there): every row
+// is one real kernel call with its latency. Each row is simulated in this process as the op or
+// collective it measured, and the errors are summarised per family and size bucket
+// (`roofsim validate --kernels DIR`, the Python module's validate_kernels()).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hardware.hpp"
+#include "experiment/progress.hpp"
+
+namespace roofsim {
+
+struct KernelRowResult {
+  std::string family;  // "gemm bf16", "nccl all_reduce 8 GPUs", ...
+  std::string bucket;  // size bucket within the family
+  std::string label;   // the row's shape, for people
+  std::string source;  // FILE:LINE
+  double measured_s = 0, simulated_s = 0;
+  double error() const { return simulated_s / measured_s - 1; }  // signed: + = roofsim slower
+};
+
+struct KernelErrorStats {
+  std::string name;
+  std::size_t rows = 0;
+  double mape = 0;           // mean absolute error
+  double median_signed = 0;  // median of error()
+};
+
+struct KernelFamilyResult {
+  std::string family;
+  std::string file;  // the table it came from
+  std::vector<KernelRowResult> rows;
+  KernelErrorStats overall;
+  std::vector<KernelErrorStats> buckets;
+  // Rows roofsim cannot simulate yet, and why (the family then has no error figures).
+  std::size_t not_simulated = 0;
+  std::string not_simulated_reason;
+};
+
+struct KernelValidationResult {
+  std::string hw, dir;
+  std::vector<KernelFamilyResult> families;
+  std::size_t simulated_rows() const;
+};
+
+// The table files a kernel folder may hold, for --help and errors.
+std::vector<std::string> kernel_table_files();
+
+// Simulates every row of every known table in `dir` on `hw`. Throws InputError naming the
+// file, line and column for a malformed row, or when the folder holds no known table.
+KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw,
+                                              const RunControl& control = {});
+
+// Limits per family (a CSV: family,max_mape_percent): the families whose MAPE exceeds theirs,
+// as "family: MAPE x% > limit y%". A family named in the limits but absent from the result is
+// a violation too, so a table that stops being simulated cannot pass silently.
+std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r, const std::string& limits_csv);
+
+// The summary: per family its figures, buckets and `worst` rows of largest absolute error.
+nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst = 10);
+// Every simulated row as a flat record (family, bucket, shape, source, measured_s,
+// simulated_s, error), for records_csv.
+nlohmann::json kernel_row_records(const KernelValidationResult& r);
+// The rows of a family sorted by absolute error, largest first, at most `n`.
+std::vector<const KernelRowResult*> worst_rows(const KernelFamilyResult& f, std::size_t n);
+
+}  // namespace roofsim

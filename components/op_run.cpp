@@ -99,17 +99,21 @@ void GemmRun::dispatch(std::int64_t step) {
   const bool fine = chip_.granularity() == Granularity::fine;
   const Picoseconds now = now_ps();
   const MatrixSpec& spec = chip_.hw().matrix;
-  // A block has at most four tile shapes: full, short at the right edge, short at the bottom,
-  // and the corner. Their cycles are worked out once per step.
+  // A block has at most eight job shapes: full, short at the right edge, short at the bottom,
+  // the corner, each with a full or short last k part. Their cycles are worked out once.
   const std::int64_t edge_m = s.m % plan_.tm ? s.m % plan_.tm : plan_.tm;
   const std::int64_t edge_n = s.n % plan_.tn ? s.n % plan_.tn : plan_.tn;
+  const std::int64_t tk = plan_.tk > 0 ? std::min(plan_.tk, s.k) : s.k;
+  const std::int64_t parts = (s.k + tk - 1) / tk, edge_k = s.k - (parts - 1) * tk;
   const std::int64_t tiles_m = (s.m + plan_.tm - 1) / plan_.tm, tiles_n = (s.n + plan_.tn - 1) / plan_.tn;
   const std::int64_t rows_of_tiles = tiles_m * s.batch_count;  // the batch elements side by side
-  double cycles[2][2];
+  double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
-      const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, s.k};
-      cycles[bottom][right] = g.matmuls() * matrix_tile_cycles(spec, t, compute);
+      for (int last = 0; last < 2; ++last) {
+        const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, last ? edge_k : tk};
+        cycles[bottom][right][last] = g.matmuls() * matrix_tile_cycles(spec, t, compute);
+      }
     }
   }
   const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
@@ -127,21 +131,25 @@ void GemmRun::dispatch(std::int64_t step) {
     const int bottom = i == tiles_m - 1;
     for (std::int64_t j = 0; j < tiles_n; ++j) {
       const int right = j == tiles_n - 1;
-      const double c = cycles[bottom][right];
-      padded_cycles += c;
-      const std::size_t u = chip_.next_matrix_unit();
-      if (fine) {
-        // One event per tile; its C tile is written as soon as it is final.
-        const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
-        const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
-        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k ? tensor_bytes(tm * tn, g.c) : 0};
-        jobs_added(step, 1);
-        const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
-        if (trace_name >= 0) chip_.trace().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
-        chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
-      } else {
-        if (unit_cycles_[u] == 0) touched_.push_back(u);
-        unit_cycles_[u] += c;
+      // Split-K: the tile's k parts go to different units; the last part completes the tile.
+      for (std::int64_t part = 0; part < parts; ++part) {
+        const int last = part == parts - 1;
+        const double c = cycles[bottom][right][last];
+        padded_cycles += c;
+        const std::size_t u = chip_.next_matrix_unit();
+        if (fine) {
+          // One event per job; the C tile is written when its last part of the last k step is done.
+          const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
+          const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
+          const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k && last ? tensor_bytes(tm * tn, g.c) : 0};
+          jobs_added(step, 1);
+          const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
+          if (trace_name >= 0) chip_.trace().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
+          chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
+        } else {
+          if (unit_cycles_[u] == 0) touched_.push_back(u);
+          unit_cycles_[u] += c;
+        }
       }
     }
   }

@@ -33,8 +33,9 @@ std::int64_t GemmPlan::blocks_n() const { return ceil_div(shape.n, bn); }
 std::int64_t GemmPlan::k_steps() const { return ceil_div(shape.k, bk); }
 std::int64_t GemmPlan::batch_groups() const { return ceil_div(shape.batch, bb); }
 std::int64_t GemmPlan::steps() const { return batch_groups() * blocks_m() * blocks_n() * k_steps(); }
+std::int64_t GemmPlan::k_parts() const { return tk > 0 ? ceil_div(std::min(bk, shape.k), tk) : 1; }
 std::int64_t GemmPlan::tiles_per_block() const {
-  return ceil_div(std::min(bm, shape.m), tm) * ceil_div(std::min(bn, shape.n), tn);
+  return ceil_div(std::min(bm, shape.m), tm) * ceil_div(std::min(bn, shape.n), tn) * k_parts();
 }
 
 GemmStep GemmPlan::step(std::int64_t i) const {
@@ -180,9 +181,97 @@ std::vector<ScoredPlan> candidates(const GemmShape& g, const MatrixSpec& spec, c
   return out;
 }
 
+// More stages let loads run further ahead of compute (as multistage GEMM kernels do): as many
+// as the buffer holds, up to four.
+GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
+  while (plan.stages < 4) {
+    GemmPlan deeper = plan;
+    ++deeper.stages;
+    if (deeper.footprint_bytes() > lim.buffer_bytes) break;
+    plan = deeper;
+  }
+  return plan;
+}
+
+// A GPU GEMM kernel: every work tile (a CTA tile) steps through K in k-tiles of
+// kernel_k_bytes per row. The library picks the tile from a menu (the configured work tile,
+// halved) by how evenly its tiles fill the units: waves x the tile's padded k-loop, as a
+// heuristic picks a kernel (the simulation then times whatever the plan does). When the
+// tiles are fewer than the units, K is split over units (split-K) up to what the k-tiles
+// allow. Blocks group tiles so the operands stream through the L2 with the least HBM traffic.
+// Partial sums of split-K are reduced on chip: their traffic is not modelled.
+GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
+  const std::int64_t bits = dtype_bits(g.compute());
+  const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, spec.kernel_k_bytes * 8 / bits), spec.granule_k),
+                                   round_up(g.k, spec.granule_k));
+  const std::int64_t k_tiles = ceil_div(g.k, kc);
+  struct Choice {
+    std::int64_t tm, tn, split;
+    double makespan;
+  };
+  std::vector<Choice> menu;
+  const std::int64_t tm_max = round_up(lim.work_tile_m, spec.granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
+  for (std::int64_t tm = tm_max; tm >= spec.granule_m; tm = tm > spec.granule_m ? round_up(tm / 2, spec.granule_m) : 0) {
+    // Tiles narrower than 64 columns starve the tensor cores of operand bandwidth (not modelled),
+    // so libraries offer them only for matrices that narrow.
+    const std::int64_t tn_min = std::min(tn_max, std::min(round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)));
+    for (std::int64_t tn = tn_max; tn >= tn_min; tn = round_up(tn / 2, spec.granule_n)) {
+      const std::int64_t tiles = ceil_div(g.m, tm) * ceil_div(g.n, tn) * g.batch;
+      const std::int64_t split = tiles >= lim.units ? 1 : std::min(lim.units / tiles, k_tiles);
+      const std::int64_t waves = ceil_div(tiles * split, lim.units);
+      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute()) * g.matmuls();
+      menu.push_back({tm, tn, split, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
+      if (tn == tn_min) break;
+    }
+    if (tm == spec.granule_m) break;
+  }
+  double best = menu.front().makespan;
+  for (const Choice& c : menu) best = std::min(best, c.makespan);
+  // Within 5% of the most even, the largest tile: fewer operand re-reads per FLOP.
+  const Choice* pick = nullptr;
+  for (const Choice& c : menu) {
+    if (c.makespan > 1.05 * best) continue;
+    if (!pick || c.tm * c.tn > pick->tm * pick->tn) pick = &c;
+  }
+  const std::int64_t bk = std::min(kc * pick->split, round_up(g.k, spec.granule_k));
+  std::optional<GemmPlan> chosen;
+  std::uint64_t least = UINT64_MAX;
+  std::int64_t fewest_steps = INT64_MAX;
+  for (std::int64_t bm : block_candidates(g.m, pick->tm)) {
+    for (std::int64_t bn : block_candidates(g.n, pick->tn)) {
+      for (bool n_outer : {false, true}) {
+        GemmPlan p;
+        p.shape = g;
+        p.bm = bm;
+        p.bn = bn;
+        p.bk = bk;
+        p.tm = pick->tm;
+        p.tn = pick->tn;
+        p.tk = kc;
+        p.n_outer = n_outer;
+        if (p.footprint_bytes() > lim.buffer_bytes) continue;
+        const std::uint64_t traffic = p.traffic_bytes();
+        if (traffic < least || (traffic == least && p.steps() < fewest_steps)) {
+          least = traffic;
+          fewest_steps = p.steps();
+          chosen = p;
+        }
+      }
+    }
+  }
+  if (!chosen) {
+    throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
+                     ": even one work tile does not fit the " + format_bytes(static_cast<double>(lim.buffer_bytes)) +
+                     " on-chip buffer");
+  }
+  return deepest_pipeline(*chosen, lim);
+}
+
 }  // namespace
 
 GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
+  // Batched and fused-attention GEMMs are attention kernels, planned as before for now.
+  if (spec.kernel_k_bytes > 0 && g.batch == 1 && !g.fused_attention) return plan_gemm_kernel(g, spec, lim);
   // Candidates are ranked by (1) HBM traffic, within 1% of the least; (2) enough unit tiles
   // per block to occupy every unit; (3) a step load that fills the DMA window, not larger;
   // (4) fewer steps. These are the choices a tiling compiler makes; nothing here times the op.
@@ -214,16 +303,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
     if (s.tiles < tiles_wanted) continue;
     if (!best || better(s, *best)) best = &s;
   }
-  // More stages let loads run further ahead of compute (as multistage GEMM kernels do): use
-  // as many as the buffer holds, up to four.
-  GemmPlan plan = best->plan;
-  while (plan.stages < 4) {
-    GemmPlan deeper = plan;
-    ++deeper.stages;
-    if (deeper.footprint_bytes() > lim.buffer_bytes) break;
-    plan = deeper;
-  }
-  return plan;
+  return deepest_pipeline(best->plan, lim);
 }
 
 std::int64_t VectorPlan::steps() const { return ceil_div(shape.elements_in, chunk_elements); }

@@ -28,6 +28,9 @@ struct GemmPlan {
   GemmShape shape;
   std::int64_t bm = 0, bn = 0, bk = 0;  // block
   std::int64_t tm = 0, tn = 0;          // unit work tile
+  // K of one unit job; 0 = the whole step. Smaller than bk: a step's K is split over units
+  // (split-K), each job computing a partial tile that the last one completes.
+  std::int64_t tk = 0;
   std::int64_t bb = 1;                  // batch elements per step (small batched GEMMs)
   bool n_outer = false;                 // loop order: n blocks outside m blocks
   int stages = 2;
@@ -39,7 +42,8 @@ struct GemmPlan {
   GemmStep step(std::int64_t i) const;
   std::uint64_t footprint_bytes() const;  // on-chip bytes the plan holds at once
   std::uint64_t traffic_bytes() const;    // HBM bytes the plan moves (closed form)
-  std::int64_t tiles_per_block() const;
+  std::int64_t tiles_per_block() const;   // unit jobs of a full block (k parts included)
+  std::int64_t k_parts() const;           // unit jobs per tile and step
   std::int64_t batch_groups() const;
 };
 
@@ -51,7 +55,9 @@ struct TilingLimits {
 };
 
 TilingLimits tiling_limits(const HardwareSpec& hw);
-// Throws InputError when not even the smallest block fits the buffer.
+// Throws InputError when not even the smallest block fits the buffer. A matrix spec with
+// kernel_k_bytes plans as a GPU GEMM kernel does (work tiles from a menu, K in k-tiles,
+// split-K when the tiles cannot occupy the units); without, as a tiling compiler does.
 GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& m, const TilingLimits& lim);
 
 // Element-wise / row-wise work, streamed in chunks.

@@ -35,6 +35,9 @@ struct MatrixSpec {
   // The output tile one unit works on at a time (a CTA tile on a GPU, rows x array width on an
   // MXU); the tiler halves it when an op is too small to give every unit a tile.
   std::int64_t work_tile_m = 128, work_tile_n = 128;
+  // GPU GEMM kernels: each work tile steps through K in chunks of this many bytes per row;
+  // 0 = blocks are chosen freely (a TPU compiler's tiling).
+  std::int64_t kernel_k_bytes = 0;
   bool weight_stationary = false;
   double weight_load_cycles = 0;
   double pipeline_latency_cycles = 0;  // fill + drain of one tile job

@@ -29,6 +29,10 @@ std::vector<HardwareParam> make_params() {
       {"matrix.granule_k", "", 1, K::count, true, 0, "The reduction is padded up to a multiple of this (systolic: the array height)", FIELD(matrix.granule_k)},
       {"matrix.work_tile_m", "", 1, K::count, true, 0, "Rows of the output tile one unit works on (a CTA tile; halved for small ops)", FIELD(matrix.work_tile_m)},
       {"matrix.work_tile_n", "", 1, K::count, true, 0, "Columns of that output tile", FIELD(matrix.work_tile_n)},
+      {"matrix.kernel_k_bytes", "bytes", 1, K::count, false, 0,
+       "Bytes of K one main-loop stage of a GEMM kernel loads per row (a CTA's k-tile). Set: GEMMs run as kernels "
+       "do, work tiles stepping through K in these chunks, split over K across units when the tiles are too few "
+       "(split-K); absent: the tiler chooses blocks freely (TPU compilers)", FIELD(matrix.kernel_k_bytes), false},
       {"matrix.weight_stationary", "", 1, K::flag, false, 0, "The array loads a weight tile before streaming rows through it", FIELD(matrix.weight_stationary)},
       {"matrix.weight_load_cycles", "cycles", 1, K::non_negative, false, 0,
        "Cycles to load a weight tile (required when weight_stationary)", FIELD(matrix.weight_load_cycles)},

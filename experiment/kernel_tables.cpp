@@ -55,15 +55,16 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
                        k = csv_positive_integer(path, row, "k");
     const std::string& dtype = csv_text(path, row, "gemm_dtype");
-    GemmShape g;
-    g.m = m;
-    g.n = n;
-    g.k = k;
+    std::vector<OpSpec> ops;
     if (dtype == "bfloat16") {
-      g.a = g.b = g.c = DType::bf16;
+      GemmShape g;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      ops.push_back(gemm_op(g, ""));
     } else if (dtype == "fp8" || dtype == "fp8_block") {
-      g.a = g.b = DType::fp8;
-      g.c = DType::bf16;
+      // The measured call includes the dynamic quantization of the activations.
+      ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
     } else {
       throw InputError(path + ":" + row.at("#line") + ": gemm_dtype: unknown '" + dtype +
                        "' (expected bfloat16, fp8 or fp8_block)");
@@ -74,9 +75,9 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = latency_bucket(p.result.measured_s);
-    p.simulate = [&hw, g] {
-      const OpsRunResult r = run_ops(hw, false, {gemm_op(g, "")});
-      return r.ops.front().result.seconds();
+    p.simulate = [&hw, ops] {
+      const OpsRunResult r = run_ops(hw, false, ops);
+      return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
     };
     out.push_back(std::move(p));
   }

@@ -36,6 +36,28 @@ OpSpec gemm_op(const GemmShape& g, const std::string& label) {
   return op;
 }
 
+std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling) {
+  std::vector<OpSpec> ops;
+  if (scaling == Fp8Scaling::per_tensor) {
+    OpSpec amax = row_sum_op(1, m * k, DType::bf16);  // one pass over m x k, one value out
+    amax.name = "fp8 amax " + std::to_string(m) + "x" + std::to_string(k);
+    ops.push_back(amax);
+  }
+  OpSpec quantize;
+  quantize.is_gemm = false;
+  quantize.vector = VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
+  quantize.name = "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k);
+  ops.push_back(quantize);
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = g.b = DType::fp8;
+  g.c = DType::bf16;
+  ops.push_back(gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k)));
+  return ops;
+}
+
 OpSpec elementwise_add_op(std::int64_t n, DType dtype) {
   OpSpec op;
   op.is_gemm = false;

@@ -43,6 +43,14 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
 
 // A GEMM M x N x K (batch > 1: a batched GEMM) in one dtype, named as `roofsim op` names it.
 OpSpec gemm_op(const GemmShape& g, const std::string& label);
+// A linear layer with fp8 weights whose bf16 activations are quantized to fp8 on the fly, as
+// the ops a software stack launches: per-tensor scaling first finds the tensor's absolute
+// maximum (a reduction over m x k) and then quantizes (read bf16, write fp8); block scaling
+// (1 x 128 blocks) quantizes in one pass, each block's scale from its own maximum. Then the
+// fp8 GEMM (bf16 output).
+enum class Fp8Scaling { per_tensor, block };
+std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling);
+
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);
 OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype);

@@ -59,7 +59,7 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
   }
   // A sub-torus group runs over the dimensions it spans only.
   const Topology links = fabric.rings() && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;
-  const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate};
+  const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate, hw};
   return collective_algorithms().get(spec.algo.name, "algo").bound_s(in);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "components/fabric.hpp"
+#include "core/dtype.hpp"
 #include "core/registry.hpp"
 
 namespace roofsim {
@@ -57,6 +58,7 @@ struct CollectiveLowering {
   std::uint64_t bytes;
   int members;
   int spanned_dims;  // ring/torus sub-torus groups; 0 otherwise
+  DType dtype;
 };
 
 // What a closed form needs: the collective over p members and the links' numbers.
@@ -72,6 +74,7 @@ struct CollectiveBoundInputs {
   double latency;
   double switch_reduction_rate;  // bytes/s per port the switch reduces (0: port speed)
   const HardwareSpec& hw;        // the kernels' parameters (hw.collectives)
+  DType dtype;
 };
 
 // Chunks round up: every byte of the buffer moves, at worst a few bytes more.

@@ -54,7 +54,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     }
   }
   const int p = members();
-  const CollectiveLowering lowering{fabric.hw(), t, spec.kind, spec.bytes, p, dims_};
+  const CollectiveLowering lowering{fabric.hw(), t, spec.kind, spec.bytes, p, dims_, spec.dtype};
   for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name, "algo").lower(lowering)) {
     for (const CollectivePhase& ph : phases) {
       if (ph.pattern == CollectivePhase::Pattern::all_pairs && !t.through_switch() && p > kMaxRoutedAllToAll) {

@@ -27,7 +27,7 @@ class CustomAllreduce : public CollectiveAlgorithm {
     const double n = static_cast<double>(l.bytes);
     const int p = l.members;
     if (nccl_takes(l.hw, n)) {
-      return nccl::lower(l.hw, l.kind, p, l.bytes, nccl::best_plan(l.hw, l.kind, p, n, true, true));
+      return nccl::lower(l.hw, l.kind, p, l.bytes, nccl::best_plan(l.hw, l.kind, p, n, l.dtype, true, true));
     }
     using Pattern = CollectivePhase::Pattern;
     const Wire w = wire(l.hw);
@@ -42,7 +42,7 @@ class CustomAllreduce : public CollectiveAlgorithm {
   double bound_s(const CollectiveBoundInputs& in) const override {
     if (in.members < 2) return 0;
     if (nccl_takes(in.hw, in.bytes)) {
-      return nccl::plan_s(in.hw, in.kind, in.members, in.bytes, nccl::best_plan(in.hw, in.kind, in.members, in.bytes, true, true));
+      return nccl::plan_s(in.hw, in.kind, in.members, in.bytes, nccl::best_plan(in.hw, in.kind, in.members, in.bytes, in.dtype, true, true));
     }
     return std::min(oneshot_s(in.hw, in.members, in.bytes), twoshot_s(in.hw, in.members, in.bytes));
   }

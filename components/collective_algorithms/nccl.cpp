@@ -112,7 +112,9 @@ double plan_s(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, con
   return 0;
 }
 
-Plan best_plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, bool allow_ring, bool allow_nvls,
+bool switch_reduces(DType dtype) { return dtype == DType::fp32 || dtype == DType::bf16 || dtype == DType::fp16; }
+
+Plan best_plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, DType dtype, bool allow_ring, bool allow_nvls,
                const Proto* only) {
   if (k == CollectiveKind::alltoall || k == CollectiveKind::sendrecv) {
     const double each = k == CollectiveKind::alltoall ? share(bytes, p) : bytes;
@@ -124,7 +126,8 @@ Plan best_plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, bo
       if (!only || *only == pr) candidates.push_back({Route::ring, pr});
     }
   }
-  if (allow_nvls && k == CollectiveKind::allreduce && hw.links.in_switch_reduction) candidates.push_back({Route::nvls, Proto::simple});
+  if (allow_nvls && k == CollectiveKind::allreduce && hw.links.in_switch_reduction && switch_reduces(dtype)) candidates.push_back({Route::nvls, Proto::simple});
+  if (candidates.empty()) return {Route::nvls, Proto::simple};  // nccl_nvls on a format it cannot reduce: refused before
   Plan best = candidates.front();
   double best_s = std::numeric_limits<double>::infinity();
   for (const Plan& c : candidates) {
@@ -197,15 +200,15 @@ class Nccl : public CollectiveAlgorithm {
     return hw.name + ": ${algo} " + name_ + " needs a switch that reduces (links.in_switch_reduction = true)";
   }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {
-    return nccl::lower(l.hw, l.kind, l.members, l.bytes, plan(l.hw, l.kind, l.members, static_cast<double>(l.bytes)));
+    return nccl::lower(l.hw, l.kind, l.members, l.bytes, plan(l.hw, l.kind, l.members, static_cast<double>(l.bytes), l.dtype));
   }
   double bound_s(const CollectiveBoundInputs& in) const override {
-    return nccl::plan_s(in.hw, in.kind, in.members, in.bytes, plan(in.hw, in.kind, in.members, in.bytes));
+    return nccl::plan_s(in.hw, in.kind, in.members, in.bytes, plan(in.hw, in.kind, in.members, in.bytes, in.dtype));
   }
 
  private:
-  nccl::Plan plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes) const {
-    return nccl::best_plan(hw, k, p, bytes, ring_, nvls_, only_ ? &*only_ : nullptr);
+  nccl::Plan plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, DType dtype) const {
+    return nccl::best_plan(hw, k, p, bytes, dtype, ring_, nvls_, only_ ? &*only_ : nullptr);
   }
   std::string name_;
   bool ring_, nvls_;

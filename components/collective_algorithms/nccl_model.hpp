@@ -41,8 +41,10 @@ double plan_s(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, con
 // What the tuner picks among what the hardware and collective allow: ring with each protocol
 // (or only `only` when given), NVLS for all-reduce where the switch reduces (and `nvls`);
 // all-to-all and sendrecv are point-to-point.
-Plan best_plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, bool allow_ring, bool allow_nvls,
+Plan best_plan(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, DType dtype, bool allow_ring, bool allow_nvls,
                const Proto* only = nullptr);
+// Whether NVLink SHARP reduces this format (multimem reductions: 16- and 32-bit floats).
+bool switch_reduces(DType dtype);
 
 std::vector<CollectiveStream> lower(const HardwareSpec& hw, CollectiveKind k, int p, std::uint64_t bytes, const Plan& plan);
 

@@ -117,8 +117,8 @@ void add_collective_command(CLI::App& app) {
   for (const std::string& name : collective_algorithms().names()) {
     algos += "\n  " + name + ": " + collective_algorithms().get(name, "algo").summary();
   }
-  cmd->add_option("--algo", o->algo, "The algorithm (default: ring on a switch, torus_split on a torus, ring over a group "
-                                     "that is no sub-torus; all-to-all: switch_oneshot on a switch, routed on a ring or torus):" +
+  cmd->add_option("--algo", o->algo, "The algorithm (default: nccl on a switch, torus_split on a torus, ring over a group "
+                                     "that is no sub-torus; all-to-all: nccl on a switch, routed on a ring or torus):" +
                                          algos);
   cmd->add_option("--dtype", o->dtype, "The elements' format (NVLS reduces fp32, bf16, fp16 only; default bf16)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));

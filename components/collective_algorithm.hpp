@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "components/fabric.hpp"
+#include "core/dtype.hpp"
 #include "core/registry.hpp"
 
 namespace roofsim {
@@ -27,18 +28,23 @@ struct CollectiveAlgo {
   static const CollectiveAlgo ring, bidirectional_ring, torus, torus_split, switch_oneshot, switch_reduce, routed;
 };
 
-// One phase of a stream. ring: every member sends `chunk` to its neighbour along `dim` (or
+// One phase of a stream. delay: the stream waits `seconds` (a kernel's launch, a barrier,
+// posting sends) with no link busy. ring: every member sends `chunk` to its neighbour along `dim` (or
 // its ring neighbour through a switch or a routed ring) `steps` times, forwarding what it
 // received; all_pairs: every member sends `chunk` to each other member (shifted rounds; through
 // the switch, or routed over the torus); switch_reduce: every member sends `chunk` up, the
 // switch reduces and multicasts it back; send: group[0] sends `chunk` to group[1].
 struct CollectivePhase {
-  enum class Pattern { ring, all_pairs, switch_reduce, send };
+  enum class Pattern { ring, all_pairs, switch_reduce, send, delay };
   Pattern pattern = Pattern::ring;
   int dim = 0;
   int direction = +1;
   int steps = 1;
   std::uint64_t chunk = 0;
+  // How the kernel puts the phase's transfers on the wire (its protocol and channels;
+  // Fabric::Wire): the default is the links alone.
+  Wire wire{};
+  double seconds = 0;  // delay
 };
 // Phases one after another; a stream's next phase starts when every member finished this one.
 using CollectiveStream = std::vector<CollectivePhase>;
@@ -46,11 +52,13 @@ using CollectiveStream = std::vector<CollectivePhase>;
 // What an algorithm lowers: the collective, its group's size and, on a ring or torus, the
 // dimensions a sub-torus group spans (its own links).
 struct CollectiveLowering {
+  const HardwareSpec& hw;
   const Topology& topology;
   CollectiveKind kind;
   std::uint64_t bytes;
   int members;
   int spanned_dims;  // ring/torus sub-torus groups; 0 otherwise
+  DType dtype;
 };
 
 // What a closed form needs: the collective over p members and the links' numbers.
@@ -65,6 +73,8 @@ struct CollectiveBoundInputs {
   double port_bandwidth;      // a switch port: all of a chip's links
   double latency;
   double switch_reduction_rate;  // bytes/s per port the switch reduces (0: port speed)
+  const HardwareSpec& hw;        // the kernels' parameters (hw.collectives)
+  DType dtype;
 };
 
 // Chunks round up: every byte of the buffer moves, at worst a few bytes more.

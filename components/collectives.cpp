@@ -11,7 +11,8 @@ constexpr int kMaxRoutedAllToAll = 512;
 }  // namespace
 
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
-  if (t.through_switch()) return k == CollectiveKind::alltoall ? CollectiveAlgo::switch_oneshot : CollectiveAlgo::ring;
+  // On a switch, NCCL as its tuner chooses (components/collective_algorithms/nccl.cpp).
+  if (t.through_switch()) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"nccl"};
   if (!t.rings()) return CollectiveAlgo::ring;  // over whatever links the family sends on
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
   if (k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return CollectiveAlgo::ring;
@@ -53,7 +54,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     }
   }
   const int p = members();
-  const CollectiveLowering lowering{t, spec.kind, spec.bytes, p, dims_};
+  const CollectiveLowering lowering{fabric.hw(), t, spec.kind, spec.bytes, p, dims_, spec.dtype};
   for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name, "algo").lower(lowering)) {
     for (const CollectivePhase& ph : phases) {
       if (ph.pattern == CollectivePhase::Pattern::all_pairs && !t.through_switch() && p > kMaxRoutedAllToAll) {
@@ -101,9 +102,16 @@ void CollectiveRun::start_phase(std::size_t s) {
     case CollectivePhase::Pattern::switch_reduce: {
       std::vector<Callback> done;
       for (int c = 0; c < p; ++c) done.push_back([this, s, c] { chip_received(s, c, 0); });
-      fabric_.switch_reduce(ph.chunk, done, members_);
+      fabric_.switch_reduce(ph.chunk, done, members_, ph.wire);
       return;
     }
+    case CollectivePhase::Pattern::delay:
+      // A fixed cost of the kernel: every member finishes the phase together.
+      fabric_.after(ph.seconds, [this, s] {
+        streams_[s]->chips_done = members() - 1;
+        chip_received(s, 0, 0);
+      });
+      return;
     case CollectivePhase::Pattern::all_pairs:
       // Every chip sends its share to each other chip, in shifted rounds (round k: chip i to
       // chip i + k) so that no two chips aim at the same port at once; a chip has finished the
@@ -112,10 +120,13 @@ void CollectiveRun::start_phase(std::size_t s) {
       for (int k = 1; k < p; ++k) {
         for (int from = 0; from < p; ++from) {
           const int to = (from + k) % p;
-          fabric_.send_to(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)], ph.chunk, [this, s, to, p] {
-            Stream& st2 = *streams_[s];
-            if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
-          });
+          fabric_.send_to(
+              members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)], ph.chunk,
+              [this, s, to, p] {
+                Stream& st2 = *streams_[s];
+                if (++st2.received[static_cast<std::size_t>(to)] == p - 1) chip_received(s, to, 0);
+              },
+              ph.wire);
         }
       }
       return;
@@ -124,7 +135,7 @@ void CollectiveRun::start_phase(std::size_t s) {
         streams_[s]->chips_done = members() - 1;
         chip_received(s, 1, 0);
       };
-      fabric_.send_to(members_[0], members_[1 % members_.size()], ph.chunk, arrived);
+      fabric_.send_to(members_[0], members_[1 % members_.size()], ph.chunk, arrived, ph.wire);
       return;
     }
     case CollectivePhase::Pattern::ring:
@@ -139,13 +150,14 @@ void CollectiveRun::send_step(std::size_t s, int chip, int step) {
     // `chip` is a position in the group's ring; the step goes through the switch, or is routed
     // over the torus to the next member.
     const int to = (chip + ph.direction + members()) % members();
-    fabric_.send_to(members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
-                    [this, s, to, step] { chip_received(s, to, step); });
+    fabric_.send_to(
+        members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
+        [this, s, to, step] { chip_received(s, to, step); }, ph.wire);
   } else {
     // `chip` is a position in the sub-torus; the ring along `dim` stays inside it.
     const int from = members_[static_cast<std::size_t>(chip)];
     const int to = position(fabric_.neighbour(from, ph.dim, ph.direction));
-    fabric_.send(from, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); });
+    fabric_.send(from, ph.dim, ph.direction, ph.chunk, [this, s, to, step] { chip_received(s, to, step); }, ph.wire);
   }
 }
 

@@ -31,6 +31,8 @@ struct CollectiveSpec {
   // group's own links when it is a sub-torus (is_subtorus), otherwise as a ring whose steps
   // are routed from member to member.
   std::vector<int> group;
+  // The elements' format: NVLink SHARP (NVLS) reduces 16- and 32-bit floats, not 8-bit types.
+  DType dtype = DType::bf16;
 };
 
 class CollectiveRun {

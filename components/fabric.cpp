@@ -117,70 +117,77 @@ Picoseconds Fabric::service(std::uint64_t bytes, double bandwidth) const {
   return ceil_ps(static_cast<double>(bytes) / bandwidth);
 }
 
-void Fabric::send(int from, int dim, int direction, std::uint64_t bytes, Callback done) {
-  const int l = link_index(from, dim, direction);
-  // A torus link carries one of the chip's links; a ring of a switched system is not routed here.
-  const Picoseconds end = links_[static_cast<std::size_t>(l)].reserve(now_ps(), service(bytes, link_bandwidth_));
-  link_bytes_[static_cast<std::size_t>(l)] += bytes;
-  events_.at(end + latency_ps_, std::move(done));
+double Fabric::rate(double bandwidth, const Wire& wire) {
+  const double r = bandwidth * wire.efficiency;
+  return wire.rate_cap > 0 ? std::min(r, wire.rate_cap) : r;
 }
 
-void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done) {
+void Fabric::send(int from, int dim, int direction, std::uint64_t bytes, Callback done, const Wire& wire) {
+  const int l = link_index(from, dim, direction);
+  // A torus link carries one of the chip's links; a ring of a switched system is not routed here.
+  const Picoseconds end = links_[static_cast<std::size_t>(l)].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
+  link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+}
+
+void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
   const std::size_t p = static_cast<std::size_t>(chips());
   Timeline& up = links_[static_cast<std::size_t>(from)];
   Timeline& down = links_[p + static_cast<std::size_t>(to)];
-  const Picoseconds s = service(bytes, port_bandwidth());
+  const Picoseconds s = service(bytes, rate(port_bandwidth(), wire));
   // Cut-through with buffering in the switch: the data leaves through the receiver's port as
   // soon as it arrives and that port is free; a busy output port does not block the input.
   const Picoseconds up_end = up.reserve(now_ps(), s);
   const Picoseconds down_end = down.reserve(up.last_start(), s);
   link_bytes_[static_cast<std::size_t>(from)] += bytes;
   link_bytes_[p + static_cast<std::size_t>(to)] += bytes;
-  // Switch traversal: one link latency into the switch and one out of it.
-  events_.at(std::max(up_end, down_end) + 2 * latency_ps_, std::move(done));
+  // Switch traversal: one link latency into the switch and one out of it, and what the
+  // protocol adds.
+  events_.at(std::max(up_end, down_end) + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
-void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done) {
-  topology_.family->send_to(*this, from, to, bytes, std::move(done));
+void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
+  topology_.family->send_to(*this, from, to, bytes, std::move(done), wire);
 }
 
-void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done) {
+void Fabric::send_routed(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
   auto hops = std::make_shared<const std::vector<Topology::Hop>>(topology_.route(from, to));
   if (hops->empty()) {
     at_now(std::move(done));
     return;
   }
-  forward(hops, 0, bytes, std::move(done));
+  forward(hops, 0, bytes, std::move(done), wire);
 }
 
 void Fabric::forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes,
-                     Callback done) {
+                     Callback done, const Wire& wire) {
   // Each link is claimed when the head of the data reaches it, so that a link serves
   // transfers in the order they arrive; claiming a whole route up front would hold links
   // idle for transfers still queued elsewhere.
   const Topology::Hop& h = (*hops)[i];
   const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
-  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, link_bandwidth_));
+  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
   link_bytes_[l] += bytes;
   if (i + 1 == hops->size()) {
-    events_.at(end + latency_ps_, std::move(done));
+    events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
     return;
   }
   // Cut-through: the head reaches the next link a latency after this link started sending.
-  events_.at(links_[l].last_start() + latency_ps_, [this, hops, i, bytes, done = std::move(done)]() mutable {
-    forward(hops, i + 1, bytes, std::move(done));
+  events_.at(links_[l].last_start() + latency_ps_, [this, hops, i, bytes, wire, done = std::move(done)]() mutable {
+    forward(hops, i + 1, bytes, std::move(done), wire);
   });
 }
 
-void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group) {
+void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& group,
+                           const Wire& wire) {
   // The algorithm refused hardware without it before the kernel started.
   if (!hw_.links.in_switch_reduction) throw std::logic_error("switch_reduce on a switch that cannot reduce");
   const std::size_t p = static_cast<std::size_t>(chips());
   const Picoseconds now = now_ps();
   // The data streams at the slower of the port and the switch's reduction rate.
-  const double rate = hw_.links.switch_reduction_rate > 0 ? std::min(port_bandwidth(), hw_.links.switch_reduction_rate)
-                                                          : port_bandwidth();
-  const Picoseconds s = service(bytes, rate);
+  const double port = rate(port_bandwidth(), wire);
+  const double reduce = hw_.links.switch_reduction_rate > 0 ? std::min(port, hw_.links.switch_reduction_rate) : port;
+  const Picoseconds s = service(bytes, reduce);
   // The switch reduces as the data streams in and multicasts the result as it streams out:
   // every member's port in and port out carry the buffer over the same interval.
   std::vector<std::size_t> ports;
@@ -194,7 +201,7 @@ void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& don
     links_[i].reserve(start, s);
     link_bytes_[i] += bytes;
   }
-  for (const Callback& d : done) events_.at(start + s + 2 * latency_ps_, d);
+  for (const Callback& d : done) events_.at(start + s + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), d);
 }
 
 std::vector<Fabric::LinkUse> Fabric::link_use() const {

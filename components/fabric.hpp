@@ -54,6 +54,16 @@ struct Topology {
 // whichever registered family reads it; between 2 and 65536 chips.
 Topology parse_topology(const std::string& text);
 
+// How a collective kernel puts one transfer on the wire: the fraction of the link's effective
+// bandwidth its payload gets (a protocol's flags), a cap on its rate (the channels, CTAs, that
+// copy it), and latency it adds to the link's (a protocol step's synchronisation). The default
+// is the link alone.
+struct Wire {
+  double efficiency = 1;
+  double rate_cap = 0;  // bytes/s; 0: none
+  double extra_latency_s = 0;
+};
+
 class Fabric : public sc_core::sc_module {
  public:
   Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, const Topology& topology);
@@ -68,21 +78,24 @@ class Fabric : public sc_core::sc_module {
 
   // Moves `bytes` from `from` to an adjacent chip (ring/torus: the link along dim, direction;
   // switch: any chip); `done` when the data has arrived.
-  void send(int from, int dim, int direction, std::uint64_t bytes, Callback done);
-  void send_switched(int from, int to, std::uint64_t bytes, Callback done);
+  void send(int from, int dim, int direction, std::uint64_t bytes, Callback done, const Wire& wire = {});
+  void send_switched(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Ring/torus: moves `bytes` from `from` to any chip along Topology::route, cut-through: each
   // link of the route carries the data once, starting a hop latency after the link before it
   // started (later, when it is busy: the chip in between buffers; a link serves transfers in the
   // order their heads arrive); `done` a hop latency after
   // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
-  void send_routed(int from, int to, std::uint64_t bytes, Callback done);
+  void send_routed(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Any chip to any chip, as the topology's family sends (through the switch, routed, ...).
-  void send_to(int from, int to, std::uint64_t bytes, Callback done);
+  void send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
   // switch, and the result down to every chip; `done` per chip when its result has arrived.
-  void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& chips);
+  void switch_reduce(std::uint64_t bytes, const std::vector<Callback>& done, const std::vector<int>& chips, const Wire& wire = {});
   // Runs `done` from the event queue, after the current callback returns.
   void at_now(Callback done) { events_.at(now_ps(), std::move(done)); }
+  // Runs `done` `seconds` from now (a kernel's fixed costs: no link is busy meanwhile).
+  void after(double seconds, Callback done) { events_.at(now_ps() + ceil_ps(seconds), std::move(done)); }
+  const HardwareSpec& hw() const { return hw_; }
 
   double link_bandwidth() const { return link_bandwidth_; }  // bytes/s, one direction, effective
   double port_bandwidth() const { return link_bandwidth_ * static_cast<double>(hw_.links.count); }
@@ -97,8 +110,11 @@ class Fabric : public sc_core::sc_module {
 
  private:
   Picoseconds service(std::uint64_t bytes, double bandwidth) const;
+  // A link's (or port's) effective bandwidth as `wire` uses it.
+  static double rate(double bandwidth, const Wire& wire);
   // send_routed from hop i on, now that the data's head has reached that hop's link.
-  void forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes, Callback done);
+  void forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes, Callback done,
+               const Wire& wire);
   int link_index(int chip, int dim, int direction) const;
 
   HardwareSpec hw_;

@@ -19,6 +19,7 @@ namespace roofsim {
 
 struct Topology;
 class Fabric;
+struct Wire;
 
 class TopologyFamily {
  public:
@@ -46,7 +47,7 @@ class TopologyFamily {
   // Why the chips' links cannot form this topology ("" when they can).
   virtual std::string link_refusal(const Topology& t, const HardwareSpec& hw) const = 0;
   // Moves `bytes` from one chip to any other over the links; `done` when they have arrived.
-  virtual void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done) const = 0;
+  virtual void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) const = 0;
   // That send's time alone on idle links (its closed form): `link` bytes/s per link and
   // direction, `links_per_chip`, `latency` per link.
   virtual double send_bound_s(const Topology& t, int from, int to, double bytes, double link, std::int64_t links_per_chip,

@@ -158,6 +158,7 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     read_table(*pim, hw);
   }
   if (auto host = top.optional_table("host")) read_table(*host, hw);
+  if (auto coll = top.optional_table("collectives")) read_table(*coll, hw);
 
   if (auto prov = top.optional_table("provenance")) {
     for (const std::string& key : prov->keys()) {
@@ -185,6 +186,7 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.links.latency_s = 0;
   hw.links.efficiency = 1.0;
   hw.links.switch_reduction_rate = 0;
+  hw.collectives = CollectiveKernelSpec{};  // the links alone
   hw.op_overhead_s = 0;
   hw.host_launch_interval_s = 0;
   hw.matrix.dtype_efficiency.clear();

@@ -92,6 +92,32 @@ struct LinkSpec {
   double switch_reduction_rate = 0;    // bytes/s per port the switch reduces (0 = port speed)
 };
 
+// How a collective library's kernels use the links: NCCL's protocols (LL, LL128, Simple) with
+// their wire efficiency and per-step latency, its channels (CTAs, each copying at a bounded
+// rate), its per-call launch, NVLS, point-to-point (all-to-all) and the serving frameworks'
+// custom all-reduce kernels. The defaults cost nothing beyond the links.
+struct CollectiveKernelSpec {
+  double launch_s = 0;  // NCCL: one call's kernel launch and the ranks' first handshake
+  // Per protocol: the fraction of the link the payload gets (LL: 8 bytes of flags per 8 of
+  // data; LL128: 8 per 128), the latency a ring step adds to the switch traversal, and the
+  // bytes a channel must have before NCCL spreads the call over another channel.
+  double ll_efficiency = 1, ll128_efficiency = 1, simple_efficiency = 1;
+  double ll_step_s = 0, ll128_step_s = 0, simple_step_s = 0;
+  double ll_channel_bytes = 0, ll128_channel_bytes = 0, simple_channel_bytes = 0;
+  std::int64_t channels = 0;     // most channels NCCL runs (0: no limit)
+  double channel_bandwidth = 0;  // bytes/s one channel moves (0: no limit)
+  double nvls_latency_s = 0;     // NVLS: the multicast objects' extra per-call latency
+  double p2p_ll_max_bytes = 0;   // point-to-point: LL up to this many bytes per peer, then Simple
+  double p2p_peer_s = 0;         // point-to-point: posting one peer's send and receive
+  double p2p_efficiency = 1;     // point-to-point copies: achievable fraction of the port
+  // The frameworks' custom all-reduce (one-shot / two-shot through NVLink): launch and barrier,
+  // the two-shot's second barrier and reduction pass, the largest buffer before NCCL takes
+  // over, and the fraction of the port their copies reach.
+  double trtllm_launch_s = 0, trtllm_twoshot_s = 0, trtllm_max_bytes = 0;
+  double vllm_launch_s = 0, vllm_twoshot_s = 0, vllm_max_bytes = 0;
+  double custom_efficiency = 1;
+};
+
 struct HardwareSpec {
   std::string name;         // preset name or file stem
   std::string description;  // human name of the chip
@@ -103,6 +129,7 @@ struct HardwareSpec {
   std::vector<OnChipMemory> onchip;
   std::string tile_buffer;  // which on-chip memory holds an op's tiles
   LinkSpec links;
+  CollectiveKernelSpec collectives;
   PimSpec pim;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time

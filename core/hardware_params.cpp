@@ -72,6 +72,30 @@ std::vector<HardwareParam> make_params() {
        "port speed"},
       {"links.latency_ns", "ns", kNs, K::non_negative, false, 0, "Latency of a transfer over one link (or through the switch)", FIELD(links.latency_s)},
 
+      {"collectives.launch_ns", "ns", kNs, K::non_negative, false, 0, "NCCL: per call, kernel launch and the ranks' first handshake", FIELD(collectives.launch_s)},
+      {"collectives.ll_efficiency", "", 1, K::fraction, false, 1, "LL protocol: fraction of the link the payload gets (8 B of flag per 8 B)", FIELD(collectives.ll_efficiency)},
+      {"collectives.ll128_efficiency", "", 1, K::fraction, false, 1, "LL128 protocol: fraction of the link the payload gets (8 B of flag per 128 B)", FIELD(collectives.ll128_efficiency)},
+      {"collectives.simple_efficiency", "", 1, K::fraction, false, 1, "Simple protocol: fraction of the link the payload gets", FIELD(collectives.simple_efficiency)},
+      {"collectives.ll_step_ns", "ns", kNs, K::non_negative, false, 0, "LL: latency a ring step adds to the switch traversal", FIELD(collectives.ll_step_s)},
+      {"collectives.ll128_step_ns", "ns", kNs, K::non_negative, false, 0, "LL128: latency a ring step adds", FIELD(collectives.ll128_step_s)},
+      {"collectives.simple_step_ns", "ns", kNs, K::non_negative, false, 0, "Simple: latency a step adds (flag write, fence, poll)", FIELD(collectives.simple_step_s)},
+      {"collectives.ll_channel_bytes", "bytes", 1, K::non_negative, false, 0, "LL: bytes of the call per channel before NCCL adds a channel", FIELD(collectives.ll_channel_bytes)},
+      {"collectives.ll128_channel_bytes", "bytes", 1, K::non_negative, false, 0, "LL128: bytes per channel before NCCL adds a channel", FIELD(collectives.ll128_channel_bytes)},
+      {"collectives.simple_channel_bytes", "bytes", 1, K::non_negative, false, 0, "Simple: bytes per channel before NCCL adds a channel", FIELD(collectives.simple_channel_bytes)},
+      {"collectives.channels", "", 1, K::count, false, 0, "Most channels (CTAs) NCCL runs a collective on (0: no limit)", FIELD(collectives.channels)},
+      {"collectives.channel_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0, "Bytes per second one channel moves (0: no limit)", FIELD(collectives.channel_bandwidth)},
+      {"collectives.nvls_latency_ns", "ns", kNs, K::non_negative, false, 0, "NVLS all-reduce: extra per-call latency of the multicast path", FIELD(collectives.nvls_latency_s)},
+      {"collectives.p2p_ll_max_bytes", "bytes", 1, K::non_negative, false, 0, "Point-to-point (all-to-all): LL up to this many bytes per peer, then Simple", FIELD(collectives.p2p_ll_max_bytes)},
+      {"collectives.p2p_peer_ns", "ns", kNs, K::non_negative, false, 0, "Point-to-point: cost of posting one peer's send and receive", FIELD(collectives.p2p_peer_s)},
+      {"collectives.p2p_efficiency", "", 1, K::fraction, false, 1, "Point-to-point copies: achievable fraction of the port", FIELD(collectives.p2p_efficiency)},
+      {"collectives.trtllm_launch_ns", "ns", kNs, K::non_negative, false, 0, "TensorRT-LLM custom all-reduce: launch and barrier", FIELD(collectives.trtllm_launch_s)},
+      {"collectives.trtllm_twoshot_ns", "ns", kNs, K::non_negative, false, 0, "TensorRT-LLM two-shot: its second barrier and pass", FIELD(collectives.trtllm_twoshot_s)},
+      {"collectives.trtllm_max_bytes", "bytes", 1, K::non_negative, false, 0, "TensorRT-LLM: largest buffer its custom all-reduce takes (above: NCCL)", FIELD(collectives.trtllm_max_bytes)},
+      {"collectives.vllm_launch_ns", "ns", kNs, K::non_negative, false, 0, "vLLM custom all-reduce (CUDA graph): launch and barrier", FIELD(collectives.vllm_launch_s)},
+      {"collectives.vllm_twoshot_ns", "ns", kNs, K::non_negative, false, 0, "vLLM two-shot: its second barrier and pass", FIELD(collectives.vllm_twoshot_s)},
+      {"collectives.vllm_max_bytes", "bytes", 1, K::non_negative, false, 0, "vLLM: largest buffer its custom all-reduce takes (above: NCCL)", FIELD(collectives.vllm_max_bytes)},
+      {"collectives.custom_efficiency", "", 1, K::fraction, false, 1, "Custom all-reduce copies: achievable fraction of the port", FIELD(collectives.custom_efficiency)},
+
       {"pim.internal_bandwidth_factor", "x", 1, K::positive, true, 0,
        "Bank-side bandwidth of a near-memory unit over its channel's external bandwidth", FIELD(pim.internal_bandwidth_factor)},
       {"pim.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "Per channel's near-memory unit, bf16", FIELD(pim.flops_per_clock)},
@@ -134,6 +158,7 @@ const std::vector<OptionalTable>& optional_hardware_tables() {
       {"links", "the chip has no chip-to-chip links: single-chip runs only"},
       {"pim", "no near-memory compute units"},
       {"host", "no host launch cost (ops launch as one graph)"},
+      {"collectives", "collectives cost only their link transfers (no protocol, launch or channel costs)"},
   };
   return tables;
 }

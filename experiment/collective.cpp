@@ -59,7 +59,7 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
   }
   // A sub-torus group runs over the dimensions it spans only.
   const Topology links = fabric.rings() && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;
-  const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate};
+  const CollectiveBoundInputs in{fabric, links, spec.group, spec.kind, p, n, B, port, a, hw.links.switch_reduction_rate, hw, spec.dtype};
   return collective_algorithms().get(spec.algo.name, "algo").bound_s(in);
 }
 
@@ -72,6 +72,10 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
   if (specs.empty()) throw std::logic_error("simulate_collectives without a collective");
   for (const CollectiveSpec& spec : specs) {
     check_algo(t, spec.kind, spec.algo, spec.group);
+    if ((spec.algo.name == "nccl_nvls" || spec.algo.name == "switch_reduce") && spec.dtype != DType::bf16 &&
+        spec.dtype != DType::fp16 && spec.dtype != DType::fp32) {
+      throw InputError("${algo} " + spec.algo.name + ": the switch reduces fp32, bf16 and fp16, not " + std::string(dtype_name(spec.dtype)));
+    }
     const std::string why = collective_algorithms().get(spec.algo.name, "algo").hardware_refusal(hw);
     if (!why.empty()) throw InputError(why);
   }
@@ -109,6 +113,7 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
   CollectiveSpec spec;
   spec.kind = x.kind;
   spec.bytes = x.bytes;
+  spec.dtype = x.dtype;
   if (x.to >= 0) {
     if (spec.kind != CollectiveKind::sendrecv) throw InputError("${to} is for ${op} sendrecv");
     if (x.to == 0 || x.to >= t.chips()) {

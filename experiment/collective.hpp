@@ -40,6 +40,7 @@ struct CollectiveExperiment {
   CollectiveKind kind = CollectiveKind::allreduce;
   std::optional<CollectiveAlgo> algo;  // none: default_algo for the topology and group
   std::uint64_t bytes = 1ull << 30;
+  DType dtype = DType::bf16;  // the elements (NVLS does not reduce 8-bit types)
   int group = 0;       // > 0: every group of this many consecutive chips runs it at once
   int to = -1;         // sendrecv: the receiving chip (-1: chip 1)
   int concurrent = 1;  // copies of it at once on the same links

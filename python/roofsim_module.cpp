@@ -237,8 +237,9 @@ PYBIND11_MODULE(roofsim, m) {
      "GEMMs from about 1 to thousands of FLOP/B and the emergent ridge (as `roofsim sweep --json`)");
 
   m.def("collective", [](const py::object& hw, const std::string& op, std::uint64_t bytes, const std::string& topology,
-                         const std::string& algo, int group, int to, int concurrent, bool ideal) {
+                         const std::string& algo, int group, int to, int concurrent, bool ideal, const std::string& dtype) {
     CollectiveExperiment x;
+    if (!parse_dtype(dtype, x.dtype)) throw InputError("dtype='" + dtype + "': expected one of " + dtype_list());
     x.hw = hardware_arg(hw);
     x.ideal = ideal;
     x.topology = topology;
@@ -257,7 +258,7 @@ PYBIND11_MODULE(roofsim, m) {
     return to_python(to_json(run_collective_experiment(x)));
   }, py::arg("hw") = "h100_sxm5", py::arg("op") = "allreduce", py::arg("bytes") = std::uint64_t{1} << 30,
      py::arg("topology") = "", py::arg("algo") = "", py::arg("group") = 0, py::arg("to") = -1, py::arg("concurrent") = 1,
-     py::arg("ideal") = false, "Simulate a collective link by link beside its closed form (as `roofsim collective --json`)");
+     py::arg("ideal") = false, py::arg("dtype") = "bf16", "Simulate a collective link by link beside its closed form (as `roofsim collective --json`)");
 
   m.def("sweep", [](const py::dict& grid, const py::object& hw, const py::object& model, const py::object& progress,
                     const py::kwargs& kw) {

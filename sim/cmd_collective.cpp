@@ -44,7 +44,7 @@ std::uint64_t parse_bytes(const std::string& text) {
 
 namespace {
 struct CollectiveOptions {
-  std::string hw = "h100_sxm5", topology, op = "allreduce", bytes = "1GiB", algo, json;
+  std::string hw = "h100_sxm5", topology, op = "allreduce", bytes = "1GiB", algo, json, dtype = "bf16";
   bool ideal = false;
   int concurrent = 1;
   int group = 0;  // 0: all chips
@@ -68,6 +68,7 @@ void run(const CollectiveOptions& o) {
     x.algo = algo;
   }
   x.bytes = parse_bytes(o.bytes);
+  if (!parse_dtype(o.dtype, x.dtype)) throw InputError("--dtype '" + o.dtype + "': expected one of " + dtype_list());
   x.to = o.to;
   x.group = o.group;
   x.concurrent = o.concurrent;
@@ -116,9 +117,10 @@ void add_collective_command(CLI::App& app) {
   for (const std::string& name : collective_algorithms().names()) {
     algos += "\n  " + name + ": " + collective_algorithms().get(name, "algo").summary();
   }
-  cmd->add_option("--algo", o->algo, "The algorithm (default: ring on a switch, torus_split on a torus, ring over a group "
-                                     "that is no sub-torus; all-to-all: switch_oneshot on a switch, routed on a ring or torus):" +
+  cmd->add_option("--algo", o->algo, "The algorithm (default: nccl on a switch, torus_split on a torus, ring over a group "
+                                     "that is no sub-torus; all-to-all: nccl on a switch, routed on a ring or torus):" +
                                          algos);
+  cmd->add_option("--dtype", o->dtype, "The elements' format (NVLS reduces fp32, bf16, fp16 only; default bf16)");
   cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
                                        "torus, a group that spans whole leading dimensions, e.g. 4, 16 or 64 on 4x4x4, "

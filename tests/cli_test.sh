@@ -81,6 +81,17 @@ expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --h
 expect_error "bad topology" "expected N (a ring), AxBxC" "$roofsim" collective --topology 4x0x4
 expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
+# NCCL's protocols and the frameworks' custom all-reduce (docs/calibration.md).
+expect_ok "nccl by default on a switch" "$roofsim" collective --bytes 8KiB
+contains "nccl by default on a switch" "algorithm nccl"
+expect_ok "nccl all-to-all" "$roofsim" collective --op alltoall --bytes 1MiB
+expect_ok "nccl int8 all-reduce (ring)" "$roofsim" collective --bytes 64MiB --dtype int8
+expect_ok "trtllm custom all-reduce" "$roofsim" collective --algo trtllm_custom --bytes 64KiB
+expect_ok "vllm custom all-reduce" "$roofsim" collective --algo vllm_custom --bytes 64KiB --topology switch:4
+expect_error "bad dtype" "--dtype 'int3': expected one of" "$roofsim" collective --dtype int3
+expect_error "nvls on int8" "the switch reduces fp32, bf16 and fp16, not int8" "$roofsim" collective --algo nccl_nvls --dtype int8
+expect_error "custom all-reduce is an all-reduce" "a custom all-reduce is an all-reduce" "$roofsim" collective --algo vllm_custom --op allgather
+expect_error "nccl on a torus" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo nccl
 expect_ok "tp and pp" "$roofsim" run --model llama-2-70b --tp 4 --pp 2 --batch 4 --prompt 64 --gen 2
 contains "pipeline run" "tensor parallel 4 x pipeline 2"
 # TP x PP on a TPU v4 torus: each stage's TP group is an x ring, the stages' sends cross y links.

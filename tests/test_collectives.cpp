@@ -1,4 +1,6 @@
 // Collectives lowered to link transfers, against their closed forms. One simulation per case.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "experiment/collective.hpp"
@@ -325,4 +327,85 @@ TEST_CASE("every registered topology family reads back its own names, and its ch
     const CollectiveResult r = simulate_collective(hw, t, all_reduce);
     CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
   }
+}
+
+// NCCL's protocols, channels, NVLS and point-to-point (components/collective_algorithms/
+// nccl.cpp) and the frameworks' custom all-reduce, against their closed forms and against the
+// H100 rows they were calibrated on (../shared/validation/kernels/h100, docs/calibration.md).
+namespace {
+CollectiveResult on_h100(const char* algo, CollectiveKind k, std::uint64_t bytes, int gpus, DType dtype = DType::bf16) {
+  CollectiveSpec spec{k, CollectiveAlgo{algo}, bytes, {}};
+  spec.group = chips_from(0, gpus);
+  spec.dtype = dtype;
+  return simulate_collective(load_hardware("h100_sxm5"), parse_topology("switch:8"), spec);
+}
+}  // namespace
+
+TEST_CASE("NCCL ring with each protocol and NVLS match their closed forms", "[systemc][collective]") {
+  for (const char* algo : {"nccl_ring_ll", "nccl_ring_ll128", "nccl_ring_simple", "nccl_nvls", "nccl"}) {
+    for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
+      CollectiveResult r = on_h100(algo, CollectiveKind::allreduce, bytes, 8);
+      CHECK(r.sim_time_s == Approx(r.bound_time_s).epsilon(0.001));
+      CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
+    }
+  }
+}
+
+TEST_CASE("NCCL's choice: LL for small calls, Simple ring or NVLS for large ones, by their costs", "[systemc][collective]") {
+  // The protocols' own algorithms bracket what nccl picks.
+  const std::uint64_t small = 8192, large = 256ull << 20;
+  const double ll = on_h100("nccl_ring_ll", CollectiveKind::allreduce, small, 8).sim_time_s;
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, small, 8).sim_time_s == Approx(ll));
+  CHECK(on_h100("nccl_ring_simple", CollectiveKind::allreduce, small, 8).sim_time_s > 2 * ll);
+  const double nvls = on_h100("nccl_nvls", CollectiveKind::allreduce, large, 8).sim_time_s;
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, large, 8).sim_time_s == Approx(nvls));
+  CHECK(on_h100("nccl_ring_ll", CollectiveKind::allreduce, large, 8).sim_time_s > 1.5 * nvls);
+  // int8 cannot be reduced in the switch: the ring runs it, with its fastest protocol.
+  double ring = 1e9;
+  for (const char* algo : {"nccl_ring_ll", "nccl_ring_ll128", "nccl_ring_simple"}) {
+    ring = std::min(ring, on_h100(algo, CollectiveKind::allreduce, large, 8, DType::int8).sim_time_s);
+  }
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, large, 8, DType::int8).sim_time_s == Approx(ring));
+  CHECK(ring > 1.2 * nvls);
+  CHECK_THROWS_AS(on_h100("nccl_nvls", CollectiveKind::allreduce, large, 8, DType::int8), InputError);
+}
+
+TEST_CASE("8 x H100 NCCL 2.29 all-reduce: 445 GB/s NVLS and 360 GB/s ring bus bandwidth at 512 MiB, 16 us at 8 KiB (nccl.csv)",
+          "[systemc][validation]") {
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, 512ull << 20, 8).busbw == Approx(445e9).epsilon(0.05));
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, 512ull << 20, 8, DType::int8).busbw == Approx(360e9).epsilon(0.1));
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, 8192, 8).sim_time_s == Approx(16.0e-6).epsilon(0.1));
+  CHECK(on_h100("nccl", CollectiveKind::allgather, 8192, 8).sim_time_s == Approx(10.6e-6).epsilon(0.1));
+  CHECK(on_h100("nccl", CollectiveKind::allreduce, 8192, 2).sim_time_s == Approx(7.3e-6).epsilon(0.15));
+}
+
+TEST_CASE("NCCL all-to-all pays per peer: 7 us at 4 KiB on 8 H100s, more than on 2 (nccl.csv)", "[systemc][validation]") {
+  const double two = on_h100("nccl", CollectiveKind::alltoall, 4096, 2).sim_time_s;
+  const double eight = on_h100("nccl", CollectiveKind::alltoall, 4096, 8).sim_time_s;
+  CHECK(eight == Approx(7.5e-6).epsilon(0.15));
+  CHECK(eight > two);
+  CollectiveResult big = on_h100("nccl", CollectiveKind::alltoall, 64ull << 20, 8);
+  CHECK(big.sim_time_s == Approx(221e-6).epsilon(0.1));
+  CHECK(big.sim_time_s == Approx(big.bound_time_s).epsilon(0.001));
+}
+
+TEST_CASE("custom all-reduce: 3-5 us at small sizes, NCCL above the framework's buffer (custom_allreduce_*.csv)", "[systemc][validation]") {
+  CHECK(on_h100("trtllm_custom", CollectiveKind::allreduce, 8192, 8).sim_time_s == Approx(3.5e-6).epsilon(0.15));
+  CHECK(on_h100("vllm_custom", CollectiveKind::allreduce, 8192, 8).sim_time_s == Approx(5.1e-6).epsilon(0.15));
+  for (const char* algo : {"trtllm_custom", "vllm_custom"}) {
+    CollectiveResult r = on_h100(algo, CollectiveKind::allreduce, 1 << 20, 8);
+    CHECK(r.sim_time_s == Approx(r.bound_time_s).epsilon(0.001));
+    CHECK(on_h100(algo, CollectiveKind::allreduce, 64ull << 20, 8).sim_time_s ==
+          Approx(on_h100("nccl", CollectiveKind::allreduce, 64ull << 20, 8).sim_time_s));
+  }
+  CHECK_THROWS_AS(on_h100("trtllm_custom", CollectiveKind::allgather, 8192, 8), InputError);
+}
+
+TEST_CASE("ideal links: NCCL costs its link transfers only", "[systemc][collective]") {
+  const HardwareSpec hw = make_ideal(load_hardware("h100_sxm5"));
+  CollectiveSpec spec{CollectiveKind::allreduce, CollectiveAlgo{"nccl"}, 8192, {}};
+  spec.dtype = DType::int8;  // the ring
+  CollectiveResult r = simulate_collective(hw, parse_topology("switch:8"), spec);
+  const double port = hw.links.bandwidth_per_direction * static_cast<double>(hw.links.count);
+  CHECK(r.sim_time_s == Approx(switch_ring_s(8, 8192, port, 0, 2)).epsilon(0.001));
 }

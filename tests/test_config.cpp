@@ -108,7 +108,7 @@ TEST_CASE("values that contradict each other are errors", "[config]") {
              Catch::Contains("expected one of \"systolic\", \"tensor_core\""));
   CHECK_THAT(hw_error("fp8 = 2", "fp9 = 2", nullptr, &key), Catch::Contains("unknown dtype"));
   CHECK(key == "matrix.dtype_rate.fp9");
-  CHECK_THAT(hw_error("\"links.latency_ns\" = \"assumed\"", "\"links.latency_us\" = \"assumed\"",
+  CHECK_THAT(hw_error("\"links.kind\" = \"datasheet", "\"links.kinds\" = \"datasheet",
                       nullptr, &key),
              Catch::Contains("provenance for a key that the file does not have"));
 }

@@ -58,8 +58,8 @@ class RingTorus : public TopologyFamily {
     return hw.name + " has " + std::to_string(hw.links.count) + " links per chip; a " + std::to_string(t.dims.size()) +
            "-D topology needs " + std::to_string(ports);
   }
-  void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done) const override {
-    fabric.send_routed(from, to, bytes, std::move(done));
+  void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) const override {
+    fabric.send_routed(from, to, bytes, std::move(done), wire);
   }
   double send_bound_s(const Topology& t, int from, int to, double bytes, double link, std::int64_t, double latency) const override {
     return routed_send_s(static_cast<int>(t.route(from, to).size()), bytes, link, latency);

@@ -37,8 +37,8 @@ class Switch : public TopologyFamily {
     return i < p ? "chip" + std::to_string(i) + "->switch" : "switch->chip" + std::to_string(i - p);
   }
   std::string link_refusal(const Topology&, const HardwareSpec&) const override { return ""; }
-  void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done) const override {
-    fabric.send_switched(from, to, bytes, std::move(done));
+  void send_to(Fabric& fabric, int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) const override {
+    fabric.send_switched(from, to, bytes, std::move(done), wire);
   }
   // One traversal: the port's bandwidth, a latency into the switch and one out.
   double send_bound_s(const Topology&, int, int, double bytes, double link, std::int64_t links_per_chip, double latency) const override {

@@ -7,19 +7,20 @@ namespace roofsim {
 DmaEngine::DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats)
     : hbm_(hbm), stats_(stats),
       max_inflight_(static_cast<std::uint64_t>(spec.max_inflight_bytes)),
-      request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)) {}
+      request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)),
+      tile_rate_(hbm.spec().tile_efficiency / hbm.spec().efficiency) {}
 
 void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));
 }
 
-void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done) {
+void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate) {
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   if (bytes == 0) {
     if (done) done();
     return;
   }
-  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done)}));
+  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done), rate}));
   pump();
 }
 
@@ -39,7 +40,7 @@ void DmaEngine::pump() {
       inflight_ -= req;
       if (--t->outstanding == 0 && t->left_to_issue == 0 && t->done) t->done();
       pump();
-    });
+    }, t->rate);
   }
 }
 

@@ -22,6 +22,10 @@ class DmaEngine {
   void read(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, false, label, std::move(done));
   }
+  // Operand tiles of the matrix units: served at hbm.tile_efficiency instead of efficiency.
+  void read_tile(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+    transfer(address, bytes, false, label, std::move(done), tile_rate_);
+  }
   void write(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, true, label, std::move(done));
   }
@@ -36,8 +40,9 @@ class DmaEngine {
     std::uint64_t outstanding = 0;
     int label = -1;
     Callback done;
+    double rate = 1.0;
   };
-  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done);
+  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate = 1.0);
   void pump();
 
   HbmChannels& hbm_;
@@ -45,6 +50,7 @@ class DmaEngine {
   std::uint64_t max_inflight_;
   std::uint64_t request_bytes_;
   std::uint64_t inflight_ = 0;
+  double tile_rate_ = 1.0;  // tile_efficiency / efficiency
   std::deque<std::shared_ptr<Transfer>> reads_, writes_;
 };
 

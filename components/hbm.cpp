@@ -31,7 +31,7 @@ Picoseconds HbmChannels::reserve_external(std::size_t c, std::uint64_t bytes, Pi
   return channels_[c].reserve(not_before, ceil_ps(static_cast<double>(bytes) * ps_per_byte_ * 1e-12)) + latency_ps_;
 }
 
-void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, Callback done, double rate) {
   const Picoseconds now = now_ps();
   if (bytes == 0) {
     events_.at(now, std::move(done));
@@ -47,7 +47,7 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
   const std::uint64_t base = granules / n * g, extra = granules % n;
   const std::uint64_t head_channel = (address / g) % n, tail_channel = (first + granules) % n;
   auto service = [&](std::uint64_t b) {
-    return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte_ - 1e-6));
+    return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte_ / rate - 1e-6));
   };
   Picoseconds last = now;
   const bool tracing = trace_ && trace_->enabled && label >= 0;

@@ -18,8 +18,10 @@ class HbmChannels {
  public:
   HbmChannels(const HbmSpec& spec, EventQueue& events);
 
+  const HbmSpec& spec() const { return spec_; }
   // Moves `bytes` at `address`; `done` when all pieces have arrived.
-  void access(std::uint64_t address, std::uint64_t bytes, int label, Callback done);
+  // `rate` (<= 1) scales the channels' streaming rate for this request (operand tiles).
+  void access(std::uint64_t address, std::uint64_t bytes, int label, Callback done, double rate = 1.0);
   void access(std::uint64_t address, std::uint64_t bytes, Callback done) { access(address, bytes, -1, std::move(done)); }
   // Records each request's busy span per stack (channels c * stacks / channels) on tracks
   // first_track + stack.

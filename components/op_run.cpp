@@ -26,12 +26,17 @@ void OpRun::issue_load() {
   auto left = std::make_shared<int>(2);
   for (const MemRange& r : ranges) {
     bytes_read += r.bytes;
-    chip_.dma().read(r.address, r.bytes, trace_name, [this, step, left] {
+    auto arrived = [this, step, left] {
       ++events;
       if (--*left > 0) return;
       loaded_[static_cast<std::size_t>(step % stages_)] = 1;
       try_dispatch();
-    });
+    };
+    if (tile_loads()) {
+      chip_.dma().read_tile(r.address, r.bytes, trace_name, std::move(arrived));
+    } else {
+      chip_.dma().read(r.address, r.bytes, trace_name, std::move(arrived));
+    }
   }
 }
 

@@ -37,6 +37,8 @@ class OpRun {
  protected:
   // What the step reads before it can compute (up to two ranges: A and B blocks).
   virtual void loads(std::int64_t step, MemRange out[2]) const = 0;
+  // Whether the loads are matrix-unit operand tiles (served at hbm.tile_efficiency).
+  virtual bool tile_loads() const { return false; }
   // Submits the step's compute jobs; each calls job_done(step, what_to_write) when finished.
   virtual void dispatch(std::int64_t step) = 0;
   void jobs_added(std::int64_t step, std::int64_t n);
@@ -66,6 +68,7 @@ class GemmRun : public OpRun {
 
  private:
   void loads(std::int64_t step, MemRange out[2]) const override;
+  bool tile_loads() const override { return true; }
   void dispatch(std::int64_t step) override;
   GemmPlan plan_;
   std::uint64_t a_base_, b_base_, c_base_;

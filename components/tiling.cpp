@@ -261,7 +261,7 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   }
   if (!chosen) {
     throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
-                     ": even one work tile does not fit the " + format_bytes(static_cast<double>(lim.buffer_bytes)) +
+                     ": even the smallest tiles do not fit the " + format_bytes(static_cast<double>(lim.buffer_bytes)) +
                      " on-chip buffer");
   }
   return deepest_pipeline(*chosen, lim);

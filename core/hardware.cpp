@@ -124,7 +124,10 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   read_table(chip, hw);
   read_matrix(top.table("matrix"), hw);
   read_table(top.table("vector"), hw);
-  read_table(top.table("hbm"), hw);
+  ConfigTable hbm = top.table("hbm");
+  read_table(hbm, hw);
+  if (!hbm.has("tile_efficiency")) hw.hbm.tile_efficiency = hw.hbm.efficiency;
+  if (hw.hbm.tile_efficiency > hw.hbm.efficiency) hbm.fail("tile_efficiency", "must not exceed efficiency");
   ConfigTable dma = top.table("dma");
   read_table(dma, hw);
   if (hw.dma.request_bytes > hw.dma.max_inflight_bytes) dma.fail("request_bytes", "must not exceed max_inflight_bytes");
@@ -182,6 +185,7 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.matrix.pipeline_latency_cycles = 0;
   hw.vector.pipeline_latency_cycles = 0;
   hw.hbm.efficiency = 1.0;
+  hw.hbm.tile_efficiency = 1.0;
   hw.hbm.access_latency_s = 0;
   hw.links.latency_s = 0;
   hw.links.efficiency = 1.0;

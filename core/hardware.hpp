@@ -55,7 +55,8 @@ struct HbmSpec {
   std::int64_t stacks = 0;
   std::int64_t channels = 0;
   double bandwidth = 0;   // peak, bytes/s (datasheet)
-  double efficiency = 1;  // achievable fraction of peak per channel (calibrated)
+  double efficiency = 1;  // achievable fraction of peak per channel, streaming (calibrated)
+  double tile_efficiency = 1;  // the same for matrix-unit operand tiles (calibrated)
   double access_latency_s = 0;
   std::int64_t interleave_bytes = 0;
 };

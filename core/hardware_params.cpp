@@ -51,7 +51,10 @@ std::vector<HardwareParam> make_params() {
       {"hbm.stacks", "", 1, K::count, true, 0, "HBM stacks (trace tracks)", FIELD(hbm.stacks)},
       {"hbm.channels", "", 1, K::count, true, 0, "Independent channels across all stacks; each a server", FIELD(hbm.channels)},
       {"hbm.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Peak bandwidth (datasheet), split evenly over the channels", FIELD(hbm.bandwidth)},
-      {"hbm.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of peak per channel (calibrated)", FIELD(hbm.efficiency)},
+      {"hbm.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of peak per channel for streaming access (calibrated)", FIELD(hbm.efficiency)},
+      {"hbm.tile_efficiency", "", 1, K::fraction, false, 1,
+       "Achievable fraction of peak for matrix-unit operand tiles (2-D blocks: short rows spread over DRAM pages; "
+       "calibrated; at most efficiency)", FIELD(hbm.tile_efficiency), true, "efficiency"},
       {"hbm.access_latency_ns", "ns", kNs, K::non_negative, false, 0, "Access latency of a request, pipelined", FIELD(hbm.access_latency_s)},
       {"hbm.interleave_bytes", "bytes", 1, K::count, true, 0, "Granule of the address space each channel owns in turn", FIELD(hbm.interleave_bytes)},
 

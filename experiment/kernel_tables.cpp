@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 // A row ready to simulate: where it came from, what it measured, and how to simulate it.
 struct PendingRow {
   KernelRowResult result;
-  std::function<double()> simulate;
+  std::function<double()> simulate;  // empty: roofsim cannot simulate the row yet
+  std::string not_simulated_reason;
 };
 
 // Buckets of compute kernels by measured latency: launch-bound, small, medium, large.
@@ -95,14 +96,26 @@ bool parse_nccl_op(const std::string& text, CollectiveKind& kind) {
   return true;
 }
 
-// One collective on `gpus` GPUs of one switched node, as nccl-tests sizes it.
-double simulate_collective_row(const HardwareSpec& hw, CollectiveKind kind, int gpus, std::uint64_t bytes) {
+// One collective on `gpus` GPUs of one switched node, as nccl-tests sizes it; `algo` empty:
+// the topology's default (NCCL's own choice).
+double simulate_collective_row(const HardwareSpec& hw, CollectiveKind kind, int gpus, std::uint64_t bytes, DType dtype,
+                               const std::string& algo) {
   CollectiveExperiment x;
   x.hw = hw;
   x.topology = "switch:" + std::to_string(gpus);
   x.kind = kind;
   x.bytes = bytes;
+  x.dtype = dtype;
+  if (!algo.empty()) x.algo = CollectiveAlgo{algo};
   return run_collective_experiment(x).sim.sim_time_s;
+}
+
+// The framework's own all-reduce kernels, by the implementation/backend column. Eager vLLM
+// adds host launches roofsim does not model for collectives: those rows are not simulated.
+std::string custom_algorithm(const std::string& impl) {
+  if (impl == "trtllm") return "trtllm_custom";
+  if (impl == "vllm_graph") return "vllm_custom";
+  return "";
 }
 
 // nccl.csv and custom_allreduce_*.csv: message_size counts elements of the row's dtype.
@@ -117,9 +130,11 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     }
     const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
     int element_bytes = 0;
-    if (dtype == "half" || dtype == "bfloat16" || dtype == "float16") element_bytes = 2;
-    if (dtype == "int8" || dtype == "uint8") element_bytes = 1;
-    if (dtype == "float" || dtype == "float32") element_bytes = 4;
+    DType element = DType::bf16;
+    if (dtype == "half" || dtype == "float16") element = DType::fp16, element_bytes = 2;
+    if (dtype == "bfloat16") element = DType::bf16, element_bytes = 2;
+    if (dtype == "int8" || dtype == "uint8") element = DType::int8, element_bytes = 1;
+    if (dtype == "float" || dtype == "float32") element = DType::fp32, element_bytes = 4;
     if (element_bytes == 0) throw InputError(path + ":" + row.at("#line") + ": unknown dtype '" + dtype + "'");
     const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
     if (gpus < 2 || gpus > 1024) {
@@ -131,11 +146,13 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     }
     const std::uint64_t bytes = static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(element_bytes);
     PendingRow p;
+    std::string algo;
     if (custom) {
       const std::string impl = row.count("implementation") ? row.at("implementation")
                                : row.count("backend")      ? row.at("backend")
                                                            : "custom";
       p.result.family = "custom " + op + " " + impl;
+      algo = custom_algorithm(impl);
     } else {
       p.result.family = "nccl " + op;
     }
@@ -143,7 +160,13 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = size_bucket(static_cast<double>(bytes));
-    p.simulate = [&hw, kind, gpus, bytes] { return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes); };
+    if (custom && algo.empty()) {
+      p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
+    } else {
+      p.simulate = [&hw, kind, gpus, bytes, element, algo] {
+        return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes, element, algo);
+      };
+    }
     out.push_back(std::move(p));
   }
   return out;
@@ -256,7 +279,6 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (control.stop_requested()) throw Cancelled();
     PendingRow& p = pending[i];
-    p.result.simulated_s = p.simulate();
     auto it = index.find(p.result.family);
     if (it == index.end()) {
       it = index.emplace(p.result.family, simulated.size()).first;
@@ -264,7 +286,14 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
       simulated.back().family = p.result.family;
       simulated.back().file = family_file.at(p.result.family);
     }
-    simulated[it->second].rows.push_back(p.result);
+    KernelFamilyResult& f = simulated[it->second];
+    if (p.simulate) {
+      p.result.simulated_s = p.simulate();
+      f.rows.push_back(p.result);
+    } else {
+      ++f.not_simulated;
+      f.not_simulated_reason = p.not_simulated_reason;
+    }
     control.report(i + 1, pending.size(), p.result.family + " " + p.result.label);
   }
   for (KernelFamilyResult& f : simulated) {

@@ -177,6 +177,12 @@ if awk -v f="$fused_gain" -v v="$vector_gain" 'BEGIN{exit !(f > 1.3 && v > 1.0 &
   bad "H200 over H100 decode step: fused ${fused_gain}x (want > 1.3), vector ${vector_gain}x (want 1.0-1.15)"; fi
 expect_error "unknown attention" "--attention" "$roofsim" run --attention flash
 printf 'id,hw,model\nbad,h100_sxm5,llama-3-8b\n' > "$tmp/bad_cases.csv"
+mkdir -p "$tmp/kern" && printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,x,64,0.003\n' >"$tmp/kern/gemm.csv"
+expect_error "validate --kernels bad row" "gemm.csv:3: n: expected an integer, got 'x'" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md"
+printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\n' >"$tmp/kern/gemm.csv"
+expect_ok "validate --kernels" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md" --json "$tmp/v/k.json"
+contains "validate --kernels table" "gemm bf16"
+expect_error "validate --kernels empty folder" "no kernel tables" "$roofsim" validate --kernels "$tmp/v" --report "$tmp/v/k2.md"
 expect_error "validate bad cases" "missing column 'batch'" "$roofsim" validate --quick --cases "$tmp/bad_cases.csv" --report "$tmp/v/r.md"
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"

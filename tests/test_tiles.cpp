@@ -60,6 +60,30 @@ TEST_CASE("a GEMV reads each weight exactly once", "[tiles]") {
   CHECK(static_cast<double>(p.traffic_bytes()) == Approx(gemm_cost(g).bytes()).epsilon(0.01));
 }
 
+TEST_CASE("GPU GEMMs are planned as kernels: k-tiles, full work tiles, split-K for narrow deep shapes", "[tiles]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.matrix.kernel_k_bytes == 128);
+  const TilingLimits lim = tiling_limits(hw);
+  // Large: the configured 128 x 256 work tile, K in k-tiles of 64 bf16 elements (128 bytes).
+  GemmPlan big = plan_gemm({1, 4096, 4096, 4096}, hw.matrix, lim);
+  CHECK(big.tm == 128);
+  CHECK(big.tn == 256);
+  CHECK(big.tk == 64);
+  CHECK(big.bk == 64);
+  // fp8 k-tiles hold 128 elements: the same 128 bytes per row.
+  GemmShape fp8{1, 4096, 4096, 4096, DType::fp8, DType::fp8, DType::bf16};
+  CHECK(plan_gemm(fp8, hw.matrix, lim).tk == 128);
+  // Narrow and deep: one tile of output, so K is split over the SMs (each job one k-tile).
+  GemmPlan narrow = plan_gemm({1, 16, 32, 65536}, hw.matrix, lim);
+  CHECK(narrow.tk == 64);
+  CHECK(narrow.k_parts() > 100);
+  CHECK(narrow.tiles_per_block() <= lim.units);
+  CHECK(static_cast<double>(narrow.traffic_bytes()) == Approx(gemm_cost(narrow.shape).bytes()).epsilon(0.01));
+  // A TPU compiler's tiling is untouched: no k-tiles.
+  HardwareSpec tpu = load_hardware("tpu_v4");
+  CHECK(plan_gemm({1, 4096, 4096, 4096}, tpu.matrix, tiling_limits(tpu)).tk == 0);
+}
+
 TEST_CASE("a GEMM that cannot be tiled into the buffer is refused", "[tiles]") {
   HardwareSpec hw = load_hardware("h100_sxm5");
   TilingLimits lim = tiling_limits(hw);

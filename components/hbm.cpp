@@ -46,8 +46,9 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
   const std::uint64_t granules = body / g, tail = body % g;
   const std::uint64_t base = granules / n * g, extra = granules % n;
   const std::uint64_t head_channel = (address / g) % n, tail_channel = (first + granules) % n;
+  const double ps_per_byte = ps_per_byte_ / rate;
   auto service = [&](std::uint64_t b) {
-    return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte_ / rate - 1e-6));
+    return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte - 1e-6));
   };
   Picoseconds last = now;
   const bool tracing = trace_ && trace_->enabled && label >= 0;

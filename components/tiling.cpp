@@ -209,21 +209,25 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
     std::int64_t tm, tn, split;
     double makespan;
   };
-  std::vector<Choice> menu;
+  // The menu: the configured work tile and its halvings, rows down to the granule, columns
+  // down to 64 (narrower tiles starve the tensor cores of operand bandwidth, which is not
+  // modelled, so libraries offer them only for matrices that narrow).
   const std::int64_t tm_max = round_up(lim.work_tile_m, spec.granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
-  for (std::int64_t tm = tm_max; tm >= spec.granule_m; tm = tm > spec.granule_m ? round_up(tm / 2, spec.granule_m) : 0) {
-    // Tiles narrower than 64 columns starve the tensor cores of operand bandwidth (not modelled),
-    // so libraries offer them only for matrices that narrow.
-    const std::int64_t tn_min = std::min(tn_max, std::min(round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)));
-    for (std::int64_t tn = tn_max; tn >= tn_min; tn = round_up(tn / 2, spec.granule_n)) {
-      const std::int64_t tiles = ceil_div(g.m, tm) * ceil_div(g.n, tn) * g.batch;
+  const std::int64_t tn_min = std::min({tn_max, round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)});
+  std::vector<std::int64_t> tms, tns;
+  for (std::int64_t tm = tm_max; tm > spec.granule_m; tm = round_up(tm / 2, spec.granule_m)) tms.push_back(tm);
+  tms.push_back(spec.granule_m);
+  for (std::int64_t tn = tn_max; tn > tn_min; tn = round_up(tn / 2, spec.granule_n)) tns.push_back(tn);
+  tns.push_back(tn_min);
+  std::vector<Choice> menu;
+  for (std::int64_t tm : tms) {
+    for (std::int64_t tn : tns) {
+      const std::int64_t tiles = ceil_div(g.m, tm) * ceil_div(g.n, tn);
       const std::int64_t split = tiles >= lim.units ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
-      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute()) * g.matmuls();
+      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
       menu.push_back({tm, tn, split, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
-      if (tn == tn_min) break;
     }
-    if (tm == spec.granule_m) break;
   }
   double best = menu.front().makespan;
   for (const Choice& c : menu) best = std::min(best, c.makespan);

@@ -8,6 +8,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "components/tiling.hpp"
 #include "core/format.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/single_op.hpp"
@@ -25,20 +26,35 @@ struct PendingRow {
   std::string not_simulated_reason;
 };
 
-// Buckets of compute kernels by measured latency: launch-bound, small, medium, large.
-std::string latency_bucket(double s) {
-  if (s < 10e-6) return "< 10 us";
-  if (s < 50e-6) return "10-50 us";
-  if (s < 500e-6) return "50-500 us";
-  return ">= 500 us";
+// Size buckets, each up to (not including) its bound. Compute kernels by measured latency:
+// launch-bound, small, medium, large. Collectives by message size: latency-bound, protocol
+// cross-over, bandwidth-bound.
+struct Bucket {
+  double upper;
+  const char* name;
+};
+constexpr double kNoBound = 1e300;
+const std::vector<Bucket> kLatencyBuckets = {{10e-6, "< 10 us"}, {50e-6, "10-50 us"}, {500e-6, "50-500 us"}, {kNoBound, ">= 500 us"}};
+const std::vector<Bucket> kSizeBuckets = {{64.0 * 1024 + 1, "<= 64 KiB"}, {1024.0 * 1024 + 1, "64 KiB-1 MiB"},
+                                          {32.0 * 1024 * 1024 + 1, "1-32 MiB"}, {kNoBound, "> 32 MiB"}};
+
+std::string bucket_of(double value, const std::vector<Bucket>& buckets) {
+  for (const Bucket& b : buckets) {
+    if (value < b.upper) return b.name;
+  }
+  return buckets.back().name;
 }
 
-// Buckets of collectives by message size: latency-bound, protocol cross-over, bandwidth-bound.
-std::string size_bucket(double bytes) {
-  if (bytes <= 64.0 * 1024) return "<= 64 KiB";
-  if (bytes <= 1024.0 * 1024) return "64 KiB-1 MiB";
-  if (bytes <= 32.0 * 1024 * 1024) return "1-32 MiB";
-  return "> 32 MiB";
+// Buckets sort by the sizes they hold, as the tables above list them.
+std::size_t bucket_rank(const std::string& name) {
+  std::size_t rank = 0;
+  for (const auto* table : {&kLatencyBuckets, &kSizeBuckets}) {
+    for (const Bucket& b : *table) {
+      if (name == b.name) return rank;
+      ++rank;
+    }
+  }
+  return rank;
 }
 
 std::string source_of(const std::string& path, const CsvRow& row) {
@@ -75,7 +91,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = latency_bucket(p.result.measured_s);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
     p.simulate = [&hw, ops] {
       const OpsRunResult r = run_ops(hw, false, ops);
       return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
@@ -129,13 +145,16 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
                        "' (expected all_reduce, all_gather, reduce_scatter or alltoall)");
     }
     const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
-    int element_bytes = 0;
-    DType element = DType::bf16;
-    if (dtype == "half" || dtype == "float16") element = DType::fp16, element_bytes = 2;
-    if (dtype == "bfloat16") element = DType::bf16, element_bytes = 2;
-    if (dtype == "int8" || dtype == "uint8") element = DType::int8, element_bytes = 1;
-    if (dtype == "float" || dtype == "float32") element = DType::fp32, element_bytes = 4;
-    if (element_bytes == 0) throw InputError(path + ":" + row.at("#line") + ": unknown dtype '" + dtype + "'");
+    // The tables name element types as PyTorch and NCCL do.
+    static const std::map<std::string, DType> element_types = {{"half", DType::fp16},    {"float16", DType::fp16},
+                                                               {"bfloat16", DType::bf16}, {"int8", DType::int8},
+                                                               {"float", DType::fp32},   {"float32", DType::fp32}};
+    auto type = element_types.find(dtype);
+    if (type == element_types.end()) {
+      throw InputError(path + ":" + row.at("#line") + ": " + (custom ? "allreduce_dtype" : "nccl_dtype") + ": unknown '" +
+                       dtype + "' (expected half, float16, bfloat16, int8, float or float32)");
+    }
+    const DType element = type->second;
     const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
     if (gpus < 2 || gpus > 1024) {
       throw InputError(path + ":" + row.at("#line") + ": num_gpus: expected 2 to 1024, got " + std::to_string(gpus));
@@ -144,7 +163,7 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     if (elements > (std::int64_t{1} << 40)) {
       throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
     }
-    const std::uint64_t bytes = static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(element_bytes);
+    const std::uint64_t bytes = tensor_bytes(elements, element);
     PendingRow p;
     std::string algo;
     if (custom) {
@@ -159,7 +178,7 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     p.result.label = std::to_string(gpus) + " GPUs, " + format_bytes(static_cast<double>(bytes));
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = size_bucket(static_cast<double>(bytes));
+    p.result.bucket = bucket_of(static_cast<double>(bytes), kSizeBuckets);
     if (custom && algo.empty()) {
       p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
     } else {
@@ -221,13 +240,6 @@ void summarise(KernelFamilyResult& f) {
   }
   f.overall = error_stats(f.family, all);
   for (const std::string& b : bucket_order) f.buckets.push_back(error_stats(b, by_bucket[b]));
-}
-
-// Bucket names sort by the smallest size they hold, as the helpers above list them.
-int bucket_rank(const std::string& b) {
-  static const std::vector<std::string> order = {"< 10 us", "10-50 us", "50-500 us", ">= 500 us",
-                                                 "<= 64 KiB", "64 KiB-1 MiB", "1-32 MiB", "> 32 MiB"};
-  return static_cast<int>(std::find(order.begin(), order.end(), b) - order.begin());
 }
 
 }  // namespace

@@ -183,9 +183,9 @@ printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\n' >"$tmp/kern/gemm.cs
 expect_ok "validate --kernels" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md" --json "$tmp/v/k.json"
 contains "validate --kernels table" "gemm bf16"
 expect_error "validate --kernels empty folder" "no kernel tables" "$roofsim" validate --kernels "$tmp/v" --report "$tmp/v/k2.md"
-sed 's/^tile_efficiency = 0.84/tile_efficiency = 0.99/' configs/hardware/h100_sxm5.toml >"$tmp/tile_eff.toml"
+sed 's/^tile_efficiency = 0.84/tile_efficiency = 0.99/' "$(dirname "$0")/../configs/hardware/h100_sxm5.toml" >"$tmp/tile_eff.toml"
 expect_error "tile efficiency above streaming" "hbm.tile_efficiency: must not exceed efficiency" "$roofsim" op --hw "$tmp/tile_eff.toml" --gemm 64,64,64
-sed 's/^kernel_k_bytes = 128/kernel_k_bytes = 0/' configs/hardware/h100_sxm5.toml >"$tmp/kk0.toml"
+sed 's/^kernel_k_bytes = 128/kernel_k_bytes = 0/' "$(dirname "$0")/../configs/hardware/h100_sxm5.toml" >"$tmp/kk0.toml"
 expect_error "kernel_k_bytes 0" "matrix.kernel_k_bytes: expected a positive integer, got 0" "$roofsim" op --hw "$tmp/kk0.toml" --gemm 64,64,64
 expect_error "validate bad cases" "missing column 'batch'" "$roofsim" validate --quick --cases "$tmp/bad_cases.csv" --report "$tmp/v/r.md"
 expect_ok "cases list" "$roofsim" cases list

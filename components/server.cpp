@@ -1,5 +1,7 @@
 #include "components/server.hpp"
 
+#include "components/sim_context.hpp"
+
 namespace roofsim {
 
 EventQueue::EventQueue(const sc_core::sc_module_name& name, SimStats& stats)
@@ -11,6 +13,7 @@ EventQueue::EventQueue(const sc_core::sc_module_name& name, SimStats& stats)
 
 void EventQueue::at(Picoseconds at, Callback done) {
   const Picoseconds now = now_ps();
+  if (at >= kMaxSimulatedPs) throw_time_out_of_range(to_seconds(at));
   pending_.push(Pending{at < now ? now : at, seq_++, std::move(done)});
   arm(now);
 }
@@ -30,7 +33,11 @@ void EventQueue::on_wake() {
     Callback done = std::move(const_cast<Pending&>(pending_.top()).done);
     pending_.pop();
     ++stats_.events;
-    if (done) done();
+    if (done) {
+      // An error in a callback ends the simulation (SimulationContext::run rethrows it)
+      // instead of reaching SystemC's handler.
+      if (!SimulationContext::guarded(done)) return;
+    }
   }
   if (!pending_.empty()) arm(now);
 }

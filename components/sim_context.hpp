@@ -11,6 +11,7 @@
 // after the context and destroyed before it: declare the context first in the scope that owns
 // the modules. Contexts do not nest or overlap (one simulation at a time per process); roofsim
 // uses no SC_THREAD, so no coroutine stacks outlive a context.
+#include <exception>
 #include <systemc>
 
 namespace roofsim {
@@ -22,13 +23,31 @@ class SimulationContext {
   SimulationContext(const SimulationContext&) = delete;
   SimulationContext& operator=(const SimulationContext&) = delete;
 
-  // Runs the kernel until no event is pending.
+  // Runs the kernel until no event is pending. An exception thrown by a process body run
+  // through guarded() stops the kernel and is rethrown here, type intact.
   void run();
+
+  // Runs one body of a SystemC process (an SC_METHOD or a callback it calls). An exception
+  // would otherwise reach SystemC's own handler, which prints "E549 uncaught exception" and
+  // exits 1; here it is kept, the kernel is stopped, and false is returned (stop the body).
+  template <class Body>
+  static bool guarded(Body&& body) {
+    try {
+      body();
+      return true;
+    } catch (...) {
+      stop_with(std::current_exception());
+      return false;
+    }
+  }
 
  private:
   sc_core::sc_simcontext* previous_current_;
   sc_core::sc_simcontext* previous_default_;
   sc_core::sc_simcontext* context_;
+  std::exception_ptr error_;  // the first error a process threw
+
+  static void stop_with(std::exception_ptr error);
 };
 
 }  // namespace roofsim

@@ -5,6 +5,7 @@
 
 #include "components/sim_context.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
@@ -22,7 +23,9 @@ class OpSequence : public sc_core::sc_module {
   Picoseconds end_ps() const { return end_ps_; }
 
  private:
-  void kickoff() { start(0); }
+  void kickoff() {
+    SimulationContext::guarded([this] { start(0); });
+  }
   void start(std::size_t i) {
     if (i == ops_.size()) {
       end_ps_ = now_ps();
@@ -46,19 +49,25 @@ class OpSequence : public sc_core::sc_module {
 
 }  // namespace
 
-SimulationOutcome simulate(const std::vector<ChipJob>& jobs) {
+SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) {
   // Plans are checked before elaboration so that bad input never reaches the kernel.
+  double events = 0;
   for (const ChipJob& job : jobs) {
     TilingLimits lim = tiling_limits(job.hw);
     for (const OpSpec& op : job.ops) {
       if (op.is_gemm) {
         check_shape(op.gemm, op.name);
-        plan_gemm(op.gemm, job.hw.matrix, lim);
+        events += estimated_gemm_events(plan_gemm(op.gemm, job.hw.matrix, lim));
       } else {
         check_shape(op.vector, op.name);
+        events += estimated_op_events(plan_vector(op.vector, lim).steps());
       }
     }
+  }  if (max_events > 0 && events > max_events) {
+    throw InputError("this simulation would take about " + format_si(events, "", 1) + " events (jobs counted as a tenth), more than the limit of " +
+                     format_si(max_events, "", 1) + ": raise ${max_events} (0: no limit)");
   }
+
   SimulationContext kernel;  // before the modules, destroyed after them
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<Chip>> chips;

@@ -105,6 +105,7 @@ TilingLimits tiling_limits(const HardwareSpec& hw) {
   l.work_tile_m = hw.matrix.work_tile_m;
   l.work_tile_n = hw.matrix.work_tile_n;
   l.target_step_bytes = static_cast<std::uint64_t>(hw.dma.max_inflight_bytes);
+  l.buffer_name = "onchip." + hw.tile_buffer + ".capacity_bytes" + (hw.source_file.empty() ? "" : " of " + hw.source_file);
   return l;
 }
 
@@ -266,7 +267,7 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   if (!chosen) {
     throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
                      ": even the smallest tiles do not fit the " + format_bytes(static_cast<double>(lim.buffer_bytes)) +
-                     " on-chip buffer");
+                     " on-chip buffer (" + lim.buffer_name + ")");
   }
   return deepest_pipeline(*chosen, lim);
 }
@@ -284,7 +285,7 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
   if (feasible.empty()) {
     throw InputError("GEMM " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
                      std::to_string(g.k) + ": even the smallest tiles do not fit the " +
-                     format_bytes(static_cast<double>(lim.buffer_bytes)) + " on-chip buffer");
+                     format_bytes(static_cast<double>(lim.buffer_bytes)) + " on-chip buffer (" + lim.buffer_name + ")");
   }
   std::uint64_t least = UINT64_MAX;
   for (const auto& s : feasible) least = std::min(least, s.traffic);

@@ -9,6 +9,7 @@
 // and is not loaded again (operand reuse). A batched GEMM whose matrices are small (attention
 // of many sequences and heads) processes `bb` batch elements per step, side by side.
 #include <cstdint>
+#include <string>
 
 #include "components/matrix_tile.hpp"
 #include "core/hardware.hpp"
@@ -52,6 +53,7 @@ struct TilingLimits {
   std::int64_t units = 1;              // matrix units to keep busy
   std::int64_t work_tile_m = 128, work_tile_n = 128;
   std::uint64_t target_step_bytes = 0;  // a step's load should keep the DMA window full
+  std::string buffer_name;              // for messages: "onchip.l2.capacity_bytes of h100.toml"
 };
 
 TilingLimits tiling_limits(const HardwareSpec& hw);

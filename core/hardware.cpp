@@ -1,6 +1,7 @@
 #include "core/hardware.hpp"
 
 #include <filesystem>
+#include <sstream>
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
@@ -11,6 +12,19 @@ namespace roofsim {
 
 namespace {
 
+// A number as read, checked against its parameter's range (in the file's unit, before the
+// conversion to SI, so the message shows what the file says).
+double in_range(ConfigTable& t, const std::string& key, const HardwareParam& p, double value) {
+  const ParamRange range = param_range(p);
+  if (!range.contains(value)) {
+    std::ostringstream v;
+    v << value;
+    t.fail(key, v.str() + (*p.unit ? std::string(" ") + p.unit : std::string()) + " is outside the range roofsim accepts (" +
+                    range.text(p.unit) + ")");
+  }
+  return value;
+}
+
 // Reads the declared parameters of one table (core/hardware_params) into `hw`.
 void read_declared(ConfigTable& t, HardwareSpec& hw) {
   const std::string prefix = t.path() + ".";
@@ -19,20 +33,29 @@ void read_declared(ConfigTable& t, HardwareSpec& hw) {
     if (!p.field || key_path.rfind(prefix, 0) != 0 || key_path.find('.', prefix.size()) != std::string::npos) continue;
     const std::string key = key_path.substr(prefix.size());
     const ParamField field = p.field(hw);
+    const bool present = t.has(key);
     switch (p.kind) {
-      case ParamKind::positive:
-        *std::get<double*>(field) = (p.required ? t.positive_number(key) : t.positive_number_or(key, p.fallback)) * p.to_si;
+      case ParamKind::positive: {
+        const double v = p.required ? t.positive_number(key) : t.positive_number_or(key, p.fallback);
+        *std::get<double*>(field) = (present ? in_range(t, key, p, v) : v) * p.to_si;
         break;
-      case ParamKind::non_negative:
-        *std::get<double*>(field) = (p.required ? t.non_negative_number(key) : t.non_negative_number_or(key, p.fallback)) * p.to_si;
+      }
+      case ParamKind::non_negative: {
+        const double v = p.required ? t.non_negative_number(key) : t.non_negative_number_or(key, p.fallback);
+        *std::get<double*>(field) = (present ? in_range(t, key, p, v) : v) * p.to_si;
         break;
-      case ParamKind::fraction:
-        *std::get<double*>(field) = (p.required ? t.fraction(key) : t.fraction_or(key, p.fallback)) * p.to_si;
+      }
+      case ParamKind::fraction: {
+        const double v = p.required ? t.fraction(key) : t.fraction_or(key, p.fallback);
+        *std::get<double*>(field) = (present ? in_range(t, key, p, v) : v) * p.to_si;
         break;
-      case ParamKind::count:
-        *std::get<std::int64_t*>(field) =
-            p.required ? t.positive_integer(key) : t.positive_integer_or(key, static_cast<std::int64_t>(p.fallback));
+      }
+      case ParamKind::count: {
+        const std::int64_t v = p.required ? t.positive_integer(key) : t.positive_integer_or(key, static_cast<std::int64_t>(p.fallback));
+        if (present) in_range(t, key, p, static_cast<double>(v));
+        *std::get<std::int64_t*>(field) = v;
         break;
+      }
       case ParamKind::flag:
         *std::get<bool*>(field) = p.required ? t.boolean(key) : t.boolean_or(key, p.fallback != 0);
         break;
@@ -49,7 +72,8 @@ std::map<DType, double> read_per_dtype(ConfigTable t, bool fractions) {
   for (const std::string& key : t.keys()) {
     DType d;
     if (!parse_dtype(key, d)) t.fail(key, "unknown dtype (expected one of " + dtype_list() + ")");
-    out[d] = fractions ? t.fraction(key) : t.positive_number(key);
+    const HardwareParam& p = *find_hardware_param(t.path() + "." + key);
+    out[d] = in_range(t, key, p, fractions ? t.fraction(key) : t.positive_number(key));
   }
   t.reject_unknown_keys();
   return out;
@@ -137,8 +161,10 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     ConfigTable mem = onchip.table(name);
     OnChipMemory m;
     m.name = name;
-    m.capacity_bytes = mem.positive_number("capacity_bytes") * find_hardware_param("onchip.NAME.capacity_bytes")->to_si;
-    m.bandwidth = mem.positive_number("bandwidth_gb_per_s") * find_hardware_param("onchip.NAME.bandwidth_gb_per_s")->to_si;
+    const HardwareParam& capacity = *find_hardware_param("onchip.NAME.capacity_bytes");
+    const HardwareParam& bandwidth = *find_hardware_param("onchip.NAME.bandwidth_gb_per_s");
+    m.capacity_bytes = in_range(mem, "capacity_bytes", capacity, mem.positive_number("capacity_bytes")) * capacity.to_si;
+    m.bandwidth = in_range(mem, "bandwidth_gb_per_s", bandwidth, mem.positive_number("bandwidth_gb_per_s")) * bandwidth.to_si;
     mem.reject_unknown_keys();
     hw.onchip.push_back(m);
   }

@@ -1,6 +1,9 @@
 #include "core/hardware_params.hpp"
 
+#include <cstdio>
 #include <sstream>
+
+#include "core/checked.hpp"
 
 namespace roofsim {
 
@@ -129,6 +132,12 @@ bool key_matches(const std::string& pattern, const std::string& key) {
   return false;
 }
 
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 const char* kind_text(ParamKind k) {
   switch (k) {
     case K::positive: return "number > 0";
@@ -142,6 +151,24 @@ const char* kind_text(ParamKind k) {
 }
 
 }  // namespace
+
+ParamRange param_range(const HardwareParam& p) {
+  const std::string unit = p.unit;
+  const bool zero_ok = p.kind == K::non_negative;
+  if (p.kind == K::fraction) return {1e-3, 1, false};  // an efficiency below 0.1% is a typo
+  if (unit == "MHz") return {1, 1e5, zero_ok};
+  if (unit == "GB/s") return {1e-3, 1e7, zero_ok};
+  if (unit == "ns") return {1e-3, 1e9, zero_ok};  // up to 1 s
+  if (unit == "bytes") return {1, kMaxSize, zero_ok};
+  if (unit == "cycles") return {1, 1e6, zero_ok};
+  if (unit == "FLOP/clock" || unit == "MAC/clock") return {1e-3, 1e9, zero_ok};
+  if (unit == "x" || unit == "x bf16") return {1e-3, 1e3, zero_ok};
+  return {1, 1e6, zero_ok};  // counts
+}
+
+std::string ParamRange::text(const std::string& unit) const {
+  return (zero_ok ? "0, or " : "") + shortest(lo) + " to " + shortest(hi) + (unit.empty() ? "" : " " + unit);
+}
 
 const std::vector<HardwareParam>& hardware_params() {
   static const std::vector<HardwareParam> params = make_params();
@@ -188,7 +215,9 @@ std::string hardware_keys_markdown() {
         def << p.fallback;
       }
     }
-    md << "| `" << p.key << "` | " << p.unit << " | " << kind_text(p.kind) << " | " << (p.required ? "yes" : "no") << " | "
+    std::string value = kind_text(p.kind);
+    if (p.kind != K::flag && p.kind != K::text) value += ": " + param_range(p).text("");
+    md << "| `" << p.key << "` | " << p.unit << " | " << value << " | " << (p.required ? "yes" : "no") << " | "
        << def.str() << " | " << p.meaning << " |\n";
   }
   md << "\nTables a file may leave out:\n\n";

@@ -41,6 +41,18 @@ struct HardwareParam {
   const char* default_text = nullptr;
 };
 
+// The physically meaningful range of a numeric parameter, in the file's unit, set by what it
+// measures (a clock between 1 MHz and 100 GHz, a bandwidth between 1 MB/s and 10 PB/s, sizes of
+// 1 byte to 256 TiB, latencies up to 1 s, ...). Values are checked against it as read, so that
+// nothing downstream meets an inf, a sub-byte size or a duration beyond what time can hold.
+struct ParamRange {
+  double lo = 0, hi = 0;  // lo <= value <= hi
+  bool zero_ok = false;   // non-negative parameters: 0 means "none" and is allowed besides
+  bool contains(double v) const { return (zero_ok && v == 0) || (v >= lo && v <= hi); }
+  std::string text(const std::string& unit) const;  // "1 to 1e+05 MHz" (or "0, or ...")
+};
+ParamRange param_range(const HardwareParam& p);
+
 // The declared parameters, table by table, in the order the docs list them. Parameters per
 // dtype (matrix.dtype_rate.DTYPE, matrix.dtype_efficiency.DTYPE) and per on-chip memory
 // (onchip.NAME.*) have one row each with the variable part written in capitals.

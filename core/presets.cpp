@@ -26,11 +26,13 @@ std::vector<std::string> list_presets(const std::string& kind) {
   return names;
 }
 
+bool looks_like_config_path(const std::string& name_or_path) {
+  return name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml" ||
+         fs::path(name_or_path).extension() == ".json";
+}
+
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path) {
-  bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                         fs::path(name_or_path).extension() == ".toml" ||
-                         fs::path(name_or_path).extension() == ".json";
-  if (looks_like_path) {
+  if (looks_like_config_path(name_or_path)) {
     if (!fs::exists(name_or_path)) throw InputError(name_or_path + ": no such file");
     return name_or_path;
   }

@@ -9,6 +9,8 @@ namespace roofsim {
 std::string config_dir();
 // Names (file stems) of the presets in configs/<kind>/, sorted.
 std::vector<std::string> list_presets(const std::string& kind);
+// A path rather than a preset name: it has a '/' or ends in .toml or .json.
+bool looks_like_config_path(const std::string& name_or_path);
 // "h100_sxm5" -> configs/hardware/h100_sxm5.toml; "my.toml" or "dir/x" -> as given.
 // Throws InputError listing the presets when a bare name is unknown.
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path);

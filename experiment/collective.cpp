@@ -11,6 +11,7 @@
 #include "components/sim_context.hpp"
 #include "components/simulation.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "validation/collective_bounds.hpp"
 
 namespace roofsim {
@@ -29,7 +30,9 @@ class CollectiveDriver : public sc_core::sc_module {
 
  private:
   void kickoff() {
-    for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->start([this, i] { finished[i] = now_ps(); });
+    SimulationContext::guarded([this] {
+      for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->start([this, i] { finished[i] = now_ps(); });
+    });
   }
   std::vector<std::unique_ptr<CollectiveRun>> runs_;
 };
@@ -68,7 +71,8 @@ CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, 
   return simulate_collectives(hw, t, std::vector<CollectiveSpec>(static_cast<std::size_t>(concurrent), spec));
 }
 
-CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs) {
+CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs,
+                                      double max_events) {
   if (specs.empty()) throw std::logic_error("simulate_collectives without a collective");
   for (const CollectiveSpec& spec : specs) {
     check_algo(t, spec.kind, spec.algo, spec.group);
@@ -78,6 +82,19 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
     }
     const std::string why = collective_algorithms().get(spec.algo.name, "algo").hardware_refusal(hw);
     if (!why.empty()) throw InputError(why);
+  }
+  // The work guard (as for runs): on rings every chip takes about 4 (d - 1) events per dimension, so
+  // events grow with the square of a ring's length (a ring of 4096 chips: 67 M events, 17 s);
+  // on a switch a few per chip.
+  double ring_steps = 4;
+  if (t.rings()) {
+    ring_steps = 0;
+    for (int d : t.dims) ring_steps += 4.0 * (d - 1);
+  }
+  const double events = static_cast<double>(specs.size()) * static_cast<double>(t.chips()) * ring_steps;
+  if (max_events > 0 && events > max_events) {
+    throw InputError("this collective would take about " + format_si(events, "", 1) + " simulation events on " + t.name() +
+                     ", more than the limit of " + format_si(max_events, "", 1) + ": raise ${max_events} (0: no limit)");
   }
   const CollectiveSpec& spec = specs.front();
   CollectiveResult r;
@@ -123,6 +140,8 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
   }
   // Every group of `group` consecutive chips runs the collective at once.
   const int group = x.group > 0 ? x.group : t.chips();
+  if (t.chips() < 2) throw InputError("${topology} " + t.name() + ": a collective needs at least 2 chips");
+  if (x.group < 0 || x.group == 1) throw InputError("${group} " + std::to_string(x.group) + ": a collective needs at least 2 chips");
   if (x.group > 0) {
     if (spec.kind == CollectiveKind::sendrecv) throw InputError("${group} is not for sendrecv (use ${to})");
     if (t.chips() % x.group != 0) {
@@ -146,7 +165,7 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
     }
     for (int i = 0; i < x.concurrent; ++i) specs.push_back(spec);
   }
-  out.sim = simulate_collectives(hw, t, specs);
+  out.sim = simulate_collectives(hw, t, specs, x.max_events);
   out.members = spec.kind == CollectiveKind::sendrecv ? 2 : group;
   out.concurrent = x.concurrent;
   struct rusage usage {};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "components/collectives.hpp"
+#include "core/checked.hpp"
 
 namespace roofsim {
 
@@ -25,7 +26,9 @@ struct CollectiveResult {
 CollectiveResult simulate_collective(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec,
                                      int concurrent = 1);
 // Runs different collectives at once (e.g. one per group); `spec` and the bound are the first's.
-CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs);
+// Refuses (InputError) when the estimated events exceed `max_events` (0: no limit).
+CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs,
+                                      double max_events = kDefaultMaxEvents);
 // The closed form of one collective alone; over a group on a ring or torus, that of the
 // sub-torus it spans, and for sendrecv there, of the route from group[0] to group[1].
 double collective_bound_s(const HardwareSpec& hw, const Topology& t, const CollectiveSpec& spec);
@@ -43,6 +46,7 @@ struct CollectiveExperiment {
   DType dtype = DType::bf16;  // the elements (NVLS does not reduce 8-bit types)
   int group = 0;       // > 0: every group of this many consecutive chips runs it at once
   int to = -1;         // sendrecv: the receiving chip (-1: chip 1)
+  double max_events = kDefaultMaxEvents;  // the work guard (0: no limit)
   int concurrent = 1;  // copies of it at once on the same links
 };
 

@@ -1,12 +1,14 @@
 #pragma once
 // An inference experiment: a model on a chip, prefill of `batch` prompts then decode of
 // `generate` tokens each, simulated op by op; and the analytic bounds of the same graphs.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "components/fabric.hpp"
 #include "components/simulation.hpp"
+#include "core/checked.hpp"
 #include "core/hardware.hpp"
 #include "experiment/progress.hpp"
 #include "workloads/model.hpp"
@@ -51,8 +53,19 @@ struct Experiment {
   std::string topology;
   // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
   int trace_steps = 0;
+  // A prompt plus output longer than the model's maximum context (ModelConfig::max_context)
+  // is refused unless this is set.
+  bool allow_long_context = false;
+  // The work guard: refuse runs whose estimated work exceeds this many events (0: no limit).
+  double max_events = kDefaultMaxEvents;
   std::string source = "built-in default";  // where the settings came from
+  // Settings an experiment file gave, by setting name ("gen"): "file:line: key" for messages.
+  std::map<std::string, std::string> set_in_file;
 };
+
+// Largest values of an experiment's sizes (anything larger is a typo or beyond what the
+// analytic and simulated models mean).
+inline constexpr std::int64_t kMaxBatch = 1 << 20, kMaxTokens = 1 << 24, kMaxChips = 65536;
 
 // Reads [experiment] from a TOML file; keys: hw, model, batch, prompt, generate,
 // weights_dtype, activations_dtype, kv_dtype, attention ("fused" | "unfused"), ideal.
@@ -88,10 +101,16 @@ struct ExperimentResult {
   std::vector<OpInstance> ops;
   TraceSink trace;
   std::string topology;           // "" for one chip
+  // How the run departs from an even split, for people to see (KV heads replicated, stages
+  // with unequal layers).
+  std::vector<std::string> notes;
   double prefill_comm_s = 0, prefill_exposed_comm_s = 0;  // collectives in prefill, and how much no compute hid
   double decode_comm_s = 0, decode_exposed_comm_s = 0;    // per decode step (mean)
   std::vector<Fabric::LinkUse> links;  // over the whole run
   std::uint64_t events = 0, server_jobs = 0;
+  // The work guard's estimate, made before the run: events, with server jobs counted as a tenth
+  // of an event each (what a run costs in time goes as this, not as events alone).
+  double estimated_work = 0;
   double wall_s = 0;
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
 };

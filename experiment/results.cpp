@@ -110,6 +110,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["pp"] = e.pp;
   j["ep"] = e.ep;
   j["topology"] = r.topology;
+  j["notes"] = r.notes;
   j["prefill_comm_s"] = r.prefill_comm_s;
   j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
   j["decode_comm_s"] = r.decode_comm_s;
@@ -119,6 +120,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
   j["launch"] = e.launch_per_op ? "per_op" : "graph";
   j["events"] = r.events;
+  j["estimated_work"] = r.estimated_work;
   j["server_jobs"] = r.server_jobs;
   j["wall_s"] = r.wall_s;
   j["ops"] = nlohmann::json::array();

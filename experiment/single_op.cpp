@@ -7,13 +7,14 @@ namespace roofsim {
 
 HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal) { return ideal ? make_ideal(hw) : hw; }
 
-OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops, Granularity granularity) {
+OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops, Granularity granularity,
+                     double max_events) {
   for (const OpSpec& op : ops) {
     if (op.is_gemm && !hw.matrix_supports(op.gemm.a)) {
       throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(op.gemm.a)));
     }
   }
-  const SimulationOutcome outcome = simulate({ChipJob{hw, granularity, ops}});
+  const SimulationOutcome outcome = simulate({ChipJob{hw, granularity, ops}}, max_events);
   OpsRunResult r;
   r.hw = hw;
   r.ideal = ideal;

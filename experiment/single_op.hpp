@@ -39,7 +39,7 @@ HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal);
 // Simulates `ops` in order on `hw` (already ideal if wanted). Throws InputError for shapes the
 // chip cannot run (a dtype its matrix units lack, non-positive sizes).
 OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops,
-                     Granularity granularity = Granularity::coarse);
+                     Granularity granularity = Granularity::coarse, double max_events = kDefaultMaxEvents);
 
 // A GEMM M x N x K (batch > 1: a batched GEMM) in one dtype, named as `roofsim op` names it.
 OpSpec gemm_op(const GemmShape& g, const std::string& label);

@@ -1,8 +1,38 @@
 #include "sim/cli_options.hpp"
 
 #include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/parse.hpp"
 
 namespace roofsim {
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto v = parse_number(text);
+        return v && *v > 0 ? std::string() : "'" + text + "' is not a positive number";
+      },
+      "> 0", "POSITIVE");
+}
+
+CLI::Validator non_negative_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto v = parse_number(text);
+        return v && *v >= 0 ? std::string() : "'" + text + "' is not a number >= 0";
+      },
+      ">= 0", "NON_NEGATIVE");
+}
+
+CLI::Validator whole_number_between(std::int64_t lo, std::int64_t hi) {
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        const auto v = parse_integer(text);
+        return v && *v >= lo && *v <= hi ? std::string() : "'" + text + "' is not a whole number from " + range;
+      },
+      range, "WHOLE_NUMBER");
+}
 
 void add_json_option(CLI::App* cmd, std::string& target) {
   cmd->add_option("--json", target, "Also write the results as JSON to FILE ('-' = standard output, the table then goes to standard error)");
@@ -28,9 +58,9 @@ DType dtype_from_flag(const std::string& flag, const std::string& value) {
 
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
   cmd->add_option("--model", f.model, "Model preset (configs/models), model .toml, or Hugging Face config.json (default llama-3-8b)");
-  cmd->add_option("--batch", f.batch, "Sequences per batch (default 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", f.batch, "Sequences per batch (default 1)")->check(positive_number());
+  cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(positive_number());
+  cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(positive_number());
   cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4 (default bf16)");
   cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8 (default bf16)");
   cmd->add_option("--kv-dtype", f.kv, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
@@ -48,23 +78,28 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
                                         "launches op by op, costing the hardware's host launch interval when ops are short")
       ->check(CLI::IsMember({"graph", "per_op"}));
   cmd->add_option("--decode-stride", f.decode_stride, "Simulate every N-th decode step and interpolate the others "
-                                                       "(default: at most 128 simulated steps)")->check(CLI::PositiveNumber);
+                                                       "(default: at most 128 simulated steps)")->check(positive_number());
   cmd->add_option("--tp", f.tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
                                 "output projection and the MLP (default 1; on a ring or torus a group spanning whole "
                                 "leading dimensions, e.g. 4, 16 or 64 on 4x4x4, all-reduces on its own links, any "
-                                "other as a ring routed between its chips)")->check(CLI::PositiveNumber);
+                                "other as a ring routed between its chips)")->check(positive_number());
   cmd->add_option("--pp", f.pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
-                                "sent from stage to stage (default 1)")->check(CLI::PositiveNumber);
+                                "sent from stage to stage (default 1)")->check(positive_number());
   cmd->add_option("--ep", f.ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
                                 "attention data parallel across them, tokens sent to their experts and back by "
                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--microbatches", f.microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
                                                     "--pp, or the most the batch divides into)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--topology", f.topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
                                             "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
                                             "for NVLink, a near-cubic torus for ICI)");
+  cmd->add_flag("--allow-long-context", f.allow_long_context,
+                "Simulate a prompt + output longer than the model's maximum context (refused otherwise)");
+  cmd->add_option("--max-events", f.max_events, "Refuse a run whose estimated simulation events exceed N (default " +
+                                                     format_si(kDefaultMaxEvents, "", 0) + "; 0: no limit)")
+      ->check(non_negative_number());
 }
 
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e) {
@@ -86,6 +121,17 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (cmd.count("--ep")) e.ep = f.ep;
   if (cmd.count("--near-memory")) {
     e.near_memory = f.near_memory == "off" ? NearMemory::off : f.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
+  }
+  if (cmd.count("--allow-long-context")) e.allow_long_context = f.allow_long_context;
+  e.max_events = cmd.count("--max-events") ? f.max_events : kDefaultMaxEvents;
+  // A flag overrides the file: messages about that setting name the flag again.
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0 || o->get_lnames().empty()) continue;
+    std::string name = o->get_lnames().front();
+    for (char& c : name) {
+      if (c == '-') c = '_';
+    }
+    e.set_in_file.erase(name);
   }
 }
 

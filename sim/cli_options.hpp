@@ -10,6 +10,12 @@
 namespace roofsim {
 
 // --json FILE, with the same help text on every subcommand.
+// Flag checks whose refusals people can read (CLI11's own print their ranges with 300 digits,
+// and let nan through PositiveNumber).
+CLI::Validator positive_number();      // finite and > 0
+CLI::Validator non_negative_number();  // finite and >= 0
+CLI::Validator whole_number_between(std::int64_t lo, std::int64_t hi);
+
 void add_json_option(CLI::App* cmd, std::string& target);
 // --hw NAME|FILE with a default preset.
 void add_hw_option(CLI::App* cmd, std::string& target);
@@ -23,6 +29,8 @@ struct ExperimentFlags {
   std::string model, weights, activations, kv, near_memory, attention, launch, topology;
   std::int64_t batch = 0, prompt = 0, gen = 0;
   std::int64_t decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1;
+  bool allow_long_context = false;
+  double max_events = 0;
   bool ideal = false;
 };
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f);

@@ -36,7 +36,7 @@ void add_cases_command(CLI::App& app) {
   auto o = std::make_shared<CasesOptions>();
   CLI::App* run = cases->add_subcommand("run", "Simulate one case; exit 1 if its error exceeds the tolerance");
   run->add_option("ID", o->id, "Case id (see 'roofsim cases list')")->required();
-  run->add_option("--tolerance", o->tolerance, "Largest relative error accepted (default 0.15)")->check(CLI::PositiveNumber);
+  run->add_option("--tolerance", o->tolerance, "Largest relative error accepted (default 0.15)")->check(positive_number());
   add_json_option(run, o->json);
   run->callback([o] {
     const std::vector<PublicCase> all = load_public_cases();

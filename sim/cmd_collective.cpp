@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
@@ -39,7 +40,12 @@ std::uint64_t parse_bytes(const std::string& text) {
   if (used == 0 || !known || !(v > 0) || !std::isfinite(v)) {
     throw InputError("--bytes '" + text + "': expected a positive size such as 1GiB, 58MB or 1048576");
   }
-  return static_cast<std::uint64_t>(std::llround(v * scale));
+  // Whole bytes, checked after the unit: 0.4 B is no size, and 1e300 TB no buffer.
+  const double bytes = v * scale;
+  if (bytes < 1 || bytes > kMaxSize || bytes != std::floor(bytes)) {
+    throw InputError("--bytes '" + text + "': a whole number of bytes from 1 to 2^48 (256 TiB)");
+  }
+  return static_cast<std::uint64_t>(bytes);
 }
 
 namespace {
@@ -50,6 +56,7 @@ struct CollectiveOptions {
   int group = 0;  // 0: all chips
   int to = -1;    // sendrecv: the receiving chip (-1: chip 1)
   int top_links = 6;
+  double max_events = kDefaultMaxEvents;
 };
 
 void run(const CollectiveOptions& o) {
@@ -70,6 +77,7 @@ void run(const CollectiveOptions& o) {
   x.bytes = parse_bytes(o.bytes);
   if (!parse_dtype(o.dtype, x.dtype)) throw InputError("--dtype '" + o.dtype + "': expected one of " + dtype_list());
   x.to = o.to;
+  x.max_events = o.max_events;
   x.group = o.group;
   x.concurrent = o.concurrent;
   const CollectiveExperimentResult res = run_collective_experiment(x);
@@ -121,13 +129,16 @@ void add_collective_command(CLI::App& app) {
                                      "that is no sub-torus; all-to-all: nccl on a switch, routed on a ring or torus):" +
                                          algos);
   cmd->add_option("--dtype", o->dtype, "The elements' format (NVLS reduces fp32, bf16, fp16 only; default bf16)");
-  cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(CLI::Range(1, 64));
+  cmd->add_option("--concurrent", o->concurrent, "Run N copies at once on the same links (contention)")->check(whole_number_between(1, 64));
+  cmd->add_option("--max-events", o->max_events, "Refuse a collective whose estimated simulation events exceed N (default " +
+                                                      format_si(kDefaultMaxEvents, "", 0) + "; 0: no limit)")
+      ->check(non_negative_number());
   cmd->add_option("--group", o->group, "Run the collective on every group of N consecutive chips at once (on a ring or "
                                        "torus, a group that spans whole leading dimensions, e.g. 4, 16 or 64 on 4x4x4, "
                                        "uses its own links; any other runs a ring routed between its members)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--to", o->to, "sendrecv: the receiving chip (default 1); on a ring or torus the data is routed "
-                                 "dimension by dimension the short way round")->check(CLI::NonNegativeNumber);
+                                 "dimension by dimension the short way round")->check(non_negative_number());
   cmd->add_flag("--ideal", o->ideal, "Link efficiency 1 and zero latency");
   add_json_option(cmd, o->json);
   cmd->callback([o] { run(*o); });

@@ -27,6 +27,7 @@ struct OpOptions {
   std::string dtype = "bf16";
   bool ideal = false;
   bool fine = false;
+  double max_events = kDefaultMaxEvents;
   std::string json;
 };
 
@@ -53,7 +54,7 @@ void run_op(const OpOptions& o) {
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   if (o.op.given() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
   OpSpec spec = op_from_flags(o.op, dtype);
-  const OpsRunResult out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse);
+  const OpsRunResult out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
   const SimulatedOp& r = out.ops[0];
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): simulated op\n\n";
@@ -110,7 +111,10 @@ void add_op_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("op", "Simulate one op on one chip and compare it with its analytic roofline bound");
   add_hw_option(cmd, o->hw);
   cmd->add_option("--gemm", o->op.gemm, "A GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
-  cmd->add_option("--elementwise", o->op.elementwise, "An element-wise add of N elements")->check(CLI::PositiveNumber);
+  cmd->add_option("--elementwise", o->op.elementwise, "An element-wise add of N elements")->check(positive_number());
+  cmd->add_option("--max-events", o->max_events, "Refuse an op whose estimated simulation events exceed N (default " +
+                                                      format_si(kDefaultMaxEvents, "", 0) + "; 0: no limit)")
+      ->check(non_negative_number());
   cmd->add_option("--reduce", o->op.reduce, "A row-wise sum: ROWS,COLS");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");

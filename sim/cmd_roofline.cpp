@@ -86,7 +86,7 @@ void add_roofline_command(CLI::App& app) {
   add_hw_option(cmd, o->hw);
   cmd->add_option("--gemm", o->op.gemm, "Bound of a GEMM: M,N,K (or B,M,N,K for a batched GEMM)");
   cmd->add_option("--elementwise", o->op.elementwise, "Bound of an element-wise add of N elements")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--reduce", o->op.reduce, "Bound of a row-wise sum: ROWS,COLS");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the op's operands");
   add_json_option(cmd, o->json);

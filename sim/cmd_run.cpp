@@ -46,7 +46,9 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << "; launch " << (e.launch_per_op ? "per op" : "as a graph") << " (" << e.source << ")\n"
      << "memory   " << (chips > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
-     << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n\n";
+     << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n";
+  for (const std::string& note : r.notes) os << "note     " << note << "\n";
+  os << "\n";
   TextTable t({"metric", "simulated", "analytic bound", "% of bound"});
   t.add_row({"time to first token", format_seconds(r.ttft_s), format_seconds(r.bound_ttft_s), percent(r.bound_ttft_s, r.ttft_s)});
   if (r.decode_steps > 0) {
@@ -108,6 +110,11 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (!o.trace.empty()) e.trace_steps = o.trace_steps;
 
   std::ostream& os = human_out(o.json);
+  // A setting that would do nothing here is refused (whatif may compare chips with and
+  // without near-memory units, so the library lets it pass).
+  if (e.near_memory == NearMemory::all && !(e.hardware ? *e.hardware : load_hardware(e.hw)).pim.present) {
+    throw InputError("${near_memory} all: " + e.hw + " has no near-memory units (no [pim] table)");
+  }
   ExperimentResult r = run_experiment(e, &std::cerr);
   print_report(os, r, summarize_ops(r), o.top);
   if (!o.json.empty()) write_json(o.json, to_json(r));
@@ -127,13 +134,13 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x);
-  cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(positive_number());
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");
   cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto): one "
                                        "track per matrix unit, vector unit and HBM stack, and one of ops");
   cmd->add_option("--trace-steps", o->trace_steps, "Steps the trace covers: prefill and the first N-1 decode steps (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }
 

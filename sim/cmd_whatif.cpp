@@ -251,7 +251,7 @@ void add_whatif_command(CLI::App& app) {
                                      "throughput and where the bottleneck sits over the first swept parameter");
   cmd->add_option("-j,--jobs", o->jobs, "With --sweep: simulate N points at once in worker processes (default 1: "
                                         "one after another in this process; the results are the same)")
-      ->check(CLI::Range(1, 256));
+      ->check(whole_number_between(1, 256));
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per variant or sweep point to FILE ('-' = standard output)");
   cmd->callback([o, cmd] {

@@ -1,10 +1,23 @@
 // roofsim: a discrete-event simulator for transformer inference hardware.
 #include <cstdlib>
 #include <iostream>
+#include <new>
+#include <string>
 #include <systemc>
 
 #include "core/error.hpp"
 #include "sim/commands.hpp"
+
+namespace {
+
+// "roofsim run": where to look for --help after an error.
+std::string program_and_subcommand(const CLI::App& app) {
+  std::string out = "roofsim";
+  for (const CLI::App* sub : app.get_subcommands()) out += " " + sub->get_name();
+  return out;
+}
+
+}  // namespace
 
 int sc_main(int argc, char* argv[]) {
   CLI::App app{
@@ -20,14 +33,27 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_collective_command(app);
   roofsim::add_whatif_command(app);
   roofsim::add_validate_command(app);
+  // One error path: every refusal of bad input is one line on standard error and exit 2;
+  // anything else is a bug in roofsim and exits 3.
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Error& e) {  // parse errors, --help, and exit codes such as `cases run` failing
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all
+    std::cerr << "roofsim: error: " << e.what() << "\n(see " << program_and_subcommand(app) << " --help)\n";
+    return 2;
+  } catch (const CLI::Error& e) {  // exit codes chosen by a command, such as `cases run` failing
     return app.exit(e);
   } catch (const roofsim::InputError& e) {
     // The library names settings in its own terms; here they are flags.
     std::cerr << "roofsim: error: " << roofsim::render_setting_names(e.raw(), roofsim::SettingNames::flag) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "roofsim: error: out of memory (a run larger than this machine holds; see --max-events)\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "roofsim: internal error: " << e.what() << "\n"
+              << "This is a bug in roofsim; please report it with the command line and input files.\n";
+    return 3;
   }
   return 0;
 }

@@ -104,7 +104,8 @@ tpot() { grep -E '^  "tpot_s"' "$1" | awk '{print $2}' | tr -d ,; }
 if awk -v a="$(tpot "$tmp/pp2.json")" -v b="$(tpot "$tmp/pp1.json")" 'BEGIN { exit !(a > b) }'; then ok; else
   bad "pp 2 decode per token $(tpot "$tmp/pp2.json") s is not above pp 1's $(tpot "$tmp/pp1.json") s"; fi
 expect_ok "tp not spanning leading dims: routed ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --pp 2 --topology 4x4x1 --gen 2
-expect_ok "tp not spanning a ring: routed ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 3 --pp 2 --topology 6 --gen 2
+expect_ok "tp not spanning a ring: routed ring" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 2 --pp 3 --topology 6 --gen 2
+contains "uneven stages are stated" "the 32 layers split unevenly over 3 stages"
 expect_ok "ep x tp on a torus" "$roofsim" run --hw tpu_v4 --model mixtral-8x7b --tp 2 --ep 4 --batch 8 --prompt 64 --gen 2
 contains "ep on a torus routes all-to-alls" "tensor parallel 2 x expert parallel 4"
 expect_error "routed all-to-all too large" "at most 512" "$roofsim" collective --hw tpu_v4 --topology 16x16x16 --op alltoall --bytes 1MiB

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "workloads/model.hpp"
 
 namespace roofsim {
 
@@ -55,6 +57,29 @@ class HfReader {
   json doc_;
 };
 
+// The JSON parser recurses once per nesting level: a file nested 100,000 deep would overflow
+// the stack. A config.json nests two or three levels.
+void check_json_depth(const std::string& path, const std::string& text) {
+  constexpr int kMaxDepth = 64;
+  int depth = 0;
+  long line = 1;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth) throw ConfigError(path, line, "", "nested more than " + std::to_string(kMaxDepth) + " levels deep");
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 ModelConfig load_hf_config(const std::string& path) {
@@ -63,12 +88,15 @@ ModelConfig load_hf_config(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string text = ss.str();
+  check_json_depth(path, text);
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(e.byte, text.size())), '\n'));
     throw ConfigError(path, line, "", std::string("JSON syntax error: ") + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond a double's range (1e400)
+    throw ConfigError(path, 0, "", std::string("unreadable JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ConfigError(path, 1, "", "expected a JSON object (a Hugging Face config.json)");
   HfReader r(path, text, doc);
@@ -83,7 +111,9 @@ ModelConfig load_hf_config(const std::string& path) {
     m.layers = r.positive("num_hidden_layers");
     m.heads = r.positive("num_attention_heads");
     m.kv_heads = r.positive_or("num_key_value_heads", m.heads);
+    if (!r.has("head_dim") && m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide hidden_size and there is no head_dim");
     m.head_dim = r.positive_or("head_dim", m.hidden / m.heads);
+    m.max_context = r.positive_or("max_position_embeddings", 0);
     m.intermediate = r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");
     m.gated_mlp = true;
@@ -99,7 +129,9 @@ ModelConfig load_hf_config(const std::string& path) {
     m.layers = r.positive(j ? "n_layer" : "num_hidden_layers");
     m.heads = r.positive(j ? "n_head" : "num_attention_heads");
     m.kv_heads = m.heads;
+    if (m.hidden % m.heads != 0) r.fail(j ? "n_head" : "num_attention_heads", "does not divide the hidden size");
     m.head_dim = m.hidden / m.heads;
+    m.max_context = r.positive_or(j ? "n_positions" : "max_position_embeddings", 0);
     m.intermediate = j ? r.positive_or("n_inner", 4 * m.hidden) : r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");
     m.gated_mlp = false;
@@ -108,8 +140,15 @@ ModelConfig load_hf_config(const std::string& path) {
     r.fail("model_type", "unsupported architecture '" + type +
                              "' (supported: llama, mistral, mixtral, qwen2, gptj, gpt_neox)");
   }
-  if (m.heads % m.kv_heads != 0) r.fail("num_key_value_heads", "must divide num_attention_heads");
-  if (m.experts_per_token > m.experts) r.fail("num_experts_per_tok", "must not exceed num_local_experts");
+  if (auto p = model_problem(m)) {
+    // The config's own key names (those of the llama family; gpt-j's n_* keys are close enough
+    // to find from these).
+    const std::map<std::string, std::string> key = {
+        {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
+        {"kv_heads", "num_key_value_heads"}, {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"},
+        {"experts", "num_local_experts"}, {"experts_per_token", "num_experts_per_tok"}, {"max_context", "max_position_embeddings"}};
+    r.fail(key.count(p->field) ? key.at(p->field) : p->field, p->problem);
+  }
   return m;
 }
 

@@ -1,5 +1,7 @@
 #include "workloads/model.hpp"
 
+#include <map>
+
 #include "core/error.hpp"
 
 #include "core/config_reader.hpp"
@@ -49,19 +51,36 @@ double ModelConfig::kv_bytes_per_token(DType kv) const {
          static_cast<double>(head_dim) * dtype_bytes(kv);
 }
 
-void check_model(const ModelConfig& m, const std::string& where) {
-  for (const auto& [key, v] : {std::pair{"hidden", m.hidden}, {"layers", m.layers}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
-                               {"head_dim", m.head_dim}, {"intermediate", m.intermediate}, {"vocab", m.vocab},
-                               {"experts", m.experts}, {"experts_per_token", m.experts_per_token}}) {
-    if (v <= 0) throw InputError(where + "." + key + " = " + std::to_string(v) + ": must be positive");
+std::optional<ModelProblem> model_problem(const ModelConfig& m) {
+  // Upper bounds well above every published model, so that sizes multiplied together (tokens x
+  // hidden x intermediate) stay far from overflowing.
+  const std::pair<const char*, std::int64_t> limits[] = {
+      {"hidden", 1 << 17}, {"layers", 10000}, {"heads", 1 << 14}, {"kv_heads", 1 << 14}, {"head_dim", 1 << 13},
+      {"intermediate", 1 << 20}, {"vocab", 1 << 24}, {"experts", 1 << 14}, {"experts_per_token", 1 << 14}};
+  const std::int64_t values[] = {m.hidden, m.layers, m.heads, m.kv_heads, m.head_dim,
+                                 m.intermediate, m.vocab, m.experts, m.experts_per_token};
+  for (std::size_t i = 0; i < std::size(values); ++i) {
+    if (values[i] <= 0) return ModelProblem{limits[i].first, std::to_string(values[i]) + ": must be positive"};
+    if (values[i] > limits[i].second) {
+      return ModelProblem{limits[i].first, std::to_string(values[i]) + ": larger than any model (at most " +
+                                               std::to_string(limits[i].second) + ")"};
+    }
+  }
+  if (m.max_context < 0 || m.max_context > (std::int64_t{1} << 24)) {
+    return ModelProblem{"max_context", std::to_string(m.max_context) + ": must be between 1 and 16777216 (0: unknown)"};
   }
   if (m.heads % m.kv_heads != 0) {
-    throw InputError(where + ".kv_heads = " + std::to_string(m.kv_heads) + ": must divide heads (" + std::to_string(m.heads) + ")");
+    return ModelProblem{"kv_heads", std::to_string(m.kv_heads) + ": must divide the heads (" + std::to_string(m.heads) + ")"};
   }
   if (m.experts_per_token > m.experts) {
-    throw InputError(where + ".experts_per_token = " + std::to_string(m.experts_per_token) + ": must not exceed experts (" +
-                     std::to_string(m.experts) + ")");
+    return ModelProblem{"experts_per_token", std::to_string(m.experts_per_token) + ": must not exceed experts (" +
+                                                 std::to_string(m.experts) + ")"};
   }
+  return std::nullopt;
+}
+
+void check_model(const ModelConfig& m, const std::string& where) {
+  if (auto p = model_problem(m)) throw InputError(where + "." + p->field + " = " + p->problem);
 }
 
 ModelConfig load_model_file(const std::string& path) {
@@ -90,6 +109,12 @@ ModelConfig load_model_file(const std::string& path) {
   m.experts_per_token = t.positive_integer_or("experts_per_token", 1);
   if (m.experts_per_token > m.experts) {
     t.fail("experts_per_token", "must not exceed experts (" + std::to_string(m.experts) + ")");
+  }
+  m.max_context = t.positive_integer_or("max_context", 0);
+  if (auto p = model_problem(m)) {
+    const std::map<std::string, std::string> key = {{"hidden", "hidden_size"}, {"heads", "attention_heads"},
+                                                    {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"}};
+    t.fail(key.count(p->field) ? key.at(p->field) : p->field, p->problem);
   }
   t.reject_unknown_keys();
   top.reject_unknown_keys();

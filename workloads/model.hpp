@@ -1,6 +1,7 @@
 #pragma once
 // A decoder-only transformer as its config describes it, and the sizes that follow from it.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -21,6 +22,7 @@ struct ModelConfig {
   bool tied_embeddings = false;
   std::int64_t experts = 1;  // MoE when > 1
   std::int64_t experts_per_token = 1;
+  std::int64_t max_context = 0;  // longest prompt + output the model was trained for (0: unknown)
 
   double attention_params_per_layer() const;
   double mlp_params_per_expert() const;
@@ -33,8 +35,15 @@ struct ModelConfig {
   double kv_bytes_per_token(DType kv) const;
 };
 
-// Refuses dimensions no model has (non-positive sizes, KV heads that do not divide the heads,
-// more experts per token than experts); `where` names the model in the message.
+// What is wrong with a model's dimensions, if anything: non-positive sizes, sizes beyond any
+// model (hidden 131072, 10000 layers, ...), KV heads that do not divide the heads, more experts
+// per token than experts. `field` is the ModelConfig member ("kv_heads") for the loaders to
+// name their own key.
+struct ModelProblem {
+  std::string field, problem;
+};
+std::optional<ModelProblem> model_problem(const ModelConfig& m);
+// Throws InputError for the first problem; `where` names the model in the message.
 void check_model(const ModelConfig& m, const std::string& where);
 
 ModelConfig load_model_file(const std::string& path);

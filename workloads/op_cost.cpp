@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 namespace roofsim {
@@ -43,11 +44,23 @@ void check_shape(const GemmShape& g, const std::string& what) {
                      std::to_string(g.batch) + " M=" + std::to_string(g.m) +
                      " N=" + std::to_string(g.n) + " K=" + std::to_string(g.k));
   }
+  // Each operand and the output at most 2^48 elements: byte counts and tile arithmetic on
+  // them then stay far from overflowing (the division keeps the check itself from overflowing).
+  const double limit = kMaxSize;
+  const double b = static_cast<double>(g.batch), m = static_cast<double>(g.m), n = static_cast<double>(g.n),
+               k = static_cast<double>(g.k);
+  if (b * m * k > limit || b * k * n > limit || b * m * n > limit) {
+    throw InputError(what + ": GEMM batch=" + std::to_string(g.batch) + " M=" + std::to_string(g.m) + " N=" +
+                     std::to_string(g.n) + " K=" + std::to_string(g.k) + " has an operand of more than 2^48 elements");
+  }
 }
 
 void check_shape(const VectorShape& v, const std::string& what) {
   if (v.elements_in <= 0 || v.elements_out <= 0 || v.flops_per_element < 0) {
     throw InputError(what + ": element counts must be positive");
+  }
+  if (static_cast<double>(v.elements_in) > kMaxSize || static_cast<double>(v.elements_out) > kMaxSize) {
+    throw InputError(what + ": more than 2^48 elements");
   }
 }
 

@@ -265,7 +265,17 @@ ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t ge
 void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
   if (tp < 1) throw InputError("${tp} must be at least 1");
   if (tp > 4096) throw InputError("${tp} " + std::to_string(tp) + ": at most 4096 chips");
-  (void)m;  // heads spread as evenly as they go; the builder takes the busiest chip's share
+  // Engines split the query heads evenly (TensorRT-LLM and vLLM refuse anything else); KV
+  // heads split evenly too, or, when there are fewer than chips, each is replicated on
+  // tp / kv_heads chips (stated in the results).
+  if (m.heads % tp != 0) {
+    throw InputError("${tp} " + std::to_string(tp) + " must divide the " + std::to_string(m.heads) + " attention heads of " +
+                     m.name);
+  }
+  if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0) {
+    throw InputError("${tp} " + std::to_string(tp) + " and the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
+                     ": one must divide the other (KV heads split over the chips, or each replicated on tp / kv_heads chips)");
+  }
 }
 
 void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Bad input gets one located message and exit 2 - never a crash, a hang or a wrong answer.
+# One case per defect the bad-input campaign found (issue 14); tests/bad_input/campaign.py runs
+# thousands more.
+set -u
+roofsim="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+hw="$here/configs/hardware"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# refused NAME PATTERN CMD... : exit 2 within 30 s, stderr contains PATTERN, no second line of error
+refused() {
+  local name="$1" pattern="$2"; shift 2
+  timeout 30 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ $rc -ne 2 ]; then bad "$name: exit $rc, expected 2: $(head -3 "$tmp/err")"; return; fi
+  if ! grep -qF -- "$pattern" "$tmp/err"; then bad "$name: stderr lacks '$pattern': $(cat "$tmp/err")"; return; fi
+  ok
+}
+# hw_with KEY VALUE: a copy of h100_sxm5.toml with one value replaced
+hw_with() {
+  local key="$1" value="$2" table="${1%%.*}" name="${1#*.}"
+  awk -v t="[$table]" -v k="$name" -v v="$value" '
+    /^\[/ { in_t = ($0 == t) }
+    in_t && $1 == k { print k " = " v; next }
+    { print }' "$hw/h100_sxm5.toml" > "$tmp/hw.toml"
+  grep -q "^$name = $value\$" "$tmp/hw.toml" || { echo "hw_with: $key not found"; exit 1; }
+  echo "$tmp/hw.toml"
+}
+
+# Ranges after unit conversion: a bandwidth of 1e-300 GB/s once ran a GEMM faster than the chip.
+refused "tiny bandwidth" "hw.toml:46: hbm.bandwidth_gb_per_s: 1e-300 GB/s is outside" \
+  "$roofsim" op --hw "$(hw_with hbm.bandwidth_gb_per_s 1e-300)" --gemm 4096,4096,4096
+refused "huge clock" "matrix.clock_mhz: 1e+308 MHz is outside" "$roofsim" op --hw "$(hw_with matrix.clock_mhz 1e308)" --gemm 64,64,64
+refused "huge link latency" "links.latency_ns: 1e+308 ns is outside" \
+  "$roofsim" collective --hw "$(hw_with links.latency_ns 1e308)" --bytes 1MiB
+refused "sub-byte request" "dma.request_bytes: 0.5 bytes is outside" "$roofsim" op --hw "$(hw_with dma.request_bytes 0.5)" --gemm 64,64,64
+refused "tiny efficiency" "hbm.efficiency: 1e-300 is outside" "$roofsim" op --hw "$(hw_with hbm.efficiency 1e-300)" --gemm 64,64,64
+
+# Sizes: overflow and unbounded loops on user sizes.
+refused "gen near int64" "--gen 9223372036854775807: must be between 1 and" "$roofsim" run --gen 9223372036854775807
+refused "decode stride beyond gen" "--decode-stride 2147483648: must be between 0 and" "$roofsim" run --gen 8 --decode-stride 2147483648
+refused "pp near int64" "--pp 9223372036854775807: must be between 1 and" "$roofsim" run --pp 9223372036854775807
+refused "gemm operand beyond 2^48" "more than 2^48 elements" "$roofsim" op --gemm 4294967296,4294967296,8
+refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
+refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan
+refused "concurrent range" "--concurrent: '0' is not a whole number from 1 to 64" "$roofsim" collective --concurrent 0
+refused "bytes below one" "--bytes '0.4': a whole number of bytes" "$roofsim" collective --bytes 0.4
+refused "group of one" "--group 1: a collective needs at least 2 chips" "$roofsim" collective --group 1
+
+# Nonsense that used to run.
+refused "tp not dividing heads" "--tp 3 must divide the 32 attention heads" "$roofsim" run --tp 3 --gen 2
+refused "context beyond the model" "beyond Llama-3-8B's maximum context of 8192 (--allow-long-context" "$roofsim" run --prompt 100000 --gen 2
+refused "near-memory on a chip without" "--near-memory all: " "$roofsim" run --near-memory all --gen 2
+refused "topology garbage" "--topology" "$roofsim" run --model llama-2-70b --tp 8 --topology 4x --gen 2
+printf '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 30, "num_hidden_layers": 2, "vocab_size": 32000}\n' > "$tmp/heads.json"
+refused "hf heads not dividing hidden" "heads.json:1: num_attention_heads: does not divide hidden_size" "$roofsim" run --model "$tmp/heads.json" --gen 2
+printf '{"model_type": "llama", "hidden_size": 1e400}\n' > "$tmp/huge.json"
+refused "hf number beyond double" "huge.json: unreadable JSON" "$roofsim" run --model "$tmp/huge.json"
+python3 -c 'print("[" * 100000 + "]" * 100000)' > "$tmp/deep.json"
+refused "hf nested deep" "deep.json:1: nested more than 64 levels deep" "$roofsim" run --model "$tmp/deep.json"
+
+# Errors inside the simulation end as one message and exit 2, not SystemC's E549.
+# Experiment files: the file and line, not a flag that was not given; paths relative to the file.
+mkdir -p "$tmp/exp"
+cp "$hw/h100_sxm5.toml" "$tmp/exp/my_hw.toml"
+printf '[experiment]\nhw = "my_hw.toml"\nmodel = "llama-2-70b"\ngenerate = 2\npp = 81\n' > "$tmp/exp/e.toml"
+refused "experiment pp located" "e.toml:5: experiment.pp 81" "$roofsim" run "$tmp/exp/e.toml"
+if grep -qF -- "--pp" "$tmp/err"; then bad "experiment error names --pp: $(cat "$tmp/err")"; else ok; fi
+printf '[experiment]\nhw = "my_hw.toml"\ngenerate = 2\nbatch = 2\n' > "$tmp/exp/ok.toml"
+if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err"); then ok; else bad "relative hw path in experiment: $(cat "$tmp/err")"; fi
+refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
+
+# Work guard: refused before the run with the estimate and the flag that raises the limit.
+refused "work guard" "raise --max-events" "$roofsim" run --gen 4000 --decode-stride 1 --max-events 1e6
+refused "memory guard" "of results in memory (1000000 simulated steps)" "$roofsim" run --gen 1000000 --decode-stride 1 --allow-long-context --kv-dtype fp8 --weights-dtype int4
+
+echo "refusals: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

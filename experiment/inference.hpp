@@ -49,7 +49,8 @@ struct Experiment {
   // Which GEMMs run on near-memory units, when the hardware has [pim].
   NearMemory near_memory = NearMemory::small_rows;
   std::string topology;
-  // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
+  // Record resource timelines for the first `trace_steps` simulated steps (0 = none): prefill,
+  // then decode steps in the order they were simulated (every decode_stride-th).
   int trace_steps = 0;
   std::string source = "built-in default";  // where the settings came from
 };
@@ -86,7 +87,11 @@ struct ExperimentResult {
   std::vector<double> step_weights;  // per simulated step: steps it stands for
   std::vector<OpGraph> graphs;       // one per simulated step
   std::vector<OpInstance> ops;
-  TraceSink trace;
+  // Resource timelines of the traced steps (setup.trace_steps): one per pipeline stage's
+  // simulated chip, and the fabric's links (multi-chip runs). experiment/trace.hpp writes them.
+  std::vector<TraceSink> traces;
+  TraceSink link_trace;
+  std::vector<Picoseconds> step_end_ps;  // per simulated step: when it ended (the next one started)
   std::string topology;           // "" for one chip
   double prefill_comm_s = 0, prefill_exposed_comm_s = 0;  // collectives in prefill, and how much no compute hid
   double decode_comm_s = 0, decode_exposed_comm_s = 0;    // per decode step (mean)

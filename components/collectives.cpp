@@ -64,6 +64,7 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
                          std::to_string(kMaxRoutedAllToAll) + " (every pair of chips is a transfer of its own)");
       }
     }
+    for (CollectivePhase& ph : phases) ph.wire.trace_name = spec.trace_name;
     auto s = std::make_unique<Stream>();
     s->phases = std::move(phases);
     streams_.push_back(std::move(s));

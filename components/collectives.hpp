@@ -33,6 +33,7 @@ struct CollectiveSpec {
   std::vector<int> group;
   // The elements' format: NVLink SHARP (NVLS) reduces 16- and 32-bit floats, not 8-bit types.
   DType dtype = DType::bf16;
+  int trace_name = -1;  // the op's name in the fabric's trace: its transfers are traced (-1: not)
 };
 
 class CollectiveRun {

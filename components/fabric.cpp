@@ -113,6 +113,18 @@ int Fabric::link_index(int chip, int dim, int direction) const {
   return (chip * static_cast<int>(topology_.dims.size()) + dim) * 2 + (direction > 0 ? 0 : 1);
 }
 
+void Fabric::set_tracing(bool on) {
+  if (on && trace_.tracks().empty()) {
+    for (std::size_t i = 0; i < links_.size(); ++i) trace_.add_track(topology_.family->link_name(topology_, i));
+  }
+  trace_.enabled = on;
+}
+
+void Fabric::traced(std::size_t l, const Wire& wire) {
+  if (!trace_.enabled || wire.trace_name < 0) return;
+  trace_.record(static_cast<int>(l), wire.trace_name, links_[l].last_start(), links_[l].free_at());
+}
+
 Picoseconds Fabric::service(std::uint64_t bytes, double bandwidth) const {
   return ceil_ps(static_cast<double>(bytes) / bandwidth);
 }
@@ -127,6 +139,7 @@ void Fabric::send(int from, int dim, int direction, std::uint64_t bytes, Callbac
   // A torus link carries one of the chip's links; a ring of a switched system is not routed here.
   const Picoseconds end = links_[static_cast<std::size_t>(l)].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
   link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  traced(static_cast<std::size_t>(l), wire);
   events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
@@ -141,6 +154,8 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done,
   const Picoseconds down_end = down.reserve(up.last_start(), s);
   link_bytes_[static_cast<std::size_t>(from)] += bytes;
   link_bytes_[p + static_cast<std::size_t>(to)] += bytes;
+  traced(static_cast<std::size_t>(from), wire);
+  traced(p + static_cast<std::size_t>(to), wire);
   // Switch traversal: one link latency into the switch and one out of it, and what the
   // protocol adds.
   events_.at(std::max(up_end, down_end) + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
@@ -168,6 +183,7 @@ void Fabric::forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std
   const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
   const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
   link_bytes_[l] += bytes;
+  traced(l, wire);
   if (i + 1 == hops->size()) {
     events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
     return;
@@ -200,6 +216,7 @@ void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& don
   for (std::size_t i : ports) {
     links_[i].reserve(start, s);
     link_bytes_[i] += bytes;
+    traced(i, wire);
   }
   for (const Callback& d : done) events_.at(start + s + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), d);
 }

@@ -13,6 +13,7 @@
 
 #include "components/server.hpp"
 #include "components/topology_family.hpp"
+#include "components/trace_sink.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
@@ -62,6 +63,7 @@ struct Wire {
   double efficiency = 1;
   double rate_cap = 0;  // bytes/s; 0: none
   double extra_latency_s = 0;
+  int trace_name = -1;  // the op's name in the fabric's trace (-1: not traced)
 };
 
 class Fabric : public sc_core::sc_module {
@@ -107,6 +109,12 @@ class Fabric : public sc_core::sc_module {
     std::uint64_t bytes = 0;
   };
   std::vector<LinkUse> link_use() const;
+  // Busy intervals per link (a track per link, in link_use's order), recorded for transfers
+  // whose Wire names an op while tracing is on. The tracks are made when tracing is first
+  // turned on: a fabric of 65536 chips names none it does not need.
+  TraceSink& trace() { return trace_; }
+  const TraceSink& trace() const { return trace_; }
+  void set_tracing(bool on);
 
  private:
   Picoseconds service(std::uint64_t bytes, double bandwidth) const;
@@ -116,6 +124,8 @@ class Fabric : public sc_core::sc_module {
   void forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes, Callback done,
                const Wire& wire);
   int link_index(int chip, int dim, int direction) const;
+  // Traces link l's last reservation under the wire's op name.
+  void traced(std::size_t l, const Wire& wire);
 
   HardwareSpec hw_;
   Topology topology_;
@@ -125,6 +135,7 @@ class Fabric : public sc_core::sc_module {
   Picoseconds latency_ps_;
   std::vector<Timeline> links_;  // as the family lays them out (ring/torus: chip x dim x direction; switch: up then down ports)
   std::vector<std::uint64_t> link_bytes_;
+  TraceSink trace_;
 };
 
 }  // namespace roofsim

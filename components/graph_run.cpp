@@ -72,18 +72,23 @@ void GraphRun::run_collective(OpId id, Callback next) {
     if (--*left == 0) finish();
   };
   const int stage = op.device;
+  // The op's transfers show on the links it used when the fabric traces this phase.
+  const int trace_name = fabric_->trace().enabled ? fabric_->trace().intern(op.name) : -1;
   if (op.send_to_next) {
     // Every chip of the stage sends its activations to its peer in the next stage.
     results_[id].plan = "send";
     *left = layout_.stage_size();
     for (int c = layout_.stage_base(stage); c < layout_.stage_base(stage + 1); ++c) {
-      fabric_->send_to(c, c + layout_.stage_size(), op.collective_bytes(), one_done);
+      Wire wire;
+      wire.trace_name = trace_name;
+      fabric_->send_to(c, c + layout_.stage_size(), op.collective_bytes(), one_done, wire);
     }
     return;
   }
   CollectiveSpec spec;
   spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
   spec.bytes = op.collective_bytes();
+  spec.trace_name = trace_name;
   // All-to-alls run over each EP group (one per TP rank), all-reduces over each TP group (one
   // per EP rank).
   std::vector<std::vector<int>> groups;

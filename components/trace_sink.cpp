@@ -21,7 +21,9 @@ void TraceSink::record(int track, int name, Picoseconds start, Picoseconds end) 
   long& last = last_slice_[static_cast<std::size_t>(track)];
   if (last >= 0) {
     TraceSlice& s = slices_[static_cast<std::size_t>(last)];
-    if (s.name == name && start <= s.end) {
+    // The same op again, touching or overlapping the last interval: one interval (the union).
+    if (s.name == name && start <= s.end && end >= s.start) {
+      s.start = std::min(s.start, start);
       s.end = std::max(s.end, end);
       return;
     }

@@ -1,7 +1,10 @@
 #pragma once
-// Busy intervals of the chip's resources for a timeline view: one track per matrix unit, per
-// vector unit and per HBM channel group (stack). Consecutive intervals of the same op on a
-// track are merged so that a trace stays the size of the op list, not of the job list.
+// Busy intervals of resources for a timeline view: one track per matrix unit, per vector unit
+// and per HBM channel group (stack) of a chip, or per link of a fabric. Consecutive intervals
+// of the same op on a track that touch or overlap are merged, so that a trace stays the size of
+// the op list, not of the job list. Intervals on one track may still overlap (an HBM stack's
+// requests are spans over independent channels): experiment/trace.cpp lays them out in lanes.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -22,6 +25,8 @@ class TraceSink {
   int add_track(const std::string& name);
   int intern(const std::string& op_name);
   void record(int track, int name, Picoseconds start, Picoseconds end);
+  // Intervals recorded from now on are not merged into earlier ones (a step's stay in it).
+  void new_step() { std::fill(last_slice_.begin(), last_slice_.end(), -1); }
   bool enabled = false;
 
   const std::vector<std::string>& tracks() const { return tracks_; }

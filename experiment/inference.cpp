@@ -144,7 +144,15 @@ class InferenceDriver : public sc_core::sc_module {
       cancelled = true;
       return;
     }
-    for (Chip* c : chips_) c->trace().enabled = static_cast<int>(i) < r_.setup.trace_steps;
+    const bool tracing = static_cast<int>(i) < r_.setup.trace_steps;
+    for (Chip* c : chips_) {
+      c->trace().enabled = tracing;
+      c->trace().new_step();
+    }
+    if (fabric_) {
+      fabric_->set_tracing(tracing);
+      fabric_->trace().new_step();
+    }
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
@@ -566,8 +574,12 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     r.server_jobs += c->server_jobs();
   }
   if (fabric) r.events += fabric->stats().events;
-  r.trace = stage_chips[0]->trace();  // the first stage's units
-  if (fabric) r.links = fabric->link_use();
+  for (const auto& c : stage_chips) r.traces.push_back(c->trace());
+  if (fabric) {
+    r.links = fabric->link_use();
+    r.link_trace = fabric->trace();
+  }
+  r.step_end_ps = driver.phase_end;
 
   if (driver.cancelled) throw Cancelled();
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");

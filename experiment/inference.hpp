@@ -51,7 +51,8 @@ struct Experiment {
   // Which GEMMs run on near-memory units, when the hardware has [pim].
   NearMemory near_memory = NearMemory::small_rows;
   std::string topology;
-  // Record resource timelines for the first `trace_steps` simulated steps (0 = none).
+  // Record resource timelines for the first `trace_steps` simulated steps (0 = none): prefill,
+  // then decode steps in the order they were simulated (every decode_stride-th).
   int trace_steps = 0;
   // A prompt plus output longer than the model's maximum context (ModelConfig::max_context)
   // is refused unless this is set.
@@ -99,7 +100,11 @@ struct ExperimentResult {
   std::vector<double> step_weights;  // per simulated step: steps it stands for
   std::vector<OpGraph> graphs;       // one per simulated step
   std::vector<OpInstance> ops;
-  TraceSink trace;
+  // Resource timelines of the traced steps (setup.trace_steps): one per pipeline stage's
+  // simulated chip, and the fabric's links (multi-chip runs). experiment/trace.hpp writes them.
+  std::vector<TraceSink> traces;
+  TraceSink link_trace;
+  std::vector<Picoseconds> step_end_ps;  // per simulated step: when it ended (the next one started)
   std::string topology;           // "" for one chip
   // How the run departs from an even split, for people to see (KV heads replicated, stages
   // with unequal layers).

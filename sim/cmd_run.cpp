@@ -24,6 +24,7 @@ struct RunOptions {
   std::string hw;
   ExperimentFlags x;
   int trace_steps = 2;
+  std::uint64_t trace_max_events = 2000000;
   std::string json, csv, trace;
   int top = 12;
 };
@@ -101,6 +102,20 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << ", " << format_si(static_cast<double>(r.events) / std::max(r.wall_s, 1e-9), "events/s") << "\n";
 }
 
+// The trace of the traced steps, or of as many of them as --trace-max-events allows (saying so).
+void write_trace(const RunOptions& o, const ExperimentResult& r) {
+  const TraceLayout t(r);
+  const int steps = t.steps_within(o.trace_max_events);
+  if (steps < t.steps()) {
+    std::cerr << "roofsim run: the trace of " << t.steps() << " steps would have " << t.events(t.steps())
+              << " events, more than --trace-max-events " << o.trace_max_events << "; " << o.trace << " has "
+              << (steps == 1 ? std::string("prefill only")
+                            : "prefill and " + std::to_string(steps - 1) + (steps == 2 ? " decode step" : " decode steps"))
+              << " (" << t.events(steps) << " events)\n";
+  }
+  write_text(o.trace, t.json(steps));
+}
+
 void run(const RunOptions& o, const CLI::App& cmd) {
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
@@ -119,8 +134,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   print_report(os, r, summarize_ops(r), o.top);
   if (!o.json.empty()) write_json(o.json, to_json(r));
   if (!o.csv.empty()) write_text(o.csv, records_csv(op_instance_records(r), kOpInstanceColumns));
-  // Compact: a trace has hundreds of thousands of slices.
-  if (!o.trace.empty()) write_text(o.trace, trace_json(r).dump() + "\n");
+  if (!o.trace.empty()) write_trace(o, r);
 }
 
 }  // namespace
@@ -137,9 +151,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(positive_number());
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");
-  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto): one "
-                                       "track per matrix unit, vector unit and HBM stack, and one of ops");
-  cmd->add_option("--trace-steps", o->trace_steps, "Steps the trace covers: prefill and the first N-1 decode steps (default 2)")
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto): a "
+                                       "process per simulated chip with a track of ops, one per matrix unit, vector unit "
+                                       "and HBM stack; in multi-chip runs a process of links");
+  cmd->add_option("--trace-steps", o->trace_steps, "Steps the trace covers: prefill and the first N-1 decode steps simulated (default 2)")
+      ->check(positive_number());
+  cmd->add_option("--trace-max-events", o->trace_max_events,
+                  "Most events a trace may have (default 2000000, about 175 MB of JSON): a trace of more keeps the "
+                  "first steps that fit (saying so); one whose prefill alone has more is refused")
       ->check(positive_number());
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

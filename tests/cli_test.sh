@@ -44,6 +44,17 @@ for k in ttft_s tpot_s throughput_tok_s total_s bound_ttft_s bound_tpot_s events
 done
 if head -1 "$tmp/run.csv" | grep -q "^phase,step,weight,layer,name" && [ "$(wc -l < "$tmp/run.csv")" -gt 100 ]; then ok; else bad "run csv"; fi
 if grep -q '"traceEvents"' "$tmp/trace.json" && grep -q 'matrix unit 131' "$tmp/trace.json" && grep -q 'HBM stack 4' "$tmp/trace.json"; then ok; else bad "trace tracks"; fi
+# Traces: the ops track first; a process per simulated chip and one of links in multi-chip runs;
+# beyond --trace-max-events the steps that fit (saying so), or exit 2 naming the flag.
+if grep -qF '{"args":{"name":"ops"},"name":"thread_name","ph":"M","pid":1,"tid":1}' "$tmp/trace.json" && grep -qF '{"args":{"sort_index":1},"name":"thread_sort_index","ph":"M","pid":1,"tid":1}' "$tmp/trace.json"; then ok; else bad "trace: ops track first"; fi
+expect_ok "tp trace" "$roofsim" run --tp 2 --prompt 32 --gen 2 --trace "$tmp/tp.json"
+if grep -qF '"name":"chips 0-1 in lockstep, ' "$tmp/tp.json" && grep -qF '"name":"links (switch:2)"' "$tmp/tp.json" && grep -qF '"name":"chip1->switch"' "$tmp/tp.json" && grep -qF 'attn_allreduce","ph":"X","pid":2,' "$tmp/tp.json"; then ok; else bad "tp trace: chip and link processes"; fi
+expect_ok "trace of prefill" "$roofsim" run --gen 2 --trace-steps 1 --trace "$tmp/t1.json"
+prefill_events=$(( $(wc -l < "$tmp/t1.json") - 2 ))
+expect_ok "trace over the limit" "$roofsim" run --gen 2 --trace "$tmp/t2.json" --trace-max-events "$prefill_events"
+if grep -qF "has prefill only ($prefill_events events)" "$tmp/err" && cmp -s "$tmp/t1.json" "$tmp/t2.json"; then ok; else bad "trace kept to the steps that fit: $(cat "$tmp/err")"; fi
+"$roofsim" run --gen 2 --trace "$tmp/t3.json" --trace-max-events 1000 >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -qF -- "more than --trace-max-events 1000: raise --trace-max-events" "$tmp/err" && [ ! -e "$tmp/t3.json" ]; then ok; else bad "trace refused (exit $rc): $(cat "$tmp/err")"; fi
 expect_ok "experiment file" "$roofsim" run "$(dirname "$0")/../configs/experiments/llama3-8b-batch16-fp8kv.toml" --gen 4
 contains "experiment file read" "batch 16"
 contains "experiment fp8 kv" "KV fp8"

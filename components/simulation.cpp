@@ -60,7 +60,7 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) 
         events += estimated_gemm_events(plan_gemm(op.gemm, job.hw.matrix, lim));
       } else {
         check_shape(op.vector, op.name);
-        events += estimated_op_events(plan_vector(op.vector, lim).steps());
+        events += estimated_op_events(plan_vector(op.vector, lim).steps(), job.hw.vector.units);
       }
     }
   }  if (max_events > 0 && events > max_events) {

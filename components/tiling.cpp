@@ -122,7 +122,7 @@ struct ScoredPlan {
 std::int64_t min_tile_rows(const MatrixSpec& spec) {
   if (!spec.weight_stationary) return spec.granule_m;
   const double rows = spec.weight_load_cycles * spec.macs_per_clock / static_cast<double>(spec.granule_n * spec.granule_k);
-  return round_up(static_cast<std::int64_t>(std::ceil(rows)), spec.granule_m);
+  return std::max(spec.granule_m, round_up(static_cast<std::int64_t>(std::ceil(rows)), spec.granule_m));  // 0 cycles: a granule
 }
 
 // The plan for one block choice, or nothing when it does not fit the buffer.

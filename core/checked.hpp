@@ -12,8 +12,9 @@ namespace roofsim {
 // The largest size roofsim accepts for anything counted in bytes or elements (256 TiB).
 inline constexpr double kMaxSize = 281474976710656.0;  // 2^48
 
-// The work guard's default limit on a simulation's events: about a minute and a half on one
-// core (roofsim simulates about a million events a second). `--max-events` changes it.
+// The work guard's default limit on a simulation's estimated work (events, with unit jobs as a
+// tenth of an event): 15 to 40 s of simulation on one core (measured 0.15-0.4 us per unit on
+// the presets' runs and ops). `--max-events` changes it.
 inline constexpr double kDefaultMaxEvents = 100e6;
 
 // a * b and a + b of counts or sizes; `what` names the inputs ("${batch} x ${prompt}").

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -285,13 +286,22 @@ Experiment load_experiment_file(const std::string& path) {
   for (const auto& [name, key] : {std::pair{"batch", "batch"}, {"prompt", "prompt"}, {"gen", "generate"}, {"tp", "tp"},
                                   {"pp", "pp"}, {"ep", "ep"}, {"microbatches", "microbatches"},
                                   {"decode_stride", "decode_stride"}, {"topology", "topology"},
-                                  {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"}}) {
+                                  {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
+                                  {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
+                                  {"kv_dtype", "kv_dtype"}}) {
     if (t.has(key)) e.set_in_file[name] = path + ":" + std::to_string(t.line_of(key)) + ": " + t.key_path(key);
   }
-  // A relative path to a hardware or model file is relative to the experiment file.
+  // A relative path to a hardware or model file is relative to the experiment file; a name or
+  // path that finds nothing is refused here, at its line.
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  for (std::string* value : {&e.hw, &e.model}) {
+  for (const auto& [key, kind, value] : {std::tuple{"hw", "hardware", &e.hw}, {"model", "models", &e.model}}) {
     if (looks_like_config_path(*value) && std::filesystem::path(*value).is_relative()) *value = (dir / *value).lexically_normal().string();
+    if (!t.has(key)) continue;
+    try {
+      resolve_preset(kind, *value);
+    } catch (const InputError& err) {
+      t.fail(key, err.what());
+    }
   }
   return e;
 }
@@ -399,7 +409,7 @@ double estimate_pass_events(const OpGraph& g, const HardwareSpec& hw, std::int64
     } else if (op.is_gemm) {
       events += estimated_gemm_events(plan_gemm(op.gemm, hw.matrix, limits));
     } else {
-      events += estimated_op_events(plan_vector(op.vector, limits).steps());
+      events += estimated_op_events(plan_vector(op.vector, limits).steps(), hw.vector.units);
     }
   }
   return events;
@@ -472,21 +482,21 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   }
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {
-    throw InputError(r.hw.name + ": the matrix units do not compute in " + std::string(dtype_name(p.activations)) +
-                     " (activations_dtype); supported: " + [&] {
+    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
+                     " do not compute in it; supported: " + [&] {
                        std::string s;
                        for (const auto& [t, rate] : r.hw.matrix.dtype_rate) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
                        return s;
                      }());
   }
   if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8) {
-    throw InputError("activations must be bf16, fp16 or fp8, got " + std::string(dtype_name(p.activations)));
+    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": activations must be bf16, fp16 or fp8");
   }
   if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
-    throw InputError("the KV cache must be bf16, fp16, fp8 or int8, got " + std::string(dtype_name(p.kv)));
+    throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");
   }
   if (p.weights == DType::tf32 || p.weights == DType::fp32) {
-    throw InputError("weights must be bf16, fp16, fp8, int8 or int4, got " + std::string(dtype_name(p.weights)));
+    throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8 or int4");
   }
   check_tensor_parallel(r.model, e.tp);
   check_pipeline(r.model, pass_for(e, 0));
@@ -502,6 +512,11 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   }
   const ChipLayout layout{static_cast<int>(e.tp), static_cast<int>(e.ep), static_cast<int>(e.pp)};
   std::unique_ptr<Topology> topology;
+  if (chips == 1 && !e.topology.empty()) {
+    const Topology t = parse_topology(e.topology);
+    throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) +
+                     " chips; ${tp} 1 x ${pp} 1 x ${ep} 1 runs on one");
+  }
   if (chips > 1) {
     topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology));
     if (topology->chips() != chips) {

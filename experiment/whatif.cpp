@@ -107,11 +107,14 @@ SweepAxis parse_sweep_axis(const std::string& text, const std::string& flag) {
     while (std::getline(ss, v, ',')) axis.values.push_back(number(v));
   }
   if (axis.values.empty()) throw InputError(flag + " '" + text + "': no values");
-  if (is_experiment_key(axis.key)) {
+  if (is_experiment_key(axis.key) && spec.find(':') != std::string::npos) {
+    // A geometric range of counts: whole numbers, each once (a listed 1.5 is refused by
+    // check_sweep instead).
     for (double& v : axis.values) {
       if (v > kMaxExperimentValue) throw InputError(flag + " '" + text + "': " + axis.key + " at most 1e9");
-      v = static_cast<double>(std::llround(v));  // counts are whole
+      v = static_cast<double>(std::llround(v));
     }
+    axis.values.erase(std::unique(axis.values.begin(), axis.values.end()), axis.values.end());
   }
   return axis;
 }
@@ -140,9 +143,14 @@ std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>
         throw InputError("sweep: '" + a.key + "' takes whole numbers from 1 to 1e9, not " + nlohmann::json(v).dump());
       }
     }
-    // Hardware keys are checked once, before any point runs.
+    // Hardware keys are checked before any point runs: each value, as the loader would.
     if (!is_experiment_key(a.key)) {
       for (const std::string& path : hardware_key_paths(a.key)) hw.get(path);
+      for (double v : a.values) {
+        HardwareDocument edited = hw;
+        apply_edits(edited, {HardwareEdit{a.key, v, false}}, "--sweep");
+        edited.spec();
+      }
     }
   }
   return grid;
@@ -245,7 +253,13 @@ SweepResult merge_sweep_shards(const std::vector<nlohmann::json>& shards) {
     } else if (keys != out.keys || j.at("grid_points").get<std::size_t>() != out.grid_points) {
       throw InputError("a shard of another sweep");
     }
-    for (const auto& p : j.at("points")) out.points.push_back(point_from_json(p, out.keys.size()));
+    for (const auto& p : j.at("points")) {
+      out.points.push_back(point_from_json(p, out.keys.size()));
+      if (out.points.back().index >= out.grid_points) {
+        throw InputError("a shard's point " + std::to_string(out.points.back().index) + " lies outside its grid of " +
+                         std::to_string(out.grid_points) + " points");
+      }
+    }
   }
   std::stable_sort(out.points.begin(), out.points.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.index < b.index; });
   return out;

@@ -60,6 +60,7 @@ struct CollectiveOptions {
 };
 
 void run(const CollectiveOptions& o) {
+  check_output_path(o.json, "--json");
   CollectiveExperiment x;
   x.hw = load_hardware(o.hw);
   x.ideal = o.ideal;

@@ -50,6 +50,7 @@ void print_speed(std::ostream& os, const SimulationSpeed& out) {
 }
 
 void run_op(const OpOptions& o) {
+  check_output_path(o.json, "--json");
   HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   if (o.op.given() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
@@ -78,6 +79,8 @@ struct SweepOptions {
 };
 
 void run_sweep(const SweepOptions& o) {
+  check_output_path(o.json, "--json");
+  check_output_path(o.plot, "--plot");
   HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   const RooflineSweepResult r = run_roofline_sweep(hw, o.ideal, dtype, o.points);

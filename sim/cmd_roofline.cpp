@@ -47,6 +47,7 @@ void print_op(std::ostream& os, const std::string& kind, const OpBound& b) {
 }
 
 void run(const RooflineOptions& o) {
+  check_output_path(o.json, "--json");
   HardwareSpec hw = load_hardware(o.hw);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   std::ostream& os = human_out(o.json);

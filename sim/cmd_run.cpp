@@ -117,6 +117,7 @@ void write_trace(const RunOptions& o, const ExperimentResult& r) {
 }
 
 void run(const RunOptions& o, const CLI::App& cmd) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.trace, "--trace"}}) check_output_path(path, flag);
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
   // Flags given on the command line override the file.

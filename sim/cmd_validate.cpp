@@ -125,6 +125,7 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
 
 // `validate --kernels DIR`: every row of the measured tables, simulated and summarised.
 void run_kernel_validation(const ValidateOptions& o, bool report_given) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.rows_csv, "--rows-csv"}}) check_output_path(path, flag);
   const std::string report_path = report_given ? o.report : "kernel-validation-report.md";
   const std::filesystem::path report(report_path);
   const std::filesystem::path chart_dir = report.parent_path().empty() ? "." : report.parent_path();

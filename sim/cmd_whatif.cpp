@@ -108,6 +108,7 @@ void plot_whatif(const std::string& path, const WhatifResult& w) {
 }
 
 void run_variants(const WhatifOptions& o, const CLI::App& cmd) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.plot, "--plot"}}) check_output_path(path, flag);
   if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
     throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
   }
@@ -174,6 +175,7 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
 }
 
 void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.plot, "--plot"}}) check_output_path(path, flag);
   SweepResult r;
   if (!o.merge.empty()) {
     // Shards from separate runs (a cluster's jobs): their points, in grid order.
@@ -197,7 +199,9 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
     std::vector<SweepAxis> axes;
     for (const std::string& s : o.sweep) axes.push_back(parse_sweep_axis(s, "--sweep"));
     int shard = 0, shards = 1;
-    if (!o.shard.empty() && (std::sscanf(o.shard.c_str(), "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards)) {
+    int used = 0;
+    if (!o.shard.empty() && (std::sscanf(o.shard.c_str(), "%d/%d%n", &shard, &shards, &used) != 2 ||
+                             used != static_cast<int>(o.shard.size()) || shards < 1 || shard < 0 || shard >= shards)) {
       throw InputError("--shard '" + o.shard + "': expected I/N with 0 <= I < N");
     }
     const Experiment base = base_experiment(o, cmd);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "core/error.hpp"
+
+#include <unistd.h>
 
 namespace roofsim {
 
@@ -18,7 +21,22 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": cannot open for writing");
   f << text;
-  if (!f) throw InputError(path + ": write failed");
+  f.close();  // the last buffer is only written here: a full disk shows now
+  if (f.fail()) throw InputError(path + ": write failed (disk full?)");
+}
+
+void check_output_path(const std::string& path, const std::string& flag) {
+  if (path.empty() || path == "-") return;
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw InputError(flag + " " + path + ": the folder '" + parent.string() + "' does not exist");
+  }
+  if (fs::is_directory(path, ec)) throw InputError(flag + " " + path + ": is a folder, not a file");
+  if (access(parent.empty() ? "." : parent.c_str(), W_OK) != 0 && !fs::exists(path, ec)) {
+    throw InputError(flag + " " + path + ": the folder is not writable");
+  }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

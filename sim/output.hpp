@@ -10,6 +10,9 @@ namespace roofsim {
 
 // Writes `j` (pretty-printed) to `path`; "-" means standard output. Throws InputError when the
 // file cannot be written.
+// Refuses, before any work, an output path that cannot be written: its folder missing, or a
+// folder given as the file ("--json out/": `flag` names it).
+void check_output_path(const std::string& path, const std::string& flag);
 void write_json(const std::string& path, const nlohmann::json& j);
 // Plain-text CSV writer to a path ("-" = standard output).
 void write_text(const std::string& path, const std::string& text);

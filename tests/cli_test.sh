@@ -64,8 +64,8 @@ printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, 
 expect_ok "hf config" "$roofsim" run --model "$tmp/config.json" --gen 4
 printf '{"model_type": "t5"}\n' > "$tmp/t5.json"
 expect_error "unsupported hf" "unsupported architecture 't5'" "$roofsim" run --model "$tmp/t5.json"
-expect_error "bad kv dtype" "KV cache must be" "$roofsim" run --kv-dtype int4
-expect_error "tpu fp8" "do not compute in fp8" "$roofsim" run --hw tpu_v4 --activations-dtype fp8
+expect_error "bad kv dtype" "--kv-dtype int4: the KV cache must be" "$roofsim" run --kv-dtype int4
+expect_error "tpu fp8" "--activations-dtype fp8: the matrix units of tpu_v4 do not compute in it" "$roofsim" run --hw tpu_v4 --activations-dtype fp8
 expect_ok "op" "$roofsim" op --gemm 1,4096,4096 --json "$tmp/op.json"
 for k in sim_time_s achieved_flops roof_flops intensity events wall_s; do
   if grep -q "\"$k\"" "$tmp/op.json"; then ok; else bad "op json lacks $k"; fi

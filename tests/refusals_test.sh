@@ -59,11 +59,22 @@ refused "topology garbage" "--topology" "$roofsim" run --model llama-2-70b --tp 
 printf '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 30, "num_hidden_layers": 2, "vocab_size": 32000}\n' > "$tmp/heads.json"
 refused "hf heads not dividing hidden" "heads.json:1: num_attention_heads: does not divide hidden_size" "$roofsim" run --model "$tmp/heads.json" --gen 2
 printf '{"model_type": "llama", "hidden_size": 1e400}\n' > "$tmp/huge.json"
-refused "hf number beyond double" "huge.json: unreadable JSON" "$roofsim" run --model "$tmp/huge.json"
+refused "hf number beyond double" "huge.json:1: hidden_size: a number beyond what a double holds" "$roofsim" run --model "$tmp/huge.json"
 python3 -c 'print("[" * 100000 + "]" * 100000)' > "$tmp/deep.json"
 refused "hf nested deep" "deep.json:1: nested more than 64 levels deep" "$roofsim" run --model "$tmp/deep.json"
 
-# Errors inside the simulation end as one message and exit 2, not SystemC's E549.
+# Errors inside the simulation end as one message and exit 2, not SystemC's E549; plans are
+# checked before the run and name the key.
+sed '/^\[onchip.l2\]/,/^\[/ s/^capacity_bytes = .*/capacity_bytes = 1024/' "$hw/h100_sxm5.toml" > "$tmp/small_l2.toml"
+refused "tile buffer too small" "on-chip buffer (onchip.l2.capacity_bytes of $tmp/small_l2.toml)" "$roofsim" run --hw "$tmp/small_l2.toml" --gen 2
+sed 's/^weight_load_cycles = .*/weight_load_cycles = 0/' "$hw/tpu_v4.toml" > "$tmp/tpu_wl0.toml"
+if timeout 30 "$roofsim" run --hw "$tmp/tpu_wl0.toml" --prompt 16 --gen 2 >/dev/null 2>"$tmp/err"; then ok; else bad "weight_load_cycles 0 (it hung once): exit $?: $(cat "$tmp/err")"; fi
+refused "trailing x topology" "--topology '4x'" "$roofsim" collective --topology 4x
+refused "unwritable output refused before the run" "--json $tmp/nodir/out.json: the folder" "$roofsim" run --json "$tmp/nodir/out.json"
+refused "sweep list of counts" "'batch' takes whole numbers" "$roofsim" whatif --sweep batch=1.5 --gen 2
+refused "shard with trailing text" "--shard '0/2/3'" "$roofsim" whatif --sweep batch=1,2 --shard 0/2/3
+refused "elementwise beyond 2^48" "--elementwise 9223372036854775807: must be between" "$roofsim" roofline --elementwise 9223372036854775807
+if timeout 10 "$roofsim" op --gemm 64,64,64 --json /dev/full >/dev/null 2>"$tmp/err"; then bad "write to a full disk exited 0"; elif grep -qF "write failed" "$tmp/err"; then ok; else bad "full disk: $(cat "$tmp/err")"; fi
 # Experiment files: the file and line, not a flag that was not given; paths relative to the file.
 mkdir -p "$tmp/exp"
 cp "$hw/h100_sxm5.toml" "$tmp/exp/my_hw.toml"

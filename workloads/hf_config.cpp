@@ -1,6 +1,9 @@
 #include "workloads/hf_config.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -80,6 +83,33 @@ void check_json_depth(const std::string& path, const std::string& text) {
   }
 }
 
+// Where the parser's "number overflow" is: the first number literal (outside strings) that is
+// infinite as a double, with its line and the key before it.
+std::pair<long, std::string> overflowing_number(const std::string& text) {
+  long line = 1;
+  std::string last_string, key;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (c == '"') {  // a string: remember it, it may be the key of the next number
+      std::size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '\\') ++j;
+      }
+      last_string = text.substr(i + 1, j - i - 1);
+      i = j;
+    } else if (c == ':') {
+      key = last_string;
+    } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t j = i;
+      while (j < text.size() && std::strchr("+-.eE0123456789", text[j])) ++j;
+      if (std::isinf(std::strtod(text.substr(i, j - i).c_str(), nullptr))) return {line, key};
+      i = j - 1;
+    }
+  }
+  return {0, ""};
+}
+
 }  // namespace
 
 ModelConfig load_hf_config(const std::string& path) {
@@ -95,12 +125,14 @@ ModelConfig load_hf_config(const std::string& path) {
   } catch (const json::parse_error& e) {
     const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(e.byte, text.size())), '\n'));
     throw ConfigError(path, line, "", std::string("JSON syntax error: ") + e.what());
-  } catch (const json::exception& e) {  // e.g. a number beyond a double's range (1e400)
-    throw ConfigError(path, 0, "", std::string("unreadable JSON: ") + e.what());
+  } catch (const json::exception& e) {  // a number beyond a double's range (1e400)
+    const auto [line, key] = overflowing_number(text);
+    throw ConfigError(path, line, key, "a number beyond what a double holds (" + std::string(e.what()) + ")");
   }
   if (!doc.is_object()) throw ConfigError(path, 1, "", "expected a JSON object (a Hugging Face config.json)");
   HfReader r(path, text, doc);
 
+  if (!r.has("model_type")) r.fail("model_type", "missing (it names the architecture: llama, mistral, mixtral, qwen2, gptj, gpt_neox)");
   const std::string type = r.string_or("model_type", "");
   ModelConfig m;
   m.name = std::filesystem::path(path).parent_path().filename().string();

@@ -26,7 +26,6 @@ class RingTorus : public TopologyFamily {
     while (start <= text.size()) {
       const std::size_t x = text.find('x', start);
       const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
-      if (x == std::string::npos && part.empty() && !t.dims.empty()) break;  // "4x": as read before
       const auto v = parse_integer(part);
       if (!v || *v <= 0 || *v > 65536) {
         throw InputError("${topology} '" + text + "': expected " + topology_syntax_list() + ", with positive sizes");

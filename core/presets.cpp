@@ -33,14 +33,17 @@ bool looks_like_config_path(const std::string& name_or_path) {
 
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path) {
   if (looks_like_config_path(name_or_path)) {
-    if (!fs::exists(name_or_path)) throw InputError(name_or_path + ": no such file");
+    if (!fs::exists(name_or_path)) {
+      throw InputError(std::string(kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "") + name_or_path + ": no such file");
+    }
     return name_or_path;
   }
   fs::path p = fs::path(config_dir()) / kind / (name_or_path + ".toml");
   if (fs::exists(p)) return p.string();
   std::string known;
   for (const auto& n : list_presets(kind)) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("unknown " + kind + " preset '" + name_or_path + "' (known: " +
+  const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";
+  throw InputError(setting + "'" + name_or_path + "': unknown " + kind + " preset (known: " +
                    (known.empty() ? "none found in " + config_dir() + "/" + kind : known) +
                    "; or give a path to a .toml file)");
 }

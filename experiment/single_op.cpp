@@ -2,6 +2,7 @@
 
 #include "components/sweep.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
@@ -12,6 +13,15 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
   for (const OpSpec& op : ops) {
     if (op.is_gemm && !hw.matrix_supports(op.gemm.a)) {
       throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(op.gemm.a)));
+    }
+  }
+  for (const OpSpec& op : ops) {
+    // The op's tensors (compulsory traffic: each operand read once, the result written once)
+    // live in HBM: more than it holds is no op this chip runs.
+    const double bytes = (op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector)).bytes();
+    if (bytes > hw.hbm.capacity_bytes) {
+      throw InputError(op.name + ": its tensors take " + format_si(bytes, "B", 2) + ", more than the " +
+                       format_si(hw.hbm.capacity_bytes, "B", 2) + " of HBM of " + hw.name);
     }
   }
   const SimulationOutcome outcome = simulate({ChipJob{hw, granularity, ops}}, max_events);

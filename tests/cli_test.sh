@@ -204,7 +204,7 @@ expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE
 
-expect_error "unknown preset" "unknown hardware preset 'h999'" "$roofsim" roofline --hw h999
+expect_error "unknown preset" "--hw 'h999': unknown hardware preset" "$roofsim" roofline --hw h999
 expect_error "missing file" "no such file" "$roofsim" roofline --hw /nonexistent.toml
 expect_error "bad gemm" "expected M,N,K" "$roofsim" roofline --gemm 1,2
 expect_error "zero gemm" "must be positive" "$roofsim" roofline --gemm 0,4096,4096

@@ -173,12 +173,15 @@ ModelConfig load_hf_config(const std::string& path) {
                              "' (supported: llama, mistral, mixtral, qwen2, gptj, gpt_neox)");
   }
   if (auto p = model_problem(m)) {
-    // The config's own key names (those of the llama family; gpt-j's n_* keys are close enough
-    // to find from these).
-    const std::map<std::string, std::string> key = {
+    // The config's own key names.
+    std::map<std::string, std::string> key = {
         {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
         {"kv_heads", "num_key_value_heads"}, {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"},
         {"experts", "num_local_experts"}, {"experts_per_token", "num_experts_per_tok"}, {"max_context", "max_position_embeddings"}};
+    if (type == "gptj") {
+      key = {{"hidden", "n_embd"}, {"layers", "n_layer"}, {"heads", "n_head"}, {"intermediate", "n_inner"},
+             {"vocab", "vocab_size"}, {"max_context", "n_positions"}};
+    }
     r.fail(key.count(p->field) ? key.at(p->field) : p->field, p->problem);
   }
   return m;

@@ -45,7 +45,7 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events =
 
 // The work guard's estimate of an op's cost in events: a few to launch and finish it, per step
 // its load, its dispatch and its completions, and its unit jobs, which cost about a tenth of an
-// event each (about 30 M jobs/s against 1 M events/s). Simulation takes 0.15-0.4 us per unit
+// event each (about 30 M jobs/s against 1 M events/s). Simulation takes 0.1-0.4 us per unit
 // of this estimate on the presets' runs and single ops.
 inline double estimated_op_events(std::int64_t steps, std::int64_t jobs_per_step = 1) {
   return 5.0 + static_cast<double>(steps) * (4.0 + 0.1 * static_cast<double>(jobs_per_step));

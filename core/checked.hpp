@@ -13,9 +13,10 @@ namespace roofsim {
 inline constexpr double kMaxSize = 281474976710656.0;  // 2^48
 
 // The work guard's default limit on a simulation's estimated work (events, with unit jobs as a
-// tenth of an event): 15 to 40 s of simulation on one core (measured 0.15-0.4 us per unit on
-// the presets' runs and ops). `--max-events` changes it.
-inline constexpr double kDefaultMaxEvents = 100e6;
+// tenth of an event): runaway runs, not big ones. A unit takes 0.1-0.4 us to simulate (measured
+// on the presets' runs and ops; Llama-2-7B at batch 896, 128 tokens: 128 M units, 12 s), so the
+// default stops runs of more than one to three minutes. `--max-events` changes it.
+inline constexpr double kDefaultMaxEvents = 500e6;
 
 // a * b and a + b of counts or sizes; `what` names the inputs ("${batch} x ${prompt}").
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& what);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -69,6 +70,17 @@ ModelConfig load_hf_config(const std::string& path) {
   } catch (const json::parse_error& e) {
     const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(e.byte, text.size())), '\n'));
     throw ConfigError(path, line, "", std::string("JSON syntax error: ") + e.what());
+  } catch (const json::exception& e) {
+    // A number beyond a double ("1e999", out_of_range.406) comes without a position: the line
+    // is that of the text the message quotes, when the file has it.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\''), close = what.rfind('\'');
+    long line = 0;
+    if (open != std::string::npos && close > open + 1) {
+      const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+      if (at != std::string::npos) line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    }
+    throw ConfigError(path, line, "", "JSON error: " + what);
   }
   if (!doc.is_object()) throw ConfigError(path, 1, "", "expected a JSON object (a Hugging Face config.json)");
   HfReader r(path, text, doc);
@@ -83,6 +95,9 @@ ModelConfig load_hf_config(const std::string& path) {
     m.layers = r.positive("num_hidden_layers");
     m.heads = r.positive("num_attention_heads");
     m.kv_heads = r.positive_or("num_key_value_heads", m.heads);
+    if (!r.has("head_dim") && m.hidden % m.heads != 0) {
+      r.fail("num_attention_heads", "does not divide hidden_size; the config must give head_dim");
+    }
     m.head_dim = r.positive_or("head_dim", m.hidden / m.heads);
     m.intermediate = r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");
@@ -99,7 +114,11 @@ ModelConfig load_hf_config(const std::string& path) {
     m.layers = r.positive(j ? "n_layer" : "num_hidden_layers");
     m.heads = r.positive(j ? "n_head" : "num_attention_heads");
     m.kv_heads = m.heads;
+    if (m.hidden % m.heads != 0) r.fail(j ? "n_head" : "num_attention_heads", std::string("must divide ") + (j ? "n_embd" : "hidden_size"));
     m.head_dim = m.hidden / m.heads;
+    if (j && !r.has("n_inner") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
+      r.fail("n_embd", "too large: the MLP width without n_inner, 4 x n_embd, overflows");
+    }
     m.intermediate = j ? r.positive_or("n_inner", 4 * m.hidden) : r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");
     m.gated_mlp = false;

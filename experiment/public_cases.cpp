@@ -26,10 +26,23 @@ DType dtype_cell(const std::string& path, const std::map<std::string, std::strin
 double first_number(const std::string& text) {
   std::size_t i = text.find_first_of("0123456789");
   if (i == std::string::npos) throw InputError("no number in '" + text + "'");
-  return std::stod(text.substr(i));
+  try {
+    return std::stod(text.substr(i));
+  } catch (const std::out_of_range&) {
+    throw InputError("the number in '" + text + "' is out of range");
+  }
 }
 
 namespace {
+// first_number() of a cell; errors name the file, line and column.
+double reference_cell(const std::string& path, const std::map<std::string, std::string>& row, const std::string& column) {
+  try {
+    return first_number(row.at(column));
+  } catch (const InputError& e) {
+    throw ConfigError(path, std::stol(row.at("#line")), column, e.what());
+  }
+}
+
 // The experiment and metric of one row of a runs table.
 PublicCase case_from_row(const std::string& path, std::map<std::string, std::string>& row) {
   PublicCase c;
@@ -72,7 +85,7 @@ std::vector<PublicCase> load_user_cases(const std::string& path) {
       if (!row.count(col)) throw InputError(path + ": missing column '" + std::string(col) + "'");
     }
     PublicCase c = case_from_row(path, row);
-    c.reference = first_number(row.at("reference"));
+    c.reference = reference_cell(path, row, "reference");
     c.unit = row.at("unit");
     c.source = row.count("source") ? row.at("source") : path;
     c.category = "user";
@@ -92,7 +105,7 @@ std::vector<PublicCase> load_public_cases(const std::string& dir_in) {
     PublicCase c = case_from_row(runs_path, row);
     auto ref = refs.find(c.id);
     if (ref == refs.end()) throw InputError(runs_path + ":" + row.at("#line") + ": id " + c.id + " is not in " + refs_path);
-    c.reference = first_number(ref->second.at("value"));
+    c.reference = reference_cell(refs_path, ref->second, "value");
     c.category = ref->second.at("category");
     c.unit = ref->second.at("unit");
     c.source = ref->second.at("source");

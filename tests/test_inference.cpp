@@ -3,6 +3,8 @@
 
 #include "core/error.hpp"
 #include "experiment/inference.hpp"
+#include "experiment/public_cases.hpp"
+#include "tests/test_util.hpp"
 
 using namespace roofsim;
 
@@ -245,4 +247,17 @@ TEST_CASE("near-memory compute: ideal batch-1 decode approaches the internal-ban
     CHECK(o.result.seconds() >= o.bound.bound_time_s * (1 - 1e-9));
   }
   CHECK(near > 0);
+}
+
+// Found by fuzz_user_cases (fuzz/regressions/user_cases/): a reference beyond a double escaped
+// as std::out_of_range. (This binary links the experiment library; nothing is simulated.)
+TEST_CASE("a case table's reference beyond a double is refused naming file, line and column", "[systemc][cases]") {
+  const std::string path = test::write_temp(
+      "id,hw,model,batch,prompt,generate,weights,activations,kv,launch,metric,reference,unit\n"
+      "X,h100_sxm5,llama-3-8b,1,8,8,bf16,bf16,bf16,graph,throughput,1e999,tok/s\n",
+      "cases");
+  CHECK_THROWS_AS(load_user_cases(path), ConfigError);
+  CHECK_THROWS_WITH(load_user_cases(path), Catch::StartsWith(path + ":2: reference: the number in '1e999' is out of range"));
+  CHECK_THROWS_WITH(first_number("~1e-999"), Catch::Contains("out of range"));
+  CHECK(first_number("~370") == 370);
 }

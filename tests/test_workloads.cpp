@@ -195,6 +195,33 @@ TEST_CASE("Hugging Face config.json import", "[workloads][hf]") {
                     Catch::Contains("hidden_size: expected a positive integer"));
 }
 
+// Inputs the fuzzers found (fuzz/regressions/hf_config/): each is a ConfigError naming file, line and key.
+TEST_CASE("Hugging Face config.json: a number beyond a double, an overflowing width and heads that do not divide are refused", "[workloads][hf]") {
+  const std::string big = write_temp("{\"model_type\": \"llama\",\n\"hidden_size\": 1e999}", "config");
+  CHECK_THROWS_AS(load_hf_config(big), ConfigError);
+  CHECK_THROWS_WITH(load_hf_config(big), Catch::StartsWith(big + ":2: hidden_size: a number beyond what a double holds") && Catch::Contains("number overflow"));
+
+  const std::string gptj = write_temp("{\"model_type\": \"gptj\", \"n_embd\": 4611686018427387904,\n\"n_layer\": 1, \"n_head\": 1, \"vocab_size\": 1}", "config");
+  CHECK_THROWS_AS(load_hf_config(gptj), ConfigError);
+  CHECK_THROWS_WITH(load_hf_config(gptj), Catch::StartsWith(gptj + ":1: n_embd: too large"));
+
+  const std::string heads = write_temp("{\"model_type\": \"llama\", \"hidden_size\": 8, \"num_hidden_layers\": 1,\n\"num_attention_heads\": 16, \"intermediate_size\": 8, \"vocab_size\": 8}", "config");
+  CHECK_THROWS_WITH(load_hf_config(heads), Catch::StartsWith(heads + ":2: num_attention_heads: does not divide hidden_size"));
+  const std::string neox = write_temp("{\"model_type\": \"gpt_neox\", \"hidden_size\": 8, \"num_hidden_layers\": 1,\n\"num_attention_heads\": 3, \"intermediate_size\": 8, \"vocab_size\": 8}", "config");
+  CHECK_THROWS_WITH(load_hf_config(neox), Catch::StartsWith(neox + ":2: num_attention_heads: does not divide the hidden size"));
+}
+
+TEST_CASE("parameter counts of huge models do not overflow", "[workloads]") {
+  // hidden x experts is 2^64: counted in doubles (it overflowed std::int64_t: fuzz_model).
+  ModelConfig m;
+  m.hidden = std::int64_t{1} << 40;
+  m.layers = m.heads = m.kv_heads = m.head_dim = m.intermediate = m.vocab = 1;
+  m.experts = std::int64_t{1} << 24;
+  const double two64 = 18446744073709551616.0;
+  // attention 4 x hidden, experts x 3 x hidden x intermediate, the router hidden x experts, two norms
+  CHECK(m.params_per_layer() == Approx(4 * 0x1p40 + 3 * two64 + two64 + 2 * 0x1p40));
+}
+
 TEST_CASE("pipeline graphs: layers split over stages, one send per micro-batch per stage boundary", "[workloads]") {
   ModelConfig m = load_model("llama-2-13b");  // 40 layers
   ForwardPass pass = decode_pass(8, 128, 0);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -163,6 +164,9 @@ ModelConfig load_hf_config(const std::string& path) {
     m.kv_heads = m.heads;
     if (m.hidden % m.heads != 0) r.fail(j ? "n_head" : "num_attention_heads", "does not divide the hidden size");
     m.head_dim = m.hidden / m.heads;
+    if (j && !r.has("n_inner") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
+      r.fail("n_embd", "too large: the MLP width without n_inner, 4 x n_embd, overflows");
+    }
     m.max_context = r.positive_or(j ? "n_positions" : "max_position_embeddings", 0);
     m.intermediate = j ? r.positive_or("n_inner", 4 * m.hidden) : r.positive("intermediate_size");
     m.vocab = r.positive("vocab_size");

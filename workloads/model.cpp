@@ -25,7 +25,7 @@ double ModelConfig::mlp_params_per_expert() const {
 }
 
 double ModelConfig::params_per_layer() const {
-  const double router = experts > 1 ? static_cast<double>(hidden * experts) : 0.0;
+  const double router = experts > 1 ? static_cast<double>(hidden) * static_cast<double>(experts) : 0.0;
   const double norms = 2.0 * static_cast<double>(hidden);
   return attention_params_per_layer() + static_cast<double>(experts) * mlp_params_per_expert() +
          router + norms;

@@ -101,6 +101,18 @@ TraceLayout::TraceLayout(const ExperimentResult& r) : r_(r) {
   auto step_at = [&](Picoseconds t) {
     return static_cast<int>(std::upper_bound(r.step_end_ps.begin(), r.step_end_ps.end(), t) - r.step_end_ps.begin());
   };
+  // A sink's slices, track by track, each track split into lanes that nest.
+  auto add_resource_tracks = [&](Process& p, const TraceSink& sink, const std::vector<std::string>& names, bool skip_idle) {
+    std::vector<std::vector<Slice>> per_track(sink.tracks().size());
+    for (std::size_t i = 0; i < sink.slices().size(); ++i) {
+      const TraceSlice& s = sink.slices()[i];
+      per_track[static_cast<std::size_t>(s.track)].push_back(
+          {to_ns(s.start), to_ns(s.end), step_at(s.start), s.name, static_cast<std::uint32_t>(i)});
+    }
+    for (std::size_t t = 0; t < per_track.size(); ++t) {
+      if (!skip_idle || !per_track[t].empty()) add_lanes(p, sink.tracks()[t], std::move(per_track[t]), false, &names);
+    }
+  };
   names_.reserve(r.traces.size() + 1);  // tracks point into it
   for (const TraceSink* sink : [&] {
          std::vector<const TraceSink*> v;
@@ -131,33 +143,14 @@ TraceLayout::TraceLayout(const ExperimentResult& r) : r_(r) {
       ops.push_back({to_ns(o.result.start_ps), to_ns(o.result.end_ps), step, static_cast<int>(i), static_cast<std::uint32_t>(i)});
     }
     add_lanes(p, "ops", std::move(ops), true, nullptr);
-    // Each resource's slices.
-    const TraceSink& sink = r.traces[stage];
-    std::vector<std::vector<Slice>> per_track(sink.tracks().size());
-    for (std::size_t i = 0; i < sink.slices().size(); ++i) {
-      const TraceSlice& s = sink.slices()[i];
-      per_track[static_cast<std::size_t>(s.track)].push_back(
-          {to_ns(s.start), to_ns(s.end), step_at(s.start), s.name, static_cast<std::uint32_t>(i)});
-    }
-    for (std::size_t t = 0; t < per_track.size(); ++t) {
-      add_lanes(p, sink.tracks()[t], std::move(per_track[t]), false, &names_[stage]);
-    }
+    add_resource_tracks(p, r.traces[stage], names_[stage], false);  // every unit, busy or not
     processes_.push_back(std::move(p));
   }
   if (!r.link_trace.slices().empty()) {
     Process p;
     p.pid = static_cast<int>(r.traces.size()) + 1;
     p.name = "links (" + r.topology + ")";
-    const TraceSink& sink = r.link_trace;
-    std::vector<std::vector<Slice>> per_track(sink.tracks().size());
-    for (std::size_t i = 0; i < sink.slices().size(); ++i) {
-      const TraceSlice& s = sink.slices()[i];
-      per_track[static_cast<std::size_t>(s.track)].push_back(
-          {to_ns(s.start), to_ns(s.end), step_at(s.start), s.name, static_cast<std::uint32_t>(i)});
-    }
-    for (std::size_t t = 0; t < per_track.size(); ++t) {
-      if (!per_track[t].empty()) add_lanes(p, sink.tracks()[t], std::move(per_track[t]), false, &names_.back());
-    }
+    add_resource_tracks(p, r.link_trace, names_.back(), true);  // only the links that carried data
     processes_.push_back(std::move(p));
   }
   // Thread ids unique over the whole trace, in display order: they are the sort indexes too.

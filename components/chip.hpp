@@ -51,7 +51,7 @@ class Chip : public sc_core::sc_module {
   void run_vector(const VectorShape& v, OpResult& result, Callback done, const std::string& name = "vector op");
 
   // Timeline tracks: matrix units first, then vector units, then one per HBM stack.
-  TraceSink& trace() { return trace_; }
+  TraceSink& trace_sink() { return trace_; }
   int matrix_track(std::size_t unit) const { return static_cast<int>(unit); }
   int vector_track(std::size_t unit) const { return static_cast<int>(matrix_.size() + unit); }
 

@@ -112,8 +112,8 @@ class Fabric : public sc_core::sc_module {
   // Busy intervals per link (a track per link, in link_use's order), recorded for transfers
   // whose Wire names an op while tracing is on. The tracks are made when tracing is first
   // turned on: a fabric of 65536 chips names none it does not need.
-  TraceSink& trace() { return trace_; }
-  const TraceSink& trace() const { return trace_; }
+  TraceSink& trace_sink() { return trace_; }
+  const TraceSink& trace_sink() const { return trace_; }
   void set_tracing(bool on);
 
  private:

@@ -73,7 +73,7 @@ void GraphRun::run_collective(OpId id, Callback next) {
   };
   const int stage = op.device;
   // The op's transfers show on the links it used when the fabric traces this phase.
-  const int trace_name = fabric_->trace().enabled ? fabric_->trace().intern(op.name) : -1;
+  const int trace_name = fabric_->trace_sink().enabled ? fabric_->trace_sink().intern(op.name) : -1;
   if (op.send_to_next) {
     // Every chip of the stage sends its activations to its peer in the next stage.
     results_[id].plan = "send";

@@ -149,7 +149,7 @@ void GemmRun::dispatch(std::int64_t step) {
           const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k && last ? tensor_bytes(tm * tn, g.c) : 0};
           jobs_added(step, 1);
           const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
-          if (trace_name >= 0) chip_.trace().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
+          if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
           chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
         } else {
           if (unit_cycles_[u] == 0) touched_.push_back(u);
@@ -167,7 +167,7 @@ void GemmRun::dispatch(std::int64_t step) {
     ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
     if (trace_name >= 0) {
       const Timeline& t = chip_.matrix_unit(u).timeline();
-      chip_.trace().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
+      chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
     }
     unit_cycles_[u] = 0;
   }
@@ -207,7 +207,7 @@ void VectorRun::dispatch(std::int64_t step) {
       const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops / static_cast<double>(pieces));
       if (trace_name >= 0) {
         const Timeline& t = chip_.vector_unit(u).timeline();
-        chip_.trace().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+        chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
       }
       chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
     }
@@ -219,7 +219,7 @@ void VectorRun::dispatch(std::int64_t step) {
     ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops / static_cast<double>(units)));
     if (trace_name >= 0) {
       const Timeline& t = chip_.vector_unit(u).timeline();
-      chip_.trace().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+      chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
     }
   }
   jobs_added(step, 1);

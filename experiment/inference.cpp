@@ -147,12 +147,12 @@ class InferenceDriver : public sc_core::sc_module {
     }
     const bool tracing = static_cast<int>(i) < r_.setup.trace_steps;
     for (Chip* c : chips_) {
-      c->trace().enabled = tracing;
-      c->trace().new_step();
+      c->trace_sink().enabled = tracing;
+      c->trace_sink().new_step();
     }
     if (fabric_) {
       fabric_->set_tracing(tracing);
-      fabric_->trace().new_step();
+      fabric_->trace_sink().new_step();
     }
     results.emplace_back();
     phase_start.push_back(now_ps());
@@ -589,10 +589,10 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     r.server_jobs += c->server_jobs();
   }
   if (fabric) r.events += fabric->stats().events;
-  for (const auto& c : stage_chips) r.traces.push_back(c->trace());
+  for (const auto& c : stage_chips) r.traces.push_back(c->trace_sink());
   if (fabric) {
     r.links = fabric->link_use();
-    r.link_trace = fabric->trace();
+    r.link_trace = fabric->trace_sink();
   }
   r.step_end_ps = driver.phase_end;
 

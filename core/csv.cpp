@@ -47,9 +47,15 @@ std::vector<CsvRow> read_csv(const std::string& path) {
   while (std::getline(f, line)) {
     ++n;
     if (line.empty() || line == "\r" || line[0] == '#') continue;
+    if (line.find('\0') != std::string::npos) throw InputError(path + ":" + std::to_string(n) + ": a NUL byte (not a text file?)");
     std::vector<std::string> cells = split_csv_line(line);
     if (header.empty()) {
       header = cells;
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (header[i] == header[j]) throw InputError(path + ":" + std::to_string(n) + ": column '" + header[i] + "' appears twice");
+        }
+      }
       continue;
     }
     if (cells.size() != header.size()) {

@@ -85,6 +85,11 @@ printf '[experiment]\nhw = "my_hw.toml"\ngenerate = 2\nbatch = 2\n' > "$tmp/exp/
 if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err"); then ok; else bad "relative hw path in experiment: $(cat "$tmp/err")"; fi
 refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
 
+# CSV tables: a column twice or a NUL byte is no table.
+mkdir -p "$tmp/kd"
+printf 'm,n,k,k,latency_us\n1,2,3,4,5\n' > "$tmp/kd/gemm.csv"
+refused "csv duplicate column" "gemm.csv:1: column 'k' appears twice" "$roofsim" validate --kernels "$tmp/kd"
+
 # Work guard: refused before the run with the estimate and the flag that raises the limit.
 refused "work guard" "raise --max-events" "$roofsim" run --gen 4000 --decode-stride 1 --max-events 1e6
 refused "memory guard" "of results in memory (1000000 simulated steps)" "$roofsim" run --gen 1000000 --decode-stride 1 --allow-long-context --kv-dtype fp8 --weights-dtype int4

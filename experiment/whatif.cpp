@@ -100,7 +100,10 @@ SweepAxis parse_sweep_axis(const std::string& text, const std::string& flag) {
     if (f.empty() || f[0] != 'x') throw InputError(flag + " '" + text + "': a range is START:STOP:xFACTOR");
     const double start = number(a), stop = number(b), factor = number(f.substr(1));
     if (factor <= 1) throw InputError(flag + " '" + text + "': the factor must exceed 1");
-    for (double v = start; v <= stop * (1 + 1e-9) && axis.values.size() < 1000; v *= factor) axis.values.push_back(v);
+    for (double v = start; v <= stop * (1 + 1e-9); v *= factor) {
+      if (axis.values.size() == 1000) throw InputError(flag + " '" + text + "': more than 1000 values (a larger factor, or a list)");
+      axis.values.push_back(v);
+    }
   } else {
     std::stringstream ss(spec);
     std::string v;

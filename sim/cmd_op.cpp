@@ -130,7 +130,7 @@ void add_op_command(CLI::App& app) {
   add_hw_option(sw, s->hw);
   add_dtype_option(sw, "--dtype", s->dtype, "Data type of the operands");
   sw->add_flag("--ideal", s->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
-  sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep")->capture_default_str();
+  sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep (2 to 1000)")->capture_default_str()->check(whole_number_between(2, 1000));
   add_json_option(sw, s->json);
   sw->add_option("--plot", s->plot, "Write a log-log roofline chart (FILE.png or FILE.svg, drawn by gnuplot)");
   sw->callback([s] { run_sweep(*s); });

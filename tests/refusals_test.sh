@@ -85,10 +85,15 @@ printf '[experiment]\nhw = "my_hw.toml"\ngenerate = 2\nbatch = 2\n' > "$tmp/exp/
 if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err"); then ok; else bad "relative hw path in experiment: $(cat "$tmp/err")"; fi
 refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
 
+refused "sweep points bounded" "--points: '100000' is not a whole number from 2 to 1000" "$roofsim" sweep --points 100000
+refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" whatif --sweep batch=1:1000000000:x1.0001 --gen 2
+
 # CSV tables: a column twice or a NUL byte is no table.
 mkdir -p "$tmp/kd"
 printf 'm,n,k,k,latency_us\n1,2,3,4,5\n' > "$tmp/kd/gemm.csv"
 refused "csv duplicate column" "gemm.csv:1: column 'k' appears twice" "$roofsim" validate --kernels "$tmp/kd"
+printf 'm,n,k,latency_us\n1,2\0003,4\n' > "$tmp/kd/gemm.csv"
+refused "csv NUL byte" "gemm.csv:2: a NUL byte" "$roofsim" validate --kernels "$tmp/kd"
 
 # Work guard: refused before the run with the estimate and the flag that raises the limit.
 refused "work guard" "raise --max-events" "$roofsim" run --gen 4000 --decode-stride 1 --max-events 1e6

@@ -62,7 +62,9 @@ std::string source_of(const std::string& path, const CsvRow& row) {
 }
 
 double measured_seconds(const std::string& path, const CsvRow& row) {
-  return csv_positive_number(path, row, "latency") * 1e-3;  // the tables hold milliseconds
+  const double ms = csv_positive_number(path, row, "latency");  // the tables hold milliseconds
+  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + std::to_string(ms) + " ms is beyond any kernel (at most 1e6)");
+  return ms * 1e-3;
 }
 
 // gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
@@ -300,7 +302,11 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
     }
     KernelFamilyResult& f = simulated[it->second];
     if (p.simulate) {
-      p.result.simulated_s = p.simulate();
+      try {
+        p.result.simulated_s = p.simulate();
+      } catch (const InputError& err) {  // a row roofsim cannot run: say which
+        throw InputError(dir + "/" + p.result.source + ": " + err.raw());
+      }
       f.rows.push_back(p.result);
     } else {
       ++f.not_simulated;

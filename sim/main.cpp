@@ -37,11 +37,13 @@ int sc_main(int argc, char* argv[]) {
   // anything else is a bug in roofsim and exits 3.
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {  // exit codes chosen by a command, such as `cases run` failing
+    return e.get_exit_code();  // the command has said why (CLI11 would add "Runtime error")
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all
     std::cerr << "roofsim: error: " << e.what() << "\n(see " << program_and_subcommand(app) << " --help)\n";
     return 2;
-  } catch (const CLI::Error& e) {  // exit codes chosen by a command, such as `cases run` failing
+  } catch (const CLI::Error& e) {
     return app.exit(e);
   } catch (const roofsim::InputError& e) {
     // The library names settings in its own terms; here they are flags.

@@ -88,10 +88,16 @@ refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/
 refused "sweep points bounded" "--points: '100000' is not a whole number from 2 to 1000" "$roofsim" sweep --points 100000
 refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" whatif --sweep batch=1:1000000000:x1.0001 --gen 2
 
+# A check that fails is exit 1 with the command's own words, not a refusal (2).
+timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
+
 # CSV tables: a column twice or a NUL byte is no table.
 mkdir -p "$tmp/kd"
 printf 'm,n,k,k,latency_us\n1,2,3,4,5\n' > "$tmp/kd/gemm.csv"
 refused "csv duplicate column" "gemm.csv:1: column 'k' appears twice" "$roofsim" validate --kernels "$tmp/kd"
+printf 'm,n,k,gemm_dtype,latency\n1,9223372036854775807,8,bfloat16,0.01\n' > "$tmp/kd/gemm.csv"
+refused "kernel row beyond HBM, located" "gemm.csv:2: gemm" "$roofsim" validate --kernels "$tmp/kd"
 printf 'm,n,k,latency_us\n1,2\0003,4\n' > "$tmp/kd/gemm.csv"
 refused "csv NUL byte" "gemm.csv:2: a NUL byte" "$roofsim" validate --kernels "$tmp/kd"
 

@@ -529,7 +529,9 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   const Comm links{topology.get(), layout};
   r.memory = memory_need(r.model, e);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
-    throw InputError(r.model.name + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
+    // A model from a file is named with its path: the file may be what is wrong.
+    const std::string model = r.model.name + (!e.model_config && looks_like_config_path(e.model) ? " (" + e.model + ")" : "");
+    throw InputError(model + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
                      r.hw.description + ": it needs " +
                      format_si(r.memory.total(), "B", 2) + " (weights " + format_si(r.memory.weights, "B", 2) +
                      ", KV cache " + format_si(r.memory.kv_cache, "B", 2) + ", activations " +

@@ -166,8 +166,9 @@ if [ "$(grep -c '"index"' "$tmp/grid.json")" -eq 4 ] && [ "$(wc -l < "$tmp/grid.
 # Worker processes give the same points as one process.
 expect_ok "sweep grid -j 3" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 -j 3 --json "$tmp/grid_j3.json"
 if diff -q "$tmp/grid.json" "$tmp/grid_j3.json" >/dev/null; then ok; else bad "sweep -j 3 differs from -j 1"; fi
-expect_ok "sweep point that does not fit" "$roofsim" whatif --model llama-2-13b --sweep batch=1,4096 --prompt 4096 --gen 2
+expect_ok "sweep point that does not fit" "$roofsim" whatif --model llama-2-13b --sweep batch=1,4096 --prompt 4000 --gen 2
 contains "skipped point" "skipped:"
+contains "skipped for memory" "does not fit"
 expect_ok "hw keys" "$roofsim" hw keys
 contains "hw keys" "hbm.bandwidth_gb_per_s"
 # Invariant 6: the same inputs give byte-identical results (wall-clock fields aside).

@@ -92,6 +92,9 @@ refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" wha
 timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-9 >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
 
+sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"
+refused "a model file that does not fit is named" "Llama-3-8B ($tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2
+
 # CSV tables: a column twice or a NUL byte is no table.
 mkdir -p "$tmp/kd"
 printf 'm,n,k,k,latency_us\n1,2,3,4,5\n' > "$tmp/kd/gemm.csv"

@@ -74,6 +74,12 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
                        k = csv_positive_integer(path, row, "k");
     const std::string& dtype = csv_text(path, row, "gemm_dtype");
+    // Sizes first (operands within 2^48 elements): the fp8 ops below multiply them.
+    GemmShape shape;
+    shape.m = m;
+    shape.n = n;
+    shape.k = k;
+    check_shape(shape, path + ":" + row.at("#line") + ": m, n, k");
     std::vector<OpSpec> ops;
     if (dtype == "bfloat16") {
       GemmShape g;

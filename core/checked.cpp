@@ -1,19 +1,11 @@
 #include "core/checked.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
-
-namespace {
-std::string shortest(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-}  // namespace
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& what) {
   std::int64_t out = 0;
@@ -36,7 +28,7 @@ std::int64_t checked_integer(double value, std::int64_t lo, std::int64_t hi, con
   // to an integer is undefined behaviour.
   if (!std::isfinite(value) || value != std::floor(value) || value < static_cast<double>(lo) ||
       value > static_cast<double>(hi)) {
-    throw InputError(what + " = " + shortest(value) + ": must be a whole number between " + std::to_string(lo) +
+    throw InputError(what + " = " + format_general(value) + ": must be a whole number between " + std::to_string(lo) +
                      " and " + std::to_string(hi));
   }
   return static_cast<std::int64_t>(value);

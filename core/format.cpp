@@ -41,4 +41,10 @@ std::string format_bytes(double b) {
   return format_fixed(b, i == 0 ? 0 : 1) + " " + units[i];
 }
 
+std::string format_general(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return buf;
+}
+
 }  // namespace roofsim

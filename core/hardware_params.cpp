@@ -1,9 +1,9 @@
 #include "core/hardware_params.hpp"
 
-#include <cstdio>
 #include <sstream>
 
 #include "core/checked.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
@@ -132,11 +132,6 @@ bool key_matches(const std::string& pattern, const std::string& key) {
   return false;
 }
 
-std::string shortest(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 const char* kind_text(ParamKind k) {
   switch (k) {
@@ -167,7 +162,7 @@ ParamRange param_range(const HardwareParam& p) {
 }
 
 std::string ParamRange::text(const std::string& unit) const {
-  return (zero_ok ? "0, or " : "") + shortest(lo) + " to " + shortest(hi) + (unit.empty() ? "" : " " + unit);
+  return (zero_ok ? "0, or " : "") + format_general(lo) + " to " + format_general(hi) + (unit.empty() ? "" : " " + unit);
 }
 
 const std::vector<HardwareParam>& hardware_params() {

@@ -420,11 +420,10 @@ double estimate_pass_events(const OpGraph& g, const HardwareSpec& hw, std::int64
 // the memory the simulated steps' graphs and results take against what the machine has.
 double check_work(const ExperimentResult& r, const Experiment& e) {
   const std::vector<int>& steps = r.simulated_steps;
-  auto events_of = [&](int step) {
-    return estimate_pass_events(build_forward(r.model, pass_for(e, step), e.precision, e.attention), r.hw, e.tp);
-  };
-  const double prefill = events_of(0);
-  double events = prefill;
+  auto graph_of = [&](int step) { return build_forward(r.model, pass_for(e, step), e.precision, e.attention); };
+  auto events_of = [&](int step) { return estimate_pass_events(graph_of(step), r.hw, e.tp); };
+  const OpGraph prefill = graph_of(0);
+  double events = estimate_pass_events(prefill, r.hw, e.tp);
   if (steps.size() > 1) {
     const double decode = 0.5 * (events_of(steps[1]) + events_of(steps.back()));
     events += decode * static_cast<double>(steps.size() - 1);
@@ -432,7 +431,7 @@ double check_work(const ExperimentResult& r, const Experiment& e) {
   // Memory: every simulated step keeps its graph and its ops' results, about 1.6 kB per op
   // (measured: Llama-3-8B, 2048 simulated steps of 291 ops, 937 MB peak).
   constexpr double kBytesPerOpInstance = 1600;
-  const double ops = static_cast<double>(build_forward(r.model, pass_for(e, 0), e.precision, e.attention).size());
+  const double ops = static_cast<double>(prefill.size());
   const double memory = kBytesPerOpInstance * ops * static_cast<double>(steps.size());
   const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   if (physical > 0 && memory > 0.8 * physical) {

@@ -1,0 +1,72 @@
+#pragma once
+// The requests a serving run receives: when each arrives and how many prompt and output tokens
+// it has. Open loop (Poisson arrivals at a rate, or bursts), closed loop (a fixed number of
+// clients, each sending its next request when the previous one finishes, as trtllm-bench and
+// vLLM's benchmark_serving do at a set concurrency), or a trace file. Everything random is
+// drawn from one seeded generator with roofsim's own transforms (not <random>'s distributions,
+// whose output differs between standard libraries), so a seed gives the same requests anywhere.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofsim {
+
+// A length distribution in tokens. Draws are rounded to whole tokens and clamped to [min, max].
+struct LengthDistribution {
+  enum class Kind { fixed, uniform, normal, lognormal };
+  Kind kind = Kind::fixed;
+  double mean = 1024;   // fixed: the value; uniform: (min + max) / 2 is used instead
+  double stddev = 0;    // normal and lognormal: of the lengths themselves (not of their log)
+  std::int64_t min = 1, max = 1 << 24;
+};
+
+// Parses "1024", "uniform:512:1536", "normal:1000:200", "lognormal:1000:400" (mean, stddev in
+// tokens; optional ":MIN:MAX" after normal/lognormal). Throws InputError naming `what` (a flag
+// or a key, written ${name}) and saying what is expected.
+LengthDistribution parse_length_distribution(const std::string& text, const std::string& what);
+std::string describe(const LengthDistribution& d);  // "lognormal mean 1000 sd 400 [1, 4096]"
+
+struct Arrivals {
+  enum class Kind { closed_loop, poisson, burst, trace };
+  Kind kind = Kind::closed_loop;
+  std::int64_t concurrency = 8;  // closed loop: clients, each with one request outstanding
+  double rate_per_s = 1;         // poisson: mean arrivals per second
+  std::int64_t burst_size = 1;   // burst: requests that arrive together...
+  double burst_interval_s = 1;   // ...every this many seconds
+};
+
+// One request. Closed-loop requests have no arrival time of their own: arrival_s is -1 and the
+// engine sends request i when a client is free (clients take requests in index order).
+struct RequestSpec {
+  std::int64_t id = 0;
+  double arrival_s = -1;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t output_tokens = 0;
+  // Requests with the same prefix id share their first prefix_tokens prompt tokens (prefix
+  // caching); -1: none.
+  std::int64_t prefix_id = -1;
+  std::int64_t prefix_tokens = 0;
+};
+
+struct WorkloadSpec {
+  Arrivals arrivals;
+  std::int64_t requests = 100;
+  LengthDistribution prompt, output;
+  std::uint64_t seed = 1;
+  std::string trace_path;  // Arrivals::Kind::trace: CSV or JSONL (see read_trace)
+};
+
+// The requests of a workload, in id order (open loop: in arrival order too). Throws InputError
+// for impossible settings (no requests, a rate <= 0, ...).
+std::vector<RequestSpec> generate_requests(const WorkloadSpec& w);
+
+// A trace file: CSV with a header, or JSON Lines (one object per line), with the columns / keys
+//   arrival_s (or arrival_ms), prompt_tokens, output_tokens, and optionally prefix_id,
+//   prefix_tokens.
+// Times must be >= 0 and not decreasing; lengths >= 1. Errors name PATH:LINE: column.
+std::vector<RequestSpec> read_trace(const std::string& path);
+
+// Writes requests as a trace CSV that read_trace reads back identically.
+void write_trace(const std::string& path, const std::vector<RequestSpec>& requests);
+
+}  // namespace roofsim

@@ -463,22 +463,72 @@ ExperimentResult run_experiment(const Experiment& e, const RunControl& control) 
 
 namespace {
 
-ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control) {
-  // The CLI and experiment files check these too; the library's other callers (Python,
-  // sweeps) reach here directly.
-  check_sizes(e);
-  ExperimentResult r;
-  r.setup = e;
+// Everything about an experiment's machine that does not depend on its batch and lengths:
+// hardware (ideal, launch mode applied), model, dtypes, parallelism and topology, checked.
+struct PreparedMachine {
+  HardwareSpec hw;
+  ModelConfig model;
+  std::unique_ptr<Topology> topology;  // null for one chip
+  ChipLayout layout;
+  std::vector<std::string> notes;
+};
+
+// What the phases did: per phase, its ops' results and when it started and ended.
+struct PhaseResults {
+  std::vector<std::vector<OpResult>> results;
+  std::vector<Picoseconds> phase_start, phase_end;
+  bool cancelled = false;
+};
+
+// Runs r.graphs one after another on fresh chips (one per pipeline stage) and the fabric, in a
+// fresh SystemC kernel; fills r's counters, traces, link use and step ends.
+PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine, const RunControl& control) {
+  const Experiment& e = r.setup;
+  const std::unique_ptr<Topology>& topology = machine.topology;
+  const ChipLayout layout = machine.layout;
+  SimulationContext kernel;  // before the modules, destroyed after them
+  auto t0 = std::chrono::steady_clock::now();
+  // One simulated chip per pipeline stage (its TP group runs in lockstep).
+  std::vector<std::unique_ptr<Chip>> stage_chips;
+  std::vector<Chip*> chip_ptrs;
+  for (std::int64_t s = 0; s < e.pp; ++s) {
+    stage_chips.push_back(std::make_unique<Chip>(("chip" + std::to_string(s)).c_str(), r.hw));
+    stage_chips.back()->set_near_memory(e.near_memory);
+    chip_ptrs.push_back(stage_chips.back().get());
+  }
+  std::unique_ptr<Fabric> fabric;
+  if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control);
+  kernel.run();
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.events = 0;
+  r.server_jobs = 0;
+  for (const auto& c : stage_chips) {
+    r.events += c->stats().events;
+    r.server_jobs += c->server_jobs();
+  }
+  if (fabric) r.events += fabric->stats().events;
+  for (const auto& c : stage_chips) r.traces.push_back(c->trace_sink());
+  if (fabric) {
+    r.links = fabric->link_use();
+    r.link_trace = fabric->trace_sink();
+  }
+  r.step_end_ps = driver.phase_end;
+
+  PhaseResults out;
+  out.results = std::move(driver.results);
+  out.phase_start = std::move(driver.phase_start);
+  out.phase_end = std::move(driver.phase_end);
+  out.cancelled = driver.cancelled;
+  return out;
+}
+
+PreparedMachine prepare_machine(const Experiment& e) {
+  PreparedMachine r;
   r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
   if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
   r.model = e.model_config ? *e.model_config : load_model(e.model);
-  const std::int64_t context = e.prompt + e.generate;
-  if (r.model.max_context > 0 && context > r.model.max_context && !e.allow_long_context) {
-    throw InputError("${prompt} " + std::to_string(e.prompt) + " + ${gen} " + std::to_string(e.generate) + " = " +
-                     std::to_string(context) + " tokens: beyond " + r.model.name + "'s maximum context of " +
-                     std::to_string(r.model.max_context) + " (${allow_long_context} simulates it anyway)");
-  }
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {
     throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
@@ -509,8 +559,8 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     r.notes.push_back("the " + std::to_string(r.model.layers) + " layers split unevenly over " + std::to_string(e.pp) +
                       " stages: the largest holds " + std::to_string((r.model.layers + e.pp - 1) / e.pp));
   }
-  const ChipLayout layout{static_cast<int>(e.tp), static_cast<int>(e.ep), static_cast<int>(e.pp)};
-  std::unique_ptr<Topology> topology;
+  r.layout = ChipLayout{static_cast<int>(e.tp), static_cast<int>(e.ep), static_cast<int>(e.pp)};
+  std::unique_ptr<Topology>& topology = r.topology;
   if (chips == 1 && !e.topology.empty()) {
     const Topology t = parse_topology(e.topology);
     throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) +
@@ -523,8 +573,31 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
                        std::to_string(e.tp) + " x ${pp} " + std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) +
                        " needs " + std::to_string(chips));
     }
-    r.topology = topology->name();
   }
+  return r;
+}
+
+ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control) {
+  // The CLI and experiment files check these too; the library's other callers (Python,
+  // sweeps) reach here directly.
+  check_sizes(e);
+  ExperimentResult r;
+  r.setup = e;
+  PreparedMachine machine = prepare_machine(e);
+  r.hw = machine.hw;
+  r.model = machine.model;
+  r.notes = machine.notes;
+  const std::unique_ptr<Topology>& topology = machine.topology;
+  const ChipLayout layout = machine.layout;
+  const std::int64_t chips = e.tp * e.pp * e.ep;
+  if (topology) r.topology = topology->name();
+  const std::int64_t context = e.prompt + e.generate;
+  if (r.model.max_context > 0 && context > r.model.max_context && !e.allow_long_context) {
+    throw InputError("${prompt} " + std::to_string(e.prompt) + " + ${gen} " + std::to_string(e.generate) + " = " +
+                     std::to_string(context) + " tokens: beyond " + r.model.name + "'s maximum context of " +
+                     std::to_string(r.model.max_context) + " (${allow_long_context} simulates it anyway)");
+  }
+  const Precision& p = e.precision;
   const Comm links{topology.get(), layout};
   r.memory = memory_need(r.model, e);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
@@ -568,35 +641,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
   }
 
-  SimulationContext kernel;  // before the modules, destroyed after them
-  auto t0 = std::chrono::steady_clock::now();
-  // One simulated chip per pipeline stage (its TP group runs in lockstep).
-  std::vector<std::unique_ptr<Chip>> stage_chips;
-  std::vector<Chip*> chip_ptrs;
-  for (std::int64_t s = 0; s < e.pp; ++s) {
-    stage_chips.push_back(std::make_unique<Chip>(("chip" + std::to_string(s)).c_str(), r.hw));
-    stage_chips.back()->set_near_memory(e.near_memory);
-    chip_ptrs.push_back(stage_chips.back().get());
-  }
-  std::unique_ptr<Fabric> fabric;
-  if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control);
-  kernel.run();
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.events = 0;
-  r.server_jobs = 0;
-  for (const auto& c : stage_chips) {
-    r.events += c->stats().events;
-    r.server_jobs += c->server_jobs();
-  }
-  if (fabric) r.events += fabric->stats().events;
-  for (const auto& c : stage_chips) r.traces.push_back(c->trace_sink());
-  if (fabric) {
-    r.links = fabric->link_use();
-    r.link_trace = fabric->trace_sink();
-  }
-  r.step_end_ps = driver.phase_end;
-
+  PhaseResults driver = execute_phases(r, machine, control);
   if (driver.cancelled) throw Cancelled();
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
@@ -658,5 +703,49 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
 }
 
 }  // namespace
+
+struct PassSimulator::Impl {
+  Experiment setup;
+  PreparedMachine machine;
+};
+
+PassSimulator::PassSimulator(const Experiment& e) : impl_(std::make_unique<Impl>()) {
+  impl_->setup = e;
+  impl_->setup.trace_steps = 0;
+  impl_->machine = prepare_machine(e);
+}
+
+PassSimulator::~PassSimulator() = default;
+const HardwareSpec& PassSimulator::hardware() const { return impl_->machine.hw; }
+const ModelConfig& PassSimulator::model() const { return impl_->machine.model; }
+const std::vector<std::string>& PassSimulator::notes() const { return impl_->machine.notes; }
+std::string PassSimulator::topology() const { return impl_->machine.topology ? impl_->machine.topology->name() : ""; }
+
+PassOutcome PassSimulator::simulate(ForwardPass pass) const {
+  const Experiment& e = impl_->setup;
+  pass.tp = e.tp;
+  pass.pp = e.pp;
+  pass.ep = 1;
+  pass.microbatches = 1;
+  ExperimentResult r;
+  r.setup = e;
+  r.hw = impl_->machine.hw;
+  r.model = impl_->machine.model;
+  r.simulated_steps = {0};
+  r.graphs.push_back(build_forward(r.model, pass, e.precision, e.attention));
+  const PhaseResults phases = execute_phases(r, impl_->machine, RunControl{});
+  if (phases.phase_end.size() != 1) throw std::logic_error("simulation stopped before the pass ended");
+  PassOutcome out;
+  out.seconds = to_seconds(phases.phase_end[0] - phases.phase_start[0]);
+  out.flops = r.graphs[0].total_flops();
+  out.bytes = r.graphs[0].total_bytes();
+  for (OpId v = 0; v < r.graphs[0].size(); ++v) {
+    if (r.graphs[0].op(v).is_collective) out.comm_s += phases.results[0][v].seconds();
+  }
+  out.events = r.events;
+  out.server_jobs = r.server_jobs;
+  out.wall_s = r.wall_s;
+  return out;
+}
 
 }  // namespace roofsim

@@ -2,6 +2,7 @@
 // An inference experiment: a model on a chip, prefill of `batch` prompts then decode of
 // `generate` tokens each, simulated op by op; and the analytic bounds of the same graphs.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,6 +127,38 @@ struct ExperimentResult {
 ExperimentResult run_experiment(const Experiment& e, const RunControl& control);
 // The same; `progress` gets lines for people on long runs (nullptr: silent).
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
+
+// One forward pass (a serving iteration) as simulated on an experiment's machine.
+struct PassOutcome {
+  double seconds = 0;             // from the first launch to the last op's end
+  double flops = 0, bytes = 0;    // of the pass's ops
+  double comm_s = 0;              // time in collectives
+  std::uint64_t events = 0, server_jobs = 0;
+  double wall_s = 0;              // what simulating it took
+};
+
+// Simulates forward passes on an experiment's machine (hardware, model, dtypes, attention,
+// parallelism, topology, near-memory policy, launch mode; its batch and lengths are not used),
+// each in a fresh SystemC kernel on idle chips, so the same pass always takes the same time.
+class PassSimulator {
+ public:
+  // Checks the machine once; throws InputError as run_experiment does.
+  explicit PassSimulator(const Experiment& e);
+  ~PassSimulator();
+  PassSimulator(const PassSimulator&) = delete;
+  PassSimulator& operator=(const PassSimulator&) = delete;
+  const HardwareSpec& hardware() const;
+  const ModelConfig& model() const;
+  const std::vector<std::string>& notes() const;
+  std::string topology() const;  // "" for one chip
+  // `pass` gets the experiment's tp and pp (one micro-batch); throws InputError for a pass the
+  // model cannot run.
+  PassOutcome simulate(ForwardPass pass) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The topology a run on `chips` chips with TP groups of `tp` uses when none is given: a switch
 // for NVLink; for ICI the most cubic torus whose leading dimensions a TP group spans.

@@ -56,11 +56,13 @@ DType dtype_from_flag(const std::string& flag, const std::string& value) {
   return t;
 }
 
-void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
+void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) {
   cmd->add_option("--model", f.model, "Model preset (configs/models), model .toml, or Hugging Face config.json (default llama-3-8b)");
-  cmd->add_option("--batch", f.batch, "Sequences per batch (default 1)")->check(positive_number());
-  cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(positive_number());
-  cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(positive_number());
+  if (!machine_only) {
+    cmd->add_option("--batch", f.batch, "Sequences per batch (default 1)")->check(positive_number());
+    cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(positive_number());
+    cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(positive_number());
+  }
   cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4 (default bf16)");
   cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8 (default bf16)");
   cmd->add_option("--kv-dtype", f.kv, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
@@ -77,14 +79,17 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short")
       ->check(CLI::IsMember({"graph", "per_op"}));
-  cmd->add_option("--decode-stride", f.decode_stride, "Simulate every N-th decode step and interpolate the others "
-                                                       "(default: at most 128 simulated steps)")->check(positive_number());
+  if (!machine_only) {
+    cmd->add_option("--decode-stride", f.decode_stride, "Simulate every N-th decode step and interpolate the others "
+                                                         "(default: at most 128 simulated steps)")->check(positive_number());
+  }
   cmd->add_option("--tp", f.tp, "Tensor parallelism: split the model over N chips, all-reduce after the attention "
                                 "output projection and the MLP (default 1; on a ring or torus a group spanning whole "
                                 "leading dimensions, e.g. 4, 16 or 64 on 4x4x4, all-reduces on its own links, any "
                                 "other as a ring routed between its chips)")->check(positive_number());
   cmd->add_option("--pp", f.pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
                                 "sent from stage to stage (default 1)")->check(positive_number());
+  if (!machine_only) {
   cmd->add_option("--ep", f.ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
                                 "attention data parallel across them, tokens sent to their experts and back by "
                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
@@ -92,38 +97,50 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f) {
   cmd->add_option("--microbatches", f.microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
                                                     "--pp, or the most the batch divides into)")
       ->check(positive_number());
+  }
   cmd->add_option("--topology", f.topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
                                             "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
                                             "for NVLink, a near-cubic torus for ICI)");
   cmd->add_flag("--allow-long-context", f.allow_long_context,
                 "Simulate a prompt + output longer than the model's maximum context (refused otherwise)");
+  if (!machine_only) {
   cmd->add_option("--max-events", f.max_events, "Refuse a run whose estimated simulation events exceed N (default " +
                                                      format_si(kDefaultMaxEvents, "", 0) + "; 0: no limit)")
       ->check(non_negative_number());
+  }
 }
 
+namespace {
+// Whether `flag` was given; false too when `cmd` does not have it (serve registers only the
+// machine's flags).
+bool given(const CLI::App& cmd, const std::string& flag) {
+  const CLI::Option* o = cmd.get_option_no_throw(flag);
+  return o != nullptr && o->count() > 0;
+}
+}  // namespace
+
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e) {
-  if (cmd.count("--model")) e.model = f.model;
-  if (cmd.count("--batch")) e.batch = f.batch;
-  if (cmd.count("--prompt")) e.prompt = f.prompt;
-  if (cmd.count("--gen")) e.generate = f.gen;
-  if (cmd.count("--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", f.weights);
-  if (cmd.count("--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", f.activations);
-  if (cmd.count("--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", f.kv);
-  if (cmd.count("--attention")) e.attention = parse_attention(f.attention, "--attention");
-  if (cmd.count("--ideal")) e.ideal = f.ideal;
-  if (cmd.count("--launch")) e.launch_per_op = f.launch == "per_op";
-  if (cmd.count("--decode-stride")) e.decode_stride = f.decode_stride;
-  if (cmd.count("--tp")) e.tp = f.tp;
-  if (cmd.count("--topology")) e.topology = f.topology;
-  if (cmd.count("--pp")) e.pp = f.pp;
-  if (cmd.count("--microbatches")) e.microbatches = f.microbatches;
-  if (cmd.count("--ep")) e.ep = f.ep;
-  if (cmd.count("--near-memory")) {
+  if (given(cmd, "--model")) e.model = f.model;
+  if (given(cmd, "--batch")) e.batch = f.batch;
+  if (given(cmd, "--prompt")) e.prompt = f.prompt;
+  if (given(cmd, "--gen")) e.generate = f.gen;
+  if (given(cmd, "--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", f.weights);
+  if (given(cmd, "--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", f.activations);
+  if (given(cmd, "--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", f.kv);
+  if (given(cmd, "--attention")) e.attention = parse_attention(f.attention, "--attention");
+  if (given(cmd, "--ideal")) e.ideal = f.ideal;
+  if (given(cmd, "--launch")) e.launch_per_op = f.launch == "per_op";
+  if (given(cmd, "--decode-stride")) e.decode_stride = f.decode_stride;
+  if (given(cmd, "--tp")) e.tp = f.tp;
+  if (given(cmd, "--topology")) e.topology = f.topology;
+  if (given(cmd, "--pp")) e.pp = f.pp;
+  if (given(cmd, "--microbatches")) e.microbatches = f.microbatches;
+  if (given(cmd, "--ep")) e.ep = f.ep;
+  if (given(cmd, "--near-memory")) {
     e.near_memory = f.near_memory == "off" ? NearMemory::off : f.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
   }
-  if (cmd.count("--allow-long-context")) e.allow_long_context = f.allow_long_context;
-  e.max_events = cmd.count("--max-events") ? f.max_events : kDefaultMaxEvents;
+  if (given(cmd, "--allow-long-context")) e.allow_long_context = f.allow_long_context;
+  e.max_events = given(cmd, "--max-events") ? f.max_events : kDefaultMaxEvents;
   // A flag overrides the file: messages about that setting name the flag again.
   for (const CLI::Option* o : cmd.get_options()) {
     if (o->count() == 0 || o->get_lnames().empty()) continue;

@@ -33,7 +33,9 @@ struct ExperimentFlags {
   double max_events = 0;
   bool ideal = false;
 };
-void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f);
+// machine_only: the flags that describe the machine and model, not the batch and lengths
+// (serve), and not --ep, --microbatches, --decode-stride.
+void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only = false);
 // Overrides the fields of `e` whose flags were given on `cmd`.
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e);
 

@@ -33,6 +33,7 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_collective_command(app);
   roofsim::add_whatif_command(app);
   roofsim::add_validate_command(app);
+  roofsim::add_serve_command(app);
   // One error path: every refusal of bad input is one line on standard error and exit 2;
   // anything else is a bug in roofsim and exits 3.
   try {

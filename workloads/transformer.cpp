@@ -20,10 +20,14 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 class Builder : public AttentionGraph {
  public:
   Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, const AttentionKernel& attention)
-      : m_(m), pass_(pass), p_(p), attention_(attention), seqs_(pass.batch / pass.microbatches / pass.ep),
-        rows_(seqs_ * pass.new_tokens), tp_(pass.tp),
+      : m_(m), pass_(pass), p_(p), attention_(attention), groups_(groups_of(pass)), seqs_(0), rows_(0), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
-        heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {}
+        heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {
+    for (const SequenceGroup& g : groups_) {
+      seqs_ += g.count;
+      rows_ += g.count * g.new_tokens;
+    }
+  }
 
   OpGraph build() {
     for (std::int64_t mb = 0; mb < pass_.microbatches; ++mb) {
@@ -58,13 +62,19 @@ class Builder : public AttentionGraph {
  private:
   using Input = OpInput;
 
+  // A uniform pass is one group of a micro-batch's share of the sequences on this EP rank.
+  static std::vector<SequenceGroup> groups_of(const ForwardPass& pass) {
+    if (!pass.groups.empty()) return pass.groups;
+    return {SequenceGroup{pass.batch / pass.microbatches / pass.ep, pass.new_tokens, pass.context, pass.prefill}};
+  }
+
   // AttentionGraph: the attention kernel's ops belong to the layer being built.
   OpId gemm(const std::string& name, const std::string& op_class, const GemmShape& shape, const std::vector<OpInput>& inputs) override {
-    return gemm_op(name, op_class, attention_layer_, shape, inputs);
+    return gemm_op(group_prefix_ + name, op_class, attention_layer_, shape, inputs);
   }
   OpId vector(const std::string& name, const std::string& op_class, std::int64_t in, std::int64_t out, double flops,
               const std::vector<OpInput>& inputs, DType out_dtype, bool convert, std::optional<DType> in_dtype) override {
-    return vector_op(name, op_class, attention_layer_, in, out, flops, inputs, out_dtype, convert, in_dtype);
+    return vector_op(group_prefix_ + name, op_class, attention_layer_, in, out, flops, inputs, out_dtype, convert, in_dtype);
   }
 
   OpId add(OpNode op, const std::vector<Input>& inputs) {
@@ -130,9 +140,19 @@ class Builder : public AttentionGraph {
     // kernel (workloads/attention_kernels/) decides which ops that takes.
     (void)group;
     attention_layer_ = l;
-    const OpId attn = attention_.build(*this, AttentionShape{rope, kv_write, seqs_, H, Hkv, hd, pass_.new_tokens, pass_.context,
-                                                             pass_.prefill, p_});
-    OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, {{attn, T * H * hd}});
+    // A mixed pass runs the kernel once per group (ops named g0., g1., ...); o_proj reads
+    // every group's output.
+    std::vector<Input> attn_out;
+    for (std::size_t i = 0; i < groups_.size(); ++i) {
+      const SequenceGroup& g = groups_[i];
+      group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
+      const std::int64_t rows = g.count * g.new_tokens;
+      const OpId attn = attention_.build(*this, AttentionShape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context,
+                                                               g.prefill, p_});
+      attn_out.push_back({attn, rows * H * hd});
+    }
+    group_prefix_.clear();
+    OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
     o = all_reduce("attn_allreduce", l, o, T * h);
     OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
 
@@ -242,6 +262,8 @@ class Builder : public AttentionGraph {
   Precision p_;
   const AttentionKernel& attention_;
   int attention_layer_ = -1;  // the layer whose attention the kernel is building
+  std::vector<SequenceGroup> groups_;  // the pass's sequences by shape (one for a uniform pass)
+  std::string group_prefix_;           // "g2." while building group 2's attention in a mixed pass
   std::int64_t seqs_;  // sequences per micro-batch
   std::int64_t rows_;  // tokens per micro-batch
   std::int64_t tp_, heads_, kv_heads_;
@@ -253,6 +275,26 @@ class Builder : public AttentionGraph {
 };
 
 }  // namespace
+
+ForwardPass mixed_pass(std::vector<SequenceGroup> groups) {
+  if (groups.empty()) throw InputError("a mixed pass needs at least one group of sequences");
+  ForwardPass pass;
+  pass.batch = 0;
+  for (const SequenceGroup& g : groups) {
+    if (g.count < 1 || g.new_tokens < 1 || g.context < g.new_tokens) {
+      throw InputError("a group of " + std::to_string(g.count) + " sequences adding " + std::to_string(g.new_tokens) +
+                       " tokens at context " + std::to_string(g.context) + ": needs at least one sequence, one new token "
+                       "and a context that holds the new tokens");
+    }
+    if (!g.prefill && g.new_tokens != 1) throw InputError("a decode group adds one token per sequence");
+    pass.batch += g.count;
+  }
+  pass.groups = std::move(groups);
+  pass.new_tokens = pass.groups.front().new_tokens;
+  pass.context = pass.groups.front().context;
+  pass.prefill = pass.groups.front().prefill;
+  return pass;
+}
 
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt) {
   return ForwardPass{batch, prompt, prompt, true};
@@ -316,6 +358,9 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
   check_tensor_parallel(m, pass.tp);
   check_pipeline(m, pass);
   check_expert_parallel(m, pass);
+  if (!pass.groups.empty() && (pass.microbatches != 1 || pass.ep != 1)) {
+    throw InputError("a mixed pass (serving) runs as one micro-batch without expert parallelism");
+  }
   return Builder(m, pass, p, attention_kernels().get(attention.name, "attention")).build();
 }
 

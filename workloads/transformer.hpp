@@ -2,12 +2,27 @@
 // Builds the operator graph of one forward pass of a decoder-only transformer: prefill of B
 // prompts of S tokens, or one decode step of B sequences whose KV cache holds `context` tokens.
 #include <string>
+#include <vector>
 
 #include "workloads/attention_kernel.hpp"
 #include "workloads/graph.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
+
+// Sequences of a mixed pass (continuous batching) that have the same shape: `count` sequences
+// that each add `new_tokens` tokens (a prompt, a prefill chunk, or 1 in decode) and whose newest
+// token attends to `context` keys. A chunk of a prompt attends to the earlier tokens and,
+// causally, to itself.
+struct SequenceGroup {
+  std::int64_t count = 1;
+  std::int64_t new_tokens = 1;
+  std::int64_t context = 1;
+  bool prefill = false;
+  bool operator==(const SequenceGroup& o) const {
+    return count == o.count && new_tokens == o.new_tokens && context == o.context && prefill == o.prefill;
+  }
+};
 
 struct ForwardPass {
   std::int64_t batch = 1;
@@ -28,10 +43,17 @@ struct ForwardPass {
   // tokens to their experts and back with two all-to-alls over the EP group (the chips of the
   // same TP rank); the row-parallel expert outputs are then all-reduced over the TP group.
   std::int64_t ep = 1;
+  // A mixed pass (serving): when not empty, these groups replace batch, new_tokens, context
+  // and prefill. The linear layers run on all their tokens at once; attention runs once per
+  // group. One micro-batch, no expert parallelism.
+  std::vector<SequenceGroup> groups{};
   // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
   // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };
 
+// A mixed pass of `groups` (batch = their sequences); throws InputError for an empty or
+// impossible group.
+ForwardPass mixed_pass(std::vector<SequenceGroup> groups);
 ForwardPass prefill_pass(std::int64_t batch, std::int64_t prompt);
 // The decode step that produces token `generated + 1` after a prompt of `prompt` tokens.
 ForwardPass decode_pass(std::int64_t batch, std::int64_t prompt, std::int64_t generated);

@@ -10,8 +10,9 @@ class Fused : public AttentionKernel {
   std::string name() const override { return "fused"; }
   std::string summary() const override { return "flash attention on the matrix units: scores stay on chip"; }
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
-    // Causal prefill skips masked key blocks: a query reads (S + 1) / 2 keys on average.
-    const std::int64_t keys = s.prefill ? (s.context + 2) / 2 : s.context;
+    // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
+    // average; a chunk of n new tokens reads every earlier key and half of its own.
+    const std::int64_t keys = s.prefill ? (s.context - s.new_tokens) + (s.new_tokens + 2) / 2 : s.context;
     const DType act = s.precision.activations;
     const GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
     return g.gemm("attention", "attention", shape, {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}});

@@ -1,0 +1,131 @@
+#include "serving/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/format.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// Times and rates in CSV with ten significant digits: a run of minutes keeps microseconds.
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+nlohmann::json percentiles_json(const Percentiles& p) {
+  return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
+}
+
+std::string groups_text(const std::vector<SequenceGroup>& groups) {
+  std::string s;
+  for (const SequenceGroup& g : groups) {
+    if (!s.empty()) s += " + ";
+    s += g.prefill ? std::to_string(g.count) + "x prefill " + std::to_string(g.new_tokens) + "@" + std::to_string(g.context)
+                   : std::to_string(g.count) + "x decode @" + std::to_string(g.context);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string describe_scheduler(const SchedulerConfig& c) {
+  if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
+  return std::string("continuous batching, ") +
+         (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
+         std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
+         (c.chunked_prefill ? ", chunked prefill" : "");
+}
+
+nlohmann::json serving_json(const ServingResult& r) {
+  const ServingSetup& s = r.setup;
+  const ServingSummary& m = r.summary;
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["kind"] = "serving";
+  j["hardware"] = r.hw.name;
+  j["model"] = r.model.name;
+  j["tp"] = s.machine.tp;
+  j["pp"] = s.machine.pp;
+  j["chips"] = r.chips;
+  j["topology"] = r.topology;
+  j["weights_dtype"] = dtype_name(s.machine.precision.weights);
+  j["activations_dtype"] = dtype_name(s.machine.precision.activations);
+  j["kv_dtype"] = dtype_name(s.machine.precision.kv);
+  j["scheduler"] = describe_scheduler(s.scheduler);
+  j["workload"] = {{"requests", r.requests.size()},
+                   {"arrivals", s.workload.arrivals.kind == Arrivals::Kind::closed_loop ? "closed_loop"
+                                : s.workload.arrivals.kind == Arrivals::Kind::poisson   ? "poisson"
+                                : s.workload.arrivals.kind == Arrivals::Kind::burst     ? "burst"
+                                                                                        : "trace"},
+                   {"concurrency", s.workload.arrivals.concurrency},
+                   {"rate_per_s", s.workload.arrivals.rate_per_s},
+                   {"seed", s.workload.seed},
+                   {"warmup_requests", s.warmup_requests}};
+  j["kv_cache"] = {{"blocks_per_chip", r.kv_blocks},
+                   {"block_tokens", s.kv.block_tokens},
+                   {"bytes_per_block", r.kv_bytes_per_block},
+                   {"admission", s.kv.admission == KvCacheConfig::Admission::reserve ? "reserve" : "on_demand"}};
+  j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
+  j["iteration_overhead_s"] = s.iteration_overhead_s;
+  j["buckets_per_octave"] = s.buckets_per_octave;
+  j["notes"] = r.notes;
+  j["summary"] = {{"requests", m.requests},
+                  {"duration_s", m.duration_s},
+                  {"output_tok_s", m.output_tok_s},
+                  {"output_tok_s_per_chip", m.output_tok_s_per_chip},
+                  {"total_tok_s", m.total_tok_s},
+                  {"requests_per_s", m.requests_per_s},
+                  {"tok_s_per_user", m.tok_s_per_user},
+                  {"ttft_s", percentiles_json(m.ttft_s)},
+                  {"tpot_s", percentiles_json(m.tpot_s)},
+                  {"e2e_s", percentiles_json(m.e2e_s)},
+                  {"slo_ttft_s", s.slo_ttft_s},
+                  {"slo_tpot_s", s.slo_tpot_s},
+                  {"goodput_requests_per_s", m.goodput_requests_per_s},
+                  {"slo_attainment", m.slo_attainment},
+                  {"preemptions", m.preemptions},
+                  {"mean_batch", m.mean_batch},
+                  {"decode_intensity", m.decode_intensity}};
+  j["iterations"] = r.iterations.size();
+  j["shapes_simulated"] = r.shapes.size();
+  j["simulated_s"] = r.simulated_s;
+  j["wall_s"] = r.wall_s;
+  j["sim_wall_s"] = r.sim_wall_s;
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const IterationShape& sh : r.shapes) {
+    shapes.push_back({{"shape", groups_text(sh.groups)}, {"seconds", sh.outcome.seconds}, {"uses", sh.uses},
+                      {"flops", sh.outcome.flops}, {"bytes", sh.outcome.bytes}});
+  }
+  j["shapes"] = shapes;
+  return j;
+}
+
+std::string requests_csv(const ServingResult& r) {
+  std::ostringstream os;
+  os << "id,arrival_s,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,preemptions,counted\n";
+  for (const RequestRecord& q : r.requests) {
+    os << q.spec.id << ',' << num(q.arrival_s) << ',' << num(q.first_token_s) << ','
+       << num(q.finish_s) << ',' << num(q.ttft_s()) << ',' << num(q.tpot_s()) << ','
+       << num(q.e2e_s()) << ',' << q.spec.prompt_tokens << ',' << q.spec.output_tokens << ',' << q.preemptions
+       << ',' << (q.spec.id >= r.setup.warmup_requests ? 1 : 0) << '\n';
+  }
+  return os.str();
+}
+
+std::string iterations_csv(const ServingResult& r) {
+  std::ostringstream os;
+  os << "iteration,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,kv_blocks_used,waiting,shape\n";
+  for (std::size_t i = 0; i < r.iterations.size(); ++i) {
+    const IterationRecord& it = r.iterations[i];
+    os << i << ',' << num(it.start_s) << ',' << num(it.seconds) << ',' << it.prefill_sequences << ','
+       << it.prefill_tokens << ',' << it.decode_sequences << ',' << it.kv_blocks_used << ',' << it.waiting << ',' << it.shape
+       << '\n';
+  }
+  return os.str();
+}
+
+}  // namespace roofsim

@@ -1,0 +1,19 @@
+#pragma once
+// A serving run as data: JSON (the schema in docs/schema.md), per-request and per-iteration CSV.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "serving/serving.hpp"
+
+namespace roofsim {
+
+nlohmann::json serving_json(const ServingResult& r);
+// One row per request: arrival, first token, finish, TTFT, TPOT, end-to-end (seconds),
+// prompt and output tokens, preemptions.
+std::string requests_csv(const ServingResult& r);
+// One row per iteration: start, seconds, prefill and decode sequences, prefill tokens, KV
+// blocks in use, queue length, and the shape it ran as.
+std::string iterations_csv(const ServingResult& r);
+std::string describe_scheduler(const SchedulerConfig& c);
+
+}  // namespace roofsim

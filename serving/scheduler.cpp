@@ -1,0 +1,154 @@
+#include "serving/scheduler.hpp"
+
+#include <algorithm>
+
+namespace roofsim {
+
+namespace {
+using Policy = SchedulerConfig::Policy;
+using Priority = SchedulerConfig::Priority;
+}  // namespace
+
+// Takes the KV blocks `r` needs to hold `tokens` tokens (on-demand admission; a reserving
+// request already holds them all).
+bool Scheduler::grow(LiveRequest& r, std::int64_t tokens) {
+  const std::int64_t need = pool_.blocks_for(tokens) - r.blocks;
+  if (need <= 0) return true;
+  if (!pool_.try_take(need)) return false;
+  r.blocks += need;
+  return true;
+}
+
+// Preempts running_[i]: its blocks are freed and it waits at the head of the queue to prefill
+// its prompt and what it has generated so far again (recompute, as vLLM does by default).
+void Scheduler::preempt(std::size_t i) {
+  LiveRequest r = running_[i];
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+  pool_.give_back(r.blocks);
+  r.blocks = 0;
+  r.prompt = r.prompt_tokens + r.generated;
+  r.cached = 0;
+  preempted_.push_back(r.record);
+  waiting_.push_front(r);
+}
+
+// Admits the request at the head of the queue if its KV blocks are free: all of prompt and
+// output when reserving, the first chunk's otherwise.
+bool Scheduler::admit_head(std::int64_t first_chunk) {
+  LiveRequest& r = waiting_.front();
+  const std::int64_t tokens =
+      admission_ == KvCacheConfig::Admission::reserve ? r.prompt + (r.output - r.generated) : r.cached + first_chunk;
+  const std::int64_t need = pool_.blocks_for(tokens) - r.blocks;
+  if (need > 0 && !pool_.try_take(need)) return false;
+  if (need > 0) r.blocks += need;
+  running_.push_back(r);
+  waiting_.pop_front();
+  return true;
+}
+
+void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget) {
+  // Oldest first; when the cache is full, the newest running request gives way (it has not
+  // been planned yet: everything planned is older).
+  for (std::size_t i = 0; i < running_.size() && budget > 0;) {
+    if (running_[i].in_prefill()) {
+      ++i;
+      continue;
+    }
+    // The token fed this step joins the cache; on demand, it may need a new block.
+    bool preempted_self = false;
+    while (!grow(running_[i], running_[i].cached + 1)) {
+      const std::size_t victim = running_.size() - 1;
+      preempt(victim);
+      if (victim == i) {
+        preempted_self = true;
+        break;
+      }
+    }
+    if (preempted_self) break;  // it was the newest: nothing comes after it
+    work.push_back({static_cast<std::int64_t>(i), 1, running_[i].cached + 1, false});
+    --budget;
+    ++i;
+  }
+}
+
+void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget) {
+  auto chunk_of = [&](const LiveRequest& r) -> std::int64_t {
+    const std::int64_t left = r.prompt - r.cached;
+    if (left <= budget) return left;
+    return config_.chunked_prefill ? budget : 0;
+  };
+  // Running requests part-way through their prompt (chunked prefill) go first.
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    LiveRequest& r = running_[i];
+    if (!r.in_prefill()) continue;
+    const std::int64_t n = chunk_of(r);
+    if (n == 0 || !grow(r, r.cached + n)) continue;
+    work.push_back({static_cast<std::int64_t>(i), n, r.cached + n, true});
+    budget -= n;
+  }
+  // Then new requests, first come first served: a request that does not fit blocks the ones
+  // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
+  while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+    const std::int64_t n = chunk_of(waiting_.front());
+    if (n == 0 || !admit_head(n)) break;
+    const LiveRequest& r = running_.back();
+    work.push_back({static_cast<std::int64_t>(running_.size() - 1), n, r.cached + n, true});
+    budget -= n;
+  }
+}
+
+std::vector<ScheduledWork> Scheduler::plan() {
+  std::vector<ScheduledWork> work;
+  if (config_.policy == Policy::static_batch) {
+    // A batch runs to its end before the next one is admitted; its prompts prefill together.
+    if (running_.empty()) {
+      while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+        const std::int64_t n = waiting_.front().prompt - waiting_.front().cached;
+        if (!admit_head(n)) break;
+        work.push_back({static_cast<std::int64_t>(running_.size() - 1), n, running_.back().cached + n, true});
+      }
+      return work;
+    }
+    std::int64_t unlimited = static_cast<std::int64_t>(running_.size());
+    plan_decodes(work, unlimited);
+    return work;
+  }
+  std::int64_t budget = config_.max_tokens;
+  if (config_.priority == Priority::prefill_first) {
+    plan_prefill(work, budget);
+    if (!work.empty()) return work;
+    plan_decodes(work, budget);
+    return work;
+  }
+  plan_decodes(work, budget);
+  plan_prefill(work, budget);
+  return work;
+}
+
+Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work) {
+  Progress p;
+  for (const ScheduledWork& w : work) {
+    LiveRequest& r = running_[static_cast<std::size_t>(w.live)];
+    r.cached += w.new_tokens;
+    // A prefill that reaches the end of the prompt, and every decode, yields a token.
+    if (!r.in_prefill()) {
+      ++r.generated;
+      p.produced.push_back(r);
+    }
+  }
+  std::vector<LiveRequest> still;
+  still.reserve(running_.size());
+  for (LiveRequest& r : running_) {
+    if (r.generated >= r.output) {
+      pool_.give_back(r.blocks);
+      r.blocks = 0;
+      p.finished.push_back(r);
+    } else {
+      still.push_back(r);
+    }
+  }
+  running_ = std::move(still);
+  return p;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,79 @@
+#pragma once
+// Forms each iteration's batch from the running and waiting requests, under the token budget,
+// the batch limit and the KV cache (serving/serving.hpp says what each policy reproduces).
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "serving/kv_cache.hpp"
+#include "serving/serving.hpp"
+
+namespace roofsim {
+
+// A request inside the server.
+struct LiveRequest {
+  std::int64_t record = 0;       // index into ServingResult::requests
+  std::int64_t prompt_tokens = 0;  // the request's prompt
+  std::int64_t prompt = 0;       // tokens to prefill: the prompt, or prompt + output so far after a preemption
+  std::int64_t output = 0;       // output tokens wanted
+  std::int64_t cached = 0;       // tokens in the KV cache
+  std::int64_t generated = 0;    // output tokens produced
+  std::int64_t blocks = 0;       // KV blocks held
+  bool in_prefill() const { return cached < prompt; }
+};
+
+// One request's work in an iteration: `new_tokens` (a prompt, a chunk, or 1 to decode) whose
+// newest attends to `context` keys.
+struct ScheduledWork {
+  std::int64_t live = 0;  // index into the scheduler's running list
+  std::int64_t new_tokens = 1;
+  std::int64_t context = 1;
+  bool prefill = false;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool)
+      : config_(config), admission_(admission), pool_(pool) {}
+
+  void arrive(LiveRequest r) { waiting_.push_back(r); }
+  // The next iteration's work; admits waiting requests (taking their KV blocks) and, when the
+  // cache runs out, preempts (the request goes back to the head of the queue, its blocks
+  // freed, to be recomputed). Empty when nothing can run.
+  std::vector<ScheduledWork> plan();
+  // After the iteration: advances every scheduled request by its tokens. Returns the
+  // requests that produced a token (first or later), and removes and returns the finished.
+  struct Progress {
+    std::vector<LiveRequest> produced;  // as they are after this iteration
+    std::vector<LiveRequest> finished;
+  };
+  Progress complete(const std::vector<ScheduledWork>& work);
+
+  const std::vector<LiveRequest>& running() const { return running_; }
+  std::size_t waiting() const { return waiting_.size(); }
+  // Preempted requests so far, by record index.
+  const std::vector<std::int64_t>& preempted() const { return preempted_; }
+  // Preempts the most recently admitted running request (the engine's way out when nothing
+  // can run); false when none runs.
+  bool preempt_newest() {
+    if (running_.empty()) return false;
+    preempt(running_.size() - 1);
+    return true;
+  }
+
+ private:
+  bool admit_head(std::int64_t first_chunk);
+  bool grow(LiveRequest& r, std::int64_t tokens);
+  void preempt(std::size_t i);
+  void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
+  void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
+
+  SchedulerConfig config_;
+  KvCacheConfig::Admission admission_;
+  KvBlockPool& pool_;
+  std::deque<LiveRequest> waiting_;
+  std::vector<LiveRequest> running_;  // in admission order
+  std::vector<std::int64_t> preempted_;
+};
+
+}  // namespace roofsim

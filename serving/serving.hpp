@@ -1,0 +1,161 @@
+#pragma once
+// A serving run: requests arrive over time (serving/workload.hpp), a scheduler forms each
+// iteration's batch (serving/scheduler.hpp) under a paged KV cache (serving/kv_cache.hpp), and
+// every iteration is a forward pass with that iteration's real shapes, simulated on the
+// event-level chip and fabric model (experiment PassSimulator). The serving clock is an event
+// loop over iterations and arrivals, outside SystemC: each distinct iteration shape is
+// simulated once on idle chips, and an identical iteration later reuses that result exactly.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiment/inference.hpp"
+#include "experiment/progress.hpp"
+#include "serving/workload.hpp"
+
+namespace roofsim {
+
+struct SchedulerConfig {
+  enum class Policy {
+    // Iteration-level continuous batching (Orca, TensorRT-LLM in-flight batching, vLLM):
+    // requests join and leave the batch at every iteration.
+    continuous,
+    // Static batching (TensorRT-LLM 0.9 gptSessionBenchmark): up to max_batch waiting requests
+    // prefill together and decode until the last of them finishes; then the next batch.
+    static_batch,
+  };
+  enum class Priority {
+    // Running decodes take the token budget first, prefills (or chunks) fill what is left, in
+    // one iteration (TensorRT-LLM, Sarathi-Serve).
+    decode_first,
+    // An iteration with admissible prefills runs only prefills; decodes wait (vLLM v0).
+    prefill_first,
+  };
+  Policy policy = Policy::continuous;
+  Priority priority = Priority::decode_first;
+  std::int64_t max_batch = 256;    // sequences in one iteration
+  std::int64_t max_tokens = 8192;  // tokens in one iteration (prefill tokens + one per decode)
+  // Split prompts into chunks that fill the budget (Sarathi); off: a prompt runs whole, and
+  // waits until the budget has room for all of it.
+  bool chunked_prefill = false;
+};
+
+struct KvCacheConfig {
+  enum class Admission {
+    // Admit a request only when blocks for its whole prompt and output are free, and reserve
+    // them (TensorRT-LLM's GUARANTEED_NO_EVICT): never preempts.
+    reserve,
+    // Allocate blocks as tokens arrive (vLLM); when a running request needs a block and none
+    // is free, the most recently admitted request is preempted and later recomputed.
+    on_demand,
+  };
+  Admission admission = Admission::reserve;
+  std::int64_t block_tokens = 32;
+  // Share of the HBM left after weights and activations that holds the KV cache
+  // (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, vLLM's gpu_memory_utilization).
+  double memory_fraction = 0.9;
+  // Blocks per chip, overriding the memory computation (0: computed).
+  std::int64_t blocks = 0;
+};
+
+struct ServingSetup {
+  // The machine and model: hw, model, dtypes, attention, tp, pp, topology, near_memory,
+  // launch; batch, prompt and generate are not used.
+  Experiment machine;
+  WorkloadSpec workload;
+  SchedulerConfig scheduler;
+  KvCacheConfig kv;
+  // Host time per iteration that no kernel covers (scheduling, sampling, detokenising),
+  // added before each iteration's pass.
+  double iteration_overhead_s = 0;
+  // Iteration shapes are bucketed before they are simulated: every token count and context
+  // is rounded to the nearest multiple of 2^floor(log2(v / bucket_per_octave)), i.e. about
+  // bucket_per_octave values per doubling (32: at most 1.6% off). 0: exact shapes.
+  int buckets_per_octave = 32;
+  // Service-level objectives for goodput: a request counts when both hold (0: no limit).
+  double slo_ttft_s = 0, slo_tpot_s = 0;
+  // The first this many requests (by id) run but are left out of the statistics: a closed
+  // loop starts with every client sending at once, which steady state never sees.
+  std::int64_t warmup_requests = 0;
+  std::string source = "built-in default";
+};
+
+// One request as it went.
+struct RequestRecord {
+  RequestSpec spec;
+  double arrival_s = 0, first_token_s = -1, finish_s = -1;
+  std::int64_t preemptions = 0;
+  double ttft_s() const { return first_token_s - arrival_s; }
+  double tpot_s() const {
+    return spec.output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(spec.output_tokens - 1) : 0.0;
+  }
+  double e2e_s() const { return finish_s - arrival_s; }
+};
+
+// One iteration: when it started, what it held, what it took.
+struct IterationRecord {
+  double start_s = 0, seconds = 0;
+  std::int32_t prefill_sequences = 0, decode_sequences = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t kv_blocks_used = 0;
+  std::int32_t waiting = 0;
+  std::int32_t shape = 0;  // index into ServingResult::shapes
+};
+
+// A distinct (bucketed) iteration shape and what simulating it gave.
+struct IterationShape {
+  std::vector<SequenceGroup> groups;
+  PassOutcome outcome;
+  std::int64_t uses = 0;
+};
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+struct ServingSummary {
+  std::int64_t requests = 0;  // counted in the statistics
+  double duration_s = 0;      // first arrival to last finish of the counted requests
+  double output_tok_s = 0, total_tok_s = 0, requests_per_s = 0;
+  double output_tok_s_per_chip = 0;
+  double tok_s_per_user = 0;  // 1 / mean TPOT
+  Percentiles ttft_s, tpot_s, e2e_s;
+  double goodput_requests_per_s = 0;  // counted requests meeting both SLOs, per second
+  double slo_attainment = 0;          // share of counted requests meeting both SLOs
+  std::int64_t preemptions = 0;
+  double mean_batch = 0;              // sequences per iteration
+  double decode_intensity = 0;        // FLOP/B of the decode-only iterations: their FLOPs over their bytes
+};
+
+struct ServingResult {
+  ServingSetup setup;
+  HardwareSpec hw;
+  ModelConfig model;
+  std::string topology;
+  std::int64_t chips = 1;
+  std::vector<std::string> notes;
+  std::int64_t kv_blocks = 0;           // per chip
+  double kv_bytes_per_block = 0;        // per chip
+  double weights_bytes = 0, activations_bytes = 0;  // per chip
+  std::vector<RequestRecord> requests;
+  std::vector<IterationRecord> iterations;
+  std::vector<IterationShape> shapes;
+  ServingSummary summary;
+  double simulated_s = 0;  // the serving clock at the end
+  double wall_s = 0;       // what the run took
+  double sim_wall_s = 0;   // of which simulating passes
+};
+
+// Runs the serving simulation. Throws InputError for impossible settings (a request that the
+// KV cache cannot hold, a prompt beyond the token budget without chunked prefill, a context
+// beyond the model's), Cancelled when `control` asks. Progress: requests finished.
+ServingResult run_serving(const ServingSetup& setup, const RunControl& control = {});
+
+// The statistics of finished requests (the summary run_serving fills).
+ServingSummary summarize(const ServingResult& r);
+
+// Rounds v to the bucket grid (see ServingSetup::buckets_per_octave; 0 returns v).
+std::int64_t bucket_tokens(std::int64_t v, int buckets_per_octave);
+
+}  // namespace roofsim

@@ -1,0 +1,82 @@
+// The statistics of a serving run: throughput, latency percentiles, goodput.
+#include <algorithm>
+#include <cmath>
+
+#include "serving/serving.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// Percentiles by linear interpolation between closest ranks (numpy's default).
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  p.p50 = at(0.5);
+  p.p90 = at(0.9);
+  p.p99 = at(0.99);
+  p.max = v.back();
+  return p;
+}
+
+}  // namespace
+
+ServingSummary summarize(const ServingResult& r) {
+  ServingSummary s;
+  std::vector<double> ttft, tpot, e2e;
+  double first = INFINITY, last = 0, out_tokens = 0, all_tokens = 0;
+  std::int64_t good = 0;
+  for (const RequestRecord& q : r.requests) {
+    if (q.spec.id < r.setup.warmup_requests || q.finish_s < 0) continue;
+    ++s.requests;
+    first = std::min(first, q.arrival_s);
+    last = std::max(last, q.finish_s);
+    out_tokens += static_cast<double>(q.spec.output_tokens);
+    all_tokens += static_cast<double>(q.spec.output_tokens + q.spec.prompt_tokens);
+    ttft.push_back(q.ttft_s());
+    if (q.spec.output_tokens > 1) tpot.push_back(q.tpot_s());
+    e2e.push_back(q.e2e_s());
+    s.preemptions += q.preemptions;
+    const bool meets = (r.setup.slo_ttft_s <= 0 || q.ttft_s() <= r.setup.slo_ttft_s) &&
+                       (r.setup.slo_tpot_s <= 0 || q.tpot_s() <= r.setup.slo_tpot_s);
+    if (meets) ++good;
+  }
+  if (s.requests == 0) return s;
+  s.duration_s = last - first;
+  if (s.duration_s > 0) {
+    s.output_tok_s = out_tokens / s.duration_s;
+    s.total_tok_s = all_tokens / s.duration_s;
+    s.requests_per_s = static_cast<double>(s.requests) / s.duration_s;
+    s.goodput_requests_per_s = static_cast<double>(good) / s.duration_s;
+    s.output_tok_s_per_chip = s.output_tok_s / static_cast<double>(r.chips);
+  }
+  s.slo_attainment = static_cast<double>(good) / static_cast<double>(s.requests);
+  s.ttft_s = percentiles(ttft);
+  s.tpot_s = percentiles(tpot);
+  s.e2e_s = percentiles(e2e);
+  if (s.tpot_s.mean > 0) s.tok_s_per_user = 1.0 / s.tpot_s.mean;
+  double seqs = 0, decode_flops = 0, decode_bytes = 0;
+  for (const IterationRecord& it : r.iterations) {
+    seqs += static_cast<double>(it.prefill_sequences + it.decode_sequences);
+    if (it.prefill_sequences == 0) {
+      const PassOutcome& o = r.shapes[static_cast<std::size_t>(it.shape)].outcome;
+      decode_flops += o.flops;
+      decode_bytes += o.bytes;
+    }
+  }
+  if (!r.iterations.empty()) s.mean_batch = seqs / static_cast<double>(r.iterations.size());
+  if (decode_bytes > 0) s.decode_intensity = decode_flops / decode_bytes;
+  return s;
+}
+
+}  // namespace roofsim

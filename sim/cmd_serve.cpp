@@ -1,0 +1,219 @@
+// `roofsim serve`: requests over time on the simulated machine, with continuous batching and a
+// paged KV cache; latency percentiles, throughput and goodput.
+#include <iostream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "serving/report.hpp"
+#include "serving/serving.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+#include "validation/analytic.hpp"
+
+namespace roofsim {
+
+namespace {
+
+struct ServeOptions {
+  std::string hw;
+  ExperimentFlags x;
+  std::int64_t concurrency = 8, requests = 0, burst = 0, seed = 1, warmup = 0;
+  double rate = 0, burst_interval_ms = 1000;
+  std::string trace_file, prompt = "1024", output = "128";
+  std::string scheduler = "continuous", priority = "decode_first", admission = "reserve";
+  std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
+  bool chunked = false;
+  double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
+  int buckets = 32;
+  std::string json, requests_csv, iterations_csv;
+};
+
+std::string ms(double s) { return format_fixed(s * 1e3, 2); }
+
+void print_report(std::ostream& os, const ServingResult& r) {
+  const ServingSetup& s = r.setup;
+  const ServingSummary& m = r.summary;
+  os << "roofsim serve: " << r.model.name << " on " << (r.chips > 1 ? std::to_string(r.chips) + " x " : "") << r.hw.description
+     << (r.chips > 1 ? " (" + r.topology + ", tensor parallel " + std::to_string(s.machine.tp) + ")" : "") << ", simulated\n\n";
+  os << "workload   " << r.requests.size() << " requests, ";
+  switch (s.workload.arrivals.kind) {
+    case Arrivals::Kind::closed_loop: os << "closed loop at concurrency " << s.workload.arrivals.concurrency; break;
+    case Arrivals::Kind::poisson: os << "Poisson arrivals at " << format_general(s.workload.arrivals.rate_per_s) << "/s"; break;
+    case Arrivals::Kind::burst:
+      os << "bursts of " << s.workload.arrivals.burst_size << " every " << format_seconds(s.workload.arrivals.burst_interval_s);
+      break;
+    case Arrivals::Kind::trace: os << "trace " << s.workload.trace_path; break;
+  }
+  if (s.workload.arrivals.kind != Arrivals::Kind::trace) {
+    os << "; prompt " << describe(s.workload.prompt) << ", output " << describe(s.workload.output) << "; seed " << s.workload.seed;
+  }
+  os << "\nscheduler  " << describe_scheduler(s.scheduler) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
+     << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
+     << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
+     << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
+     << format_si(r.hw.hbm.capacity_bytes, "B", 2) << "), "
+     << (s.kv.admission == KvCacheConfig::Admission::reserve ? "reserved at admission" : "allocated on demand, preempting")
+     << "\n";
+  for (const std::string& n : r.notes) os << "note       " << n << "\n";
+  os << "\n";
+  TextTable t({"latency (ms)", "mean", "p50", "p90", "p99", "max"});
+  for (const auto& [name, p] : {std::pair{"time to first token", m.ttft_s}, {"time per output token", m.tpot_s},
+                                {"end to end", m.e2e_s}}) {
+    t.add_row({name, ms(p.mean), ms(p.p50), ms(p.p90), ms(p.p99), ms(p.max)});
+  }
+  t.print(os);
+  os << "\nthroughput " << format_fixed(m.output_tok_s, 1) << " output tokens/s (" << format_fixed(m.output_tok_s_per_chip, 1)
+     << " per chip), " << format_fixed(m.total_tok_s, 1) << " tokens/s with prompts, " << format_fixed(m.requests_per_s, 3)
+     << " requests/s; " << format_fixed(m.tok_s_per_user, 1) << " tokens/s per user\n";
+  if (s.slo_ttft_s > 0 || s.slo_tpot_s > 0) {
+    os << "goodput    " << format_fixed(m.goodput_requests_per_s, 3) << " requests/s meet TTFT <= "
+       << (s.slo_ttft_s > 0 ? format_seconds(s.slo_ttft_s) : "any") << " and TPOT <= "
+       << (s.slo_tpot_s > 0 ? format_seconds(s.slo_tpot_s) : "any") << " (" << format_fixed(100.0 * m.slo_attainment, 1)
+     << "% of requests)\n";
+  }
+  os << "batches    " << format_fixed(m.mean_batch, 1) << " sequences per iteration on average, " << m.preemptions
+     << " preemptions; decode iterations at " << format_fixed(m.decode_intensity, 1) << " FLOP/B (ridge "
+     << format_fixed(roofline_for(r.hw, s.machine.precision.activations).ridge(), 1) << ")\n";
+  os << "\n" << m.requests << " requests counted" << (s.warmup_requests > 0 ? " (" + std::to_string(s.warmup_requests) + " warm-up left out)" : "")
+     << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "
+     << r.shapes.size() << " distinct shapes simulated on the chip model"
+     << (s.buckets_per_octave > 0 ? " (shapes bucketed, " + std::to_string(s.buckets_per_octave) + " per octave; --buckets 0 for exact)" : " (exact shapes)")
+     << "; wall time " << format_seconds(r.wall_s) << " (" << format_seconds(r.sim_wall_s) << " simulating passes)\n";
+}
+
+LengthDistribution lengths(const std::string& text, const std::string& flag) { return parse_length_distribution(text, flag); }
+
+void serve(const ServeOptions& o, const CLI::App& cmd) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"}}) {
+    check_output_path(path, flag);
+  }
+  ServingSetup s;
+  if (cmd.count("--hw")) s.machine.hw = o.hw;
+  apply_experiment_flags(o.x, cmd, s.machine);
+  s.source = "flags";
+  WorkloadSpec& w = s.workload;
+  const int modes = (cmd.count("--rate") ? 1 : 0) + (cmd.count("--burst") ? 1 : 0) + (cmd.count("--trace-file") ? 1 : 0) +
+                    (cmd.count("--concurrency") ? 1 : 0);
+  if (modes > 1) throw InputError("give one of --concurrency, --rate, --burst and --trace-file");
+  if (cmd.count("--rate")) {
+    w.arrivals.kind = Arrivals::Kind::poisson;
+    w.arrivals.rate_per_s = o.rate;
+  } else if (cmd.count("--burst")) {
+    w.arrivals.kind = Arrivals::Kind::burst;
+    w.arrivals.burst_size = o.burst;
+    w.arrivals.burst_interval_s = o.burst_interval_ms * 1e-3;
+  } else if (cmd.count("--trace-file")) {
+    w.arrivals.kind = Arrivals::Kind::trace;
+    w.trace_path = o.trace_file;
+  } else {
+    w.arrivals.kind = Arrivals::Kind::closed_loop;
+    w.arrivals.concurrency = o.concurrency;
+  }
+  w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : 100);
+  w.prompt = lengths(o.prompt, "--prompt");
+  w.output = lengths(o.output, "--output");
+  w.seed = static_cast<std::uint64_t>(o.seed);
+  SchedulerConfig& c = s.scheduler;
+  c.policy = o.scheduler == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
+  c.priority = o.priority == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
+  c.max_batch = o.max_batch;
+  c.max_tokens = o.max_tokens;
+  c.chunked_prefill = o.chunked;
+  s.kv.admission = o.admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
+  s.kv.block_tokens = o.block_tokens;
+  s.kv.memory_fraction = o.kv_fraction;
+  s.kv.blocks = o.kv_blocks;
+  s.iteration_overhead_s = o.overhead_ms * 1e-3;
+  s.buckets_per_octave = o.buckets;
+  s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
+  s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
+  s.warmup_requests = o.warmup;
+
+  std::ostream& os = human_out(o.json);
+  RunControl control;
+  control.progress = [](std::size_t done, std::size_t total, const std::string& what) {
+    if (done % 100 == 0 || done == total) std::cerr << "\r  " << done << " / " << total << " " << what << std::flush;
+    if (done == total) std::cerr << "\n";
+  };
+  ServingResult r = run_serving(s, control);
+  print_report(os, r);
+  if (!o.json.empty()) write_json(o.json, serving_json(r));
+  if (!o.requests_csv.empty()) write_text(o.requests_csv, requests_csv(r));
+  if (!o.iterations_csv.empty()) write_text(o.iterations_csv, iterations_csv(r));
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration\n"
+               "(continuous batching, a paged KV cache); every iteration is a forward pass with its real shapes on the\n"
+               "chip model. With no arguments: Llama-3-8B on one H100 SXM5, 8 clients in a closed loop, 80 requests of\n"
+               "1024 prompt and 128 output tokens, TensorRT-LLM-like in-flight batching.\n"
+               "Examples: roofsim serve --concurrency 64 --prompt normal:1000:200 --output lognormal:500:200\n"
+               "          roofsim serve --rate 4 --requests 1000 --slo-ttft-ms 500 --slo-tpot-ms 50\n"
+               "          roofsim serve --scheduler static --max-batch 16");
+  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
+  add_experiment_flags(cmd, o->x, true);
+  auto* arrivals = cmd->add_option_group("arrivals", "How requests arrive (one of these; default --concurrency 8)");
+  arrivals->add_option("--concurrency", o->concurrency, "Closed loop: N clients, each sending its next request when "
+                                                        "the previous one finishes (as trtllm-bench and vLLM's benchmark)")
+      ->check(whole_number_between(1, 1 << 20));
+  arrivals->add_option("--rate", o->rate, "Open loop: Poisson arrivals at R requests per second")->check(positive_number());
+  arrivals->add_option("--burst", o->burst, "Open loop: N requests at once every --burst-interval-ms")
+      ->check(whole_number_between(1, 1 << 20));
+  arrivals->add_option("--trace-file", o->trace_file, "Requests from a CSV or JSONL trace (arrival_s or arrival_ms, "
+                                                      "prompt_tokens, output_tokens; configs/traces/ has examples)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--burst-interval-ms", o->burst_interval_ms, "Time between bursts (default 1000)")->check(positive_number());
+  cmd->add_option("--requests", o->requests, "Requests in all (default 10 x concurrency in a closed loop, else 100)")
+      ->check(whole_number_between(1, 10000000));
+  cmd->add_option("--prompt", o->prompt, "Prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEAN:SD "
+                                         "(optionally :MIN:MAX after them; default 1024)");
+  cmd->add_option("--output", o->output, "Output tokens, the same forms (default 128)");
+  cmd->add_option("--seed", o->seed, "Seed for arrivals and lengths (default 1)")->check(whole_number_between(0, INT64_MAX));
+  cmd->add_option("--warmup", o->warmup, "Leave the first N requests out of the statistics (default 0)")
+      ->check(whole_number_between(0, 10000000));
+  cmd->add_option("--scheduler", o->scheduler, "continuous: iteration-level batching, requests join and leave every "
+                                               "iteration (default); static: a batch prefills together and decodes "
+                                               "until its last request finishes")
+      ->check(CLI::IsMember({"continuous", "static"}));
+  cmd->add_option("--priority", o->priority, "decode_first: running decodes take the token budget, prefills fill the "
+                                             "rest of the same iteration (TensorRT-LLM, Sarathi; default); "
+                                             "prefill_first: iterations of prefills only while any can be admitted (vLLM v0)")
+      ->check(CLI::IsMember({"decode_first", "prefill_first"}));
+  cmd->add_option("--max-batch", o->max_batch, "Most sequences in one iteration (default 256)")->check(whole_number_between(1, 1 << 20));
+  cmd->add_option("--max-tokens", o->max_tokens, "Most tokens in one iteration, prefill tokens plus one per decode "
+                                                 "(default 8192, TensorRT-LLM's max_num_tokens)")
+      ->check(whole_number_between(1, 1 << 24));
+  cmd->add_flag("--chunked-prefill", o->chunked, "Split prompts into chunks that fill the token budget (Sarathi-Serve)");
+  cmd->add_option("--kv-admission", o->admission, "reserve: admit a request when blocks for its whole prompt and "
+                                                  "output are free (TensorRT-LLM's GUARANTEED_NO_EVICT; default); "
+                                                  "on_demand: allocate as tokens come, preempt the newest request and "
+                                                  "recompute it later when the cache is full (vLLM)")
+      ->check(CLI::IsMember({"reserve", "on_demand"}));
+  cmd->add_option("--block-tokens", o->block_tokens, "Tokens per KV block (default 32)")->check(whole_number_between(1, 65536));
+  cmd->add_option("--kv-memory-fraction", o->kv_fraction, "Share of the HBM left after weights and activations "
+                                                           "for the KV cache (default 0.9)")
+      ->check(positive_number());
+  cmd->add_option("--kv-blocks", o->kv_blocks, "KV blocks per chip, instead of computing them from memory")
+      ->check(whole_number_between(1, INT64_C(1) << 40));
+  cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration no kernel hides: scheduling, "
+                                                             "sampling (default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--buckets", o->buckets, "Iteration shapes are rounded to about N values per doubling before they "
+                                           "are simulated, so similar iterations share one simulation (default 32, "
+                                           "at most 1.6% off; 0: exact shapes)")
+      ->check(whole_number_between(0, 4096));
+  cmd->add_option("--slo-ttft-ms", o->slo_ttft_ms, "Time-to-first-token objective for goodput")->check(non_negative_number());
+  cmd->add_option("--slo-tpot-ms", o->slo_tpot_ms, "Time-per-output-token objective for goodput")->check(non_negative_number());
+  add_json_option(cmd, o->json);
+  cmd->add_option("--requests-csv", o->requests_csv, "Write one row per request to FILE ('-' = standard output)");
+  cmd->add_option("--iterations-csv", o->iterations_csv, "Write one row per iteration (batch, tokens, KV blocks, queue) to FILE");
+  cmd->callback([o, cmd] { serve(*o, *cmd); });
+}
+
+}  // namespace roofsim

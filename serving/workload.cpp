@@ -1,22 +1,540 @@
 #include "serving/workload.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <random>
+#include <set>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
-LengthDistribution parse_length_distribution(const std::string& text, const std::string& what) {
-  (void)text;
-  throw InputError(what + ": not implemented yet");
+namespace {
+
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;  // 16,777,216
+constexpr std::int64_t kMaxRequests = 10'000'000;
+
+// The streams: prompts use the seed itself, outputs and arrivals the seed xor a constant, so
+// that changing one distribution (or the arrival process) leaves the other draws as they were.
+constexpr std::uint64_t kOutputStream = 0x9E3779B97F4A7C15ull;
+constexpr std::uint64_t kArrivalStream = 0xD1B54A32D192ED03ull;
+
+// ---- random numbers: std::mt19937_64 for bits (its sequence is fixed by the standard), our own
+// transforms for everything else.
+
+// [0, 1) from the top 53 bits.
+double uniform01(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
+
+// (0, 1]: safe to take the log of.
+double uniform01_open_low(std::mt19937_64& g) { return 1.0 - uniform01(g); }
+
+// Exponential with mean 1 by inverse CDF.
+double exponential1(std::mt19937_64& g) { return -std::log(uniform01_open_low(g)); }
+
+// Standard normal by Box-Muller (the cosine branch; each draw takes two uniforms).
+double standard_normal(std::mt19937_64& g) {
+  const double u1 = uniform01_open_low(g);
+  const double u2 = uniform01(g);
+  constexpr double two_pi = 6.283185307179586476925286766559;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(two_pi * u2);
 }
 
-std::string describe(const LengthDistribution&) { return "not implemented yet"; }
+// ---- strict number parsing: the whole text is the number, no spaces, no '+', no hex.
 
-std::vector<RequestSpec> generate_requests(const WorkloadSpec&) { throw InputError("request generation: not implemented yet"); }
+std::optional<double> strict_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
 
-std::vector<RequestSpec> read_trace(const std::string& path) { throw InputError(path + ": traces: not implemented yet"); }
+std::optional<std::int64_t> strict_integer(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
+}
 
-void write_trace(const std::string& path, const std::vector<RequestSpec>&) {
-  throw InputError(path + ": traces: not implemented yet");
+std::string kind_name(LengthDistribution::Kind k) {
+  switch (k) {
+    case LengthDistribution::Kind::fixed: return "fixed";
+    case LengthDistribution::Kind::uniform: return "uniform";
+    case LengthDistribution::Kind::normal: return "normal";
+    case LengthDistribution::Kind::lognormal: return "lognormal";
+  }
+  return "?";
+}
+
+// sigma^2 of the underlying normal for lengths with this mean and sd.
+double lognormal_sigma2(double mean, double sd) {
+  const double ratio = sd / mean;
+  return std::log1p(ratio * ratio);
+}
+
+// The checks every distribution passes before anything is drawn from it. `what` names it.
+void check_distribution(const LengthDistribution& d, const std::string& what) {
+  const std::string max_text = std::to_string(kMaxTokens);
+  if (d.min < 1 || d.min > kMaxTokens) {
+    throw InputError(what + ": min " + std::to_string(d.min) + " is not between 1 and " + max_text + " tokens");
+  }
+  if (d.max < 1 || d.max > kMaxTokens) {
+    throw InputError(what + ": max " + std::to_string(d.max) + " is not between 1 and " + max_text + " tokens");
+  }
+  if (d.min > d.max) {
+    throw InputError(what + ": min " + std::to_string(d.min) + " is above max " + std::to_string(d.max));
+  }
+  if (d.kind == LengthDistribution::Kind::uniform) return;  // mean and sd are not used
+  if (!std::isfinite(d.mean) || d.mean <= 0) {
+    throw InputError(what + ": the mean must be a positive finite number of tokens, got " + format_general(d.mean));
+  }
+  if (d.kind == LengthDistribution::Kind::fixed) return;
+  if (!std::isfinite(d.stddev) || d.stddev < 0) {
+    throw InputError(what + ": the standard deviation must be a finite number >= 0, got " + format_general(d.stddev));
+  }
+  if (d.kind == LengthDistribution::Kind::lognormal && !std::isfinite(lognormal_sigma2(d.mean, d.stddev))) {
+    throw InputError(what + ": lognormal sd " + format_general(d.stddev) + " is too large for mean " +
+                     format_general(d.mean));
+  }
+}
+
+// Rounds to whole tokens and clamps to [lo, hi]; the comparisons are in double, before the
+// conversion (NaN and infinities land on a bound).
+std::int64_t round_clamp(double v, std::int64_t lo, std::int64_t hi) {
+  const double r = std::round(v);
+  if (!(r >= static_cast<double>(lo))) return lo;
+  if (r >= static_cast<double>(hi)) return hi;
+  return static_cast<std::int64_t>(r);
+}
+
+std::int64_t draw(const LengthDistribution& d, std::mt19937_64& g) {
+  switch (d.kind) {
+    case LengthDistribution::Kind::fixed: return round_clamp(d.mean, d.min, d.max);
+    case LengthDistribution::Kind::uniform: {
+      const double n = static_cast<double>(d.max - d.min + 1);
+      const auto k = static_cast<std::int64_t>(std::floor(uniform01(g) * n));
+      return std::min(d.min + k, d.max);
+    }
+    case LengthDistribution::Kind::normal: return round_clamp(d.mean + d.stddev * standard_normal(g), d.min, d.max);
+    case LengthDistribution::Kind::lognormal: {
+      const double sigma2 = lognormal_sigma2(d.mean, d.stddev);
+      const double mu = std::log(d.mean) - sigma2 / 2;
+      return round_clamp(std::exp(mu + std::sqrt(sigma2) * standard_normal(g)), d.min, d.max);
+    }
+  }
+  return d.min;
+}
+
+std::string accepted_forms() {
+  return "expected N, uniform:MIN:MAX, normal:MEAN:SD[:MIN:MAX] or lognormal:MEAN:SD[:MIN:MAX] (lengths in tokens: "
+         "whole numbers from 1 to " +
+         std::to_string(kMaxTokens) + "; MEAN > 0, SD >= 0)";
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : text) {
+    if (c == sep) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// ---- traces
+
+struct TraceRow {
+  std::optional<double> arrival_s, arrival_ms;
+  std::optional<std::int64_t> prompt_tokens, output_tokens, prefix_id, prefix_tokens;
+};
+
+const std::set<std::string>& trace_columns() {
+  static const std::set<std::string> columns = {"arrival_s", "arrival_ms", "prompt_tokens", "output_tokens", "prefix_id",
+                                                "prefix_tokens"};
+  return columns;
+}
+
+constexpr const char* kColumnList = "arrival_s or arrival_ms, prompt_tokens, output_tokens, and optionally prefix_id, prefix_tokens";
+
+std::string at(const std::string& path, long line, const std::string& key) {
+  return path + ":" + std::to_string(line) + ": " + key + ": ";
+}
+
+// Checks one row and appends it; `previous` is the last arrival time and its line.
+void add_request(const std::string& path, long line, const TraceRow& r, std::vector<RequestSpec>& out,
+                 double& previous_s, long& previous_line) {
+  if (out.size() >= static_cast<std::size_t>(kMaxRequests)) {
+    throw InputError(path + ":" + std::to_string(line) + ": more than " + std::to_string(kMaxRequests) +
+                     " requests in one trace");
+  }
+  if (r.arrival_s && r.arrival_ms) {
+    throw InputError(at(path, line, "arrival_s and arrival_ms") + "give one of them, not both");
+  }
+  if (!r.arrival_s && !r.arrival_ms) throw InputError(at(path, line, "arrival_s") + "missing (or give arrival_ms)");
+  const std::string time_key = r.arrival_s ? "arrival_s" : "arrival_ms";
+  const double raw = r.arrival_s ? *r.arrival_s : *r.arrival_ms;
+  if (!std::isfinite(raw) || raw < 0) {
+    throw InputError(at(path, line, time_key) + "must be a finite time >= 0, got " + format_general(raw));
+  }
+  const double t = (r.arrival_s ? raw : raw / 1000.0) + 0.0;  // + 0.0: -0 becomes 0
+  if (!out.empty() && t < previous_s) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.17g s is before the previous request's %.17g s (line %ld)", t, previous_s,
+                  previous_line);
+    throw InputError(at(path, line, time_key) + buf + ": a trace must be sorted by arrival time");
+  }
+  RequestSpec q;
+  q.id = static_cast<std::int64_t>(out.size());
+  q.arrival_s = t;
+  const std::pair<const char*, const std::optional<std::int64_t>*> lengths[] = {{"prompt_tokens", &r.prompt_tokens},
+                                                                                 {"output_tokens", &r.output_tokens}};
+  for (const auto& [key, value] : lengths) {
+    if (!*value) throw InputError(at(path, line, key) + "missing");
+    if (**value < 1 || **value > kMaxTokens) {
+      throw InputError(at(path, line, key) + std::to_string(**value) + " is not between 1 and " +
+                       std::to_string(kMaxTokens) + " tokens");
+    }
+  }
+  q.prompt_tokens = *r.prompt_tokens;
+  q.output_tokens = *r.output_tokens;
+  if (r.prefix_id) {
+    if (*r.prefix_id < -1) {
+      throw InputError(at(path, line, "prefix_id") + std::to_string(*r.prefix_id) +
+                       ": expected an integer >= 0 (or -1 or nothing for no shared prefix)");
+    }
+    q.prefix_id = *r.prefix_id;
+  }
+  if (r.prefix_tokens) {
+    const std::int64_t p = *r.prefix_tokens;
+    if (p < 0 || p > q.prompt_tokens) {
+      throw InputError(at(path, line, "prefix_tokens") + std::to_string(p) + " is not between 0 and the prompt's " +
+                       std::to_string(q.prompt_tokens) + " tokens");
+    }
+    if (p > 0 && q.prefix_id < 0) throw InputError(at(path, line, "prefix_tokens") + std::to_string(p) + " without a prefix_id");
+    q.prefix_tokens = p;
+  }
+  previous_s = t;
+  previous_line = line;
+  out.push_back(q);
+}
+
+std::vector<RequestSpec> read_trace_csv(const std::string& path) {
+  const std::vector<CsvRow> rows = read_csv(path);
+  if (rows.empty()) throw InputError(path + ": no requests (a trace needs a header line and at least one row)");
+  for (const auto& [column, value] : rows.front()) {
+    if (column == "#line") continue;
+    if (!trace_columns().count(column)) {
+      throw InputError(path + ": unknown column '" + column + "' (expected " + kColumnList + ")");
+    }
+  }
+  const CsvRow& first = rows.front();
+  if (first.count("arrival_s") && first.count("arrival_ms")) {
+    throw InputError(path + ": both arrival_s and arrival_ms columns: give one of them");
+  }
+  for (const char* column : {"prompt_tokens", "output_tokens"}) {
+    if (!first.count(column)) throw InputError(path + ": missing column '" + std::string(column) + "' (expected " + kColumnList + ")");
+  }
+  if (!first.count("arrival_s") && !first.count("arrival_ms")) {
+    throw InputError(path + ": missing column 'arrival_s' or 'arrival_ms' (expected " + kColumnList + ")");
+  }
+  const std::string time_column = first.count("arrival_s") ? "arrival_s" : "arrival_ms";
+
+  std::vector<RequestSpec> out;
+  double previous_s = 0;
+  long previous_line = 0;
+  for (const CsvRow& row : rows) {
+    const long line = std::stol(row.at("#line"));
+    TraceRow r;
+    const std::string& time_text = csv_text(path, row, time_column);
+    const auto t = strict_number(time_text);
+    if (!t) throw InputError(at(path, line, time_column) + "expected a time (a number >= 0), got '" + time_text + "'");
+    (time_column == "arrival_s" ? r.arrival_s : r.arrival_ms) = *t;
+    r.prompt_tokens = csv_positive_integer(path, row, "prompt_tokens");
+    r.output_tokens = csv_positive_integer(path, row, "output_tokens");
+    // An empty prefix cell is no prefix, as write_trace writes it.
+    if (row.count("prefix_id") && !row.at("prefix_id").empty()) r.prefix_id = csv_integer(path, row, "prefix_id");
+    if (row.count("prefix_tokens") && !row.at("prefix_tokens").empty()) {
+      r.prefix_tokens = csv_integer(path, row, "prefix_tokens");
+    }
+    add_request(path, line, r, out, previous_s, previous_line);
+  }
+  return out;
+}
+
+// A JSON value that must be a whole number; throws naming the line and key.
+std::int64_t json_integer(const std::string& path, long line, const std::string& key, const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      throw InputError(at(path, line, key) + v.dump() + " is out of range");
+    }
+    return static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 0x1.0p53) return static_cast<std::int64_t>(d);
+  }
+  throw InputError(at(path, line, key) + "expected a whole number, got " + v.dump());
+}
+
+std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(path + ": cannot open file");
+  std::vector<RequestSpec> out;
+  double previous_s = 0;
+  long previous_line = 0;
+  std::string text;
+  long line = 0;
+  while (std::getline(f, text)) {
+    ++line;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(path + ":" + std::to_string(line) + ": not a JSON object (JSON Lines: one object per line): " + e.what());
+    }
+    if (!j.is_object()) {
+      throw InputError(path + ":" + std::to_string(line) + ": expected a JSON object (JSON Lines: one object per line), got " +
+                       std::string(j.type_name()));
+    }
+    TraceRow r;
+    for (const auto& [key, value] : j.items()) {
+      if (!trace_columns().count(key)) {
+        throw InputError(at(path, line, key) + "unknown key (expected " + kColumnList + ")");
+      }
+      if (key == "arrival_s" || key == "arrival_ms") {
+        if (!value.is_number()) throw InputError(at(path, line, key) + "expected a time (a number >= 0), got " + value.dump());
+        (key == "arrival_s" ? r.arrival_s : r.arrival_ms) = value.get<double>();
+      } else if (key == "prefix_id" && value.is_null()) {
+        // no shared prefix
+      } else {
+        const std::int64_t v = json_integer(path, line, key, value);
+        if (key == "prompt_tokens") r.prompt_tokens = v;
+        if (key == "output_tokens") r.output_tokens = v;
+        if (key == "prefix_id") r.prefix_id = v;
+        if (key == "prefix_tokens") r.prefix_tokens = v;
+      }
+    }
+    add_request(path, line, r, out, previous_s, previous_line);
+  }
+  if (f.bad()) throw InputError(path + ": read error");
+  if (out.empty()) throw InputError(path + ": no requests (a trace needs at least one line)");
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+LengthDistribution parse_length_distribution(const std::string& text, const std::string& what) {
+  const std::string head = what + " '" + text + "': ";
+  auto fail = [&](const std::string& problem) -> InputError {
+    return InputError(head + (problem.empty() ? "" : problem + "; ") + accepted_forms());
+  };
+  auto length = [&](const std::string& part, const std::string& name) {
+    const auto v = strict_integer(part);
+    if (!v) throw fail(name + " '" + part + "' is not a whole number");
+    if (*v < 1 || *v > kMaxTokens) throw fail(name + " " + part + " is not between 1 and " + std::to_string(kMaxTokens));
+    return *v;
+  };
+  auto number = [&](const std::string& part, const std::string& name) {
+    const auto v = strict_number(part);
+    if (!v) throw fail(name + " '" + part + "' is not a number");
+    return *v;
+  };
+
+  const std::vector<std::string> parts = split(text, ':');
+  LengthDistribution d;
+  if (text.empty()) throw fail("empty");
+  if (parts.size() == 1) {
+    d.kind = LengthDistribution::Kind::fixed;
+    d.mean = static_cast<double>(length(parts[0], "the length"));
+  } else if (parts[0] == "uniform") {
+    if (parts.size() != 3) throw fail("uniform takes MIN:MAX");
+    d.kind = LengthDistribution::Kind::uniform;
+    d.min = length(parts[1], "MIN");
+    d.max = length(parts[2], "MAX");
+    if (d.min > d.max) throw fail("MIN " + parts[1] + " is above MAX " + parts[2]);
+    d.mean = (static_cast<double>(d.min) + static_cast<double>(d.max)) / 2;
+  } else if (parts[0] == "normal" || parts[0] == "lognormal") {
+    if (parts.size() != 3 && parts.size() != 5) throw fail(parts[0] + " takes MEAN:SD or MEAN:SD:MIN:MAX");
+    d.kind = parts[0] == "normal" ? LengthDistribution::Kind::normal : LengthDistribution::Kind::lognormal;
+    d.mean = number(parts[1], "MEAN");
+    d.stddev = number(parts[2], "SD");
+    if (d.mean <= 0) throw fail("MEAN " + parts[1] + " is not positive");
+    if (d.stddev < 0) throw fail("SD " + parts[2] + " is negative");
+    if (parts.size() == 5) {
+      d.min = length(parts[3], "MIN");
+      d.max = length(parts[4], "MAX");
+      if (d.min > d.max) throw fail("MIN " + parts[3] + " is above MAX " + parts[4]);
+    }
+  } else {
+    throw fail("");
+  }
+  check_distribution(d, what);
+  return d;
+}
+
+std::string describe(const LengthDistribution& d) {
+  const std::string range = "[" + std::to_string(d.min) + ", " + std::to_string(d.max) + "]";
+  switch (d.kind) {
+    case LengthDistribution::Kind::fixed: return "fixed " + std::to_string(round_clamp(d.mean, d.min, d.max));
+    case LengthDistribution::Kind::uniform: return "uniform " + range;
+    case LengthDistribution::Kind::normal:
+    case LengthDistribution::Kind::lognormal:
+      return kind_name(d.kind) + " mean " + format_general(d.mean) + " sd " + format_general(d.stddev) + " " + range;
+  }
+  return "?";
+}
+
+std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
+  const Arrivals& a = w.arrivals;
+  if (a.kind == Arrivals::Kind::trace) {
+    if (w.trace_path.empty()) throw InputError("${trace}: trace arrivals need a trace file");
+    return read_trace(w.trace_path);
+  }
+  if (w.requests < 1 || w.requests > kMaxRequests) {
+    throw InputError("${requests} " + std::to_string(w.requests) + ": must be between 1 and " +
+                     std::to_string(kMaxRequests));
+  }
+  switch (a.kind) {
+    case Arrivals::Kind::closed_loop:
+      if (a.concurrency < 1) {
+        throw InputError("${concurrency} " + std::to_string(a.concurrency) + ": a closed loop needs at least 1 client");
+      }
+      break;
+    case Arrivals::Kind::poisson:
+      if (!std::isfinite(a.rate_per_s) || a.rate_per_s <= 0) {
+        throw InputError("${rate} " + format_general(a.rate_per_s) + ": must be a positive finite number of requests per second");
+      }
+      break;
+    case Arrivals::Kind::burst:
+      if (a.burst_size < 1) throw InputError("${burst_size} " + std::to_string(a.burst_size) + ": must be at least 1");
+      if (!std::isfinite(a.burst_interval_s) || a.burst_interval_s <= 0) {
+        throw InputError("${burst_interval} " + format_general(a.burst_interval_s) +
+                         ": must be a positive finite number of seconds");
+      }
+      break;
+    case Arrivals::Kind::trace: break;
+  }
+  check_distribution(w.prompt, "${prompt}");
+  check_distribution(w.output, "${output}");
+
+  std::mt19937_64 prompt_rng(w.seed), output_rng(w.seed ^ kOutputStream), arrival_rng(w.seed ^ kArrivalStream);
+  std::vector<RequestSpec> out(static_cast<std::size_t>(w.requests));
+  double t = 0;
+  for (std::int64_t i = 0; i < w.requests; ++i) {
+    RequestSpec& r = out[static_cast<std::size_t>(i)];
+    r.id = i;
+    r.prompt_tokens = draw(w.prompt, prompt_rng);
+    r.output_tokens = draw(w.output, output_rng);
+    switch (a.kind) {
+      case Arrivals::Kind::closed_loop: r.arrival_s = -1; break;
+      case Arrivals::Kind::poisson:
+        t += exponential1(arrival_rng) / a.rate_per_s;
+        r.arrival_s = t;
+        break;
+      case Arrivals::Kind::burst: r.arrival_s = static_cast<double>(i / a.burst_size) * a.burst_interval_s; break;
+      case Arrivals::Kind::trace: break;
+    }
+  }
+  return out;
+}
+
+std::vector<RequestSpec> read_trace(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": a folder, not a trace file");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot open the trace file");
+  // The format: by extension, else by the first character that is not a space.
+  std::optional<char> first;
+  char c;
+  std::string start;  // the first three bytes
+  while (f.get(c)) {
+    if (start.size() < 3) start += c;
+    if (!std::isspace(static_cast<unsigned char>(c))) {
+      first = c;
+      break;
+    }
+  }
+  if (!first) throw InputError(path + ": empty trace file (expected a CSV with a header, or JSON Lines)");
+  while (start.size() < 3 && f.get(c)) start += c;
+  f.close();
+  if (start == "\xEF\xBB\xBF") throw InputError(path + ":1: starts with a byte order mark: save it as plain UTF-8");
+  const bool jsonl = ends_with(path, ".jsonl") || ends_with(path, ".json") ||
+                     (!ends_with(path, ".csv") && (*first == '{' || *first == '['));
+  if (!jsonl && *first == '{') {
+    throw InputError(path + ":1: a JSON object in a .csv file: name a JSON Lines trace .jsonl");
+  }
+  if (jsonl && *first == '[') {
+    throw InputError(path + ":1: a JSON array; a trace is JSON Lines (one object per line) or CSV");
+  }
+  return jsonl ? read_trace_jsonl(path) : read_trace_csv(path);
+}
+
+void write_trace(const std::string& path, const std::vector<RequestSpec>& requests) {
+  if (requests.empty()) throw InputError(path + ": no requests to write (a trace needs at least one)");
+  // Refuse what read_trace would refuse, so that the file reads back.
+  double previous = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const RequestSpec& r = requests[i];
+    const std::string which = path + ": request " + std::to_string(r.id) + ": ";
+    if (r.arrival_s < 0) {
+      throw InputError(which + "closed-loop request (no arrival time): a trace needs arrival times");
+    }
+    if (!std::isfinite(r.arrival_s)) throw InputError(which + "arrival time " + format_general(r.arrival_s) + " is not finite");
+    if (i > 0 && r.arrival_s < previous) throw InputError(which + "arrives before the request written before it");
+    previous = r.arrival_s;
+    if (r.prompt_tokens < 1 || r.prompt_tokens > kMaxTokens || r.output_tokens < 1 || r.output_tokens > kMaxTokens) {
+      throw InputError(which + "prompt and output lengths must be between 1 and " + std::to_string(kMaxTokens) + " tokens");
+    }
+    if (r.prefix_id < -1 || r.prefix_tokens < 0 || r.prefix_tokens > r.prompt_tokens ||
+        (r.prefix_id < 0 && r.prefix_tokens > 0)) {
+      throw InputError(which + "prefix_id " + std::to_string(r.prefix_id) + " with prefix_tokens " +
+                       std::to_string(r.prefix_tokens) + " cannot be read back");
+    }
+  }
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(path + ": cannot write the trace: " + std::strerror(errno));
+  bool ok = std::fputs("arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n", f) >= 0;
+  for (const RequestSpec& r : requests) {
+    if (!ok) break;
+    char time[40];
+    // 17 significant digits: reads back as the same double.
+    std::snprintf(time, sizeof time, "%.17g", r.arrival_s + 0.0);
+    const std::string prefix_id = r.prefix_id >= 0 ? std::to_string(r.prefix_id) : "";
+    const std::string prefix_tokens = r.prefix_id >= 0 ? std::to_string(r.prefix_tokens) : "";
+    ok = std::fprintf(f, "%s,%lld,%lld,%s,%s\n", time, static_cast<long long>(r.prompt_tokens),
+                      static_cast<long long>(r.output_tokens), prefix_id.c_str(), prefix_tokens.c_str()) >= 0;
+  }
+  const int write_errno = ok ? 0 : errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) {
+    throw InputError(path + ": cannot write the trace: " + std::strerror(ok ? errno : write_errno));
+  }
 }
 
 }  // namespace roofsim

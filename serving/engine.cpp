@@ -25,22 +25,21 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The pass of an iteration as the simulator gets it: prefill chunks each a group of their own
-// (identical ones merged), decodes one group at their mean context. Bucketed shapes round every
-// token count and context (the decodes' mean included) to the grid; exact shapes keep one
-// group per distinct decode context.
+// (identical ones merged), and the decodes one group at their mean context. Decode attention
+// kernels (flash-decoding, XQA) run every sequence of a batch in one launch whatever its
+// length, and the mean keeps the keys read exact (to a token). Bucketed shapes round every
+// token count and context, the decodes' mean included, to the grid.
 std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& work, int buckets) {
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> prefills, decodes;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> prefills;
   std::int64_t decode_count = 0, decode_context_sum = 0;
   for (const ScheduledWork& w : work) {
     if (w.prefill) {
       const std::int64_t n = bucket_tokens(w.new_tokens, buckets);
       const std::int64_t c = std::max(n, bucket_tokens(w.context, buckets));
       ++prefills[{n, c}];
-    } else if (buckets > 0) {
+    } else {
       ++decode_count;
       decode_context_sum += w.context;
-    } else {
-      ++decodes[{1, w.context}];
     }
   }
   std::vector<SequenceGroup> groups;
@@ -49,7 +48,6 @@ std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& wo
     const std::int64_t mean = (decode_context_sum + decode_count / 2) / decode_count;
     groups.push_back({decode_count, 1, std::max<std::int64_t>(1, bucket_tokens(mean, buckets)), false});
   }
-  for (const auto& [shape, count] : decodes) groups.push_back({count, 1, shape.second, false});
   return groups;
 }
 

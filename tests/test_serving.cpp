@@ -1,0 +1,182 @@
+// Serving: requests over time, continuous batching, the KV cache and the iteration shapes, on
+// the simulated chip. Most cases use a 4-layer Llama-3-8B so that each runs in about a second.
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "serving/report.hpp"
+#include "serving/scheduler.hpp"
+#include "serving/serving.hpp"
+#include "tests/test_util.hpp"
+#include "workloads/transformer.hpp"
+
+using namespace roofsim;
+using namespace roofsim::test;
+
+namespace {
+
+// Llama-3-8B's layer, 4 of them: the shapes of the real model, an eighth of its time.
+std::string small_model() {
+  static const std::string path =
+      write_temp(replace_once(preset_text("models", "llama-3-8b"), "layers = 32", "layers = 4"), "model");
+  return path;
+}
+
+ServingSetup setup(std::int64_t requests, std::int64_t concurrency, const std::string& prompt, const std::string& output) {
+  ServingSetup s;
+  s.machine.model = small_model();
+  s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
+  s.workload.arrivals.concurrency = concurrency;
+  s.workload.requests = requests;
+  s.workload.prompt = parse_length_distribution(prompt, "prompt");
+  s.workload.output = parse_length_distribution(output, "output");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a mixed pass does the FLOPs of its parts and reads the weights once", "[systemc][serving]") {
+  const ModelConfig m = load_model("llama-3-8b");
+  const Precision p;
+  const OpGraph prefill = build_forward(m, prefill_pass(1, 512), p, AttentionImpl::fused);
+  const OpGraph decode = build_forward(m, decode_pass(8, 1000, 23), p, AttentionImpl::fused);
+  const ForwardPass dec = decode_pass(8, 1000, 23);
+  const OpGraph mixed =
+      build_forward(m, mixed_pass({{1, 512, 512, true}, {8, 1, dec.context, false}}), p, AttentionImpl::fused);
+  CHECK(mixed.total_flops() == Approx(prefill.total_flops() + decode.total_flops()).epsilon(1e-9));
+  // The weights (about 16 GB) are read by each pass alone, once by the mixed one.
+  CHECK(mixed.total_bytes() < prefill.total_bytes() + decode.total_bytes() - 14e9);
+  CHECK(mixed.total_bytes() > std::max(prefill.total_bytes(), decode.total_bytes()));
+  // A chunk of a prompt attends to the earlier tokens: more work than the same tokens alone.
+  const OpGraph chunk = build_forward(m, mixed_pass({{1, 256, 512, true}}), p, AttentionImpl::fused);
+  const OpGraph alone = build_forward(m, mixed_pass({{1, 256, 256, true}}), p, AttentionImpl::fused);
+  CHECK(chunk.total_flops() > alone.total_flops());
+  CHECK_THROWS_AS(mixed_pass({{1, 512, 100, true}}), InputError);  // context shorter than the chunk
+  CHECK_THROWS_AS(mixed_pass({}), InputError);
+}
+
+TEST_CASE("bucketing rounds to about 32 values per doubling", "[systemc][serving]") {
+  CHECK(bucket_tokens(17, 32) == 17);
+  CHECK(bucket_tokens(1000, 0) == 1000);
+  for (std::int64_t v : {33, 100, 1000, 1023, 1025, 4097, 123457}) {
+    const std::int64_t b = bucket_tokens(v, 32);
+    INFO(v << " -> " << b);
+    CHECK(std::abs(static_cast<double>(b - v)) <= 0.016 * static_cast<double>(v) + 0.5);
+  }
+  CHECK(bucket_tokens(1000, 32) == bucket_tokens(1001, 32));  // neighbours share a bucket
+}
+
+TEST_CASE("the scheduler keeps to the token budget, the batch limit and first come first served", "[systemc][serving]") {
+  SchedulerConfig c;
+  c.max_tokens = 2048;
+  c.max_batch = 3;
+  KvBlockPool pool(1000, 16);
+  Scheduler s(c, KvCacheConfig::Admission::reserve, pool);
+  for (int i = 0; i < 5; ++i) s.arrive({i, 1000, 1000, 4, 0, 0, 0});
+  std::vector<ScheduledWork> w = s.plan();
+  REQUIRE(w.size() == 2);  // two whole prompts fit 2048 tokens, a third does not
+  CHECK(pool.used() == 2 * pool.blocks_for(1004));  // prompt and output reserved
+  s.complete(w);
+  w = s.plan();  // two decodes, and the third prompt (2 + 1000 tokens); the batch is then full
+  REQUIRE(w.size() == 3);
+  CHECK(!w[0].prefill);
+  CHECK(w[2].prefill);
+  CHECK(s.running().size() == 3);
+  CHECK(s.waiting() == 2);
+}
+
+TEST_CASE("on-demand admission preempts the newest request when the cache runs out, and recomputes it", "[systemc][serving]") {
+  SchedulerConfig c;
+  KvBlockPool pool(6, 16);
+  Scheduler s(c, KvCacheConfig::Admission::on_demand, pool);
+  s.arrive({0, 32, 32, 100, 0, 0, 0});
+  s.arrive({1, 32, 32, 100, 0, 0, 0});
+  std::vector<ScheduledWork> w = s.plan();
+  REQUIRE(w.size() == 2);
+  CHECK(pool.used() == 4);
+  std::size_t steps = 0;
+  while (s.preempted().empty() && steps++ < 100) s.complete(s.plan());
+  REQUIRE(s.preempted().size() == 1);
+  CHECK(s.preempted()[0] == 1);  // the newer one gave way
+  CHECK(s.running().size() == 1);
+  CHECK(s.waiting() == 1);
+}
+
+TEST_CASE("continuous batching beats static batching on throughput for mixed lengths", "[systemc][serving]") {
+  ServingSetup s = setup(48, 16, "uniform:64:512", "uniform:8:128");
+  const ServingResult continuous = run_serving(s);
+  s.scheduler.policy = SchedulerConfig::Policy::static_batch;
+  s.scheduler.max_batch = 16;
+  const ServingResult static_batches = run_serving(s);
+  INFO("continuous " << continuous.summary.output_tok_s << " tok/s, static " << static_batches.summary.output_tok_s);
+  CHECK(continuous.summary.output_tok_s > 1.2 * static_batches.summary.output_tok_s);
+  for (const ServingResult* r : {&continuous, &static_batches}) {
+    CHECK(r->summary.requests == 48);
+    for (const RequestRecord& q : r->requests) {
+      CHECK(q.first_token_s > q.arrival_s);
+      CHECK(q.finish_s >= q.first_token_s);
+    }
+  }
+}
+
+TEST_CASE("a larger KV cache never lowers throughput", "[systemc][serving]") {
+  ServingSetup s = setup(40, 32, "uniform:128:512", "uniform:32:128");
+  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.block_tokens = 16;
+  double previous = 0;
+  std::int64_t previous_preemptions = -1;
+  for (std::int64_t blocks : {48, 96, 192, 768, 4096}) {
+    s.kv.blocks = blocks;
+    const ServingResult r = run_serving(s);
+    INFO(blocks << " blocks: " << r.summary.output_tok_s << " tok/s, " << r.summary.preemptions << " preemptions");
+    CHECK(r.summary.output_tok_s >= previous);
+    if (previous_preemptions >= 0) CHECK(r.summary.preemptions <= previous_preemptions);
+    previous = r.summary.output_tok_s;
+    previous_preemptions = r.summary.preemptions;
+  }
+  CHECK(previous_preemptions == 0);
+}
+
+TEST_CASE("the same seed gives byte-identical results, another seed does not", "[systemc][serving]") {
+  ServingSetup s = setup(30, 8, "normal:300:100", "lognormal:40:20");
+  s.workload.arrivals.kind = Arrivals::Kind::poisson;
+  s.workload.arrivals.rate_per_s = 20;
+  const ServingResult a = run_serving(s), b = run_serving(s);
+  CHECK(requests_csv(a) == requests_csv(b));
+  CHECK(iterations_csv(a) == iterations_csv(b));
+  s.workload.seed = 2;
+  CHECK(requests_csv(run_serving(s)) != requests_csv(a));
+}
+
+TEST_CASE("bucketed iteration shapes stay within 2% of exact ones", "[systemc][serving]") {
+  ServingSetup s = setup(24, 8, "uniform:100:400", "uniform:16:48");
+  const ServingResult bucketed = run_serving(s);
+  s.buckets_per_octave = 0;
+  const ServingResult exact = run_serving(s);
+  INFO("shapes simulated: bucketed " << bucketed.shapes.size() << ", exact " << exact.shapes.size());
+  CHECK(bucketed.shapes.size() < exact.shapes.size());
+  CHECK(bucketed.summary.ttft_s.mean == Approx(exact.summary.ttft_s.mean).epsilon(0.02));
+  CHECK(bucketed.summary.tpot_s.mean == Approx(exact.summary.tpot_s.mean).epsilon(0.02));
+  CHECK(bucketed.summary.output_tok_s == Approx(exact.summary.output_tok_s).epsilon(0.02));
+}
+
+TEST_CASE("chunked prefill serves prompts longer than the token budget", "[systemc][serving]") {
+  ServingSetup s = setup(6, 3, "3000", "8");
+  s.scheduler.max_tokens = 1024;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("exceeds the max_tokens budget"));
+  s.scheduler.chunked_prefill = true;
+  const ServingResult r = run_serving(s);
+  CHECK(r.summary.requests == 6);
+  for (const IterationRecord& it : r.iterations) CHECK(it.prefill_tokens + it.decode_sequences <= 1024);
+}
+
+TEST_CASE("requests the machine cannot serve are refused with what is wrong", "[systemc][serving]") {
+  ServingSetup s = setup(4, 2, "1000", "100");
+  s.kv.blocks = 10;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("KV blocks") && Catch::Contains("request 0"));
+  s = setup(4, 2, "8000", "500");
+  s.scheduler.max_tokens = 16384;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("maximum context"));
+  s = setup(4, 2, "100", "10");
+  s.warmup_requests = 4;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("leaves none"));
+}

@@ -90,6 +90,14 @@ refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" wha
 
 # A check that fails is exit 1 with the command's own words, not a refusal (2).
 timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+# serve: bad workloads and settings
+refused "serve: prompt beyond budget" "exceeds the --max-tokens budget" "$roofsim" serve --prompt 5000 --output 10 --requests 2 --max-tokens 4096
+refused "serve: KV cannot hold a request" "KV blocks" "$roofsim" serve --prompt 1000 --output 10 --requests 2 --kv-blocks 3
+refused "serve: junk length" "--prompt" "$roofsim" serve --prompt normal:abc
+refused "serve: two arrival modes" "give one of" "$roofsim" serve --rate 2 --concurrency 4
+refused "serve: beyond context" "maximum context" "$roofsim" serve --prompt 8000 --output 500 --requests 2 --max-tokens 16384
+refused "serve: nan rate" "--rate" "$roofsim" serve --rate nan
+
 if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"

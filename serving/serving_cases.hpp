@@ -1,0 +1,50 @@
+#pragma once
+// Measured serving runs (validation/serving CSV: TensorRT-LLM on H100, closed-loop clients at a
+// concurrency) and roofsim's serving simulation of each, row by row.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiment/progress.hpp"
+#include "serving/serving.hpp"
+
+namespace roofsim {
+
+struct ServingCase {
+  std::string id;
+  long line = 0;
+  std::string hw, model;  // roofsim presets the row's system and model map to
+  std::int64_t isl = 0, osl = 0, tp = 1, concurrency = 1;
+  double ttft_s = 0, tpot_s = 0;  // measured means
+};
+
+// Reads the CSV (columns id, model_path, system, mode, isl, osl, tp_size, pp_size,
+// silicon_concurrency, silicon_ttft_ms, silicon_tpot_ms). Rows roofsim cannot set up (another
+// mode or system) are refused with their file:line.
+std::vector<ServingCase> load_serving_cases(const std::string& path);
+
+// How a case is run: the engine's defaults as the measurements' software had them.
+struct ServingCaseSettings {
+  std::int64_t requests_per_client = 10;  // requests in all = this x concurrency
+  int buckets_per_octave = 32;
+  double iteration_overhead_s = 0;
+  // Server batch limit = concurrency + this (0: the rows' batch_size, which equals the
+  // concurrency); -1 tests the reading that one request always waits for a free slot.
+  std::int64_t batch_offset = 0;
+};
+
+ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s);
+
+struct ServingCaseResult {
+  ServingCase c;
+  double ttft_s = 0, tpot_s = 0;  // simulated means
+  double wall_s = 0;
+  double ttft_error() const { return ttft_s / c.ttft_s - 1; }
+  double tpot_error() const { return tpot_s / c.tpot_s - 1; }
+};
+
+// Runs the cases one after another; progress per case, cancellable between cases.
+std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>& cases, const ServingCaseSettings& s,
+                                                 const RunControl& control = {});
+
+}  // namespace roofsim

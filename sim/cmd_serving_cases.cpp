@@ -1,0 +1,104 @@
+// `roofsim cases serving`: the measured serving runs, simulated row by row.
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "core/format.hpp"
+#include "serving/serving_cases.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+
+namespace roofsim {
+
+namespace {
+
+struct Options {
+  std::string file = std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv";
+  std::int64_t every = 1;
+  ServingCaseSettings settings;
+  double overhead_ms = 0;
+  std::string json, csv;
+};
+
+std::string pct(double e) { return (e >= 0 ? "+" : "") + format_fixed(100.0 * e, 1) + "%"; }
+
+void run(Options o) {
+  check_output_path(o.json, "--json");
+  check_output_path(o.csv, "--csv");
+  o.settings.iteration_overhead_s = o.overhead_ms * 1e-3;
+  std::vector<ServingCase> all = load_serving_cases(o.file), cases;
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
+  RunControl control;
+  control.progress = [](std::size_t done, std::size_t total, const std::string&) {
+    std::cerr << "\r  " << done << " / " << total << " cases" << (done == total ? "\n" : "") << std::flush;
+  };
+  const std::vector<ServingCaseResult> results = run_serving_cases(cases, o.settings, control);
+  std::ostream& os = human_out(o.json);
+  TextTable t({"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error"});
+  double ttft_ape = 0, tpot_ape = 0;
+  std::map<std::int64_t, std::pair<double, double>> by_conc;
+  std::map<std::int64_t, int> count;
+  std::ostringstream csv;
+  csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ServingCaseResult& r : results) {
+    const ServingCase& c = r.c;
+    t.add_row({std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
+               format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
+               format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error())});
+    ttft_ape += std::abs(r.ttft_error());
+    tpot_ape += std::abs(r.tpot_error());
+    by_conc[c.concurrency].first += std::abs(r.ttft_error());
+    by_conc[c.concurrency].second += std::abs(r.tpot_error());
+    ++count[c.concurrency];
+    csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ','
+        << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ',' << r.tpot_error()
+        << '\n';
+    rows.push_back({{"id", c.id}, {"isl", c.isl}, {"osl", c.osl}, {"tp", c.tp}, {"concurrency", c.concurrency},
+                    {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}});
+  }
+  const double n = static_cast<double>(results.size());
+  os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated with "
+     << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
+     << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
+     << ", iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms\n\n";
+  t.print(os);
+  os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
+     << "%\nby concurrency:";
+  for (const auto& [conc, e] : by_conc) {
+    os << "  c" << conc << " TTFT " << format_fixed(100.0 * e.first / count[conc], 1) << "% TPOT "
+       << format_fixed(100.0 * e.second / count[conc], 1) << "%";
+  }
+  os << "\n";
+  if (!o.csv.empty()) write_text(o.csv, csv.str());
+  if (!o.json.empty()) {
+    write_json(o.json, {{"cases", rows}, {"ttft_mape", ttft_ape / n}, {"tpot_mape", tpot_ape / n}});
+  }
+}
+
+}  // namespace
+
+void add_serving_cases_command(CLI::App& app) {
+  CLI::App* cases = app.get_subcommand("cases");
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = cases->add_subcommand(
+      "serving", "Simulate the measured serving runs (TensorRT-LLM on H100: Llama-3.1-8B, concurrency 8-128, TP 1-8) "
+                 "with `serve` and show each row's TTFT and TPOT errors");
+  cmd->add_option("FILE", o->file, "Cases CSV (default validation/serving/h100_llama31_8b_trtllm.csv)")->check(CLI::ExistingFile);
+  cmd->add_option("--every", o->every, "Run every N-th row only (default 1: all)")->check(whole_number_between(1, 1000));
+  cmd->add_option("--requests-per-client", o->settings.requests_per_client, "Requests per closed-loop client (default 10)")
+      ->check(whole_number_between(1, 1000));
+  cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = concurrency + N (default 0)")
+      ->check(whole_number_between(-1000, 1000));
+  cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
+  cmd->add_option("--buckets", o->settings.buckets_per_octave, "Iteration-shape buckets per octave (default 32; 0 exact)")
+      ->check(whole_number_between(0, 4096));
+  add_json_option(cmd, o->json);
+  cmd->add_option("--csv", o->csv, "Write one row per case to FILE");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace roofsim

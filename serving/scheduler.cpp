@@ -38,9 +38,7 @@ bool Scheduler::admit_head(std::int64_t first_chunk) {
   LiveRequest& r = waiting_.front();
   const std::int64_t tokens =
       admission_ == KvCacheConfig::Admission::reserve ? r.prompt + (r.output - r.generated) : r.cached + first_chunk;
-  const std::int64_t need = pool_.blocks_for(tokens) - r.blocks;
-  if (need > 0 && !pool_.try_take(need)) return false;
-  if (need > 0) r.blocks += need;
+  if (!grow(r, tokens)) return false;
   running_.push_back(r);
   waiting_.pop_front();
   return true;

@@ -83,8 +83,6 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << "; wall time " << format_seconds(r.wall_s) << " (" << format_seconds(r.sim_wall_s) << " simulating passes)\n";
 }
 
-LengthDistribution lengths(const std::string& text, const std::string& flag) { return parse_length_distribution(text, flag); }
-
 void serve(const ServeOptions& o, const CLI::App& cmd) {
   for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"}}) {
     check_output_path(path, flag);
@@ -112,8 +110,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
     w.arrivals.concurrency = o.concurrency;
   }
   w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : 100);
-  w.prompt = lengths(o.prompt, "--prompt");
-  w.output = lengths(o.output, "--output");
+  w.prompt = parse_length_distribution(o.prompt, "--prompt");
+  w.output = parse_length_distribution(o.output, "--output");
   w.seed = static_cast<std::uint64_t>(o.seed);
   SchedulerConfig& c = s.scheduler;
   c.policy = o.scheduler == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;

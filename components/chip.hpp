@@ -75,6 +75,12 @@ class Chip : public sc_core::sc_module {
   // Round-robin over units across ops and steps: work lands on the next unit in turn.
   std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
   std::size_t next_vector_unit() { return next_vector_++ % vector_.size(); }
+  // The next `n` matrix units in turn at once: returns the first, as n calls would.
+  std::size_t take_matrix_units(std::uint64_t n) {
+    const std::size_t first = next_matrix_ % matrix_.size();
+    next_matrix_ += n;
+    return first;
+  }
   // The host launches ops one after another, each taking host_launch_interval; returns when
   // the next op launched from `now` on is in the device's queue.
   Picoseconds host_launch(Picoseconds now) { return host_.reserve(now, ceil_ps(hw_.host_launch_interval_s)); }

@@ -45,7 +45,6 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
   const std::uint64_t body = bytes - head;
   const std::uint64_t granules = body / g, tail = body % g;
   const std::uint64_t base = granules / n * g, extra = granules % n;
-  const std::uint64_t head_channel = (address / g) % n, tail_channel = (first + granules) % n;
   const double ps_per_byte = ps_per_byte_ / rate;
   auto service = [&](std::uint64_t b) {
     return static_cast<Picoseconds>(std::ceil(static_cast<double>(b) * ps_per_byte - 1e-6));
@@ -57,19 +56,31 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
     stack_start_.assign(stacks, UINT64_MAX);
     stack_end_.assign(stacks, 0);
   }
-  for (std::uint64_t c = 0; c < n; ++c) {
-    // Channel c is the ((c - first) mod n)-th after the first whole granule.
-    const std::uint64_t offset = (c + n - first % n) % n;
+  // Whole-granule channels take one of two amounts: their service times are worked out once.
+  const Picoseconds base_service = service(base), wide_service = service(base + g);
+  const std::uint64_t first_channel = first % n;
+  // The channel `offset` places after the first whole granule's.
+  auto serve = [&](std::uint64_t offset) {
     std::uint64_t b = base + (offset < extra ? g : 0);
-    if (tail && c == tail_channel) b += tail;
-    if (head && c == head_channel) b += head;
-    if (b == 0) continue;
-    last = std::max(last, channels_[c].reserve(now, service(b)));
+    const bool edge = (tail && offset == extra) || (head && offset == n - 1);
+    if (tail && offset == extra) b += tail;
+    if (head && offset == n - 1) b += head;
+    if (b == 0) return;
+    const std::uint64_t c = first_channel + offset < n ? first_channel + offset : first_channel + offset - n;
+    last = std::max(last, channels_[c].reserve(now, edge ? service(b) : offset < extra ? wide_service : base_service));
     if (tracing) {
       const std::uint64_t s = c * stacks / n;
       stack_start_[s] = std::min(stack_start_[s], channels_[c].last_start());
       stack_end_[s] = std::max(stack_end_[s], channels_[c].free_at());
     }
+  };
+  if (base > 0) {
+    for (std::uint64_t offset = 0; offset < n; ++offset) serve(offset);
+  } else {
+    // A short access touches only the channels of its granules: the whole ones from the
+    // first on, the tail's just after them, and the head's just before the first.
+    for (std::uint64_t offset = 0; offset <= extra; ++offset) serve(offset);
+    if (n - 1 > extra) serve(n - 1);
   }
   if (tracing) {
     for (std::uint64_t s = 0; s < stacks; ++s) {

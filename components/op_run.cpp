@@ -130,7 +130,26 @@ void GemmRun::dispatch(std::int64_t step) {
     const std::int64_t row = batch * g.m + s.mb * plan_.bm + m0;
     return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
   };
-  touched_.clear();
+  if (!fine) {
+    const WaveCycles wave = coarse_wave(rows_of_tiles, tiles_m, tiles_n, parts, cycles);
+    padded_flops += 2.0 * wave.padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * s.n, g.c) : 0};
+    // One wave: every unit works through its share; one event when the last is ready.
+    Picoseconds ready = now;
+    for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
+      const double c = unit_cycles_[u] + wave.every_unit;
+      unit_cycles_[u] = 0;
+      if (c == 0) continue;
+      ready = std::max(ready, chip_.matrix_unit(u).run(now, c));
+      if (trace_name >= 0) {
+        const Timeline& t = chip_.matrix_unit(u).timeline();
+        chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
+      }
+    }
+    jobs_added(step, 1);
+    chip_.matrix_events().at(ready, [this, step, out] { job_done(step, out); });
+    return;
+  }
   for (std::int64_t r = 0; r < rows_of_tiles; ++r) {
     const std::int64_t i = r % tiles_m;
     const int bottom = i == tiles_m - 1;
@@ -142,38 +161,74 @@ void GemmRun::dispatch(std::int64_t step) {
         const double c = cycles[bottom][right][last];
         padded_cycles += c;
         const std::size_t u = chip_.next_matrix_unit();
-        if (fine) {
-          // One event per job; the C tile is written when its last part of the last k step is done.
-          const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
-          const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
-          const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k && last ? tensor_bytes(tm * tn, g.c) : 0};
-          jobs_added(step, 1);
-          const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
-          if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
-          chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
-        } else {
-          if (unit_cycles_[u] == 0) touched_.push_back(u);
-          unit_cycles_[u] += c;
-        }
+        // One event per job; the C tile is written when its last part of the last k step is done.
+        const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
+        const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
+        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k && last ? tensor_bytes(tm * tn, g.c) : 0};
+        jobs_added(step, 1);
+        const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
+        if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
+        chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
       }
     }
   }
-  const double padded = 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
-  padded_flops += padded;
-  if (fine) return;
-  // One wave: every unit works through its share; one event when the last is ready.
-  Picoseconds ready = now;
-  for (std::size_t u : touched_) {
-    ready = std::max(ready, chip_.matrix_unit(u).run(now, unit_cycles_[u]));
-    if (trace_name >= 0) {
-      const Timeline& t = chip_.matrix_unit(u).timeline();
-      chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
+  padded_flops += 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+}
+
+// The jobs of a step go to the units in turn, row of tiles by row, tile by tile, k part by
+// part. Instead of dealing them one by one, deal runs of jobs with equal cycles: a run of L
+// jobs gives every unit L / U of them and the next L % U units one more. The units end with
+// exactly the jobs they would have got one at a time.
+GemmRun::WaveCycles GemmRun::coarse_wave(std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
+                                         std::int64_t parts, const double (&cycles)[2][2][2]) {
+  const std::size_t units = unit_cycles_.size();
+  WaveCycles wave;
+  std::size_t unit = chip_.take_matrix_units(static_cast<std::uint64_t>(rows_of_tiles * tiles_n * parts));
+  double run_cycles = 0;
+  std::int64_t run_length = 0;
+  auto deal = [&] {
+    if (run_length == 0) return;
+    wave.padded_cycles += run_cycles * static_cast<double>(run_length);
+    const std::int64_t rounds = run_length / static_cast<std::int64_t>(units);
+    wave.every_unit += run_cycles * static_cast<double>(rounds);
+    for (std::int64_t left = run_length % static_cast<std::int64_t>(units); left > 0; --left) {
+      unit_cycles_[unit] += run_cycles;
+      if (++unit == units) unit = 0;
     }
-    unit_cycles_[u] = 0;
+    run_length = 0;
+  };
+  auto add = [&](double c, std::int64_t n) {
+    if (n <= 0) return;
+    if (run_length > 0 && c != run_cycles) deal();
+    run_cycles = c;
+    run_length += n;
+  };
+  // One row of tiles: the k parts of each tile, the right edge last.
+  auto add_row = [&](int bottom, std::int64_t rows) {
+    const double (&c)[2][2] = cycles[bottom];
+    const bool uniform = c[0][0] == c[0][1] && c[0][0] == c[1][0] && c[0][0] == c[1][1];
+    if (uniform || (parts == 1 && c[0][1] == c[1][1])) {
+      add(c[1][1], rows * tiles_n * parts);
+      return;
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t j = 0; j < tiles_n; ++j) {
+        const int right = j == tiles_n - 1;
+        if (parts == 1) {
+          add(c[right][1], 1);
+          continue;
+        }
+        add(c[right][0], parts - 1);
+        add(c[right][1], 1);
+      }
+    }
+  };
+  for (std::int64_t first = 0; first < rows_of_tiles; first += tiles_m) {
+    add_row(0, tiles_m - 1);
+    add_row(1, 1);
   }
-  const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * s.n, g.c) : 0};
-  jobs_added(step, 1);
-  chip_.matrix_events().at(ready, [this, step, out] { job_done(step, out); });
+  deal();
+  return wave;
 }
 
 VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)

@@ -70,10 +70,16 @@ class GemmRun : public OpRun {
   void loads(std::int64_t step, MemRange out[2]) const override;
   bool tile_loads() const override { return true; }
   void dispatch(std::int64_t step) override;
+  // Coarse events: a step's jobs dealt to the units in turn, as cycles per unit.
+  struct WaveCycles {
+    double every_unit = 0;     // cycles each unit gets on top of unit_cycles_
+    double padded_cycles = 0;  // all jobs' cycles, tiles padded to the unit's shape
+  };
+  WaveCycles coarse_wave(std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
+                         std::int64_t parts, const double (&cycles)[2][2][2]);
   GemmPlan plan_;
   std::uint64_t a_base_, b_base_, c_base_;
-  std::vector<double> unit_cycles_;     // scratch: one wave's work per unit
-  std::vector<std::size_t> touched_;    // scratch: the units that wave uses
+  std::vector<double> unit_cycles_;  // scratch: one wave's work per unit, less WaveCycles::every_unit
 };
 
 class VectorRun : public OpRun {

@@ -721,19 +721,20 @@ const ModelConfig& PassSimulator::model() const { return impl_->machine.model; }
 const std::vector<std::string>& PassSimulator::notes() const { return impl_->machine.notes; }
 std::string PassSimulator::topology() const { return impl_->machine.topology ? impl_->machine.topology->name() : ""; }
 
-PassOutcome PassSimulator::simulate(ForwardPass pass) const {
-  const Experiment& e = impl_->setup;
+namespace {
+
+PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {
   pass.tp = e.tp;
   pass.pp = e.pp;
   pass.ep = 1;
   pass.microbatches = 1;
   ExperimentResult r;
   r.setup = e;
-  r.hw = impl_->machine.hw;
-  r.model = impl_->machine.model;
+  r.hw = machine.hw;
+  r.model = model;
   r.simulated_steps = {0};
   r.graphs.push_back(build_forward(r.model, pass, e.precision, e.attention));
-  const PhaseResults phases = execute_phases(r, impl_->machine, RunControl{});
+  const PhaseResults phases = execute_phases(r, machine, RunControl{});
   if (phases.phase_end.size() != 1) throw std::logic_error("simulation stopped before the pass ended");
   PassOutcome out;
   out.seconds = to_seconds(phases.phase_end[0] - phases.phase_start[0]);
@@ -745,6 +746,33 @@ PassOutcome PassSimulator::simulate(ForwardPass pass) const {
   out.events = r.events;
   out.server_jobs = r.server_jobs;
   out.wall_s = r.wall_s;
+  return out;
+}
+
+}  // namespace
+
+PassOutcome PassSimulator::simulate(ForwardPass pass) const {
+  return simulate_pass(impl_->setup, impl_->machine, impl_->machine.model, std::move(pass));
+}
+
+PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
+  const ModelConfig& model = impl_->machine.model;
+  if (impl_->setup.pp > 1 || model.layers <= 2) return simulate(pass);
+  ModelConfig one = model, two = model;
+  one.layers = 1;
+  two.layers = 2;
+  const PassOutcome a = simulate_pass(impl_->setup, impl_->machine, one, pass);
+  const PassOutcome b = simulate_pass(impl_->setup, impl_->machine, two, pass);
+  const double more = static_cast<double>(model.layers - 1);
+  const std::uint64_t more_n = static_cast<std::uint64_t>(model.layers - 1);
+  PassOutcome out;
+  out.seconds = a.seconds + more * (b.seconds - a.seconds);
+  out.flops = a.flops + more * (b.flops - a.flops);
+  out.bytes = a.bytes + more * (b.bytes - a.bytes);
+  out.comm_s = a.comm_s + more * (b.comm_s - a.comm_s);
+  out.events = a.events + more_n * (b.events - a.events);
+  out.server_jobs = a.server_jobs + more_n * (b.server_jobs - a.server_jobs);
+  out.wall_s = a.wall_s + b.wall_s;
   return out;
 }
 

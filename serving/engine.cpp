@@ -253,7 +253,7 @@ class ServingEngine {
     IterationShape s;
     s.groups = groups;
     const auto t0 = Clock::now();
-    s.outcome = sim_.simulate(mixed_pass(groups));
+    s.outcome = setup_.sample_layers ? sim_.simulate_sampled(mixed_pass(groups)) : sim_.simulate(mixed_pass(groups));
     r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
     s.uses = 1;
     r_.shapes.push_back(std::move(s));

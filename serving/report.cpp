@@ -72,6 +72,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["buckets_per_octave"] = s.buckets_per_octave;
+  j["sample_layers"] = s.sample_layers;
   j["notes"] = r.notes;
   j["summary"] = {{"requests", m.requests},
                   {"duration_s", m.duration_s},

@@ -69,6 +69,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.scheduler.max_batch = std::max<std::int64_t>(1, c.concurrency + s.batch_offset);
   setup.scheduler.max_tokens = 8192;
   setup.buckets_per_octave = s.buckets_per_octave;
+  setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
   setup.source = "serving case " + c.id;
   return setup;

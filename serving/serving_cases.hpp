@@ -27,6 +27,7 @@ std::vector<ServingCase> load_serving_cases(const std::string& path);
 struct ServingCaseSettings {
   std::int64_t requests_per_client = 10;  // requests in all = this x concurrency
   int buckets_per_octave = 32;
+  bool sample_layers = true;
   double iteration_overhead_s = 0;
   // Server batch limit = concurrency + this (0: the rows' batch_size, which equals the
   // concurrency); -1 tests the reading that one request always waits for a free slot.

@@ -25,6 +25,7 @@ struct ServeOptions {
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve";
   std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
   bool chunked = false;
+  bool all_layers = false;
   double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
   std::string json, requests_csv, iterations_csv;
@@ -80,6 +81,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "
      << r.shapes.size() << " distinct shapes simulated on the chip model"
      << (s.buckets_per_octave > 0 ? " (shapes bucketed, " + std::to_string(s.buckets_per_octave) + " per octave; --buckets 0 for exact)" : " (exact shapes)")
+     << (s.sample_layers ? ", layers sampled (--all-layers for every one)" : ", every layer")
      << "; wall time " << format_seconds(r.wall_s) << " (" << format_seconds(r.sim_wall_s) << " simulating passes)\n";
 }
 
@@ -125,6 +127,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.kv.blocks = o.kv_blocks;
   s.iteration_overhead_s = o.overhead_ms * 1e-3;
   s.buckets_per_octave = o.buckets;
+  s.sample_layers = !o.all_layers;
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
   s.warmup_requests = o.warmup;
@@ -206,6 +209,10 @@ void add_serve_command(CLI::App& app) {
                                            "are simulated, so similar iterations share one simulation (default 32, "
                                            "at most 1.6% off; 0: exact shapes)")
       ->check(whole_number_between(0, 4096));
+  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer of each shape's pass. By default a shape is "
+                                               "simulated with one layer and with two, and the second layer's time "
+                                               "stands for each further one (about 10x faster; within 0.1%, see "
+                                               "docs/serving.md)");
   cmd->add_option("--slo-ttft-ms", o->slo_ttft_ms, "Time-to-first-token objective for goodput")->check(non_negative_number());
   cmd->add_option("--slo-tpot-ms", o->slo_tpot_ms, "Time-per-output-token objective for goodput")->check(non_negative_number());
   add_json_option(cmd, o->json);

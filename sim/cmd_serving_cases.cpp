@@ -20,6 +20,7 @@ struct Options {
   std::int64_t every = 1;
   ServingCaseSettings settings;
   double overhead_ms = 0;
+  bool all_layers = false;
   std::string json, csv;
 };
 
@@ -29,6 +30,7 @@ void run(Options o) {
   check_output_path(o.json, "--json");
   check_output_path(o.csv, "--csv");
   o.settings.iteration_overhead_s = o.overhead_ms * 1e-3;
+  o.settings.sample_layers = !o.all_layers;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
   RunControl control;
@@ -96,6 +98,8 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
   cmd->add_option("--buckets", o->settings.buckets_per_octave, "Iteration-shape buckets per octave (default 32; 0 exact)")
       ->check(whole_number_between(0, 4096));
+  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer (default: one and two layers, the second standing "
+                                               "for the rest)");
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per case to FILE");
   cmd->callback([o] { run(*o); });

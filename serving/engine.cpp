@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <random>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -24,6 +26,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A uniform draw in [0, 1) from the top 53 bits: the same on every platform (the standard
+// distributions are not).
+double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
 // The pass of an iteration as the simulator gets it: prefill chunks each a group of their own
 // (identical ones merged), and the decodes one group at their mean context. Decode attention
 // kernels (flash-decoding, XQA) run every sequence of a batch in one launch whatever its
@@ -31,7 +37,7 @@ using Clock = std::chrono::steady_clock;
 // token count and context, the decodes' mean included, to the grid.
 std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& work, int buckets) {
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> prefills;
-  std::int64_t decode_count = 0, decode_context_sum = 0;
+  std::int64_t decode_count = 0, decode_context_sum = 0, decode_tokens = 1;
   for (const ScheduledWork& w : work) {
     if (w.prefill) {
       const std::int64_t n = bucket_tokens(w.new_tokens, buckets);
@@ -40,15 +46,38 @@ std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& wo
     } else {
       ++decode_count;
       decode_context_sum += w.context;
+      decode_tokens = w.new_tokens;  // the same for every decode: 1, or k + 1 to verify
     }
   }
   std::vector<SequenceGroup> groups;
   for (const auto& [shape, count] : prefills) groups.push_back({count, shape.first, shape.second, true});
   if (decode_count > 0) {
     const std::int64_t mean = (decode_context_sum + decode_count / 2) / decode_count;
-    groups.push_back({decode_count, 1, std::max<std::int64_t>(1, bucket_tokens(mean, buckets)), false});
+    groups.push_back({decode_count, decode_tokens, std::max(decode_tokens, bucket_tokens(mean, buckets)), false});
   }
   return groups;
+}
+
+// The draft passes before a speculative step: the first takes the iteration's prefill chunks
+// (the draft keeps its own KV cache of the prompt) and one token of every decode; each further
+// one drafts the next token of the decodes.
+std::vector<std::vector<SequenceGroup>> draft_passes(const std::vector<SequenceGroup>& target, std::int64_t k) {
+  std::vector<SequenceGroup> first;
+  const SequenceGroup* decodes = nullptr;
+  for (const SequenceGroup& g : target) {
+    if (g.prefill) {
+      first.push_back(g);
+    } else {
+      decodes = &g;
+    }
+  }
+  // The decodes' context at the first draft: the target's less the k drafts it verifies.
+  const std::int64_t context = decodes ? decodes->context - k : 0;
+  if (decodes) first.push_back({decodes->count, 1, context, false});
+  std::vector<std::vector<SequenceGroup>> passes;
+  if (!first.empty()) passes.push_back(first);
+  for (std::int64_t j = 1; decodes && j < k; ++j) passes.push_back({{decodes->count, 1, context + j, false}});
+  return passes;
 }
 
 std::vector<std::int64_t> shape_key(const std::vector<SequenceGroup>& groups) {
@@ -63,12 +92,43 @@ struct MemoryPlan {
   std::int64_t blocks = 0;
 };
 
-MemoryPlan plan_memory(const ServingSetup& s, const HardwareSpec& hw, const ModelConfig& model) {
+// The draft of speculative decoding: the target's next-token head as one more of its layers
+// with its LM head ("mtp"), or a model of its own on the same chips.
+Experiment draft_experiment(const ServingSetup& s, const ModelConfig& target) {
+  Experiment e = s.machine;
+  if (s.speculative.draft == "mtp") {
+    ModelConfig m = target;
+    m.layers = 1;
+    m.name = target.name + " MTP head";
+    e.model_config = m;
+  } else {
+    e.model = s.speculative.draft;
+    e.model_config.reset();
+  }
+  return e;
+}
+
+// What the draft adds per chip: weights and KV bytes per token. An MTP head shares the
+// target's embedding and LM head, so it adds one layer's weights and KV.
+MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& e) {
+  if (s.speculative.draft != "mtp") return memory_need(draft, e);
+  ModelConfig two = draft;
+  two.layers = 2;
+  const MemoryNeed one_layer = memory_need(draft, e), two_layers = memory_need(two, e);
+  return {two_layers.weights - one_layer.weights, two_layers.kv_cache - one_layer.kv_cache, 0};
+}
+
+MemoryPlan plan_memory(const ServingSetup& s, const HardwareSpec& hw, const ModelConfig& model, const ModelConfig* draft) {
   Experiment e = s.machine;
   e.batch = 1;
   e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
   e.generate = 0;
-  const MemoryNeed need = memory_need(model, e);
+  MemoryNeed need = memory_need(model, e);
+  if (draft) {
+    const MemoryNeed d = draft_memory(s, *draft, e);
+    need.weights += d.weights;
+    need.kv_cache += d.kv_cache;
+  }
   MemoryPlan m;
   m.weights = need.weights;
   m.activations = need.activations;
@@ -103,6 +163,18 @@ void check_setup(const ServingSetup& s) {
   }
   if (s.machine.ep != 1) throw InputError("${ep}: serving runs without expert parallelism so far");
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");
+  const SpeculativeConfig& d = s.speculative;
+  if (d.tokens < 0 || d.tokens > kMaxVerifyTokens - 1) {
+    throw InputError("${speculative_tokens} must be between 0 and " + std::to_string(kMaxVerifyTokens - 1));
+  }
+  if (!(d.acceptance >= 0 && d.acceptance <= 1)) throw InputError("${acceptance} must be in [0, 1]");
+  if (!d.position_acceptance.empty() && static_cast<std::int64_t>(d.position_acceptance.size()) != d.tokens) {
+    throw InputError("${acceptance} gives " + std::to_string(d.position_acceptance.size()) + " per-position chances for " +
+                     std::to_string(d.tokens) + " drafted tokens: one per drafted token");
+  }
+  for (double p : d.position_acceptance) {
+    if (!(p >= 0 && p <= 1)) throw InputError("${acceptance}: every per-position chance must be in [0, 1]");
+  }
 }
 
 // Every request must be servable on its own: within the model's context, its prompt within the
@@ -116,7 +188,8 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
   for (const RequestSpec& r : requests) {
     const std::string who = "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) + " prompt + " +
                             std::to_string(r.output_tokens) + " output tokens)";
-    const std::int64_t context = r.prompt_tokens + r.output_tokens;
+    // Verifying drafts may write keys for k tokens beyond the last one kept.
+    const std::int64_t context = r.prompt_tokens + r.output_tokens + s.speculative.tokens;
     if (model.max_context > 0 && context > model.max_context && !s.machine.allow_long_context) {
       throw InputError(who + ": beyond " + model.name + "'s maximum context of " + std::to_string(model.max_context) +
                        " (${allow_long_context} simulates it anyway)");
@@ -136,7 +209,25 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
 class ServingEngine {
  public:
   ServingEngine(const ServingSetup& setup, const RunControl& control, ServingResult& r)
-      : setup_(setup), control_(control), r_(r), sim_(setup.machine) {}
+      : setup_(setup), control_(control), r_(r), sim_(setup.machine) {
+    if (setup.speculative.tokens > 0) {
+      try {
+        draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, sim_.model()));
+      } catch (const InputError& e) {
+        // The draft's model setting is ${draft}, not the target's ${model}.
+        std::string message = e.raw();
+        for (std::size_t at = message.find("${model}"); at != std::string::npos; at = message.find("${model}", at)) {
+          message.replace(at, 8, "${draft}");
+        }
+        throw InputError(message);
+      }
+      if (draft_->model().vocab != sim_.model().vocab) {
+        throw InputError("${draft} " + draft_->model().name + " has a vocabulary of " + std::to_string(draft_->model().vocab) +
+                         " tokens and " + sim_.model().name + " one of " + std::to_string(sim_.model().vocab) +
+                         ": a draft must share the target's tokenizer");
+      }
+    }
+  }
 
   void run() {
     const auto t0 = Clock::now();
@@ -145,7 +236,7 @@ class ServingEngine {
     r_.topology = sim_.topology();
     r_.notes = sim_.notes();
     r_.chips = setup_.machine.tp * setup_.machine.pp;
-    const MemoryPlan memory = plan_memory(setup_, r_.hw, r_.model);
+    const MemoryPlan memory = plan_memory(setup_, r_.hw, r_.model, draft_ ? &draft_->model() : nullptr);
     r_.kv_blocks = memory.blocks;
     r_.kv_bytes_per_block = memory.kv_per_token * static_cast<double>(setup_.kv.block_tokens);
     r_.weights_bytes = memory.weights;
@@ -158,7 +249,11 @@ class ServingEngine {
       rec.spec = s;
       r_.requests.push_back(rec);
     }
-    Scheduler scheduler(setup_.scheduler, setup_.kv.admission, pool);
+    SchedulerConfig scheduling = setup_.scheduler;
+    scheduling.verify_tokens = 1 + setup_.speculative.tokens;
+    Scheduler scheduler(scheduling, setup_.kv.admission, pool);
+    // Acceptance draws: their own stream of the workload's seed, in the order of the work.
+    std::mt19937_64 acceptance_rng(setup_.workload.seed ^ UINT64_C(0x5bec0de5bec0de5));
     const bool closed = setup_.workload.arrivals.kind == Arrivals::Kind::closed_loop;
     const std::size_t n = specs.size();
     std::size_t next = 0;  // next request to arrive
@@ -204,10 +299,12 @@ class ServingEngine {
       }
       const std::vector<SequenceGroup> groups = iteration_groups(work, setup_.buckets_per_octave);
       const int shape = shape_of(groups);
-      const double seconds = setup_.iteration_overhead_s + r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds;
+      const double draft_s = draft_ ? draft_seconds(groups) : 0.0;
+      const double seconds = setup_.iteration_overhead_s + draft_s + r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds;
       IterationRecord it;
       it.start_s = now;
       it.seconds = seconds;
+      it.draft_seconds = draft_s;
       it.shape = shape;
       it.waiting = static_cast<std::int32_t>(scheduler.waiting());
       for (const ScheduledWork& w : work) {
@@ -219,9 +316,23 @@ class ServingEngine {
         }
       }
       it.kv_blocks_used = pool.used();
-      r_.iterations.push_back(it);
+      // Each decode keeps its drafts up to the first rejected one, and the target's own token.
+      std::vector<std::int64_t> emitted(work.size(), 1);
+      for (std::size_t i = 0; i < work.size(); ++i) {
+        if (work[i].prefill) continue;
+        std::int64_t accepted = 0;
+        while (accepted < setup_.speculative.tokens && unit_draw(acceptance_rng) < setup_.speculative.accept_chance(accepted)) {
+          ++accepted;
+        }
+        const LiveRequest& live = scheduler.running()[static_cast<std::size_t>(work[i].live)];
+        emitted[i] = std::min(1 + accepted, live.output - live.generated);
+      }
       now += seconds;
-      const Scheduler::Progress p = scheduler.complete(work);
+      const Scheduler::Progress p = scheduler.complete(work, emitted);
+      for (std::size_t i = 0; i < work.size(); ++i) {
+        if (!work[i].prefill) it.decode_tokens += emitted[i];
+      }
+      r_.iterations.push_back(it);
       for (const LiveRequest& l : p.produced) {
         RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
         if (rec.first_token_s < 0) rec.first_token_s = now;
@@ -262,11 +373,30 @@ class ServingEngine {
     return index;
   }
 
+  // The draft passes' time before the target's pass of `groups`, each distinct one simulated once.
+  double draft_seconds(const std::vector<SequenceGroup>& groups) {
+    double total = 0;
+    for (const std::vector<SequenceGroup>& pass : draft_passes(groups, setup_.speculative.tokens)) {
+      const std::vector<std::int64_t> key = shape_key(pass);
+      auto found = draft_index_.find(key);
+      if (found == draft_index_.end()) {
+        const auto t0 = Clock::now();
+        const PassOutcome o = setup_.sample_layers ? draft_->simulate_sampled(mixed_pass(pass)) : draft_->simulate(mixed_pass(pass));
+        r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
+        found = draft_index_.emplace(key, o.seconds).first;
+      }
+      total += found->second;
+    }
+    return total;
+  }
+
   const ServingSetup& setup_;
   const RunControl& control_;
   ServingResult& r_;
   PassSimulator sim_;
+  std::unique_ptr<PassSimulator> draft_;  // speculative decoding's draft model
   std::map<std::vector<std::int64_t>, int> index_;
+  std::map<std::vector<std::int64_t>, double> draft_index_;
 };
 
 }  // namespace

@@ -90,7 +90,15 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"slo_attainment", m.slo_attainment},
                   {"preemptions", m.preemptions},
                   {"mean_batch", m.mean_batch},
-                  {"decode_intensity", m.decode_intensity}};
+                  {"decode_intensity", m.decode_intensity},
+                  {"tokens_per_step", m.tokens_per_step},
+                  {"draft_share", m.draft_share}};
+  const SpeculativeConfig& d = s.speculative;
+  j["speculative"] = d.tokens == 0 ? nlohmann::json(nullptr)
+                                   : nlohmann::json{{"tokens", d.tokens},
+                                                    {"draft", d.draft},
+                                                    {"acceptance", d.position_acceptance.empty() ? nlohmann::json(d.acceptance)
+                                                                                                 : nlohmann::json(d.position_acceptance)}};
   j["iterations"] = r.iterations.size();
   j["shapes_simulated"] = r.shapes.size();
   j["simulated_s"] = r.simulated_s;
@@ -119,11 +127,13 @@ std::string requests_csv(const ServingResult& r) {
 
 std::string iterations_csv(const ServingResult& r) {
   std::ostringstream os;
-  os << "iteration,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,kv_blocks_used,waiting,shape\n";
+  os << "iteration,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,decode_tokens,draft_s,kv_blocks_used,"
+        "waiting,shape\n";
   for (std::size_t i = 0; i < r.iterations.size(); ++i) {
     const IterationRecord& it = r.iterations[i];
     os << i << ',' << num(it.start_s) << ',' << num(it.seconds) << ',' << it.prefill_sequences << ','
-       << it.prefill_tokens << ',' << it.decode_sequences << ',' << it.kv_blocks_used << ',' << it.waiting << ',' << it.shape
+       << it.prefill_tokens << ',' << it.decode_sequences << ',' << it.decode_tokens << ',' << num(it.draft_seconds) << ','
+       << it.kv_blocks_used << ',' << it.waiting << ',' << it.shape
        << '\n';
   }
   return os.str();

@@ -36,8 +36,10 @@ void Scheduler::preempt(std::size_t i) {
 // output when reserving, the first chunk's otherwise.
 bool Scheduler::admit_head(std::int64_t first_chunk) {
   LiveRequest& r = waiting_.front();
-  const std::int64_t tokens =
-      admission_ == KvCacheConfig::Admission::reserve ? r.prompt + (r.output - r.generated) : r.cached + first_chunk;
+  // Verifying drafts writes up to verify_tokens - 1 keys beyond the last one kept.
+  const std::int64_t tokens = admission_ == KvCacheConfig::Admission::reserve
+                                  ? r.prompt + (r.output - r.generated) + (config_.verify_tokens - 1)
+                                  : r.cached + first_chunk;
   if (!grow(r, tokens)) return false;
   running_.push_back(r);
   waiting_.pop_front();
@@ -52,9 +54,10 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
       ++i;
       continue;
     }
-    // The token fed this step joins the cache; on demand, it may need a new block.
+    // The tokens fed this step join the cache; on demand, they may need a new block.
+    const std::int64_t fed = config_.verify_tokens;
     bool preempted_self = false;
-    while (!grow(running_[i], running_[i].cached + 1)) {
+    while (!grow(running_[i], running_[i].cached + fed)) {
       const std::size_t victim = running_.size() - 1;
       preempt(victim);
       if (victim == i) {
@@ -63,8 +66,8 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
       }
     }
     if (preempted_self) break;  // it was the newest: nothing comes after it
-    work.push_back({static_cast<std::int64_t>(i), 1, running_[i].cached + 1, false});
-    --budget;
+    work.push_back({static_cast<std::int64_t>(i), fed, running_[i].cached + fed, false});
+    budget -= fed;
     ++i;
   }
 }
@@ -123,16 +126,24 @@ std::vector<ScheduledWork> Scheduler::plan() {
   return work;
 }
 
-Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work) {
+Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted) {
   Progress p;
-  for (const ScheduledWork& w : work) {
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const ScheduledWork& w = work[i];
     LiveRequest& r = running_[static_cast<std::size_t>(w.live)];
-    r.cached += w.new_tokens;
-    // A prefill that reaches the end of the prompt, and every decode, yields a token.
-    if (!r.in_prefill()) {
+    if (w.prefill) {
+      r.cached += w.new_tokens;
+      // A prefill that reaches the end of the prompt yields the first token.
+      if (r.in_prefill()) continue;
       ++r.generated;
-      p.produced.push_back(r);
+    } else {
+      // A decode yields its tokens (verified drafts and the target's own), never more than
+      // the request wants; the cache keeps their keys, the rejected drafts' are dropped.
+      const std::int64_t n = std::min(emitted.empty() ? 1 : emitted[i], r.output - r.generated);
+      r.cached += n;
+      r.generated += n;
     }
+    p.produced.push_back(r);
   }
   std::vector<LiveRequest> still;
   still.reserve(running_.size());

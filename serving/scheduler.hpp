@@ -47,7 +47,9 @@ class Scheduler {
     std::vector<LiveRequest> produced;  // as they are after this iteration
     std::vector<LiveRequest> finished;
   };
-  Progress complete(const std::vector<ScheduledWork>& work);
+  // `emitted` (speculative decoding) gives each decode's output tokens, parallel to `work`
+  // (prefills' entries unused); without it a decode yields one.
+  Progress complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted = {});
 
   const std::vector<LiveRequest>& running() const { return running_; }
   std::size_t waiting() const { return waiting_.size(); }

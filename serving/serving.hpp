@@ -39,6 +39,27 @@ struct SchedulerConfig {
   // Split prompts into chunks that fill the budget (Sarathi); off: a prompt runs whole, and
   // waits until the budget has room for all of it.
   bool chunked_prefill = false;
+  // Tokens a decode feeds the target per step: 1, or k + 1 with speculative decoding (the last
+  // accepted token and k drafted ones to verify). Set from SpeculativeConfig by the engine.
+  std::int64_t verify_tokens = 1;
+};
+
+// Speculative decoding: before each decode step a draft proposes k tokens per sequence, one
+// draft pass after another; the target then verifies the k + 1 tokens of every sequence in one
+// pass and keeps the drafted tokens up to the first rejected one, plus its own next token.
+struct SpeculativeConfig {
+  std::int64_t tokens = 0;  // k drafted per step; 0: off
+  // "mtp": the target's own multi-token-prediction head (DeepSeek-V3, EAGLE-style), built as
+  // one more of the target's layers with its LM head; otherwise a model preset, .toml or
+  // Hugging Face config.json, run on the same chips with the same parallelism.
+  std::string draft = "mtp";
+  // The chance that a drafted token is accepted given the ones before it were (positions
+  // independent), or one such chance per position (k values) when not empty.
+  double acceptance = 0.7;
+  std::vector<double> position_acceptance;
+  double accept_chance(std::int64_t position) const {
+    return position_acceptance.empty() ? acceptance : position_acceptance[static_cast<std::size_t>(position)];
+  }
 };
 
 struct KvCacheConfig {
@@ -66,6 +87,7 @@ struct ServingSetup {
   WorkloadSpec workload;
   SchedulerConfig scheduler;
   KvCacheConfig kv;
+  SpeculativeConfig speculative;
   // Host time per iteration that no kernel covers (scheduling, sampling, detokenising),
   // added before each iteration's pass.
   double iteration_overhead_s = 0;
@@ -104,6 +126,8 @@ struct IterationRecord {
   std::int64_t kv_blocks_used = 0;
   std::int32_t waiting = 0;
   std::int32_t shape = 0;  // index into ServingResult::shapes
+  double draft_seconds = 0;         // of `seconds`: the draft passes (speculative decoding)
+  std::int64_t decode_tokens = 0;   // output tokens the decodes produced (more than one each when drafts are accepted)
 };
 
 // A distinct (bucketed) iteration shape and what simulating it gave.
@@ -129,6 +153,10 @@ struct ServingSummary {
   std::int64_t preemptions = 0;
   double mean_batch = 0;              // sequences per iteration
   double decode_intensity = 0;        // FLOP/B of the decode-only iterations: their FLOPs over their bytes
+  // Speculative decoding: output tokens per sequence and target decode step (1 without), and
+  // the share of the time the draft passes took.
+  double tokens_per_step = 0;
+  double draft_share = 0;
 };
 
 struct ServingResult {

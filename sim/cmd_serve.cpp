@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/parse.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
 #include "sim/cli_options.hpp"
@@ -26,12 +27,37 @@ struct ServeOptions {
   std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
   bool chunked = false;
   bool all_layers = false;
+  std::int64_t speculative_tokens = 0;
+  std::string draft = "mtp", acceptance = "0.7";
   double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
   std::string json, requests_csv, iterations_csv;
 };
 
 std::string ms(double s) { return format_fixed(s * 1e3, 2); }
+
+// --acceptance: one chance for every position, or one per position, comma-separated.
+void parse_acceptance(const std::string& text, SpeculativeConfig& d) {
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<double> v = parse_number(part);
+    if (!v || *v < 0 || *v > 1) {
+      throw InputError("--acceptance " + text + ": '" + part + "' is not a chance in [0, 1]; give one (0.7) or one per "
+                       "drafted token (0.9,0.7,0.5)");
+    }
+    values.push_back(*v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (values.size() == 1) {
+    d.acceptance = values.front();
+  } else {
+    d.position_acceptance = values;
+  }
+}
 
 void print_report(std::ostream& os, const ServingResult& r) {
   const ServingSetup& s = r.setup;
@@ -73,6 +99,12 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << (s.slo_ttft_s > 0 ? format_seconds(s.slo_ttft_s) : "any") << " and TPOT <= "
        << (s.slo_tpot_s > 0 ? format_seconds(s.slo_tpot_s) : "any") << " (" << format_fixed(100.0 * m.slo_attainment, 1)
      << "% of requests)\n";
+  }
+  if (s.speculative.tokens > 0) {
+    os << "speculative " << s.speculative.tokens << " drafted tokens per step by "
+       << (s.speculative.draft == "mtp" ? "the model's MTP head" : s.speculative.draft) << ": "
+       << format_fixed(m.tokens_per_step, 2) << " output tokens per sequence and target step; the drafts took "
+       << format_fixed(100.0 * m.draft_share, 1) << "% of the time\n";
   }
   os << "batches    " << format_fixed(m.mean_batch, 1) << " sequences per iteration on average, " << m.preemptions
      << " preemptions; decode iterations at " << format_fixed(m.decode_intensity, 1) << " FLOP/B (ridge "
@@ -131,6 +163,12 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
   s.warmup_requests = o.warmup;
+  s.speculative.tokens = o.speculative_tokens;
+  s.speculative.draft = o.draft;
+  parse_acceptance(o.acceptance, s.speculative);
+  if ((cmd.count("--draft") || cmd.count("--acceptance")) && o.speculative_tokens == 0) {
+    throw InputError("--draft and --acceptance describe speculative decoding: give --speculative-tokens K too");
+  }
 
   std::ostream& os = human_out(o.json);
   RunControl control;
@@ -213,6 +251,15 @@ void add_serve_command(CLI::App& app) {
                                                "simulated with one layer and with two, and the second layer's time "
                                                "stands for each further one (about 10x faster; within 0.1%, see "
                                                "docs/serving.md)");
+  cmd->add_option("--speculative-tokens", o->speculative_tokens,
+                  "Speculative decoding: a draft proposes K tokens per sequence before each decode step and the "
+                  "target verifies K + 1 in one pass (default 0: off)")
+      ->check(whole_number_between(0, kMaxVerifyTokens - 1));
+  cmd->add_option("--draft", o->draft, "The draft: mtp (the target's own next-token head, one more of its layers; "
+                                       "default), or a model preset, .toml or config.json with the target's vocabulary, "
+                                       "on the same chips");
+  cmd->add_option("--acceptance", o->acceptance, "Chance that a drafted token is accepted when the ones before it were: "
+                                                 "one value (default 0.7) or one per position (0.9,0.7,0.5)");
   cmd->add_option("--slo-ttft-ms", o->slo_ttft_ms, "Time-to-first-token objective for goodput")->check(non_negative_number());
   cmd->add_option("--slo-tpot-ms", o->slo_tpot_ms, "Time-per-output-token objective for goodput")->check(non_negative_number());
   add_json_option(cmd, o->json);

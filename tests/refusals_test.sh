@@ -97,6 +97,11 @@ refused "serve: junk length" "--prompt" "$roofsim" serve --prompt normal:abc
 refused "serve: two arrival modes" "give one of" "$roofsim" serve --rate 2 --concurrency 4
 refused "serve: beyond context" "maximum context" "$roofsim" serve --prompt 8000 --output 500 --requests 2 --max-tokens 16384
 refused "serve: nan rate" "--rate" "$roofsim" serve --rate nan
+refused "serve: draft with another vocabulary" "share the target's tokenizer" "$roofsim" serve --speculative-tokens 2 --draft llama-2-7b
+refused "serve: acceptance without drafts" "--speculative-tokens" "$roofsim" serve --acceptance 0.5
+refused "serve: acceptance per position, too few" "one per drafted token" "$roofsim" serve --speculative-tokens 3 --acceptance 0.5,0.4
+refused "serve: acceptance above 1" "not a chance in [0, 1]" "$roofsim" serve --speculative-tokens 2 --acceptance 1.5
+refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative-tokens 2 --draft nosuch
 
 if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
 

@@ -183,6 +183,89 @@ TEST_CASE("a pass sampled by layer takes what simulating every layer takes", "[s
   }
 }
 
+TEST_CASE("a verifying decode group does k + 1 tokens' linear work and logits on one read of the weights", "[systemc][serving]") {
+  const ModelConfig m = load_model("llama-3-8b");
+  const Precision p;
+  const OpGraph one = build_forward(m, mixed_pass({{8, 1, 1003, false}}), p, AttentionImpl::fused);
+  const OpGraph four = build_forward(m, mixed_pass({{8, 4, 1003, false}}), p, AttentionImpl::fused);
+  // Every op does the work of 4 tokens, logits included; attention reads the same keys for 4
+  // queries and the weights are read once.
+  CHECK(four.total_flops() == Approx(4.0 * one.total_flops()).epsilon(1e-12));
+  CHECK(four.total_bytes() < 1.05 * one.total_bytes());
+  CHECK_THROWS_AS(mixed_pass({{8, kMaxVerifyTokens + 1, 2000, false}}), InputError);
+}
+
+namespace {
+
+std::int64_t target_decode_steps(const ServingResult& r) {
+  std::int64_t steps = 0;
+  for (const IterationRecord& it : r.iterations) steps += it.decode_sequences;
+  return steps;
+}
+
+double target_seconds(const ServingResult& r) {
+  double s = 0;
+  for (const IterationRecord& it : r.iterations) s += it.seconds - it.draft_seconds;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("speculative decoding: acceptance 0 is slower than none, acceptance 1 needs k + 1 times fewer target steps", "[systemc][serving]") {
+  ServingSetup s = setup(16, 8, "300", "65");
+  const ServingResult plain = run_serving(s);
+  s.speculative.tokens = 3;
+  s.speculative.acceptance = 0;
+  const ServingResult rejected = run_serving(s);
+  s.speculative.acceptance = 1;
+  const ServingResult accepted = run_serving(s);
+  INFO("TPOT plain " << plain.summary.tpot_s.mean << ", acceptance 0 " << rejected.summary.tpot_s.mean << ", acceptance 1 "
+                     << accepted.summary.tpot_s.mean);
+  // Nothing accepted: the same steps, each with the drafts' passes and a 4-token verification.
+  CHECK(target_decode_steps(rejected) == target_decode_steps(plain));
+  CHECK(rejected.summary.tokens_per_step == 1.0);
+  CHECK(rejected.summary.tpot_s.mean > 1.1 * plain.summary.tpot_s.mean);
+  CHECK(rejected.summary.draft_share > 0.05);
+  // Everything accepted: 64 tokens after the first in ceil(64 / 4) = 16 steps instead of 64.
+  CHECK(target_decode_steps(plain) == 16 * 64);
+  CHECK(target_decode_steps(accepted) == 16 * 16);
+  CHECK(accepted.summary.tokens_per_step == 4.0);
+  // The target's passes take well under half the time (4-token verifications cost a little
+  // more than 1-token steps); the MTP head, as large as one of this 4-layer model's layers
+  // plus the LM head, takes back part of the gain.
+  CHECK(target_seconds(accepted) < 0.5 * target_seconds(plain));
+  CHECK(accepted.summary.tpot_s.mean < 0.75 * plain.summary.tpot_s.mean);
+  // Verifying 4 tokens per weight read moves decode right on the roofline.
+  CHECK(accepted.summary.decode_intensity > 3.5 * plain.summary.decode_intensity);
+  // The MTP head's layer takes memory from the KV cache.
+  CHECK(accepted.kv_blocks < plain.kv_blocks);
+}
+
+TEST_CASE("speculative decoding keeps drafts up to the first rejection, at the chances given", "[systemc][serving]") {
+  ServingSetup s = setup(24, 8, "200", "uniform:100:200");
+  s.speculative.tokens = 3;
+  s.speculative.acceptance = 0.6;
+  const ServingResult rate = run_serving(s);
+  // Positions independent: 1 + a + a^2 + a^3 tokens per step (the last steps of a request are
+  // cut to what it still wants, a little less).
+  const double expected = 1 + 0.6 + 0.36 + 0.216;
+  CHECK(rate.summary.tokens_per_step == Approx(expected).epsilon(0.06));
+  s.speculative.position_acceptance = {0.9, 0.5, 0.1};
+  const ServingResult positions = run_serving(s);
+  CHECK(positions.summary.tokens_per_step == Approx(1 + 0.9 + 0.45 + 0.045).epsilon(0.06));
+  // Every request still gets exactly its tokens, and the same seed the same draws.
+  std::int64_t outputs = 0, produced = 0;
+  for (const RequestRecord& q : positions.requests) {
+    CHECK(q.finish_s > q.first_token_s);
+    outputs += q.spec.output_tokens;
+  }
+  for (const IterationRecord& it : positions.iterations) produced += it.decode_tokens;
+  CHECK(produced + static_cast<std::int64_t>(positions.requests.size()) == outputs);  // first tokens come from prefill
+  CHECK(requests_csv(run_serving(s)) == requests_csv(positions));
+  s.speculative.position_acceptance = {0.9, 0.5};
+  CHECK_THROWS_AS(run_serving(s), InputError);
+}
+
 TEST_CASE("chunked prefill serves prompts longer than the token budget", "[systemc][serving]") {
   ServingSetup s = setup(6, 3, "3000", "8");
   s.scheduler.max_tokens = 1024;

@@ -26,6 +26,7 @@ class Builder : public AttentionGraph {
     for (const SequenceGroup& g : groups_) {
       seqs_ += g.count;
       rows_ += g.count * g.new_tokens;
+      logit_rows_ += g.prefill ? g.count : g.count * g.new_tokens;
     }
   }
 
@@ -46,8 +47,9 @@ class Builder : public AttentionGraph {
         const auto [first, last] = stage_layers(m_, pass_.pp, s);
         for (int l = first; l < last; ++l) x = layer(l, x);
       }
-      // Only the last position of each sequence needs logits.
-      const std::int64_t last_rows = seqs_;
+      // Only the last position of each prefill needs logits; a decode needs them for every token
+      // it adds (speculative decoding verifies each drafted token).
+      const std::int64_t last_rows = logit_rows_;
       OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
                             {{x, last_rows * m_.hidden}});
       // Vocabulary-parallel LM head: each chip scores its share of the vocabulary.
@@ -266,6 +268,7 @@ class Builder : public AttentionGraph {
   std::string group_prefix_;           // "g2." while building group 2's attention in a mixed pass
   std::int64_t seqs_;  // sequences per micro-batch
   std::int64_t rows_;  // tokens per micro-batch
+  std::int64_t logit_rows_ = 0;  // tokens that get logits
   std::int64_t tp_, heads_, kv_heads_;
   std::string prefix_;  // "mb3." with several micro-batches
   int device_ = 0;      // pipeline stage of the ops being added
@@ -286,7 +289,10 @@ ForwardPass mixed_pass(std::vector<SequenceGroup> groups) {
                        " tokens at context " + std::to_string(g.context) + ": needs at least one sequence, one new token "
                        "and a context that holds the new tokens");
     }
-    if (!g.prefill && g.new_tokens != 1) throw InputError("a decode group adds one token per sequence");
+    if (!g.prefill && g.new_tokens > kMaxVerifyTokens) {
+      throw InputError("a decode group adds at most " + std::to_string(kMaxVerifyTokens) +
+                       " tokens per sequence (one and 64 drafted ones to verify)");
+    }
     pass.batch += g.count;
   }
   pass.groups = std::move(groups);

@@ -13,7 +13,11 @@ namespace roofsim {
 // Sequences of a mixed pass (continuous batching) that have the same shape: `count` sequences
 // that each add `new_tokens` tokens (a prompt, a prefill chunk, or 1 in decode) and whose newest
 // token attends to `context` keys. A chunk of a prompt attends to the earlier tokens and,
-// causally, to itself.
+// causally, to itself. A decode group may add more than one token: speculative decoding's
+// verification of k drafted tokens adds k + 1, each attending to the whole context (the
+// decode kernels run the k + 1 queries of a sequence together) and each getting logits.
+constexpr std::int64_t kMaxVerifyTokens = 65;  // a decode group's tokens: 1 + at most 64 drafted
+
 struct SequenceGroup {
   std::int64_t count = 1;
   std::int64_t new_tokens = 1;

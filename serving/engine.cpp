@@ -9,6 +9,8 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "serving/kv_transfer.hpp"
+#include "serving/pool.hpp"
 #include "serving/scheduler.hpp"
 #include "serving/serving.hpp"
 
@@ -26,129 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A uniform draw in [0, 1) from the top 53 bits: the same on every platform (the standard
-// distributions are not).
-double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// The pass of an iteration as the simulator gets it: prefill chunks each a group of their own
-// (identical ones merged), and the decodes one group at their mean context. Decode attention
-// kernels (flash-decoding, XQA) run every sequence of a batch in one launch whatever its
-// length, and the mean keeps the keys read exact (to a token). Bucketed shapes round every
-// token count and context, the decodes' mean included, to the grid.
-std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& work, int buckets) {
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> prefills;
-  std::int64_t decode_count = 0, decode_context_sum = 0, decode_tokens = 1;
-  for (const ScheduledWork& w : work) {
-    if (w.prefill) {
-      const std::int64_t n = bucket_tokens(w.new_tokens, buckets);
-      const std::int64_t c = std::max(n, bucket_tokens(w.context, buckets));
-      ++prefills[{n, c}];
-    } else {
-      ++decode_count;
-      decode_context_sum += w.context;
-      decode_tokens = w.new_tokens;  // the same for every decode: 1, or k + 1 to verify
-    }
-  }
-  std::vector<SequenceGroup> groups;
-  for (const auto& [shape, count] : prefills) groups.push_back({count, shape.first, shape.second, true});
-  if (decode_count > 0) {
-    const std::int64_t mean = (decode_context_sum + decode_count / 2) / decode_count;
-    groups.push_back({decode_count, decode_tokens, std::max(decode_tokens, bucket_tokens(mean, buckets)), false});
-  }
-  return groups;
-}
-
-// The draft passes before a speculative step: the first takes the iteration's prefill chunks
-// (the draft keeps its own KV cache of the prompt) and one token of every decode; each further
-// one drafts the next token of the decodes.
-std::vector<std::vector<SequenceGroup>> draft_passes(const std::vector<SequenceGroup>& target, std::int64_t k) {
-  std::vector<SequenceGroup> first;
-  const SequenceGroup* decodes = nullptr;
-  for (const SequenceGroup& g : target) {
-    if (g.prefill) {
-      first.push_back(g);
-    } else {
-      decodes = &g;
-    }
-  }
-  // The decodes' context at the first draft: the target's less the k drafts it verifies.
-  const std::int64_t context = decodes ? decodes->context - k : 0;
-  if (decodes) first.push_back({decodes->count, 1, context, false});
-  std::vector<std::vector<SequenceGroup>> passes;
-  if (!first.empty()) passes.push_back(first);
-  for (std::int64_t j = 1; decodes && j < k; ++j) passes.push_back({{decodes->count, 1, context + j, false}});
-  return passes;
-}
-
-std::vector<std::int64_t> shape_key(const std::vector<SequenceGroup>& groups) {
-  std::vector<std::int64_t> key;
-  for (const SequenceGroup& g : groups) key.insert(key.end(), {g.count, g.new_tokens, g.context, g.prefill ? 1 : 0});
-  return key;
-}
-
-// Per chip: weights, the activations of the largest iteration, and KV bytes per token.
-struct MemoryPlan {
-  double weights = 0, activations = 0, kv_per_token = 0;
-  std::int64_t blocks = 0;
-};
-
-// The draft of speculative decoding: the target's next-token head as one more of its layers
-// with its LM head ("mtp"), or a model of its own on the same chips.
-Experiment draft_experiment(const ServingSetup& s, const ModelConfig& target) {
-  Experiment e = s.machine;
-  if (s.speculative.draft == "mtp") {
-    ModelConfig m = target;
-    m.layers = 1;
-    m.name = target.name + " MTP head";
-    e.model_config = m;
-  } else {
-    e.model = s.speculative.draft;
-    e.model_config.reset();
-  }
-  return e;
-}
-
-// What the draft adds per chip: weights and KV bytes per token. An MTP head shares the
-// target's embedding and LM head, so it adds one layer's weights and KV.
-MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& e) {
-  if (s.speculative.draft != "mtp") return memory_need(draft, e);
-  ModelConfig two = draft;
-  two.layers = 2;
-  const MemoryNeed one_layer = memory_need(draft, e), two_layers = memory_need(two, e);
-  return {two_layers.weights - one_layer.weights, two_layers.kv_cache - one_layer.kv_cache, 0};
-}
-
-MemoryPlan plan_memory(const ServingSetup& s, const HardwareSpec& hw, const ModelConfig& model, const ModelConfig* draft) {
-  Experiment e = s.machine;
-  e.batch = 1;
-  e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
-  e.generate = 0;
-  MemoryNeed need = memory_need(model, e);
-  if (draft) {
-    const MemoryNeed d = draft_memory(s, *draft, e);
-    need.weights += d.weights;
-    need.kv_cache += d.kv_cache;
-  }
-  MemoryPlan m;
-  m.weights = need.weights;
-  m.activations = need.activations;
-  m.kv_per_token = need.kv_cache / static_cast<double>(e.prompt);
-  const double left = hw.hbm.capacity_bytes - m.weights - m.activations;
-  const double block_bytes = m.kv_per_token * static_cast<double>(s.kv.block_tokens);
-  if (s.kv.blocks > 0) {
-    m.blocks = s.kv.blocks;
-  } else {
-    if (left <= 0) {
-      throw InputError(model.name + " does not fit in " + hw.description + " for serving: weights " + format_si(m.weights, "B", 2) +
-                       " and activations " + format_si(m.activations, "B", 2) + " per chip leave nothing of " +
-                       format_si(hw.hbm.capacity_bytes, "B", 2) + " for the KV cache (more ${tp}, smaller weights, or a "
-                       "smaller ${max_tokens})");
-    }
-    m.blocks = static_cast<std::int64_t>(std::floor(left * s.kv.memory_fraction / block_bytes));
-  }
-  return m;
-}
-
 void check_setup(const ServingSetup& s) {
   const SchedulerConfig& c = s.scheduler;
   if (c.max_batch < 1 || c.max_batch > kMaxBatch) throw InputError("${max_batch} must be between 1 and " + std::to_string(kMaxBatch));
@@ -162,6 +41,22 @@ void check_setup(const ServingSetup& s) {
     throw InputError("SLOs must be finite and not negative");
   }
   if (s.machine.ep != 1) throw InputError("${ep}: serving runs without expert parallelism so far");
+  const DisaggregationConfig& g = s.disaggregation;
+  if (g.enabled) {
+    if (g.prefill_instances < 1 || g.prefill_instances > 1024 || g.decode_instances < 1 || g.decode_instances > 1024) {
+      throw InputError("${prefill_instances} and ${decode_instances} must be between 1 and 1024");
+    }
+    if (g.prefill_tp < 0 || g.prefill_tp > 1024 || g.decode_tp < 0 || g.decode_tp > 1024) {
+      throw InputError("${prefill_tp} and ${decode_tp} must be between 1 and 1024");
+    }
+    if (s.machine.pp != 1) throw InputError("${pp}: disaggregated instances run without pipeline stages so far");
+    if (!s.machine.topology.empty()) {
+      throw InputError("${topology}: disaggregated instances each take the default topology of their chips so far");
+    }
+    if (s.scheduler.policy != SchedulerConfig::Policy::continuous) {
+      throw InputError("${scheduler} static: disaggregated instances batch continuously");
+    }
+  }
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");
   const SpeculativeConfig& d = s.speculative;
   if (d.tokens < 0 || d.tokens > kMaxVerifyTokens - 1) {
@@ -206,133 +101,115 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
   }
 }
 
+// Arrivals: the requests in arrival order; in a closed loop each client sends its next request
+// when its previous one finishes (every client's first at 0).
+class ArrivalClock {
+ public:
+  ArrivalClock(const ServingSetup& setup, const std::vector<RequestSpec>& specs)
+      : specs_(specs), closed_(setup.workload.arrivals.kind == roofsim::Arrivals::Kind::closed_loop) {
+    if (closed_) sends_.assign(std::min<std::size_t>(specs.size(), static_cast<std::size_t>(setup.workload.arrivals.concurrency)), 0.0);
+  }
+  double next_s() const {
+    if (next_ >= specs_.size()) return INFINITY;
+    if (closed_) return sends_.empty() ? INFINITY : sends_.front();
+    return specs_[next_].arrival_s;
+  }
+  bool all_sent() const { return next_ >= specs_.size(); }
+  // The next request, arriving at next_s(): its index.
+  std::size_t take() {
+    if (closed_) sends_.erase(sends_.begin());
+    return next_++;
+  }
+  void finished(double t) {
+    if (closed_) sends_.push_back(t);  // the client sends its next request at once
+  }
+
+ private:
+  const std::vector<RequestSpec>& specs_;
+  bool closed_;
+  std::size_t next_ = 0;
+  std::vector<double> sends_;
+};
+
 class ServingEngine {
  public:
   ServingEngine(const ServingSetup& setup, const RunControl& control, ServingResult& r)
-      : setup_(setup), control_(control), r_(r), sim_(setup.machine) {
-    if (setup.speculative.tokens > 0) {
-      try {
-        draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, sim_.model()));
-      } catch (const InputError& e) {
-        // The draft's model setting is ${draft}, not the target's ${model}.
-        std::string message = e.raw();
-        for (std::size_t at = message.find("${model}"); at != std::string::npos; at = message.find("${model}", at)) {
-          message.replace(at, 8, "${draft}");
-        }
-        throw InputError(message);
-      }
-      if (draft_->model().vocab != sim_.model().vocab) {
-        throw InputError("${draft} " + draft_->model().name + " has a vocabulary of " + std::to_string(draft_->model().vocab) +
-                         " tokens and " + sim_.model().name + " one of " + std::to_string(sim_.model().vocab) +
-                         ": a draft must share the target's tokenizer");
-      }
-    }
-  }
+      : setup_(setup), control_(control), r_(r), acceptance_rng_(setup.workload.seed ^ UINT64_C(0x5bec0de5bec0de5)) {}
 
   void run() {
     const auto t0 = Clock::now();
-    r_.hw = sim_.hardware();
-    r_.model = sim_.model();
-    r_.topology = sim_.topology();
-    r_.notes = sim_.notes();
-    r_.chips = setup_.machine.tp * setup_.machine.pp;
-    const MemoryPlan memory = plan_memory(setup_, r_.hw, r_.model, draft_ ? &draft_->model() : nullptr);
+    if (setup_.disaggregation.enabled) {
+      run_disaggregated();
+    } else {
+      run_colocated();
+    }
+    r_.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+ private:
+  // The result's machine description from a pool.
+  void describe(Pool& pool) {
+    r_.hw = pool.target().hardware();
+    r_.model = pool.target().model();
+    r_.topology = pool.target().topology();
+    r_.notes = pool.target().notes();
+    const MemoryPlan& memory = pool.memory();
     r_.kv_blocks = memory.blocks;
     r_.kv_bytes_per_block = memory.kv_per_token * static_cast<double>(setup_.kv.block_tokens);
     r_.weights_bytes = memory.weights;
     r_.activations_bytes = memory.activations;
-    KvBlockPool pool(memory.blocks, setup_.kv.block_tokens);
-    const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
-    check_requests(setup_, specs, r_.model, pool);
+  }
+
+  void add_records(const std::vector<RequestSpec>& specs) {
     for (const RequestSpec& s : specs) {
       RequestRecord rec;
       rec.spec = s;
       r_.requests.push_back(rec);
     }
-    SchedulerConfig scheduling = setup_.scheduler;
-    scheduling.verify_tokens = 1 + setup_.speculative.tokens;
-    Scheduler scheduler(scheduling, setup_.kv.admission, pool);
-    // Acceptance draws: their own stream of the workload's seed, in the order of the work.
-    std::mt19937_64 acceptance_rng(setup_.workload.seed ^ UINT64_C(0x5bec0de5bec0de5));
-    const bool closed = setup_.workload.arrivals.kind == Arrivals::Kind::closed_loop;
-    const std::size_t n = specs.size();
-    std::size_t next = 0;  // next request to arrive
-    // Closed loop: every client sends its first request at 0.
-    std::vector<double> sends;
-    if (closed) sends.assign(std::min<std::size_t>(n, static_cast<std::size_t>(setup_.workload.arrivals.concurrency)), 0.0);
-    auto next_arrival = [&]() -> double {
-      if (next >= n) return INFINITY;
-      if (closed) return sends.empty() ? INFINITY : sends.front();
-      return specs[next].arrival_s;
-    };
-    auto arrive = [&](double t) {
-      RequestRecord& rec = r_.requests[next];
-      rec.arrival_s = t;
-      LiveRequest live;
-      live.record = static_cast<std::int64_t>(next);
-      live.prompt_tokens = live.prompt = rec.spec.prompt_tokens;
-      live.output = rec.spec.output_tokens;
-      scheduler.arrive(live);
-      ++next;
-    };
+  }
 
+  LiveRequest live_request(std::size_t index) const {
+    const RequestRecord& rec = r_.requests[index];
+    LiveRequest live;
+    live.record = static_cast<std::int64_t>(index);
+    live.prompt_tokens = live.prompt = rec.spec.prompt_tokens;
+    live.output = rec.spec.output_tokens;
+    return live;
+  }
+
+  void report(std::size_t finished, std::size_t n) {
+    control_.report(finished, n, "requests finished");
+    if (control_.stop_requested()) throw Cancelled();
+  }
+
+  // One instance does prefill and decode: the serving clock alternates between arrivals and
+  // its iterations.
+  void run_colocated() {
+    Pool pool(setup_, setup_.machine, "", r_);
+    describe(pool);
+    r_.chips = pool.chips();
+    Worker worker(pool, setup_, 0, acceptance_rng_);
+    const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
+    check_requests(setup_, specs, r_.model, worker.kv());
+    add_records(specs);
+    ArrivalClock arrivals(setup_, specs);
+    const std::size_t n = specs.size();
     double now = 0;
     std::size_t finished = 0;
     while (finished < n) {
-      while (next < n && next_arrival() <= now) {
-        const double t = next_arrival();
-        if (closed) sends.erase(sends.begin());
-        arrive(t);
+      while (arrivals.next_s() <= now) {
+        const double t = arrivals.next_s();
+        const std::size_t i = arrivals.take();
+        r_.requests[i].arrival_s = t;
+        worker.scheduler().arrive(live_request(i));
       }
-      std::vector<ScheduledWork> work = scheduler.plan();
-      if (work.empty()) {
-        if (!scheduler.running().empty()) {
-          // Running requests hold the cache but none can take a step: give way, newest first.
-          scheduler.preempt_newest();
-          continue;
-        }
-        if (next >= n || !std::isfinite(next_arrival())) {
-          throw std::logic_error("serving: requests wait but none can be admitted");
-        }
-        now = std::max(now, next_arrival());
+      if (!worker.start(now)) {
+        if (!std::isfinite(arrivals.next_s())) throw std::logic_error("serving: requests wait but none can be admitted");
+        now = std::max(now, arrivals.next_s());
         continue;
       }
-      const std::vector<SequenceGroup> groups = iteration_groups(work, setup_.buckets_per_octave);
-      const int shape = shape_of(groups);
-      const double draft_s = draft_ ? draft_seconds(groups) : 0.0;
-      const double seconds = setup_.iteration_overhead_s + draft_s + r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds;
-      IterationRecord it;
-      it.start_s = now;
-      it.seconds = seconds;
-      it.draft_seconds = draft_s;
-      it.shape = shape;
-      it.waiting = static_cast<std::int32_t>(scheduler.waiting());
-      for (const ScheduledWork& w : work) {
-        if (w.prefill) {
-          ++it.prefill_sequences;
-          it.prefill_tokens += w.new_tokens;
-        } else {
-          ++it.decode_sequences;
-        }
-      }
-      it.kv_blocks_used = pool.used();
-      // Each decode keeps its drafts up to the first rejected one, and the target's own token.
-      std::vector<std::int64_t> emitted(work.size(), 1);
-      for (std::size_t i = 0; i < work.size(); ++i) {
-        if (work[i].prefill) continue;
-        std::int64_t accepted = 0;
-        while (accepted < setup_.speculative.tokens && unit_draw(acceptance_rng) < setup_.speculative.accept_chance(accepted)) {
-          ++accepted;
-        }
-        const LiveRequest& live = scheduler.running()[static_cast<std::size_t>(work[i].live)];
-        emitted[i] = std::min(1 + accepted, live.output - live.generated);
-      }
-      now += seconds;
-      const Scheduler::Progress p = scheduler.complete(work, emitted);
-      for (std::size_t i = 0; i < work.size(); ++i) {
-        if (!work[i].prefill) it.decode_tokens += emitted[i];
-      }
-      r_.iterations.push_back(it);
+      now = worker.end_s();
+      const Scheduler::Progress p = worker.finish(r_);
       for (const LiveRequest& l : p.produced) {
         RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
         if (rec.first_token_s < 0) rec.first_token_s = now;
@@ -340,63 +217,146 @@ class ServingEngine {
       for (const LiveRequest& l : p.finished) {
         r_.requests[static_cast<std::size_t>(l.record)].finish_s = now;
         ++finished;
-        if (closed) sends.push_back(now);  // the client sends its next request at once
+        arrivals.finished(now);
       }
-      if (!p.finished.empty()) {
-        control_.report(finished, n, "requests finished");
-        if (control_.stop_requested()) throw Cancelled();
-      }
+      if (!p.finished.empty()) report(finished, n);
     }
-    for (std::int64_t id : scheduler.preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
+    for (std::int64_t id : worker.scheduler().preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
     r_.simulated_s = now;
-    r_.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   }
 
- private:
-  // The index of a shape in r_.shapes, simulating it the first time it occurs.
-  int shape_of(const std::vector<SequenceGroup>& groups) {
-    const std::vector<std::int64_t> key = shape_key(groups);
-    auto found = index_.find(key);
-    if (found != index_.end()) {
-      ++r_.shapes[static_cast<std::size_t>(found->second)].uses;
-      return found->second;
+  void run_disaggregated() {
+    const DisaggregationConfig& d = setup_.disaggregation;
+    Experiment prefill_machine = setup_.machine, decode_machine = setup_.machine;
+    prefill_machine.tp = d.prefill_tp > 0 ? d.prefill_tp : setup_.machine.tp;
+    decode_machine.tp = d.decode_tp > 0 ? d.decode_tp : setup_.machine.tp;
+    Pool prefill(setup_, prefill_machine, "prefill", r_), decode(setup_, decode_machine, "decode", r_);
+    describe(decode);
+    r_.prefill_kv_blocks = prefill.memory().blocks;
+    r_.chips = d.prefill_instances * prefill.chips() + d.decode_instances * decode.chips();
+    std::vector<std::unique_ptr<Worker>> prefills, decodes;
+    for (std::int64_t i = 0; i < d.prefill_instances; ++i) {
+      prefills.push_back(std::make_unique<Worker>(prefill, setup_, static_cast<int>(i), acceptance_rng_));
     }
-    IterationShape s;
-    s.groups = groups;
-    const auto t0 = Clock::now();
-    s.outcome = setup_.sample_layers ? sim_.simulate_sampled(mixed_pass(groups)) : sim_.simulate(mixed_pass(groups));
-    r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
-    s.uses = 1;
-    r_.shapes.push_back(std::move(s));
-    const int index = static_cast<int>(r_.shapes.size() - 1);
-    index_.emplace(key, index);
-    return index;
-  }
-
-  // The draft passes' time before the target's pass of `groups`, each distinct one simulated once.
-  double draft_seconds(const std::vector<SequenceGroup>& groups) {
-    double total = 0;
-    for (const std::vector<SequenceGroup>& pass : draft_passes(groups, setup_.speculative.tokens)) {
-      const std::vector<std::int64_t> key = shape_key(pass);
-      auto found = draft_index_.find(key);
-      if (found == draft_index_.end()) {
-        const auto t0 = Clock::now();
-        const PassOutcome o = setup_.sample_layers ? draft_->simulate_sampled(mixed_pass(pass)) : draft_->simulate(mixed_pass(pass));
-        r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
-        found = draft_index_.emplace(key, o.seconds).first;
+    for (std::int64_t i = 0; i < d.decode_instances; ++i) {
+      decodes.push_back(std::make_unique<Worker>(decode, setup_, static_cast<int>(d.prefill_instances + i), acceptance_rng_));
+    }
+    const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
+    check_requests(setup_, specs, r_.model, decodes.front()->kv());
+    for (const RequestSpec& s : specs) {
+      if (prefills.front()->kv().blocks_for(s.prompt_tokens + 1) > prefills.front()->kv().capacity()) {
+        throw InputError("request " + std::to_string(s.id) + ": its prompt of " + std::to_string(s.prompt_tokens) +
+                         " tokens needs more KV blocks than a prefill instance holds (" +
+                         std::to_string(prefills.front()->kv().capacity()) + ")");
       }
-      total += found->second;
     }
-    return total;
+    add_records(specs);
+    KvTransfer transfer(r_.hw, prefill_machine.tp, decode_machine.tp, r_.model.kv_bytes_per_token(setup_.machine.precision.kv));
+    r_.transfer_topology = transfer.topology();
+    // KV caches on their way to a decode instance.
+    struct InFlight {
+      double at;
+      std::size_t record;
+      std::size_t to;
+    };
+    std::vector<InFlight> in_flight;
+    std::vector<std::size_t> bound_for(decodes.size(), 0);  // in flight per decode instance
+    auto least_loaded = [](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < workers.size(); ++i) {
+        const std::size_t a = workers[i]->load() + (extra ? (*extra)[i] : 0), b = workers[best]->load() + (extra ? (*extra)[best] : 0);
+        if (a < b) best = i;
+      }
+      return best;
+    };
+    ArrivalClock arrivals(setup_, specs);
+    const std::size_t n = specs.size();
+    double now = 0;
+    std::size_t finished = 0;
+    auto finish_request = [&](std::size_t record) {
+      r_.requests[record].finish_s = now;
+      ++finished;
+      arrivals.finished(now);
+    };
+    while (finished < n) {
+      while (arrivals.next_s() <= now) {
+        const double t = arrivals.next_s();
+        const std::size_t i = arrivals.take();
+        r_.requests[i].arrival_s = t;
+        LiveRequest live = live_request(i);
+        live.output = 1;  // the prefill instance produces the first token
+        prefills[least_loaded(prefills, nullptr)]->scheduler().arrive(live);
+      }
+      // KV caches that have arrived join their decode instance's queue, ready to decode.
+      std::stable_sort(in_flight.begin(), in_flight.end(), [](const InFlight& a, const InFlight& b) { return a.at < b.at; });
+      while (!in_flight.empty() && in_flight.front().at <= now) {
+        const InFlight f = in_flight.front();
+        in_flight.erase(in_flight.begin());
+        --bound_for[f.to];
+        LiveRequest live = live_request(f.record);
+        live.cached = live.prompt;
+        live.generated = 1;
+        decodes[f.to]->scheduler().arrive(live);
+      }
+      double next = std::min(arrivals.next_s(), in_flight.empty() ? INFINITY : in_flight.front().at);
+      for (auto* workers : {&prefills, &decodes}) {
+        for (auto& w : *workers) {
+          if (!w->busy()) w->start(now);
+          if (w->busy()) next = std::min(next, w->end_s());
+        }
+      }
+      if (!std::isfinite(next)) throw std::logic_error("serving: requests wait but none can be admitted");
+      now = next;
+      for (auto& w : prefills) {
+        if (!w->busy() || w->end_s() > now) continue;
+        const Scheduler::Progress p = w->finish(r_);
+        // The prompts done in this iteration send their KV caches together.
+        std::int64_t tokens = 0;
+        for (const LiveRequest& l : p.finished) {
+          RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
+          rec.first_token_s = now;
+          if (rec.spec.output_tokens == 1) {
+            finish_request(static_cast<std::size_t>(l.record));
+          } else {
+            tokens += rec.spec.prompt_tokens;
+          }
+        }
+        if (tokens == 0) continue;
+        const KvTransferOutcome& sent = transfer.of(bucket_tokens(tokens, setup_.buckets_per_octave));
+        ++r_.kv_transfers;
+        r_.kv_transfer_bytes += sent.bytes;
+        r_.kv_link_bytes += sent.link_bytes;
+        r_.kv_transfer_s += sent.seconds;
+        for (const LiveRequest& l : p.finished) {
+          RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
+          if (rec.spec.output_tokens == 1) continue;
+          rec.kv_arrival_s = now + sent.seconds;
+          const std::size_t to = least_loaded(decodes, &bound_for);
+          ++bound_for[to];
+          in_flight.push_back({rec.kv_arrival_s, static_cast<std::size_t>(l.record), to});
+        }
+      }
+      for (auto& w : decodes) {
+        if (!w->busy() || w->end_s() > now) continue;
+        const Scheduler::Progress p = w->finish(r_);
+        for (const LiveRequest& l : p.finished) finish_request(static_cast<std::size_t>(l.record));
+        if (!p.finished.empty()) report(finished, n);
+      }
+    }
+    for (auto* workers : {&prefills, &decodes}) {
+      for (auto& w : *workers) {
+        for (std::int64_t id : w->scheduler().preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
+      }
+    }
+    r_.simulated_s = now;
   }
 
   const ServingSetup& setup_;
   const RunControl& control_;
   ServingResult& r_;
-  PassSimulator sim_;
-  std::unique_ptr<PassSimulator> draft_;  // speculative decoding's draft model
-  std::map<std::vector<std::int64_t>, int> index_;
-  std::map<std::vector<std::int64_t>, double> draft_index_;
+  // Acceptance draws of speculative decoding: their own stream of the workload's seed, in the
+  // order of the work.
+  std::mt19937_64 acceptance_rng_;
 };
 
 }  // namespace

@@ -93,6 +93,18 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"decode_intensity", m.decode_intensity},
                   {"tokens_per_step", m.tokens_per_step},
                   {"draft_share", m.draft_share}};
+  const DisaggregationConfig& g = s.disaggregation;
+  j["disaggregation"] = !g.enabled ? nlohmann::json(nullptr)
+                                   : nlohmann::json{{"prefill_instances", g.prefill_instances},
+                                                    {"decode_instances", g.decode_instances},
+                                                    {"prefill_tp", g.prefill_tp > 0 ? g.prefill_tp : s.machine.tp},
+                                                    {"decode_tp", g.decode_tp > 0 ? g.decode_tp : s.machine.tp},
+                                                    {"prefill_kv_blocks", r.prefill_kv_blocks},
+                                                    {"transfer_topology", r.transfer_topology},
+                                                    {"kv_transfers", r.kv_transfers},
+                                                    {"kv_transfer_bytes", r.kv_transfer_bytes},
+                                                    {"kv_link_bytes", r.kv_link_bytes},
+                                                    {"kv_transfer_s", r.kv_transfer_s}};
   const SpeculativeConfig& d = s.speculative;
   j["speculative"] = d.tokens == 0 ? nlohmann::json(nullptr)
                                    : nlohmann::json{{"tokens", d.tokens},
@@ -106,7 +118,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["sim_wall_s"] = r.sim_wall_s;
   nlohmann::json shapes = nlohmann::json::array();
   for (const IterationShape& sh : r.shapes) {
-    shapes.push_back({{"shape", groups_text(sh.groups)}, {"seconds", sh.outcome.seconds}, {"uses", sh.uses},
+    shapes.push_back({{"shape", groups_text(sh.groups)}, {"pool", sh.pool}, {"seconds", sh.outcome.seconds}, {"uses", sh.uses},
                       {"flops", sh.outcome.flops}, {"bytes", sh.outcome.bytes}});
   }
   j["shapes"] = shapes;
@@ -115,23 +127,23 @@ nlohmann::json serving_json(const ServingResult& r) {
 
 std::string requests_csv(const ServingResult& r) {
   std::ostringstream os;
-  os << "id,arrival_s,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,preemptions,counted\n";
+  os << "id,arrival_s,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,preemptions,counted,kv_arrival_s\n";
   for (const RequestRecord& q : r.requests) {
     os << q.spec.id << ',' << num(q.arrival_s) << ',' << num(q.first_token_s) << ','
        << num(q.finish_s) << ',' << num(q.ttft_s()) << ',' << num(q.tpot_s()) << ','
        << num(q.e2e_s()) << ',' << q.spec.prompt_tokens << ',' << q.spec.output_tokens << ',' << q.preemptions
-       << ',' << (q.spec.id >= r.setup.warmup_requests ? 1 : 0) << '\n';
+       << ',' << (q.spec.id >= r.setup.warmup_requests ? 1 : 0) << ',' << (q.kv_arrival_s >= 0 ? num(q.kv_arrival_s) : "") << '\n';
   }
   return os.str();
 }
 
 std::string iterations_csv(const ServingResult& r) {
   std::ostringstream os;
-  os << "iteration,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,decode_tokens,draft_s,kv_blocks_used,"
-        "waiting,shape\n";
+  os << "iteration,worker,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,decode_tokens,draft_s,"
+        "kv_blocks_used,waiting,shape\n";
   for (std::size_t i = 0; i < r.iterations.size(); ++i) {
     const IterationRecord& it = r.iterations[i];
-    os << i << ',' << num(it.start_s) << ',' << num(it.seconds) << ',' << it.prefill_sequences << ','
+    os << i << ',' << it.worker << ',' << num(it.start_s) << ',' << num(it.seconds) << ',' << it.prefill_sequences << ','
        << it.prefill_tokens << ',' << it.decode_sequences << ',' << it.decode_tokens << ',' << num(it.draft_seconds) << ','
        << it.kv_blocks_used << ',' << it.waiting << ',' << it.shape
        << '\n';

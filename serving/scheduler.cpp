@@ -114,6 +114,10 @@ std::vector<ScheduledWork> Scheduler::plan() {
     plan_decodes(work, unlimited);
     return work;
   }
+  // Requests whose KV cache is already there (sent by a prefill instance) join at once.
+  while (!waiting_.empty() && !waiting_.front().in_prefill() && static_cast<std::int64_t>(running_.size()) < config_.max_batch &&
+         admit_head(0)) {
+  }
   std::int64_t budget = config_.max_tokens;
   if (config_.priority == Priority::prefill_first) {
     plan_prefill(work, budget);

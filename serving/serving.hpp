@@ -62,6 +62,16 @@ struct SpeculativeConfig {
   }
 };
 
+// Disaggregated prefill and decode (DistServe, Splitwise, NVIDIA Dynamo): prefill instances
+// run the prompts and produce the first token, then send each request's KV cache over the
+// fabric to a decode instance, which generates the rest. Each instance is its own TP group with
+// its own KV cache; requests go to the instance holding the fewest.
+struct DisaggregationConfig {
+  bool enabled = false;
+  std::int64_t prefill_instances = 1, decode_instances = 1;
+  std::int64_t prefill_tp = 0, decode_tp = 0;  // 0: the machine's tp
+};
+
 struct KvCacheConfig {
   enum class Admission {
     // Admit a request only when blocks for its whole prompt and output are free, and reserve
@@ -88,6 +98,7 @@ struct ServingSetup {
   SchedulerConfig scheduler;
   KvCacheConfig kv;
   SpeculativeConfig speculative;
+  DisaggregationConfig disaggregation;
   // Host time per iteration that no kernel covers (scheduling, sampling, detokenising),
   // added before each iteration's pass.
   double iteration_overhead_s = 0;
@@ -110,6 +121,7 @@ struct ServingSetup {
 struct RequestRecord {
   RequestSpec spec;
   double arrival_s = 0, first_token_s = -1, finish_s = -1;
+  double kv_arrival_s = -1;  // disaggregated: when its KV cache reached the decode instance
   std::int64_t preemptions = 0;
   double ttft_s() const { return first_token_s - arrival_s; }
   double tpot_s() const {
@@ -127,12 +139,14 @@ struct IterationRecord {
   std::int32_t waiting = 0;
   std::int32_t shape = 0;  // index into ServingResult::shapes
   double draft_seconds = 0;         // of `seconds`: the draft passes (speculative decoding)
+  std::int32_t worker = 0;          // the instance that ran it (disaggregated: prefill ones first)
   std::int64_t decode_tokens = 0;   // output tokens the decodes produced (more than one each when drafts are accepted)
 };
 
 // A distinct (bucketed) iteration shape and what simulating it gave.
 struct IterationShape {
   std::vector<SequenceGroup> groups;
+  std::string pool;  // disaggregated: "prefill" or "decode"; "" otherwise
   PassOutcome outcome;
   std::int64_t uses = 0;
 };
@@ -166,9 +180,16 @@ struct ServingResult {
   std::string topology;
   std::int64_t chips = 1;
   std::vector<std::string> notes;
-  std::int64_t kv_blocks = 0;           // per chip
+  std::int64_t kv_blocks = 0;           // per chip (disaggregated: of a decode instance)
   double kv_bytes_per_block = 0;        // per chip
   double weights_bytes = 0, activations_bytes = 0;  // per chip
+  // Disaggregated serving: the prefill instances' cache, and the KV transfers to decode.
+  std::int64_t prefill_kv_blocks = 0;
+  std::string transfer_topology;  // the fabric a prefill and a decode instance share
+  std::int64_t kv_transfers = 0;  // transfers simulated (one per prefill iteration that finished prompts)
+  double kv_transfer_bytes = 0;   // sent by the prefill chips
+  double kv_link_bytes = 0;       // carried by the fabric's links
+  double kv_transfer_s = 0;       // the transfers' time, summed
   std::vector<RequestRecord> requests;
   std::vector<IterationRecord> iterations;
   std::vector<IterationShape> shapes;

@@ -28,6 +28,8 @@ struct ServeOptions {
   bool chunked = false;
   bool all_layers = false;
   std::int64_t speculative_tokens = 0;
+  bool disaggregate = false;
+  std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
   std::string draft = "mtp", acceptance = "0.7";
   double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
@@ -63,7 +65,10 @@ void print_report(std::ostream& os, const ServingResult& r) {
   const ServingSetup& s = r.setup;
   const ServingSummary& m = r.summary;
   os << "roofsim serve: " << r.model.name << " on " << (r.chips > 1 ? std::to_string(r.chips) + " x " : "") << r.hw.description
-     << (r.chips > 1 ? " (" + r.topology + ", tensor parallel " + std::to_string(s.machine.tp) + ")" : "") << ", simulated\n\n";
+     << (s.disaggregation.enabled ? " (disaggregated prefill and decode)"
+         : r.chips > 1           ? " (" + r.topology + ", tensor parallel " + std::to_string(s.machine.tp) + ")"
+                                 : "")
+     << ", simulated\n\n";
   os << "workload   " << r.requests.size() << " requests, ";
   switch (s.workload.arrivals.kind) {
     case Arrivals::Kind::closed_loop: os << "closed loop at concurrency " << s.workload.arrivals.concurrency; break;
@@ -105,6 +110,14 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << (s.speculative.draft == "mtp" ? "the model's MTP head" : s.speculative.draft) << ": "
        << format_fixed(m.tokens_per_step, 2) << " output tokens per sequence and target step; the drafts took "
        << format_fixed(100.0 * m.draft_share, 1) << "% of the time\n";
+  }
+  if (s.disaggregation.enabled) {
+    const DisaggregationConfig& d = s.disaggregation;
+    os << "disaggregated " << d.prefill_instances << " prefill x " << (d.prefill_tp > 0 ? d.prefill_tp : s.machine.tp) << " chips ("
+       << r.prefill_kv_blocks << " KV blocks each), " << d.decode_instances << " decode x "
+       << (d.decode_tp > 0 ? d.decode_tp : s.machine.tp) << " chips (the KV cache above); " << r.kv_transfers
+       << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
+       << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average\n";
   }
   os << "batches    " << format_fixed(m.mean_batch, 1) << " sequences per iteration on average, " << m.preemptions
      << " preemptions; decode iterations at " << format_fixed(m.decode_intensity, 1) << " FLOP/B (ridge "
@@ -163,6 +176,15 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
   s.warmup_requests = o.warmup;
+  DisaggregationConfig& d = s.disaggregation;
+  d.enabled = o.disaggregate;
+  d.prefill_instances = o.prefill_instances;
+  d.decode_instances = o.decode_instances;
+  d.prefill_tp = o.prefill_tp;
+  d.decode_tp = o.decode_tp;
+  for (const char* flag : {"--prefill-instances", "--decode-instances", "--prefill-tp", "--decode-tp"}) {
+    if (cmd.count(flag) && !o.disaggregate) throw InputError(std::string(flag) + " describes disaggregated serving: give --disaggregate too");
+  }
   s.speculative.tokens = o.speculative_tokens;
   s.speculative.draft = o.draft;
   parse_acceptance(o.acceptance, s.speculative);
@@ -251,6 +273,15 @@ void add_serve_command(CLI::App& app) {
                                                "simulated with one layer and with two, and the second layer's time "
                                                "stands for each further one (about 10x faster; within 0.1%, see "
                                                "docs/serving.md)");
+  auto* disagg = cmd->add_option_group("disaggregated", "Separate prefill and decode instances");
+  disagg->add_flag("--disaggregate", o->disaggregate, "Prefill instances run the prompts and send each request's KV "
+                                                      "cache over the fabric to a decode instance (DistServe, Dynamo)");
+  disagg->add_option("--prefill-instances", o->prefill_instances, "Prefill instances (default 1)")->check(whole_number_between(1, 1024));
+  disagg->add_option("--decode-instances", o->decode_instances, "Decode instances (default 1)")->check(whole_number_between(1, 1024));
+  disagg->add_option("--prefill-tp", o->prefill_tp, "Chips per prefill instance, tensor parallel (default --tp)")
+      ->check(whole_number_between(1, 1024));
+  disagg->add_option("--decode-tp", o->decode_tp, "Chips per decode instance, tensor parallel (default --tp)")
+      ->check(whole_number_between(1, 1024));
   cmd->add_option("--speculative-tokens", o->speculative_tokens,
                   "Speculative decoding: a draft proposes K tokens per sequence before each decode step and the "
                   "target verifies K + 1 in one pass (default 0: off)")

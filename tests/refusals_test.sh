@@ -101,6 +101,8 @@ refused "serve: draft with another vocabulary" "share the target's tokenizer" "$
 refused "serve: acceptance without drafts" "--speculative-tokens" "$roofsim" serve --acceptance 0.5
 refused "serve: acceptance per position, too few" "one per drafted token" "$roofsim" serve --speculative-tokens 3 --acceptance 0.5,0.4
 refused "serve: acceptance above 1" "not a chance in [0, 1]" "$roofsim" serve --speculative-tokens 2 --acceptance 1.5
+refused "serve: prefill tp without disaggregation" "give --disaggregate too" "$roofsim" serve --prefill-tp 2
+refused "serve: disaggregated static batches" "batch continuously" "$roofsim" serve --disaggregate --scheduler static
 refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative-tokens 2 --draft nosuch
 
 if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi

@@ -2,6 +2,8 @@
 // the simulated chip. Most cases use a 4-layer Llama-3-8B so that each runs in about a second.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "core/error.hpp"
 #include "experiment/inference.hpp"
 #include "serving/report.hpp"
@@ -264,6 +266,42 @@ TEST_CASE("speculative decoding keeps drafts up to the first rejection, at the c
   CHECK(requests_csv(run_serving(s)) == requests_csv(positions));
   s.speculative.position_acceptance = {0.9, 0.5};
   CHECK_THROWS_AS(run_serving(s), InputError);
+}
+
+TEST_CASE("disaggregation moves each prompt's KV cache over the links, from prefill to decode instances", "[systemc][serving]") {
+  ServingSetup s = setup(24, 8, "uniform:200:600", "uniform:8:40");
+  s.buckets_per_octave = 0;  // transfers of the exact token counts
+  s.disaggregation.enabled = true;
+  s.disaggregation.prefill_tp = 2;  // heads split 2 ways, needed 4 ways: every prefill chip sends to two
+  s.disaggregation.decode_tp = 4;
+  s.disaggregation.decode_instances = 2;
+  const ServingResult r = run_serving(s);
+  CHECK(r.chips == 2 + 2 * 4);
+  double expected = 0;
+  for (const RequestRecord& q : r.requests) {
+    expected += static_cast<double>(q.spec.prompt_tokens) * r.model.kv_bytes_per_token(s.machine.precision.kv);
+    // The first token comes from the prefill instance; the rest after the KV cache arrived.
+    CHECK(q.first_token_s > q.arrival_s);
+    CHECK(q.kv_arrival_s > q.first_token_s);
+    CHECK(q.finish_s > q.kv_arrival_s);
+  }
+  CHECK(r.kv_transfer_bytes == Approx(expected).epsilon(1e-9));
+  CHECK(r.kv_link_bytes == Approx(2 * expected).epsilon(1e-9));  // up into the switch and down out of it
+  CHECK(r.kv_transfers > 0);
+  CHECK(r.kv_transfer_s > 0);
+  // Prefill instances (workers 0) only prefill, decode instances (1 and 2) only decode, and both
+  // decode instances get work.
+  std::set<int> decoders;
+  for (const IterationRecord& it : r.iterations) {
+    if (it.worker == 0) {
+      CHECK(it.decode_sequences == 0);
+    } else {
+      CHECK(it.prefill_sequences == 0);
+      decoders.insert(it.worker);
+    }
+  }
+  CHECK(decoders == std::set<int>{1, 2});
+  CHECK(requests_csv(run_serving(s)) == requests_csv(r));
 }
 
 TEST_CASE("chunked prefill serves prompts longer than the token budget", "[systemc][serving]") {

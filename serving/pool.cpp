@@ -1,0 +1,255 @@
+// The serving engine's parts: pools of identical instances and their workers.
+#include "serving/pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+
+namespace roofsim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The pass of an iteration as the simulator gets it: prefill chunks each a group of their own
+// (identical ones merged), and the decodes one group at their mean context. Decode attention
+// kernels (flash-decoding, XQA) run every sequence of a batch in one launch whatever its
+// length, and the mean keeps the keys read exact (to a token). Bucketed shapes round every
+// token count and context, the decodes' mean included, to the grid.
+std::vector<SequenceGroup> iteration_groups(const std::vector<ScheduledWork>& work, int buckets) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> prefills;
+  std::int64_t decode_count = 0, decode_context_sum = 0, decode_tokens = 1;
+  for (const ScheduledWork& w : work) {
+    if (w.prefill) {
+      const std::int64_t n = bucket_tokens(w.new_tokens, buckets);
+      const std::int64_t c = std::max(n, bucket_tokens(w.context, buckets));
+      ++prefills[{n, c}];
+    } else {
+      ++decode_count;
+      decode_context_sum += w.context;
+      decode_tokens = w.new_tokens;  // the same for every decode: 1, or k + 1 to verify
+    }
+  }
+  std::vector<SequenceGroup> groups;
+  for (const auto& [shape, count] : prefills) groups.push_back({count, shape.first, shape.second, true});
+  if (decode_count > 0) {
+    const std::int64_t mean = (decode_context_sum + decode_count / 2) / decode_count;
+    groups.push_back({decode_count, decode_tokens, std::max(decode_tokens, bucket_tokens(mean, buckets)), false});
+  }
+  return groups;
+}
+
+// The draft passes before a speculative step: the first takes the iteration's prefill chunks
+// (the draft keeps its own KV cache of the prompt) and one token of every decode; each further
+// one drafts the next token of the decodes.
+std::vector<std::vector<SequenceGroup>> draft_passes(const std::vector<SequenceGroup>& target, std::int64_t k) {
+  std::vector<SequenceGroup> first;
+  const SequenceGroup* decodes = nullptr;
+  for (const SequenceGroup& g : target) {
+    if (g.prefill) {
+      first.push_back(g);
+    } else {
+      decodes = &g;
+    }
+  }
+  // The decodes' context at the first draft: the target's less the k drafts it verifies.
+  const std::int64_t context = decodes ? decodes->context - k : 0;
+  if (decodes) first.push_back({decodes->count, 1, context, false});
+  std::vector<std::vector<SequenceGroup>> passes;
+  if (!first.empty()) passes.push_back(first);
+  for (std::int64_t j = 1; decodes && j < k; ++j) passes.push_back({{decodes->count, 1, context + j, false}});
+  return passes;
+}
+
+std::vector<std::int64_t> shape_key(const std::vector<SequenceGroup>& groups) {
+  std::vector<std::int64_t> key;
+  for (const SequenceGroup& g : groups) key.insert(key.end(), {g.count, g.new_tokens, g.context, g.prefill ? 1 : 0});
+  return key;
+}
+
+
+// The draft of speculative decoding: the target's next-token head as one more of its layers
+// with its LM head ("mtp"), or a model of its own on the same chips.
+Experiment draft_experiment(const ServingSetup& s, const Experiment& machine, const ModelConfig& target) {
+  Experiment e = machine;
+  if (s.speculative.draft == "mtp") {
+    ModelConfig m = target;
+    m.layers = 1;
+    m.name = target.name + " MTP head";
+    e.model_config = m;
+  } else {
+    e.model = s.speculative.draft;
+    e.model_config.reset();
+  }
+  return e;
+}
+
+// What the draft adds per chip: weights and KV bytes per token. An MTP head shares the
+// target's embedding and LM head, so it adds one layer's weights and KV.
+MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& e) {
+  if (s.speculative.draft != "mtp") return memory_need(draft, e);
+  ModelConfig two = draft;
+  two.layers = 2;
+  const MemoryNeed one_layer = memory_need(draft, e), two_layers = memory_need(two, e);
+  return {two_layers.weights - one_layer.weights, two_layers.kv_cache - one_layer.kv_cache, 0};
+}
+
+MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const HardwareSpec& hw, const ModelConfig& model,
+                       const ModelConfig* draft) {
+  Experiment e = machine;
+  e.batch = 1;
+  e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
+  e.generate = 0;
+  MemoryNeed need = memory_need(model, e);
+  if (draft) {
+    const MemoryNeed d = draft_memory(s, *draft, e);
+    need.weights += d.weights;
+    need.kv_cache += d.kv_cache;
+  }
+  MemoryPlan m;
+  m.weights = need.weights;
+  m.activations = need.activations;
+  m.kv_per_token = need.kv_cache / static_cast<double>(e.prompt);
+  const double left = hw.hbm.capacity_bytes - m.weights - m.activations;
+  const double block_bytes = m.kv_per_token * static_cast<double>(s.kv.block_tokens);
+  if (s.kv.blocks > 0) {
+    m.blocks = s.kv.blocks;
+  } else {
+    if (left <= 0) {
+      throw InputError(model.name + " does not fit in " + hw.description + " for serving: weights " + format_si(m.weights, "B", 2) +
+                       " and activations " + format_si(m.activations, "B", 2) + " per chip leave nothing of " +
+                       format_si(hw.hbm.capacity_bytes, "B", 2) + " for the KV cache (more ${tp}, smaller weights, or a "
+                       "smaller ${max_tokens})");
+    }
+    m.blocks = static_cast<std::int64_t>(std::floor(left * s.kv.memory_fraction / block_bytes));
+  }
+  return m;
+}
+
+}  // namespace
+
+Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string role, ServingResult& r)
+    : setup_(setup), role_(std::move(role)), r_(r), sim_(machine) {
+  chips_ = machine.tp * machine.pp;
+  if (setup.speculative.tokens > 0) {
+    try {
+      draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, machine, sim_.model()));
+    } catch (const InputError& e) {
+      // The draft's model setting is ${draft}, not the target's ${model}.
+      std::string message = e.raw();
+      for (std::size_t at = message.find("${model}"); at != std::string::npos; at = message.find("${model}", at)) {
+        message.replace(at, 8, "${draft}");
+      }
+      throw InputError(message);
+    }
+    if (draft_->model().vocab != sim_.model().vocab) {
+      throw InputError("${draft} " + draft_->model().name + " has a vocabulary of " + std::to_string(draft_->model().vocab) +
+                       " tokens and " + sim_.model().name + " one of " + std::to_string(sim_.model().vocab) +
+                       ": a draft must share the target's tokenizer");
+    }
+  }
+  memory_ = plan_memory(setup, machine, sim_.hardware(), sim_.model(), draft_ ? &draft_->model() : nullptr);
+}
+
+int Pool::shape_of(const std::vector<ScheduledWork>& work) {
+  const std::vector<SequenceGroup> groups = iteration_groups(work, setup_.buckets_per_octave);
+  std::vector<std::int64_t> key = shape_key(groups);
+  auto found = index_.find(key);
+  if (found != index_.end()) {
+    ++r_.shapes[static_cast<std::size_t>(found->second)].uses;
+    return found->second;
+  }
+  IterationShape s;
+  s.groups = groups;
+  s.pool = role_;
+  const auto t0 = Clock::now();
+  s.outcome = setup_.sample_layers ? sim_.simulate_sampled(mixed_pass(groups)) : sim_.simulate(mixed_pass(groups));
+  r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
+  s.uses = 1;
+  r_.shapes.push_back(std::move(s));
+  const int index = static_cast<int>(r_.shapes.size() - 1);
+  index_.emplace(std::move(key), index);
+  return index;
+}
+
+double Pool::draft_seconds(int shape) {
+  if (!draft_) return 0;
+  double total = 0;
+  for (const std::vector<SequenceGroup>& pass : draft_passes(r_.shapes[static_cast<std::size_t>(shape)].groups, setup_.speculative.tokens)) {
+    const std::vector<std::int64_t> key = shape_key(pass);
+    auto found = draft_index_.find(key);
+    if (found == draft_index_.end()) {
+      const auto t0 = Clock::now();
+      const PassOutcome o = setup_.sample_layers ? draft_->simulate_sampled(mixed_pass(pass)) : draft_->simulate(mixed_pass(pass));
+      r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
+      found = draft_index_.emplace(key, o.seconds).first;
+    }
+    total += found->second;
+  }
+  return total;
+}
+
+namespace {
+
+SchedulerConfig worker_scheduling(const ServingSetup& setup) {
+  SchedulerConfig c = setup.scheduler;
+  c.verify_tokens = 1 + setup.speculative.tokens;
+  return c;
+}
+
+}  // namespace
+
+Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
+    : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
+      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_) {}
+
+bool Worker::start(double now) {
+  while (true) {
+    work_ = scheduler_.plan();
+    if (!work_.empty()) break;
+    // Running requests hold the cache but none can take a step: give way, newest first.
+    if (!scheduler_.preempt_newest()) return false;
+  }
+  const int shape = pool_.shape_of(work_);
+  const double draft_s = pool_.draft_seconds(shape);
+  record_ = IterationRecord{};
+  record_.start_s = now;
+  record_.seconds = setup_.iteration_overhead_s + draft_s + pool_.pass_seconds(shape);
+  record_.draft_seconds = draft_s;
+  record_.shape = shape;
+  record_.worker = id_;
+  record_.waiting = static_cast<std::int32_t>(scheduler_.waiting());
+  for (const ScheduledWork& w : work_) {
+    if (w.prefill) {
+      ++record_.prefill_sequences;
+      record_.prefill_tokens += w.new_tokens;
+    } else {
+      ++record_.decode_sequences;
+    }
+  }
+  record_.kv_blocks_used = kv_.used();
+  end_s_ = now + record_.seconds;
+  busy_ = true;
+  return true;
+}
+
+Scheduler::Progress Worker::finish(ServingResult& r) {
+  // Each decode keeps its drafts up to the first rejected one, and the target's own token.
+  std::vector<std::int64_t> emitted(work_.size(), 1);
+  for (std::size_t i = 0; i < work_.size(); ++i) {
+    if (work_[i].prefill) continue;
+    std::int64_t accepted = 0;
+    while (accepted < setup_.speculative.tokens && unit_draw(rng_) < setup_.speculative.accept_chance(accepted)) ++accepted;
+    const LiveRequest& live = scheduler_.running()[static_cast<std::size_t>(work_[i].live)];
+    emitted[i] = std::min(1 + accepted, live.output - live.generated);
+    record_.decode_tokens += emitted[i];
+  }
+  r.iterations.push_back(record_);
+  busy_ = false;
+  return scheduler_.complete(work_, emitted);
+}
+
+}  // namespace roofsim

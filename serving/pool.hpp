@@ -1,0 +1,90 @@
+#pragma once
+// The serving engine's parts (internal to serving/): a Pool is one kind of serving instance —
+// its machine, its simulators and the shapes it has simulated; a Worker is one instance of a
+// pool, with its own KV cache and scheduler, running one iteration at a time.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "serving/kv_cache.hpp"
+#include "serving/scheduler.hpp"
+#include "serving/serving.hpp"
+
+namespace roofsim {
+
+// Per chip: weights, the activations of the largest iteration, and KV bytes per token.
+struct MemoryPlan {
+  double weights = 0, activations = 0, kv_per_token = 0;
+  std::int64_t blocks = 0;
+};
+
+// A uniform draw in [0, 1) from the top 53 bits: the same on every platform (the standard
+// distributions are not).
+inline double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+class Pool {
+ public:
+  // `machine`: the setup's machine with this pool's parallelism. `role` names the pool in
+  // shapes and messages ("" when one pool does everything, "prefill", "decode").
+  Pool(const ServingSetup& setup, const Experiment& machine, std::string role, ServingResult& r);
+  const PassSimulator& target() const { return sim_; }
+  const MemoryPlan& memory() const { return memory_; }
+  const std::string& role() const { return role_; }
+  std::int64_t chips() const { return chips_; }
+  // The index in ServingResult::shapes of the target pass of `work`, simulated the first time.
+  int shape_of(const std::vector<ScheduledWork>& work);
+  // The draft passes' time before the target pass of shape `shape` (0 without speculation).
+  double draft_seconds(int shape);
+  double pass_seconds(int shape) const { return r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds; }
+
+ private:
+  const ServingSetup& setup_;
+  std::string role_;
+  ServingResult& r_;
+  PassSimulator sim_;
+  std::unique_ptr<PassSimulator> draft_;
+  MemoryPlan memory_;
+  std::int64_t chips_ = 1;
+  std::map<std::vector<std::int64_t>, int> index_;
+  std::map<std::vector<std::int64_t>, double> draft_index_;
+};
+
+class Worker {
+ public:
+  Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng);
+  Worker(const Worker&) = delete;  // the scheduler holds a reference to the KV pool
+  Worker& operator=(const Worker&) = delete;
+
+  Scheduler& scheduler() { return scheduler_; }
+  const KvBlockPool& kv() const { return kv_; }
+  Pool& pool() { return pool_; }
+  bool busy() const { return busy_; }
+  double end_s() const { return end_s_; }
+  // Requests it holds: running and waiting.
+  std::size_t load() const { return scheduler_.running().size() + scheduler_.waiting(); }
+  // Plans an iteration from `now` (preempting when running requests block each other); false
+  // when nothing can run until more requests come.
+  bool start(double now);
+  // Ends the iteration under way: each decode keeps its accepted drafts, the record is added
+  // to ServingResult::iterations.
+  Scheduler::Progress finish(ServingResult& r);
+  // The work of the iteration under way.
+  const std::vector<ScheduledWork>& work() const { return work_; }
+
+ private:
+  Pool& pool_;
+  const ServingSetup& setup_;
+  int id_;
+  std::mt19937_64& rng_;
+  KvBlockPool kv_;
+  Scheduler scheduler_;
+  bool busy_ = false;
+  double end_s_ = 0;
+  std::vector<ScheduledWork> work_;
+  IterationRecord record_;
+};
+
+}  // namespace roofsim

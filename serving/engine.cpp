@@ -58,6 +58,7 @@ void check_setup(const ServingSetup& s) {
     }
   }
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");
+  if (!(s.workload.arrivals.ramp_s >= 0 && s.workload.arrivals.ramp_s < 1e6)) throw InputError("${ramp} must be in [0, 1e6) s");
   const SpeculativeConfig& d = s.speculative;
   if (d.tokens < 0 || d.tokens > kMaxVerifyTokens - 1) {
     throw InputError("${speculative_tokens} must be between 0 and " + std::to_string(kMaxVerifyTokens - 1));
@@ -107,7 +108,12 @@ class ArrivalClock {
  public:
   ArrivalClock(const ServingSetup& setup, const std::vector<RequestSpec>& specs)
       : specs_(specs), closed_(setup.workload.arrivals.kind == roofsim::Arrivals::Kind::closed_loop) {
-    if (closed_) sends_.assign(std::min<std::size_t>(specs.size(), static_cast<std::size_t>(setup.workload.arrivals.concurrency)), 0.0);
+    if (closed_) {
+      const std::size_t clients = std::min<std::size_t>(specs.size(), static_cast<std::size_t>(setup.workload.arrivals.concurrency));
+      for (std::size_t i = 0; i < clients; ++i) {
+        sends_.push_back(setup.workload.arrivals.ramp_s * static_cast<double>(i) / static_cast<double>(setup.workload.arrivals.concurrency));
+      }
+    }
   }
   double next_s() const {
     if (next_ >= specs_.size()) return INFINITY;

@@ -72,6 +72,12 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
   setup.source = "serving case " + c.id;
+  if (s.ramp_requests > 0) {
+    // One request's duration, estimated before the run from a decode step of the full batch.
+    const PassSimulator sim(setup.machine);
+    const double step = sim.simulate_sampled(mixed_pass({{c.concurrency, 1, c.isl + c.osl / 2, false}})).seconds;
+    setup.workload.arrivals.ramp_s = s.ramp_requests * step * static_cast<double>(c.osl);
+  }
   return setup;
 }
 

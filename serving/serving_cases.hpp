@@ -32,6 +32,10 @@ struct ServingCaseSettings {
   // Server batch limit = concurrency + this (0: the rows' batch_size, which equals the
   // concurrency); -1 tests the reading that one request always waits for a free slot.
   std::int64_t batch_offset = 0;
+  // The clients' first requests spread over this many request durations (estimated: the output
+  // tokens x a simulated decode step of the whole batch at the mean context), so that the
+  // closed loop starts in the staggered steady state instead of in waves. 0: all at once.
+  double ramp_requests = 0;
 };
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s);

@@ -30,6 +30,9 @@ struct Arrivals {
   enum class Kind { closed_loop, poisson, burst, trace };
   Kind kind = Kind::closed_loop;
   std::int64_t concurrency = 8;  // closed loop: clients, each with one request outstanding
+  // Closed loop: the clients' first requests spread evenly over this time (client i sends at
+  // i x ramp_s / concurrency) instead of all at 0, so that completions do not come in waves.
+  double ramp_s = 0;
   double rate_per_s = 1;         // poisson: mean arrivals per second
   std::int64_t burst_size = 1;   // burst: requests that arrive together...
   double burst_interval_s = 1;   // ...every this many seconds

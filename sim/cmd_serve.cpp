@@ -21,7 +21,7 @@ struct ServeOptions {
   std::string hw;
   ExperimentFlags x;
   std::int64_t concurrency = 8, requests = 0, burst = 0, seed = 1, warmup = 0;
-  double rate = 0, burst_interval_ms = 1000;
+  double rate = 0, burst_interval_ms = 1000, ramp_ms = 0;
   std::string trace_file, prompt = "1024", output = "128";
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve";
   std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
@@ -155,6 +155,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   } else {
     w.arrivals.kind = Arrivals::Kind::closed_loop;
     w.arrivals.concurrency = o.concurrency;
+    w.arrivals.ramp_s = o.ramp_ms * 1e-3;
   }
   w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : 100);
   w.prompt = parse_length_distribution(o.prompt, "--prompt");
@@ -229,6 +230,9 @@ void add_serve_command(CLI::App& app) {
   arrivals->add_option("--trace-file", o->trace_file, "Requests from a CSV or JSONL trace (arrival_s or arrival_ms, "
                                                       "prompt_tokens, output_tokens; configs/traces/ has examples)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--ramp-ms", o->ramp_ms, "Closed loop: spread the clients' first requests evenly over this time "
+                                           "instead of sending all at 0 (default 0)")
+      ->check(non_negative_number());
   cmd->add_option("--burst-interval-ms", o->burst_interval_ms, "Time between bursts (default 1000)")->check(positive_number());
   cmd->add_option("--requests", o->requests, "Requests in all (default 10 x concurrency in a closed loop, else 100)")
       ->check(whole_number_between(1, 10000000));

@@ -96,6 +96,9 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = concurrency + N (default 0)")
       ->check(whole_number_between(-1000, 1000));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
+  cmd->add_option("--ramp-requests", o->settings.ramp_requests, "Spread the clients' first requests over N request "
+                                                                "durations, estimated from a simulated decode step (default 0)")
+      ->check(non_negative_number());
   cmd->add_option("--buckets", o->settings.buckets_per_octave, "Iteration-shape buckets per octave (default 32; 0 exact)")
       ->check(whole_number_between(0, 4096));
   cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer (default: one and two layers, the second standing "

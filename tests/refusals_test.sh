@@ -90,6 +90,8 @@ refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" wha
 
 # A check that fails is exit 1 with the command's own words, not a refusal (2).
 timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
+
 # serve: bad workloads and settings
 refused "serve: prompt beyond budget" "exceeds the --max-tokens budget" "$roofsim" serve --prompt 5000 --output 10 --requests 2 --max-tokens 4096
 refused "serve: KV cannot hold a request" "KV blocks" "$roofsim" serve --prompt 1000 --output 10 --requests 2 --kv-blocks 3
@@ -97,8 +99,10 @@ refused "serve: junk length" "--prompt" "$roofsim" serve --prompt normal:abc
 refused "serve: two arrival modes" "give one of" "$roofsim" serve --rate 2 --concurrency 4
 refused "serve: beyond context" "maximum context" "$roofsim" serve --prompt 8000 --output 500 --requests 2 --max-tokens 16384
 refused "serve: nan rate" "--rate" "$roofsim" serve --rate nan
-
-if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
+# serve: chart and trace names are checked before the run, not after it
+refused "serve: plot in a missing folder" "--plot /nonexistent-dir/x.png: the folder" "$roofsim" serve --plot /nonexistent-dir/x.png
+refused "serve: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" serve --plot "$tmp/x.gif"
+refused "serve: trace in a missing folder" "--trace /nonexistent-dir/t.json: the folder" "$roofsim" serve --trace /nonexistent-dir/t.json
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"
 refused "a model file that does not fit is named" "Llama-3-8B ($tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2

@@ -13,16 +13,14 @@ namespace roofsim {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string terminal_for(const std::string& path) {
+std::string plot_terminal(const std::string& path, int width, int height) {
   const std::string ext = fs::path(path).extension().string();
-  if (ext == ".png") return "pngcairo size 1000,700 noenhanced";
-  if (ext == ".svg") return "svg size 1000,700 noenhanced";
+  const std::string size = " size " + std::to_string(width) + "," + std::to_string(height) + " noenhanced";
+  if (ext == ".png") return "pngcairo" + size;
+  if (ext == ".svg") return "svg" + size;
   throw InputError("${plot} " + path + ": expected a .png or .svg file name");
 }
 
-// Runs gnuplot on `script` and removes `dir`; throws with gnuplot's messages on failure.
 void run_gnuplot(const fs::path& script, const fs::path& dir) {
   const std::string cmd = "gnuplot '" + script.string() + "' 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -36,6 +34,8 @@ void run_gnuplot(const fs::path& script, const fs::path& dir) {
     throw InputError("${plot}: gnuplot failed (is gnuplot installed? scripts/install-deps.sh installs it): " + messages);
   }
 }
+
+namespace {
 
 // The opening lines of a log-log roofline chart over intensities [lo, hi].
 void roofline_preamble(std::ostream& g, const std::string& terminal, const std::string& path, const std::string& title,
@@ -51,18 +51,18 @@ void roofline_preamble(std::ostream& g, const std::string& terminal, const std::
     << "set samples 400\n";
 }
 
+}  // namespace
+
 fs::path plot_dir() {
   const fs::path dir = fs::temp_directory_path() / ("roofsim_plot_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }
 
-}  // namespace
-
 void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label,
                       const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
                       const std::string& y2_label, const std::vector<double>& y2) {
-  const std::string terminal = terminal_for(path);
+  const std::string terminal = plot_terminal(path);
   const fs::path dir = plot_dir();
   const fs::path data = dir / "sweep.dat", script = dir / "sweep.gp";
   {
@@ -93,7 +93,7 @@ void write_sweep_plot(const std::string& path, const std::string& title, const s
 
 void write_variant_rooflines_plot(const std::string& path, const std::string& title,
                                   const std::vector<RooflineSeries>& series) {
-  const std::string terminal = terminal_for(path);
+  const std::string terminal = plot_terminal(path);
   const fs::path dir = plot_dir();
   const fs::path script = dir / "variants.gp";
   double lo = 1e30, hi = 0;
@@ -134,7 +134,7 @@ void write_variant_rooflines_plot(const std::string& path, const std::string& ti
 
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& rl,
                          const std::vector<RooflinePoint>& pts, const Knee& knee) {
-  const std::string terminal = terminal_for(path);
+  const std::string terminal = plot_terminal(path);
   const fs::path dir = plot_dir();
   const fs::path data = dir / "points.dat", script = dir / "plot.gp";
   {
@@ -171,7 +171,7 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
 
 void write_measured_vs_simulated_plot(const std::string& path, const std::string& title,
                                       const std::vector<MeasuredSeries>& series) {
-  const std::string terminal = terminal_for(path);
+  const std::string terminal = plot_terminal(path);
   const fs::path dir = plot_dir();
   const fs::path script = dir / "measured.gp";
   double lo = 1e30, hi = 0;

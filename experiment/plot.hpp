@@ -1,5 +1,6 @@
 #pragma once
 // Roofline charts drawn by gnuplot: log-log, analytic roofs as lines, simulated ops as points.
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -8,6 +9,16 @@
 #include "validation/knee.hpp"
 
 namespace roofsim {
+
+// For charts drawn elsewhere (serving/timeline.cpp). The gnuplot terminal for FILE.png or
+// FILE.svg at a size in pixels; throws InputError (naming ${plot}) for any other extension, so
+// a command can check a chart's name before it runs.
+std::string plot_terminal(const std::string& path, int width = 1000, int height = 700);
+// A scratch folder for a chart's data and script, under the temporary folder.
+std::filesystem::path plot_dir();
+// Runs gnuplot on `script` and removes `dir`; throws InputError with gnuplot's messages if
+// gnuplot is missing or fails.
+void run_gnuplot(const std::filesystem::path& script, const std::filesystem::path& dir);
 
 // Writes FILE.png or FILE.svg (by extension). Throws InputError if gnuplot is missing or fails.
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& analytic,

@@ -20,6 +20,8 @@ nlohmann::json percentiles_json(const Percentiles& p) {
   return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
 }
 
+}  // namespace
+
 std::string groups_text(const std::vector<SequenceGroup>& groups) {
   std::string s;
   for (const SequenceGroup& g : groups) {
@@ -29,8 +31,6 @@ std::string groups_text(const std::vector<SequenceGroup>& groups) {
   }
   return s;
 }
-
-}  // namespace
 
 std::string describe_scheduler(const SchedulerConfig& c) {
   if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);

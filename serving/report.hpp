@@ -15,5 +15,7 @@ std::string requests_csv(const ServingResult& r);
 // blocks in use, queue length, and the shape it ran as.
 std::string iterations_csv(const ServingResult& r);
 std::string describe_scheduler(const SchedulerConfig& c);
+// An iteration shape as text: "4x prefill 512@512 + 60x decode @1088" (count x new tokens @ context).
+std::string groups_text(const std::vector<SequenceGroup>& groups);
 
 }  // namespace roofsim

@@ -6,8 +6,10 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parse.hpp"
+#include "experiment/plot.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
+#include "serving/timeline.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -34,6 +36,7 @@ struct ServeOptions {
   double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
   std::string json, requests_csv, iterations_csv;
+  std::string trace, plot;
 };
 
 std::string ms(double s) { return format_fixed(s * 1e3, 2); }
@@ -131,8 +134,14 @@ void print_report(std::ostream& os, const ServingResult& r) {
 }
 
 void serve(const ServeOptions& o, const CLI::App& cmd) {
-  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"}}) {
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"},
+                                   {o.trace, "--trace"}, {o.plot, "--plot"}}) {
     check_output_path(path, flag);
+  }
+  if (!o.plot.empty()) plot_terminal(o.plot);  // a .png or .svg name, before the run
+  if (!o.plot.empty() && o.disaggregate) {
+    throw InputError("--plot charts one instance's batch, queue and cache; a disaggregated run has several: use --trace, "
+                     "which has a track and counters per instance");
   }
   ServingSetup s;
   if (cmd.count("--hw")) s.machine.hw = o.hw;
@@ -204,6 +213,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   if (!o.json.empty()) write_json(o.json, serving_json(r));
   if (!o.requests_csv.empty()) write_text(o.requests_csv, requests_csv(r));
   if (!o.iterations_csv.empty()) write_text(o.iterations_csv, iterations_csv(r));
+  if (!o.trace.empty()) write_text(o.trace, serving_trace_json(r));
+  if (!o.plot.empty()) write_serving_timeseries_plot(o.plot, r);
 }
 
 }  // namespace
@@ -300,6 +311,12 @@ void add_serve_command(CLI::App& app) {
   add_json_option(cmd, o->json);
   cmd->add_option("--requests-csv", o->requests_csv, "Write one row per request to FILE ('-' = standard output)");
   cmd->add_option("--iterations-csv", o->iterations_csv, "Write one row per iteration (batch, tokens, KV blocks, queue) to FILE");
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace-event JSON timeline to FILE (open it in Perfetto): a slice per "
+                                       "iteration (prefill, decode or mixed, with its batch and shape), counters of batch "
+                                       "size, tokens per iteration, KV blocks in use and requests waiting, and each "
+                                       "request's waiting and generating on tracks shared by requests that never overlap");
+  cmd->add_option("--plot", o->plot, "Write a chart over simulated time (FILE.png or FILE.svg, drawn by gnuplot): batch "
+                                     "size and queue length, tokens per iteration, KV blocks in use against the capacity");
   cmd->callback([o, cmd] { serve(*o, *cmd); });
 }
 

@@ -90,6 +90,8 @@ refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" wha
 
 # A check that fails is exit 1 with the command's own words, not a refusal (2).
 timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
+
 # serve: bad workloads and settings
 refused "serve: prompt beyond budget" "exceeds the --max-tokens budget" "$roofsim" serve --prompt 5000 --output 10 --requests 2 --max-tokens 4096
 refused "serve: KV cannot hold a request" "KV blocks" "$roofsim" serve --prompt 1000 --output 10 --requests 2 --kv-blocks 3
@@ -103,9 +105,12 @@ refused "serve: acceptance per position, too few" "one per drafted token" "$roof
 refused "serve: acceptance above 1" "not a chance in [0, 1]" "$roofsim" serve --speculative-tokens 2 --acceptance 1.5
 refused "serve: prefill tp without disaggregation" "give --disaggregate too" "$roofsim" serve --prefill-tp 2
 refused "serve: disaggregated static batches" "batch continuously" "$roofsim" serve --disaggregate --scheduler static
+refused "serve: plot of a disaggregated run" "use --trace" "$roofsim" serve --disaggregate --plot "$tmp/x.png"
 refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative-tokens 2 --draft nosuch
-
-if [ $rc -eq 1 ] && ! grep -q "Runtime error" "$tmp/err"; then ok; else bad "cases run beyond its tolerance: exit $rc: $(cat "$tmp/err")"; fi
+# serve: chart and trace names are checked before the run, not after it
+refused "serve: plot in a missing folder" "--plot /nonexistent-dir/x.png: the folder" "$roofsim" serve --plot /nonexistent-dir/x.png
+refused "serve: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" serve --plot "$tmp/x.gif"
+refused "serve: trace in a missing folder" "--trace /nonexistent-dir/t.json: the folder" "$roofsim" serve --trace /nonexistent-dir/t.json
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"
 refused "a model file that does not fit is named" "Llama-3-8B ($tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2

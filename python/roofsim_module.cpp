@@ -19,6 +19,8 @@
 #include "experiment/single_op.hpp"
 #include "experiment/validation_suite.hpp"
 #include "experiment/whatif.hpp"
+#include "serving/report.hpp"
+#include "serving/serving.hpp"
 #include "workloads/model.hpp"
 
 namespace py = pybind11;
@@ -135,6 +137,98 @@ RunControl control_from(const py::object& progress) {
   return c;
 }
 
+// serve(): the serving keywords onto a setup; the rest are the machine's, as for run().
+ServingSetup serving_setup_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
+  py::kwargs machine;
+  ServingSetup s;
+  s.source = "roofsim.serve";
+  WorkloadSpec& w = s.workload;
+  bool requests_given = false;
+  std::string acceptance;
+  for (const auto& [key_obj, value] : kw) {
+    const std::string key = key_obj.cast<std::string>();
+    if (key == "concurrency") {
+      w.arrivals.kind = Arrivals::Kind::closed_loop;
+      w.arrivals.concurrency = integer_arg(key, value);
+    } else if (key == "rate") {
+      w.arrivals.kind = Arrivals::Kind::poisson;
+      w.arrivals.rate_per_s = arg<double>(key, value, "requests per second");
+    } else if (key == "burst") {
+      w.arrivals.kind = Arrivals::Kind::burst;
+      w.arrivals.burst_size = integer_arg(key, value);
+    } else if (key == "burst_interval_ms") w.arrivals.burst_interval_s = arg<double>(key, value, "milliseconds") * 1e-3;
+    else if (key == "trace_file") {
+      w.arrivals.kind = Arrivals::Kind::trace;
+      w.trace_path = text_arg(key, value);
+    } else if (key == "ramp_ms") w.arrivals.ramp_s = arg<double>(key, value, "milliseconds") * 1e-3;
+    else if (key == "requests") {
+      w.requests = integer_arg(key, value);
+      requests_given = true;
+    } else if (key == "prompt") w.prompt = parse_length_distribution(py::str(value).cast<std::string>(), "prompt");
+    else if (key == "output") w.output = parse_length_distribution(py::str(value).cast<std::string>(), "output");
+    else if (key == "seed") w.seed = static_cast<std::uint64_t>(integer_arg(key, value));
+    else if (key == "warmup") s.warmup_requests = integer_arg(key, value);
+    else if (key == "scheduler") {
+      const std::string v = text_arg(key, value);
+      if (v != "continuous" && v != "static") throw InputError("scheduler='" + v + "': expected continuous or static");
+      s.scheduler.policy = v == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
+    } else if (key == "priority") {
+      const std::string v = text_arg(key, value);
+      if (v != "decode_first" && v != "prefill_first") throw InputError("priority='" + v + "': expected decode_first or prefill_first");
+      s.scheduler.priority = v == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
+    } else if (key == "max_batch") s.scheduler.max_batch = integer_arg(key, value);
+    else if (key == "max_tokens") s.scheduler.max_tokens = integer_arg(key, value);
+    else if (key == "chunked_prefill") s.scheduler.chunked_prefill = arg<bool>(key, value, "True or False");
+    else if (key == "kv_admission") {
+      const std::string v = text_arg(key, value);
+      if (v != "reserve" && v != "on_demand") throw InputError("kv_admission='" + v + "': expected reserve or on_demand");
+      s.kv.admission = v == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
+    } else if (key == "block_tokens") s.kv.block_tokens = integer_arg(key, value);
+    else if (key == "kv_memory_fraction") s.kv.memory_fraction = arg<double>(key, value, "a share in (0, 1]");
+    else if (key == "kv_blocks") s.kv.blocks = integer_arg(key, value);
+    else if (key == "iteration_overhead_ms") s.iteration_overhead_s = arg<double>(key, value, "milliseconds") * 1e-3;
+    else if (key == "buckets") s.buckets_per_octave = static_cast<int>(integer_arg(key, value));
+    else if (key == "all_layers") s.sample_layers = !arg<bool>(key, value, "True or False");
+    else if (key == "slo_ttft_ms") s.slo_ttft_s = arg<double>(key, value, "milliseconds") * 1e-3;
+    else if (key == "slo_tpot_ms") s.slo_tpot_s = arg<double>(key, value, "milliseconds") * 1e-3;
+    else if (key == "speculative_tokens") s.speculative.tokens = integer_arg(key, value);
+    else if (key == "draft") s.speculative.draft = text_arg(key, value);
+    else if (key == "acceptance") {
+      if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) {
+        s.speculative.acceptance = arg<double>(key, value, "a chance in [0, 1]");
+      } else {
+        s.speculative.position_acceptance = arg<std::vector<double>>(key, value, "a chance or a list of one per drafted token");
+      }
+    } else if (key == "disaggregate") s.disaggregation.enabled = arg<bool>(key, value, "True or False");
+    else if (key == "prefill_instances") s.disaggregation.prefill_instances = integer_arg(key, value);
+    else if (key == "decode_instances") s.disaggregation.decode_instances = integer_arg(key, value);
+    else if (key == "prefill_tp") s.disaggregation.prefill_tp = integer_arg(key, value);
+    else if (key == "decode_tp") s.disaggregation.decode_tp = integer_arg(key, value);
+    else if (key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" || key == "microbatches") {
+      throw InputError("'" + key + "' is a run() setting; serve() takes prompt, output and the arrivals instead");
+    } else {
+      machine[key_obj] = value;
+    }
+  }
+  if (!requests_given) w.requests = w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * w.arrivals.concurrency : 100;
+  s.machine = experiment_from(hw, model, machine);
+  return s;
+}
+
+const char* kServeDoc = R"(Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.
+
+Keyword arguments as `roofsim serve`'s flags (dashes as underscores): the machine's as for run()
+(hw, model, dtypes, attention, tp, topology, ...); arrivals: concurrency (closed loop, default 8),
+rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prompt and output
+(an int or 'uniform:MIN:MAX', 'normal:MEAN:SD', 'lognormal:MEAN:SD'), seed, warmup; scheduler
+('continuous', 'static'), priority ('decode_first', 'prefill_first'), max_batch, max_tokens,
+chunked_prefill; kv_admission ('reserve', 'on_demand'), block_tokens, kv_memory_fraction,
+kv_blocks; iteration_overhead_ms, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
+speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
+disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp.
+Returns the dict `roofsim serve --json` writes, plus 'requests' and 'iteration_records': one dict
+per request and per iteration (the columns of --requests-csv and --iterations-csv).)";
+
 const char* kRunDoc = R"(Simulate inference: prefill of the prompts, then decode token by token.
 
 Keyword arguments as `roofsim run`'s flags: hw (preset, path or Hardware), model (preset, path,
@@ -203,6 +297,15 @@ PYBIND11_MODULE(roofsim, m) {
     const Experiment e = experiment_from(hw, model, kw);
     return to_python(to_json(run_experiment(e, control_from(py::none()))));
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kRunDoc);
+
+  m.def("serve", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
+    const ServingSetup s = serving_setup_from(hw, model, kw);
+    const ServingResult r = run_serving(s, control_from(py::none()));
+    nlohmann::json j = serving_json(r);
+    j["requests"] = serving_request_records(r);
+    j["iteration_records"] = serving_iteration_records(r);
+    return to_python(j);
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kServeDoc);
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
                  const std::string& dtype, bool ideal, bool fine) {

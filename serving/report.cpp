@@ -137,6 +137,45 @@ std::string requests_csv(const ServingResult& r) {
   return os.str();
 }
 
+nlohmann::json serving_request_records(const ServingResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RequestRecord& q : r.requests) {
+    rows.push_back({{"id", q.spec.id},
+                    {"arrival_s", q.arrival_s},
+                    {"first_token_s", q.first_token_s},
+                    {"finish_s", q.finish_s},
+                    {"ttft_s", q.ttft_s()},
+                    {"tpot_s", q.tpot_s()},
+                    {"e2e_s", q.e2e_s()},
+                    {"prompt_tokens", q.spec.prompt_tokens},
+                    {"output_tokens", q.spec.output_tokens},
+                    {"preemptions", q.preemptions},
+                    {"counted", q.spec.id >= r.setup.warmup_requests},
+                    {"kv_arrival_s", q.kv_arrival_s >= 0 ? nlohmann::json(q.kv_arrival_s) : nlohmann::json(nullptr)}});
+  }
+  return rows;
+}
+
+nlohmann::json serving_iteration_records(const ServingResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.iterations.size(); ++i) {
+    const IterationRecord& it = r.iterations[i];
+    rows.push_back({{"iteration", i},
+                    {"worker", it.worker},
+                    {"start_s", it.start_s},
+                    {"seconds", it.seconds},
+                    {"prefill_sequences", it.prefill_sequences},
+                    {"prefill_tokens", it.prefill_tokens},
+                    {"decode_sequences", it.decode_sequences},
+                    {"decode_tokens", it.decode_tokens},
+                    {"draft_s", it.draft_seconds},
+                    {"kv_blocks_used", it.kv_blocks_used},
+                    {"waiting", it.waiting},
+                    {"shape", it.shape}});
+  }
+  return rows;
+}
+
 std::string iterations_csv(const ServingResult& r) {
   std::ostringstream os;
   os << "iteration,worker,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,decode_tokens,draft_s,"

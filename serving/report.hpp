@@ -14,6 +14,10 @@ std::string requests_csv(const ServingResult& r);
 // One row per iteration: start, seconds, prefill and decode sequences, prefill tokens, KV
 // blocks in use, queue length, and the shape it ran as.
 std::string iterations_csv(const ServingResult& r);
+// The same rows as JSON arrays of objects, with the CSVs' column names (the Python module's
+// `requests` and `iteration_records`; pandas.DataFrame takes them as they are).
+nlohmann::json serving_request_records(const ServingResult& r);
+nlohmann::json serving_iteration_records(const ServingResult& r);
 std::string describe_scheduler(const SchedulerConfig& c);
 // An iteration shape as text: "4x prefill 512@512 + 60x decode @1088" (count x new tokens @ context).
 std::string groups_text(const std::vector<SequenceGroup>& groups);

@@ -121,3 +121,27 @@ def test_arguments_of_the_wrong_type_are_named():
         roofsim.run(batch=10**30)
     with pytest.raises(ValueError, match=r"attention=3: expected a string"):
         roofsim.run(attention=3)
+
+
+def test_serve_returns_the_serving_schema_and_its_rows():
+    r = roofsim.serve(concurrency=4, requests=12, prompt=256, output="uniform:8:24", seed=3)
+    assert r["kind"] == "serving"
+    assert r["summary"]["requests"] == 12
+    assert r["summary"]["tpot_s"]["mean"] > 0 and r["summary"]["ttft_s"]["mean"] > 0
+    assert len(r["requests"]) == 12
+    assert {"id", "arrival_s", "first_token_s", "finish_s", "ttft_s", "tpot_s"} <= set(r["requests"][0])
+    assert len(r["iteration_records"]) == r["iterations"]
+    assert sum(i["decode_tokens"] for i in r["iteration_records"]) + 12 == sum(q["output_tokens"] for q in r["requests"])
+    again = roofsim.serve(concurrency=4, requests=12, prompt=256, output="uniform:8:24", seed=3)
+    assert again["requests"] == r["requests"]
+
+
+def test_serve_speculation_and_disaggregation_and_its_errors():
+    spec = roofsim.serve(concurrency=4, requests=8, prompt=128, output=32, speculative_tokens=2, acceptance=[0.8, 0.5])
+    assert spec["summary"]["tokens_per_step"] > 1.5
+    dis = roofsim.serve(concurrency=4, requests=8, prompt=128, output=16, disaggregate=True, decode_tp=2)
+    assert dis["disaggregation"]["kv_transfer_bytes"] > 0 and dis["chips"] == 3
+    with pytest.raises(roofsim.InputError, match="run\\(\\) setting"):
+        roofsim.serve(batch=4)
+    with pytest.raises(roofsim.InputError, match="unknown argument 'bogus'"):
+        roofsim.serve(bogus=1)

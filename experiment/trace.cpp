@@ -17,22 +17,8 @@ namespace {
 // picoseconds still do in nanoseconds, which is what a viewer reads (Perfetto keeps ns).
 std::int64_t to_ns(Picoseconds ps) { return static_cast<std::int64_t>((ps + 500) / 1000); }
 
-// Nanoseconds as microseconds in decimal, exactly: 1234567 -> "1234.567", 5000 -> "5".
-void append_us(std::string& out, std::int64_t ns) {
-  out += std::to_string(ns / 1000);
-  int frac = static_cast<int>(ns % 1000);
-  if (frac == 0) return;
-  int digits = 3;
-  while (frac % 10 == 0) {
-    frac /= 10;
-    --digits;
-  }
-  char buf[8];
-  std::snprintf(buf, sizeof buf, ".%0*d", digits, frac);
-  out += buf;
-}
-
-std::string escaped(const std::string& s) { return nlohmann::json(s).dump(); }
+void append_us(std::string& out, std::int64_t ns) { append_trace_us(out, ns); }
+std::string escaped(const std::string& s) { return trace_quoted(s); }
 
 // "ops", "ops 2"; a name that ends in a number gets its lane in parentheses: "HBM stack 0 (2)".
 std::string lane_name(const std::string& base, std::size_t lane) {
@@ -250,5 +236,22 @@ std::string trace_json(const ExperimentResult& r) {
   const TraceLayout t(r);
   return t.json(t.steps());
 }
+
+// Nanoseconds as microseconds in decimal, exactly: 1234567 -> "1234.567", 5000 -> "5".
+void append_trace_us(std::string& out, std::int64_t ns) {
+  out += std::to_string(ns / 1000);
+  int frac = static_cast<int>(ns % 1000);
+  if (frac == 0) return;
+  int digits = 3;
+  while (frac % 10 == 0) {
+    frac /= 10;
+    --digits;
+  }
+  char buf[8];
+  std::snprintf(buf, sizeof buf, ".%0*d", digits, frac);
+  out += buf;
+}
+
+std::string trace_quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 }  // namespace roofsim

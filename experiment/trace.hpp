@@ -72,4 +72,9 @@ class TraceLayout {
 // The whole trace (every traced step) as JSON text.
 std::string trace_json(const ExperimentResult& r);
 
+// Trace timestamps: nanoseconds as microseconds in decimal, exactly ("1234.567", "5"), and a
+// string as a quoted JSON string. Shared by every trace roofsim writes.
+void append_trace_us(std::string& out, std::int64_t ns);
+std::string trace_quoted(const std::string& s);
+
 }  // namespace roofsim

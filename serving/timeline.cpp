@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "experiment/plot.hpp"
+#include "experiment/trace.hpp"
 #include "serving/report.hpp"
 
 namespace roofsim {
@@ -24,23 +25,8 @@ namespace {
 // Seconds to the nearest nanosecond: what a trace viewer keeps.
 std::int64_t to_ns(double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); }
 
-// Nanoseconds as microseconds in decimal, exactly: 1234567 -> "1234.567", 5000 -> "5" (as in
-// experiment/trace.cpp).
-void append_us(std::string& out, std::int64_t ns) {
-  out += std::to_string(ns / 1000);
-  int frac = static_cast<int>(ns % 1000);
-  if (frac == 0) return;
-  int digits = 3;
-  while (frac % 10 == 0) {
-    frac /= 10;
-    --digits;
-  }
-  char buf[8];
-  std::snprintf(buf, sizeof buf, ".%0*d", digits, frac);
-  out += buf;
-}
-
-std::string escaped(const std::string& s) { return nlohmann::json(s).dump(); }
+void append_us(std::string& out, std::int64_t ns) { append_trace_us(out, ns); }
+std::string escaped(const std::string& s) { return trace_quoted(s); }
 
 const char* iteration_kind(const IterationRecord& it) {
   if (it.decode_sequences == 0) return "prefill";

@@ -10,33 +10,13 @@
 #include "serving/scheduler.hpp"
 #include "serving/serving.hpp"
 #include "serving/serving_cases.hpp"
+#include "tests/serving_test_util.hpp"
 #include "tests/test_util.hpp"
 #include "workloads/transformer.hpp"
 
 using namespace roofsim;
 using namespace roofsim::test;
 
-namespace {
-
-// Llama-3-8B's layer, 4 of them: the shapes of the real model, an eighth of its time.
-std::string small_model() {
-  static const std::string path =
-      write_temp(replace_once(preset_text("models", "llama-3-8b"), "layers = 32", "layers = 4"), "model");
-  return path;
-}
-
-ServingSetup setup(std::int64_t requests, std::int64_t concurrency, const std::string& prompt, const std::string& output) {
-  ServingSetup s;
-  s.machine.model = small_model();
-  s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
-  s.workload.arrivals.concurrency = concurrency;
-  s.workload.requests = requests;
-  s.workload.prompt = parse_length_distribution(prompt, "prompt");
-  s.workload.output = parse_length_distribution(output, "output");
-  return s;
-}
-
-}  // namespace
 
 TEST_CASE("a mixed pass does the FLOPs of its parts and reads the weights once", "[systemc][serving]") {
   const ModelConfig m = load_model("llama-3-8b");
@@ -106,7 +86,7 @@ TEST_CASE("on-demand admission preempts the newest request when the cache runs o
 }
 
 TEST_CASE("continuous batching beats static batching on throughput for mixed lengths", "[systemc][serving]") {
-  ServingSetup s = setup(48, 16, "uniform:64:512", "uniform:8:128");
+  ServingSetup s = serving_setup(48, 16, "uniform:64:512", "uniform:8:128");
   const ServingResult continuous = run_serving(s);
   s.scheduler.policy = SchedulerConfig::Policy::static_batch;
   s.scheduler.max_batch = 16;
@@ -123,7 +103,7 @@ TEST_CASE("continuous batching beats static batching on throughput for mixed len
 }
 
 TEST_CASE("a larger KV cache never lowers throughput", "[systemc][serving]") {
-  ServingSetup s = setup(40, 32, "uniform:128:512", "uniform:32:128");
+  ServingSetup s = serving_setup(40, 32, "uniform:128:512", "uniform:32:128");
   s.kv.admission = KvCacheConfig::Admission::on_demand;
   s.kv.block_tokens = 16;
   double previous = 0;
@@ -141,7 +121,7 @@ TEST_CASE("a larger KV cache never lowers throughput", "[systemc][serving]") {
 }
 
 TEST_CASE("the same seed gives byte-identical results, another seed does not", "[systemc][serving]") {
-  ServingSetup s = setup(30, 8, "normal:300:100", "lognormal:40:20");
+  ServingSetup s = serving_setup(30, 8, "normal:300:100", "lognormal:40:20");
   s.workload.arrivals.kind = Arrivals::Kind::poisson;
   s.workload.arrivals.rate_per_s = 20;
   const ServingResult a = run_serving(s), b = run_serving(s);
@@ -152,7 +132,7 @@ TEST_CASE("the same seed gives byte-identical results, another seed does not", "
 }
 
 TEST_CASE("bucketed iteration shapes stay within 2% of exact ones", "[systemc][serving]") {
-  ServingSetup s = setup(24, 8, "uniform:100:400", "uniform:16:48");
+  ServingSetup s = serving_setup(24, 8, "uniform:100:400", "uniform:16:48");
   const ServingResult bucketed = run_serving(s);
   s.buckets_per_octave = 0;
   const ServingResult exact = run_serving(s);
@@ -214,7 +194,7 @@ double target_seconds(const ServingResult& r) {
 }  // namespace
 
 TEST_CASE("speculative decoding: acceptance 0 is slower than none, acceptance 1 needs k + 1 times fewer target steps", "[systemc][serving]") {
-  ServingSetup s = setup(16, 8, "300", "65");
+  ServingSetup s = serving_setup(16, 8, "300", "65");
   const ServingResult plain = run_serving(s);
   s.speculative.tokens = 3;
   s.speculative.acceptance = 0;
@@ -244,7 +224,7 @@ TEST_CASE("speculative decoding: acceptance 0 is slower than none, acceptance 1 
 }
 
 TEST_CASE("speculative decoding keeps drafts up to the first rejection, at the chances given", "[systemc][serving]") {
-  ServingSetup s = setup(24, 8, "200", "uniform:100:200");
+  ServingSetup s = serving_setup(24, 8, "200", "uniform:100:200");
   s.speculative.tokens = 3;
   s.speculative.acceptance = 0.6;
   const ServingResult rate = run_serving(s);
@@ -269,7 +249,7 @@ TEST_CASE("speculative decoding keeps drafts up to the first rejection, at the c
 }
 
 TEST_CASE("disaggregation moves each prompt's KV cache over the links, from prefill to decode instances", "[systemc][serving]") {
-  ServingSetup s = setup(24, 8, "uniform:200:600", "uniform:8:40");
+  ServingSetup s = serving_setup(24, 8, "uniform:200:600", "uniform:8:40");
   s.buckets_per_octave = 0;  // transfers of the exact token counts
   s.disaggregation.enabled = true;
   s.disaggregation.prefill_tp = 2;  // heads split 2 ways, needed 4 ways: every prefill chip sends to two
@@ -305,7 +285,7 @@ TEST_CASE("disaggregation moves each prompt's KV cache over the links, from pref
 }
 
 TEST_CASE("chunked prefill serves prompts longer than the token budget", "[systemc][serving]") {
-  ServingSetup s = setup(6, 3, "3000", "8");
+  ServingSetup s = serving_setup(6, 3, "3000", "8");
   s.scheduler.max_tokens = 1024;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("exceeds the max_tokens budget"));
   s.scheduler.chunked_prefill = true;
@@ -315,13 +295,13 @@ TEST_CASE("chunked prefill serves prompts longer than the token budget", "[syste
 }
 
 TEST_CASE("requests the machine cannot serve are refused with what is wrong", "[systemc][serving]") {
-  ServingSetup s = setup(4, 2, "1000", "100");
+  ServingSetup s = serving_setup(4, 2, "1000", "100");
   s.kv.blocks = 10;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("KV blocks") && Catch::Contains("request 0"));
-  s = setup(4, 2, "8000", "500");
+  s = serving_setup(4, 2, "8000", "500");
   s.scheduler.max_tokens = 16384;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("maximum context"));
-  s = setup(4, 2, "100", "10");
+  s = serving_setup(4, 2, "100", "10");
   s.warmup_requests = 4;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("leaves none"));
 }

@@ -20,6 +20,7 @@
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
 #include "serving/timeline.hpp"
+#include "tests/serving_test_util.hpp"
 #include "tests/test_util.hpp"
 
 using namespace roofsim;
@@ -27,23 +28,6 @@ using namespace roofsim::test;
 
 namespace {
 
-// Llama-3-8B's layer, 4 of them (as in test_serving.cpp): about a second a run.
-std::string small_model() {
-  static const std::string path =
-      write_temp(replace_once(preset_text("models", "llama-3-8b"), "layers = 32", "layers = 4"), "model");
-  return path;
-}
-
-ServingSetup setup(std::int64_t requests, std::int64_t concurrency, const std::string& prompt, const std::string& output) {
-  ServingSetup s;
-  s.machine.model = small_model();
-  s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
-  s.workload.arrivals.concurrency = concurrency;
-  s.workload.requests = requests;
-  s.workload.prompt = parse_length_distribution(prompt, "prompt");
-  s.workload.output = parse_length_distribution(output, "output");
-  return s;
-}
 
 std::int64_t ns_of_s(double s) { return std::llround(s * 1e9); }
 // As a viewer reads it: microseconds to whole nanoseconds.
@@ -218,12 +202,12 @@ ServingResult synthetic(std::size_t n) {
 TEST_CASE("serving trace: a slice per iteration, counters as recorded, requests on lanes that never overlap",
           "[systemc][serving][timeline]") {
   SECTION("closed loop, mixed lengths") {
-    const ServingResult r = run_serving(setup(40, 8, "uniform:64:512", "uniform:8:64"));
+    const ServingResult r = run_serving(serving_setup(40, 8, "uniform:64:512", "uniform:8:64"));
     check_trace(r);
     CHECK(peak_in_system(r) == 8);  // 8 clients: 8 lanes, not 40
   }
   SECTION("Poisson arrivals: idle gaps and a queue") {
-    ServingSetup s = setup(40, 8, "uniform:64:512", "uniform:8:64");
+    ServingSetup s = serving_setup(40, 8, "uniform:64:512", "uniform:8:64");
     s.workload.arrivals.kind = Arrivals::Kind::poisson;
     s.workload.arrivals.rate_per_s = 60;
     const ServingResult r = run_serving(s);
@@ -234,7 +218,7 @@ TEST_CASE("serving trace: a slice per iteration, counters as recorded, requests 
 }
 
 TEST_CASE("serving trace: the same setup gives the same bytes", "[systemc][serving][timeline]") {
-  const ServingSetup s = setup(24, 6, "normal:300:100", "lognormal:40:20");
+  const ServingSetup s = serving_setup(24, 6, "normal:300:100", "lognormal:40:20");
   const std::string a = serving_trace_json(run_serving(s));
   CHECK(serving_trace_json(run_serving(s)) == a);
   CHECK(a.find("\"displayTimeUnit\":\"ns\"") != std::string::npos);
@@ -286,7 +270,7 @@ TEST_CASE("serving time-series chart: PNG and SVG, refused for another extension
     WARN("gnuplot is not on PATH: the chart is not drawn");
     return;
   }
-  const ServingResult small = run_serving(setup(16, 4, "uniform:64:256", "uniform:8:32"));
+  const ServingResult small = run_serving(serving_setup(16, 4, "uniform:64:256", "uniform:8:32"));
   for (const auto& [name, r] : {std::pair<std::string, const ServingResult*>{"timeline.png", &small},
                                 {"timeline.svg", &small}, {"timeline_80k.svg", nullptr}}) {
     const ServingResult big = r ? ServingResult{} : synthetic(80000);
@@ -307,7 +291,7 @@ TEST_CASE("serving time-series chart: PNG and SVG, refused for another extension
 }
 
 TEST_CASE("serving trace of a disaggregated run: a track of iterations per instance, none overlapping", "[systemc][serving][timeline]") {
-  ServingSetup s = setup(24, 8, "uniform:200:600", "uniform:8:40");
+  ServingSetup s = serving_setup(24, 8, "uniform:200:600", "uniform:8:40");
   s.disaggregation.enabled = true;
   s.disaggregation.decode_instances = 2;
   const ServingResult r = run_serving(s);

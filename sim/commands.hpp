@@ -14,6 +14,7 @@ void add_whatif_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_serving_cases_command(CLI::App& app);  // after add_cases_command
+void add_search_command(CLI::App& app);
 // "1GiB", "58MB", "1048576" -> bytes; throws InputError.
 std::uint64_t parse_bytes(const std::string& text);
 

@@ -111,6 +111,11 @@ refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative
 refused "serve: plot in a missing folder" "--plot /nonexistent-dir/x.png: the folder" "$roofsim" serve --plot /nonexistent-dir/x.png
 refused "serve: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" serve --plot "$tmp/x.gif"
 refused "serve: trace in a missing folder" "--trace /nonexistent-dir/t.json: the folder" "$roofsim" serve --trace /nonexistent-dir/t.json
+# search: settings refused before any run
+refused "search: no GPUs" "--gpus: '0' is not a whole number from 1 to 4096" "$roofsim" search --gpus 0
+refused "search: tp fitting no layout" "--tp 3: no layout of --gpus 8 has tensor-parallel groups of 3" "$roofsim" search --tp 3 --gpus 8
+refused "search: tp list junk" "--tp 1,x: 'x' is not a whole number from 1 to 8" "$roofsim" search --tp 1,x
+refused "search: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" search --plot "$tmp/x.gif"
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"
 refused "a model file that does not fit is named" "Llama-3-8B ($tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2

@@ -36,6 +36,7 @@ void check_setup(const ServingSetup& s) {
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");
   if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead} must be in [0, 1) s");
+  if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead} must be in [0, 10) ms");
   if (s.buckets_per_octave < 0 || s.buckets_per_octave > 4096) throw InputError("${buckets} must be between 0 and 4096");
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");

@@ -217,7 +217,8 @@ bool Worker::start(double now) {
   const double draft_s = pool_.draft_seconds(shape);
   record_ = IterationRecord{};
   record_.start_s = now;
-  record_.seconds = setup_.iteration_overhead_s + draft_s + pool_.pass_seconds(shape);
+  const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work_.size());
+  record_.seconds = host_s + draft_s + pool_.pass_seconds(shape);
   record_.draft_seconds = draft_s;
   record_.shape = shape;
   record_.worker = id_;

@@ -71,6 +71,7 @@ nlohmann::json serving_json(const ServingResult& r) {
                    {"admission", s.kv.admission == KvCacheConfig::Admission::reserve ? "reserve" : "on_demand"}};
   j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
   j["iteration_overhead_s"] = s.iteration_overhead_s;
+  j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["buckets_per_octave"] = s.buckets_per_octave;
   j["sample_layers"] = s.sample_layers;
   j["notes"] = r.notes;

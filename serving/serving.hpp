@@ -102,6 +102,8 @@ struct ServingSetup {
   // Host time per iteration that no kernel covers (scheduling, sampling, detokenising),
   // added before each iteration's pass.
   double iteration_overhead_s = 0;
+  // And per sequence in the iteration (request bookkeeping, sampling, streaming the token out).
+  double sequence_overhead_s = 0;
   // Iteration shapes are bucketed before they are simulated: every token count and context
   // is rounded to the nearest multiple of 2^floor(log2(v / bucket_per_octave)), i.e. about
   // bucket_per_octave values per doubling (32: at most 1.6% off). 0: exact shapes.

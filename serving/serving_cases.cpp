@@ -71,6 +71,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
+  setup.sequence_overhead_s = s.sequence_overhead_s;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
     // One request's duration, estimated before the run from a decode step of the full batch.

@@ -29,6 +29,9 @@ struct ServingCaseSettings {
   int buckets_per_octave = 32;
   bool sample_layers = true;
   double iteration_overhead_s = 0;
+  // TensorRT-LLM's host time per sequence and iteration: fitted on the even rows of the table
+  // (least TPOT MAPE of 0, 10, 15, 20 and 30 us), checked on the odd ones (docs/serving.md).
+  double sequence_overhead_s = 15e-6;
   // Server batch limit = concurrency + this (0: the rows' batch_size, which equals the
   // concurrency); -1 tests the reading that one request always waits for a free slot.
   std::int64_t batch_offset = 0;

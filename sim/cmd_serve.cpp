@@ -33,7 +33,7 @@ struct ServeOptions {
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
   std::string draft = "mtp", acceptance = "0.7";
-  double kv_fraction = 0.9, overhead_ms = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
+  double kv_fraction = 0.9, overhead_ms = 0, sequence_overhead_us = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
   std::string json, requests_csv, iterations_csv;
   std::string trace, plot;
@@ -181,6 +181,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.kv.memory_fraction = o.kv_fraction;
   s.kv.blocks = o.kv_blocks;
   s.iteration_overhead_s = o.overhead_ms * 1e-3;
+  s.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
   s.buckets_per_octave = o.buckets;
   s.sample_layers = !o.all_layers;
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
@@ -279,6 +280,9 @@ void add_serve_command(CLI::App& app) {
       ->check(whole_number_between(1, INT64_C(1) << 40));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration no kernel hides: scheduling, "
                                                              "sampling (default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence of an iteration: request "
+                                                                     "bookkeeping, sampling, streaming (default 0)")
       ->check(non_negative_number());
   cmd->add_option("--buckets", o->buckets, "Iteration shapes are rounded to about N values per doubling before they "
                                            "are simulated, so similar iterations share one simulation (default 32, "

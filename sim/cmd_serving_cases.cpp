@@ -19,7 +19,7 @@ struct Options {
   std::string file = std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv";
   std::int64_t every = 1;
   ServingCaseSettings settings;
-  double overhead_ms = 0;
+  double overhead_ms = 0, sequence_overhead_us = 15;
   bool all_layers = false;
   std::string json, csv;
 };
@@ -30,6 +30,7 @@ void run(Options o) {
   check_output_path(o.json, "--json");
   check_output_path(o.csv, "--csv");
   o.settings.iteration_overhead_s = o.overhead_ms * 1e-3;
+  o.settings.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
   o.settings.sample_layers = !o.all_layers;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
@@ -66,7 +67,8 @@ void run(Options o) {
   os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated with "
      << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
-     << ", iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms\n\n";
+     << ", iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms + " << format_fixed(o.sequence_overhead_us, 1)
+     << " us per sequence\n\n";
   t.print(os);
   os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
      << "%\nby concurrency:";
@@ -96,6 +98,9 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = concurrency + N (default 0)")
       ->check(whole_number_between(-1000, 1000));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
+  cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default 15, "
+                                                                            "fitted on the even rows)")
+      ->check(non_negative_number());
   cmd->add_option("--ramp-requests", o->settings.ramp_requests, "Spread the clients' first requests over N request "
                                                                 "durations, estimated from a simulated decode step (default 0)")
       ->check(non_negative_number());

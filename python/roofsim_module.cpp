@@ -186,6 +186,7 @@ ServingSetup serving_setup_from(const py::object& hw, const py::object& model, c
     } else if (key == "block_tokens") s.kv.block_tokens = integer_arg(key, value);
     else if (key == "kv_memory_fraction") s.kv.memory_fraction = arg<double>(key, value, "a share in (0, 1]");
     else if (key == "kv_blocks") s.kv.blocks = integer_arg(key, value);
+    else if (key == "prefix_caching") s.kv.prefix_caching = arg<bool>(key, value, "True or False");
     else if (key == "iteration_overhead_ms") s.iteration_overhead_s = arg<double>(key, value, "milliseconds") * 1e-3;
     else if (key == "sequence_overhead_us") s.sequence_overhead_s = arg<double>(key, value, "microseconds") * 1e-6;
     else if (key == "buckets") s.buckets_per_octave = static_cast<int>(integer_arg(key, value));
@@ -224,7 +225,7 @@ rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prom
 (an int or 'uniform:MIN:MAX', 'normal:MEAN:SD', 'lognormal:MEAN:SD'), seed, warmup; scheduler
 ('continuous', 'static'), priority ('decode_first', 'prefill_first'), max_batch, max_tokens,
 chunked_prefill; kv_admission ('reserve', 'on_demand'), block_tokens, kv_memory_fraction,
-kv_blocks; iteration_overhead_ms, sequence_overhead_us, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
+kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
 speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
 disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp.
 Returns the dict `roofsim serve --json` writes, plus 'requests' and 'iteration_records': one dict

@@ -181,7 +181,15 @@ class ServingEngine {
     live.record = static_cast<std::int64_t>(index);
     live.prompt_tokens = live.prompt = rec.spec.prompt_tokens;
     live.output = rec.spec.output_tokens;
+    live.prefix_id = rec.spec.prefix_id;
+    live.prefix_tokens = rec.spec.prefix_tokens;
     return live;
+  }
+
+  void add_prefix_counts(const Scheduler& s) {
+    r_.prefix_hits += s.prefix_hits();
+    r_.prefix_tokens_reused += s.prefix_tokens_reused();
+    r_.prefix_evictions += s.prefix_evictions();
   }
 
   void report(std::size_t finished, std::size_t n) {
@@ -229,6 +237,7 @@ class ServingEngine {
       if (!p.finished.empty()) report(finished, n);
     }
     for (std::int64_t id : worker.scheduler().preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
+    add_prefix_counts(worker.scheduler());
     r_.simulated_s = now;
   }
 
@@ -353,6 +362,7 @@ class ServingEngine {
     for (auto* workers : {&prefills, &decodes}) {
       for (auto& w : *workers) {
         for (std::int64_t id : w->scheduler().preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
+        add_prefix_counts(w->scheduler());
       }
     }
     r_.simulated_s = now;

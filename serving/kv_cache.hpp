@@ -3,6 +3,7 @@
 // (per chip: every chip of a TP group holds its share of each block). Requests hold whole
 // blocks; which blocks they are does not change any timing, so only counts are kept.
 #include <cstdint>
+#include <map>
 
 namespace roofsim {
 
@@ -24,6 +25,48 @@ class KvBlockPool {
 
  private:
   std::int64_t capacity_, block_tokens_, used_ = 0;
+};
+
+// Prefix caching (vLLM's automatic prefix caching, TensorRT-LLM's KV cache reuse): the whole
+// blocks of a shared prompt prefix stay in the cache after the request that computed them, and
+// later requests with the same prefix use them instead of computing them again. Blocks of a
+// prefix no running request uses are evicted, least recently used first, when the pool runs out.
+class PrefixCache {
+ public:
+  struct Entry {
+    std::int64_t blocks = 0;  // held in the pool on the prefix's behalf
+    std::int64_t users = 0;   // running requests reading it
+    std::uint64_t last_use = 0;
+  };
+  // The resident prefix `id`, or nullptr.
+  Entry* find(std::int64_t id) {
+    auto found = entries_.find(id);
+    return found == entries_.end() ? nullptr : &found->second;
+  }
+  Entry& add(std::int64_t id, std::int64_t blocks) {
+    Entry& e = entries_[id];
+    e.blocks = blocks;
+    return e;
+  }
+  void touch(Entry& e) { e.last_use = ++clock_; }
+  // Frees the least recently used prefix no request reads; the blocks freed (0: none could go).
+  std::int64_t evict_one() {
+    auto victim = entries_.end();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->second.users == 0 && (victim == entries_.end() || it->second.last_use < victim->second.last_use)) victim = it;
+    }
+    if (victim == entries_.end()) return 0;
+    const std::int64_t blocks = victim->second.blocks;
+    entries_.erase(victim);
+    ++evictions_;
+    return blocks;
+  }
+  std::int64_t evictions() const { return evictions_; }
+
+ private:
+  std::map<std::int64_t, Entry> entries_;
+  std::uint64_t clock_ = 0;
+  std::int64_t evictions_ = 0;
 };
 
 }  // namespace roofsim

@@ -204,7 +204,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup) {
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
-      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_) {}
+      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching) {}
 
 bool Worker::start(double now) {
   while (true) {

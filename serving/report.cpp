@@ -68,7 +68,11 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["kv_cache"] = {{"blocks_per_chip", r.kv_blocks},
                    {"block_tokens", s.kv.block_tokens},
                    {"bytes_per_block", r.kv_bytes_per_block},
-                   {"admission", s.kv.admission == KvCacheConfig::Admission::reserve ? "reserve" : "on_demand"}};
+                   {"admission", s.kv.admission == KvCacheConfig::Admission::reserve ? "reserve" : "on_demand"},
+                   {"prefix_caching", s.kv.prefix_caching},
+                   {"prefix_hits", r.prefix_hits},
+                   {"prefix_tokens_reused", r.prefix_tokens_reused},
+                   {"prefix_evictions", r.prefix_evictions}};
   j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["sequence_overhead_s"] = s.sequence_overhead_s;

@@ -12,11 +12,52 @@ using Priority = SchedulerConfig::Priority;
 // Takes the KV blocks `r` needs to hold `tokens` tokens (on-demand admission; a reserving
 // request already holds them all).
 bool Scheduler::grow(LiveRequest& r, std::int64_t tokens) {
-  const std::int64_t need = pool_.blocks_for(tokens) - r.blocks;
+  const std::int64_t need = pool_.blocks_for(tokens) - r.shared_blocks - r.blocks;
   if (need <= 0) return true;
-  if (!pool_.try_take(need)) return false;
+  // Cached prefixes nobody reads give way first.
+  while (!pool_.try_take(need)) {
+    const std::int64_t freed = prefixes_.evict_one();
+    if (freed == 0) return false;
+    pool_.give_back(freed);
+  }
   r.blocks += need;
   return true;
+}
+
+// A request about to prefill from scratch skips the whole blocks of its prefix when they are
+// cached (at least one prompt token is always computed: its logits give the first token).
+void Scheduler::use_cached_prefix(LiveRequest& r) {
+  if (!prefix_caching_ || r.prefix_id < 0 || r.cached > 0 || r.shared_blocks > 0) return;
+  PrefixCache::Entry* e = prefixes_.find(r.prefix_id);
+  if (!e) return;
+  const std::int64_t tokens = std::min(e->blocks * pool_.block_tokens(), r.prompt - 1);
+  if (tokens <= 0) return;
+  ++e->users;
+  prefixes_.touch(*e);
+  r.shared_blocks = e->blocks;
+  r.cached = tokens;
+  ++prefix_hits_;
+  prefix_tokens_reused_ += tokens;
+}
+
+// After a request has computed its prompt: the whole blocks of its prefix go to the cache (it
+// keeps reading them) unless they are there already.
+void Scheduler::cache_prefix(LiveRequest& r) {
+  if (!prefix_caching_ || r.prefix_id < 0 || r.shared_blocks > 0 || prefixes_.find(r.prefix_id)) return;
+  const std::int64_t blocks = std::min(r.prefix_tokens, r.prompt_tokens) / pool_.block_tokens();
+  if (blocks <= 0 || blocks > r.blocks) return;
+  PrefixCache::Entry& e = prefixes_.add(r.prefix_id, blocks);
+  e.users = 1;
+  prefixes_.touch(e);
+  r.blocks -= blocks;
+  r.shared_blocks = blocks;
+}
+
+// A request leaving (finished or preempted) stops reading its cached prefix.
+void Scheduler::release_prefix(LiveRequest& r) {
+  if (r.shared_blocks == 0) return;
+  if (PrefixCache::Entry* e = prefixes_.find(r.prefix_id)) --e->users;
+  r.shared_blocks = 0;
 }
 
 // Preempts running_[i]: its blocks are freed and it waits at the head of the queue to prefill
@@ -26,6 +67,7 @@ void Scheduler::preempt(std::size_t i) {
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
   pool_.give_back(r.blocks);
   r.blocks = 0;
+  release_prefix(r);
   r.prompt = r.prompt_tokens + r.generated;
   r.cached = 0;
   preempted_.push_back(r.record);
@@ -90,6 +132,7 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
   // Then new requests, first come first served: a request that does not fit blocks the ones
   // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
   while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+    use_cached_prefix(waiting_.front());
     const std::int64_t n = chunk_of(waiting_.front());
     if (n == 0 || !admit_head(n)) break;
     const LiveRequest& r = running_.back();
@@ -104,6 +147,7 @@ std::vector<ScheduledWork> Scheduler::plan() {
     // A batch runs to its end before the next one is admitted; its prompts prefill together.
     if (running_.empty()) {
       while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+        use_cached_prefix(waiting_.front());
         const std::int64_t n = waiting_.front().prompt - waiting_.front().cached;
         if (!admit_head(n)) break;
         work.push_back({static_cast<std::int64_t>(running_.size() - 1), n, running_.back().cached + n, true});
@@ -139,6 +183,7 @@ Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, 
       r.cached += w.new_tokens;
       // A prefill that reaches the end of the prompt yields the first token.
       if (r.in_prefill()) continue;
+      cache_prefix(r);
       ++r.generated;
     } else {
       // A decode yields its tokens (verified drafts and the target's own), never more than
@@ -155,6 +200,7 @@ Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, 
     if (r.generated >= r.output) {
       pool_.give_back(r.blocks);
       r.blocks = 0;
+      release_prefix(r);
       p.finished.push_back(r);
     } else {
       still.push_back(r);

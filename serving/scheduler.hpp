@@ -19,6 +19,9 @@ struct LiveRequest {
   std::int64_t cached = 0;       // tokens in the KV cache
   std::int64_t generated = 0;    // output tokens produced
   std::int64_t blocks = 0;       // KV blocks held
+  std::int64_t prefix_id = -1;   // shared prompt prefix (prefix caching); -1: none
+  std::int64_t prefix_tokens = 0;
+  std::int64_t shared_blocks = 0;  // blocks of a cached prefix it reads (held by the prefix cache)
   bool in_prefill() const { return cached < prompt; }
 };
 
@@ -33,8 +36,8 @@ struct ScheduledWork {
 
 class Scheduler {
  public:
-  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool)
-      : config_(config), admission_(admission), pool_(pool) {}
+  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool, bool prefix_caching = false)
+      : config_(config), admission_(admission), pool_(pool), prefix_caching_(prefix_caching) {}
 
   void arrive(LiveRequest r) { waiting_.push_back(r); }
   // The next iteration's work; admits waiting requests (taking their KV blocks) and, when the
@@ -53,6 +56,11 @@ class Scheduler {
 
   const std::vector<LiveRequest>& running() const { return running_; }
   std::size_t waiting() const { return waiting_.size(); }
+  // Prefix caching: requests that found their prefix cached, the prompt tokens they did not
+  // compute, and prefixes evicted.
+  std::int64_t prefix_hits() const { return prefix_hits_; }
+  std::int64_t prefix_tokens_reused() const { return prefix_tokens_reused_; }
+  std::int64_t prefix_evictions() const { return prefixes_.evictions(); }
   // Preempted requests so far, by record index.
   const std::vector<std::int64_t>& preempted() const { return preempted_; }
   // Preempts the most recently admitted running request (the engine's way out when nothing
@@ -67,6 +75,9 @@ class Scheduler {
   bool admit_head(std::int64_t first_chunk);
   bool grow(LiveRequest& r, std::int64_t tokens);
   void preempt(std::size_t i);
+  void use_cached_prefix(LiveRequest& r);
+  void cache_prefix(LiveRequest& r);
+  void release_prefix(LiveRequest& r);
   void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
   void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
 
@@ -76,6 +87,9 @@ class Scheduler {
   std::deque<LiveRequest> waiting_;
   std::vector<LiveRequest> running_;  // in admission order
   std::vector<std::int64_t> preempted_;
+  bool prefix_caching_;
+  PrefixCache prefixes_;
+  std::int64_t prefix_hits_ = 0, prefix_tokens_reused_ = 0;
 };
 
 }  // namespace roofsim

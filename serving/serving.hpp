@@ -88,6 +88,9 @@ struct KvCacheConfig {
   double memory_fraction = 0.9;
   // Blocks per chip, overriding the memory computation (0: computed).
   std::int64_t blocks = 0;
+  // Keep the whole blocks of shared prompt prefixes (a trace's prefix_id and prefix_tokens) for
+  // later requests with the same prefix (serving/kv_cache.hpp, PrefixCache).
+  bool prefix_caching = false;
 };
 
 struct ServingSetup {
@@ -192,6 +195,8 @@ struct ServingResult {
   double kv_transfer_bytes = 0;   // sent by the prefill chips
   double kv_link_bytes = 0;       // carried by the fabric's links
   double kv_transfer_s = 0;       // the transfers' time, summed
+  // Prefix caching: requests whose prefix was cached, prompt tokens not computed, prefixes evicted.
+  std::int64_t prefix_hits = 0, prefix_tokens_reused = 0, prefix_evictions = 0;
   std::vector<RequestRecord> requests;
   std::vector<IterationRecord> iterations;
   std::vector<IterationShape> shapes;

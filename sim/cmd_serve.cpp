@@ -29,6 +29,7 @@ struct ServeOptions {
   std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
   bool chunked = false;
   bool all_layers = false;
+  bool prefix_caching = false;
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
@@ -90,6 +91,10 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
      << format_si(r.hw.hbm.capacity_bytes, "B", 2) << "), "
      << (s.kv.admission == KvCacheConfig::Admission::reserve ? "reserved at admission" : "allocated on demand, preempting")
+     << (s.kv.prefix_caching ? "; prefix caching: " + std::to_string(r.prefix_hits) + " hits, " +
+                                   std::to_string(r.prefix_tokens_reused) + " prompt tokens not computed, " +
+                                   std::to_string(r.prefix_evictions) + " prefixes evicted"
+                             : "")
      << "\n";
   for (const std::string& n : r.notes) os << "note       " << n << "\n";
   os << "\n";
@@ -180,6 +185,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.kv.block_tokens = o.block_tokens;
   s.kv.memory_fraction = o.kv_fraction;
   s.kv.blocks = o.kv_blocks;
+  s.kv.prefix_caching = o.prefix_caching;
   s.iteration_overhead_s = o.overhead_ms * 1e-3;
   s.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
   s.buckets_per_octave = o.buckets;
@@ -272,6 +278,9 @@ void add_serve_command(CLI::App& app) {
                                                   "on_demand: allocate as tokens come, preempt the newest request and "
                                                   "recompute it later when the cache is full (vLLM)")
       ->check(CLI::IsMember({"reserve", "on_demand"}));
+  cmd->add_flag("--prefix-caching", o->prefix_caching, "Keep the KV blocks of shared prompt prefixes (a trace's prefix_id "
+                                                     "and prefix_tokens columns) for later requests with the same prefix; "
+                                                     "unused ones are evicted first when the cache is full (vLLM, TensorRT-LLM)");
   cmd->add_option("--block-tokens", o->block_tokens, "Tokens per KV block (default 32)")->check(whole_number_between(1, 65536));
   cmd->add_option("--kv-memory-fraction", o->kv_fraction, "Share of the HBM left after weights and activations "
                                                            "for the KV cache (default 0.9)")

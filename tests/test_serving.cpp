@@ -284,6 +284,52 @@ TEST_CASE("disaggregation moves each prompt's KV cache over the links, from pref
   CHECK(requests_csv(run_serving(s)) == requests_csv(r));
 }
 
+namespace {
+
+// 24 requests 50 ms apart, each of 3 prefixes of 256 tokens in turn, prompts of 300-369 tokens.
+std::string shared_prefix_trace() {
+  std::string csv = "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n";
+  for (int i = 0; i < 24; ++i) {
+    csv += std::to_string(0.05 * i) + "," + std::to_string(300 + 3 * i) + ",16," + std::to_string(i % 3) + ",256\n";
+  }
+  return write_temp(csv, "trace.csv");
+}
+
+}  // namespace
+
+TEST_CASE("prefix caching computes a shared prefix once and evicts unused prefixes when the cache is full", "[systemc][serving]") {
+  ServingSetup s = serving_setup(24, 4, "300", "16");
+  s.workload.arrivals.kind = Arrivals::Kind::trace;
+  s.workload.trace_path = shared_prefix_trace();
+  const ServingResult plain = run_serving(s);
+  s.kv.prefix_caching = true;
+  const ServingResult cached = run_serving(s);
+  auto prefill_tokens = [](const ServingResult& r) {
+    std::int64_t n = 0;
+    for (const IterationRecord& it : r.iterations) n += it.prefill_tokens;
+    return n;
+  };
+  std::int64_t prompts = 0;
+  for (const RequestRecord& q : plain.requests) prompts += q.spec.prompt_tokens;
+  CHECK(plain.prefix_hits == 0);
+  CHECK(prefill_tokens(plain) == prompts);
+  // Each prefix is computed by its first request; the other 21 reuse its 8 blocks of 32.
+  CHECK(cached.prefix_hits == 21);
+  CHECK(cached.prefix_tokens_reused == 21 * 256);
+  CHECK(prefill_tokens(cached) == prompts - 21 * 256);
+  CHECK(cached.summary.ttft_s.mean < plain.summary.ttft_s.mean);
+  CHECK(cached.prefix_evictions == 0);
+  // A cache of 20 blocks holds one request (11-12 blocks) and one other prefix (8) at most:
+  // unused prefixes are evicted instead of refusing work, and every request still finishes.
+  s.kv.blocks = 20;
+  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  const ServingResult tight = run_serving(s);
+  CHECK(tight.prefix_evictions > 0);
+  CHECK(tight.prefix_hits < cached.prefix_hits);
+  for (const RequestRecord& q : tight.requests) CHECK(q.finish_s > q.first_token_s);
+  CHECK(requests_csv(run_serving(s)) == requests_csv(tight));
+}
+
 TEST_CASE("chunked prefill serves prompts longer than the token budget", "[systemc][serving]") {
   ServingSetup s = serving_setup(6, 3, "3000", "8");
   s.scheduler.max_tokens = 1024;

@@ -76,6 +76,13 @@ void check_setup(const ServingSetup& s) {
 
 // Every request must be servable on its own: within the model's context, its prompt within the
 // token budget (unless chunked), its KV blocks within the cache.
+// A trace's request is named by its file and line, a generated one by its number.
+std::string request_name(const ServingSetup& s, const RequestSpec& r) {
+  const std::string where = r.line > 0 ? s.workload.trace_path + ":" + std::to_string(r.line) + ": " : "";
+  return where + "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) + " prompt + " +
+         std::to_string(r.output_tokens) + " output tokens)";
+}
+
 void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& requests, const ModelConfig& model,
                     const KvBlockPool& pool) {
   if (s.warmup_requests >= static_cast<std::int64_t>(requests.size())) {
@@ -83,8 +90,7 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
                      std::to_string(requests.size()) + " requests to count");
   }
   for (const RequestSpec& r : requests) {
-    const std::string who = "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) + " prompt + " +
-                            std::to_string(r.output_tokens) + " output tokens)";
+    const std::string who = request_name(s, r);
     // Verifying drafts may write keys for k tokens beyond the last one kept.
     const std::int64_t context = r.prompt_tokens + r.output_tokens + s.speculative.tokens;
     if (model.max_context > 0 && context > model.max_context && !s.machine.allow_long_context) {
@@ -261,8 +267,7 @@ class ServingEngine {
     check_requests(setup_, specs, r_.model, decodes.front()->kv());
     for (const RequestSpec& s : specs) {
       if (prefills.front()->kv().blocks_for(s.prompt_tokens + 1) > prefills.front()->kv().capacity()) {
-        throw InputError("request " + std::to_string(s.id) + ": its prompt of " + std::to_string(s.prompt_tokens) +
-                         " tokens needs more KV blocks than a prefill instance holds (" +
+        throw InputError(request_name(setup_, s) + ": its prompt needs more KV blocks than a prefill instance holds (" +
                          std::to_string(prefills.front()->kv().capacity()) + ")");
       }
     }

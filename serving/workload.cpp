@@ -204,6 +204,7 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
   }
   RequestSpec q;
   q.id = static_cast<std::int64_t>(out.size());
+  q.line = line;
   q.arrival_s = t;
   const std::pair<const char*, const std::optional<std::int64_t>*> lengths[] = {{"prompt_tokens", &r.prompt_tokens},
                                                                                  {"output_tokens", &r.output_tokens}};

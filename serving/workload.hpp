@@ -49,6 +49,7 @@ struct RequestSpec {
   // caching); -1: none.
   std::int64_t prefix_id = -1;
   std::int64_t prefix_tokens = 0;
+  long line = 0;  // its line in the trace file (0: generated)
 };
 
 struct WorkloadSpec {

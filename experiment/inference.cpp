@@ -723,6 +723,12 @@ std::string PassSimulator::topology() const { return impl_->machine.topology ? i
 
 namespace {
 
+// The analytic bound of a pass's graph, as runs compute it for each phase.
+double graph_bound(const Experiment& e, const PreparedMachine& machine, const OpGraph& g) {
+  const Comm links{machine.topology.get(), machine.layout};
+  return std::max(critical_path_bound(g, machine.hw, links, e.near_memory), resource_bound(g, machine.hw, e.near_memory));
+}
+
 PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {
   pass.tp = e.tp;
   pass.pp = e.pp;
@@ -746,6 +752,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   out.events = r.events;
   out.server_jobs = r.server_jobs;
   out.wall_s = r.wall_s;
+  out.bound_s = graph_bound(e, machine, r.graphs[0]);
   return out;
 }
 
@@ -770,6 +777,15 @@ PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
   out.flops = a.flops + more * (b.flops - a.flops);
   out.bytes = a.bytes + more * (b.bytes - a.bytes);
   out.comm_s = a.comm_s + more * (b.comm_s - a.comm_s);
+  // The bound is not a sum over layers (the longer of two sums): it comes from the whole graph,
+  // which is cheap to build.
+  ForwardPass whole = pass;
+  whole.tp = impl_->setup.tp;
+  whole.pp = impl_->setup.pp;
+  whole.ep = 1;
+  whole.microbatches = 1;
+  out.bound_s = graph_bound(impl_->setup, impl_->machine,
+                            build_forward(model, whole, impl_->setup.precision, impl_->setup.attention));
   out.events = a.events + more_n * (b.events - a.events);
   out.server_jobs = a.server_jobs + more_n * (b.server_jobs - a.server_jobs);
   out.wall_s = a.wall_s + b.wall_s;

@@ -133,6 +133,9 @@ struct PassOutcome {
   double seconds = 0;             // from the first launch to the last op's end
   double flops = 0, bytes = 0;    // of the pass's ops
   double comm_s = 0;              // time in collectives
+  // The analytic bound of the pass (the run's: the longer of its critical path of op bounds and
+  // its busiest resource), which the simulated time must not beat.
+  double bound_s = 0;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;              // what simulating it took
 };

@@ -97,7 +97,8 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"mean_batch", m.mean_batch},
                   {"decode_intensity", m.decode_intensity},
                   {"tokens_per_step", m.tokens_per_step},
-                  {"draft_share", m.draft_share}};
+                  {"draft_share", m.draft_share},
+                  {"roofline_share", m.roofline_share}};
   const DisaggregationConfig& g = s.disaggregation;
   j["disaggregation"] = !g.enabled ? nlohmann::json(nullptr)
                                    : nlohmann::json{{"prefill_instances", g.prefill_instances},
@@ -123,7 +124,8 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["sim_wall_s"] = r.sim_wall_s;
   nlohmann::json shapes = nlohmann::json::array();
   for (const IterationShape& sh : r.shapes) {
-    shapes.push_back({{"shape", groups_text(sh.groups)}, {"pool", sh.pool}, {"seconds", sh.outcome.seconds}, {"uses", sh.uses},
+    shapes.push_back({{"shape", groups_text(sh.groups)}, {"pool", sh.pool}, {"seconds", sh.outcome.seconds},
+                      {"bound_s", sh.outcome.bound_s}, {"uses", sh.uses},
                       {"flops", sh.outcome.flops}, {"bytes", sh.outcome.bytes}});
   }
   j["shapes"] = shapes;

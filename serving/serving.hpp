@@ -176,6 +176,9 @@ struct ServingSummary {
   // the share of the time the draft passes took.
   double tokens_per_step = 0;
   double draft_share = 0;
+  // The target passes' analytic bound over their simulated time, summed over the iterations
+  // (how close to the roofline the server runs; host time and drafts not counted).
+  double roofline_share = 0;
 };
 
 struct ServingResult {

@@ -129,7 +129,8 @@ void print_report(std::ostream& os, const ServingResult& r) {
   }
   os << "batches    " << format_fixed(m.mean_batch, 1) << " sequences per iteration on average, " << m.preemptions
      << " preemptions; decode iterations at " << format_fixed(m.decode_intensity, 1) << " FLOP/B (ridge "
-     << format_fixed(roofline_for(r.hw, s.machine.precision.activations).ridge(), 1) << ")\n";
+     << format_fixed(roofline_for(r.hw, s.machine.precision.activations).ridge(), 1) << "); the passes ran at "
+     << format_fixed(100.0 * m.roofline_share, 1) << "% of their roofline bound's speed\n";
   os << "\n" << m.requests << " requests counted" << (s.warmup_requests > 0 ? " (" + std::to_string(s.warmup_requests) + " warm-up left out)" : "")
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "
      << r.shapes.size() << " distinct shapes simulated on the chip model"

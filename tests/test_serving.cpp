@@ -95,6 +95,13 @@ TEST_CASE("continuous batching beats static batching on throughput for mixed len
   CHECK(continuous.summary.output_tok_s > 1.2 * static_batches.summary.output_tok_s);
   for (const ServingResult* r : {&continuous, &static_batches}) {
     CHECK(r->summary.requests == 48);
+    // No iteration beats the analytic roofline bound of its pass.
+    for (const IterationShape& shape : r->shapes) {
+      CHECK(shape.outcome.bound_s > 0);
+      CHECK(shape.outcome.seconds >= shape.outcome.bound_s);
+    }
+    CHECK(r->summary.roofline_share > 0.3);
+    CHECK(r->summary.roofline_share <= 1.0);
     for (const RequestRecord& q : r->requests) {
       CHECK(q.first_token_s > q.arrival_s);
       CHECK(q.finish_s >= q.first_token_s);
@@ -159,6 +166,9 @@ TEST_CASE("a pass sampled by layer takes what simulating every layer takes", "[s
       CHECK(sampled.bytes == Approx(all.bytes).epsilon(1e-12));
       CHECK(sampled.comm_s == Approx(all.comm_s).epsilon(1e-9));
       CHECK(sampled.events == all.events);
+      CHECK(sampled.bound_s == all.bound_s);
+      CHECK(all.seconds >= all.bound_s);
+      CHECK(all.bound_s > 0);
       CHECK((tp == 1 || sampled.comm_s > 0));
       CHECK(sampled.wall_s < all.wall_s);
     }

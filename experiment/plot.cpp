@@ -214,4 +214,22 @@ void write_measured_vs_simulated_plot(const std::string& path, const std::string
   run_gnuplot(script, dir);
 }
 
+std::string gnuplot_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string gnuplot_lines(const std::vector<std::string>& lines) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += "\\n";
+    for (char c : lines[i]) {
+      if (c == '\\' || c == '"') out += '\\';
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace roofsim

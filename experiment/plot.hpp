@@ -20,6 +20,11 @@ std::filesystem::path plot_dir();
 // gnuplot is missing or fails.
 void run_gnuplot(const std::filesystem::path& script, const std::filesystem::path& dir);
 
+// Text for a gnuplot script: a single-quoted string (a quote inside doubled), and lines as one
+// double-quoted string ("\n" between them; \ and " escaped).
+std::string gnuplot_quoted(const std::string& s);
+std::string gnuplot_lines(const std::vector<std::string>& lines);
+
 // Writes FILE.png or FILE.svg (by extension). Throws InputError if gnuplot is missing or fails.
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& analytic,
                          const std::vector<RooflinePoint>& simulated, const Knee& knee);

@@ -4,17 +4,11 @@
 #include <sstream>
 
 #include "core/format.hpp"
+#include "experiment/results.hpp"
 
 namespace roofsim {
 
 namespace {
-
-// Times and rates in CSV with ten significant digits: a run of minutes keeps microseconds.
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
 
 nlohmann::json percentiles_json(const Percentiles& p) {
   return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
@@ -133,15 +127,8 @@ nlohmann::json serving_json(const ServingResult& r) {
 }
 
 std::string requests_csv(const ServingResult& r) {
-  std::ostringstream os;
-  os << "id,arrival_s,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,preemptions,counted,kv_arrival_s\n";
-  for (const RequestRecord& q : r.requests) {
-    os << q.spec.id << ',' << num(q.arrival_s) << ',' << num(q.first_token_s) << ','
-       << num(q.finish_s) << ',' << num(q.ttft_s()) << ',' << num(q.tpot_s()) << ','
-       << num(q.e2e_s()) << ',' << q.spec.prompt_tokens << ',' << q.spec.output_tokens << ',' << q.preemptions
-       << ',' << (q.spec.id >= r.setup.warmup_requests ? 1 : 0) << ',' << (q.kv_arrival_s >= 0 ? num(q.kv_arrival_s) : "") << '\n';
-  }
-  return os.str();
+  return records_csv(serving_request_records(r), {"id", "arrival_s", "first_token_s", "finish_s", "ttft_s", "tpot_s", "e2e_s",
+                                                  "prompt_tokens", "output_tokens", "preemptions", "counted", "kv_arrival_s"});
 }
 
 nlohmann::json serving_request_records(const ServingResult& r) {
@@ -184,17 +171,9 @@ nlohmann::json serving_iteration_records(const ServingResult& r) {
 }
 
 std::string iterations_csv(const ServingResult& r) {
-  std::ostringstream os;
-  os << "iteration,worker,start_s,seconds,prefill_sequences,prefill_tokens,decode_sequences,decode_tokens,draft_s,"
-        "kv_blocks_used,waiting,shape\n";
-  for (std::size_t i = 0; i < r.iterations.size(); ++i) {
-    const IterationRecord& it = r.iterations[i];
-    os << i << ',' << it.worker << ',' << num(it.start_s) << ',' << num(it.seconds) << ',' << it.prefill_sequences << ','
-       << it.prefill_tokens << ',' << it.decode_sequences << ',' << it.decode_tokens << ',' << num(it.draft_seconds) << ','
-       << it.kv_blocks_used << ',' << it.waiting << ',' << it.shape
-       << '\n';
-  }
-  return os.str();
+  return records_csv(serving_iteration_records(r),
+                     {"iteration", "worker", "start_s", "seconds", "prefill_sequences", "prefill_tokens", "decode_sequences",
+                      "decode_tokens", "draft_s", "kv_blocks_used", "waiting", "shape"});
 }
 
 }  // namespace roofsim

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "experiment/plot.hpp"
+#include "experiment/results.hpp"
 #include "workloads/model.hpp"
 #include "workloads/transformer.hpp"
 
@@ -43,38 +44,6 @@ std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& 
     }
   }
   return out;
-}
-
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
-
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// gnuplot quoting (as serving/timeline.cpp): a single-quoted string, and lines in double quotes.
-std::string gp_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string gp_lines(const std::vector<std::string>& lines) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i) out += "\\n";
-    for (char c : lines[i]) {
-      if (c == '\\' || c == '"') out += '\\';
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 std::vector<std::int64_t> sorted_unique(std::vector<std::int64_t> v) {
@@ -221,23 +190,10 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
 }
 
 std::string search_csv(const std::vector<SearchPoint>& points, SettingNames names) {
-  std::ostringstream os;
-  os << "layout,disaggregated,tp,replicas,prefill_instances,prefill_tp,decode_instances,decode_tp,concurrency,"
-        "total_concurrency,requests,tok_s,tok_s_per_gpu,tok_s_per_user,ttft_p90_s,tpot_mean_s,slo_attainment,meets_slo,"
-        "pareto,error\n";
-  for (const SearchPoint& p : points) {
-    os << csv_text(p.layout) << ',' << (p.disaggregated ? 1 : 0) << ',' << p.tp << ',' << p.replicas << ',' << p.prefill_instances
-       << ',' << p.prefill_tp << ',' << p.decode_instances << ',' << p.decode_tp << ',' << p.concurrency << ','
-       << p.total_concurrency << ',' << p.requests << ',';
-    if (p.ok()) {
-      os << num(p.tok_s) << ',' << num(p.tok_s_per_gpu) << ',' << num(p.tok_s_per_user) << ',' << num(p.ttft_p90_s) << ','
-         << num(p.tpot_mean_s) << ',' << num(p.slo_attainment) << ',' << (p.meets_slo ? 1 : 0) << ',' << (p.pareto ? 1 : 0)
-         << ",\n";
-    } else {
-      os << ",,,,,,0,0," << csv_text(render_setting_names(p.error, names)) << '\n';
-    }
-  }
-  return os.str();
+  return records_csv(search_points_json(points, names),
+                     {"layout", "disaggregated", "tp", "replicas", "prefill_instances", "prefill_tp", "decode_instances",
+                      "decode_tp", "concurrency", "total_concurrency", "requests", "tok_s", "tok_s_per_gpu", "tok_s_per_user",
+                      "ttft_p90_s", "tpot_mean_s", "slo_attainment", "meets_slo", "pareto", "error"});
 }
 
 nlohmann::json search_points_json(const std::vector<SearchPoint>& points, SettingNames names) {
@@ -301,15 +257,15 @@ void write_search_plot(const std::string& path, const std::vector<std::string>& 
     }
     if (front.empty()) d << "NaN NaN 0 0\n";
   }
-  const std::string file = gp_quoted(data.string());
+  const std::string file = gnuplot_quoted(data.string());
   const std::size_t front_index = order.size();
   {
     std::ofstream g(script);
     g.imbue(std::locale::classic());
     g.precision(10);
     g << "set terminal " << terminal << "\n"
-      << "set output " << gp_quoted(path) << "\n"
-      << "set title " << gp_lines(title) << "\n"
+      << "set output " << gnuplot_quoted(path) << "\n"
+      << "set title " << gnuplot_lines(title) << "\n"
       << "set grid\n"
       << "set key outside right top\n"
       << "set xlabel 'output tokens/s per user (1 / mean TPOT)'\n"
@@ -323,7 +279,7 @@ void write_search_plot(const std::string& path, const std::vector<std::string>& 
       // A thin line through the layout's concurrencies, filled points where they meet the SLOs.
       g << file << " index " << i << " using 1:2 with lines lw 1 lc " << colour << " dashtype 3 notitle, \\\n     "
         << file << " index " << i << " using 1:($3 > 0 ? $2 : 1/0) with points pt " << kShapes[(i / 8) % 5] << " ps 1.2 lc " << colour
-        << " title " << gp_quoted(order[i]) << ", \\\n     ";
+        << " title " << gnuplot_quoted(order[i]) << ", \\\n     ";
     }
     const bool misses = std::any_of(points.begin(), points.end(), [](const SearchPoint& p) { return p.ok() && !p.meets_slo; });
     if (misses) {

@@ -88,26 +88,6 @@ StepSeries thin(const StepSeries& s, std::size_t max_points) {
   return out;
 }
 
-// Quoted for gnuplot: single quotes, a quote inside doubled.
-std::string gp_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-// Lines quoted for gnuplot: double quotes (where \n is a line break), \ and " escaped.
-std::string gp_lines(const std::vector<std::string>& lines) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i) out += "\\n";
-    for (char c : lines[i]) {
-      if (c == '\\' || c == '"') out += '\\';
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::vector<int> request_lanes(const ServingResult& r) {
@@ -325,17 +305,17 @@ void write_serving_timeseries_plot(const std::string& path, const ServingResult&
       for (std::size_t i = 0; i < s->t_s.size(); ++i) d << s->t_s[i] << " " << s->value[i] << "\n";
     }
   }
-  const std::string title = gp_lines({"roofsim serve: " + r.model.name + " on " +
+  const std::string title = gnuplot_lines({"roofsim serve: " + r.model.name + " on " +
                                           (r.chips > 1 ? std::to_string(r.chips) + " x " : "") + r.hw.description + ", " +
                                           std::to_string(r.requests.size()) + " requests",
                                       describe_scheduler(r.setup.scheduler)});
-  const std::string file = gp_quoted(data.string());
+  const std::string file = gnuplot_quoted(data.string());
   {
     std::ofstream g(script);
     g.imbue(std::locale::classic());
     g.precision(10);
     g << "set terminal " << terminal << "\n"
-      << "set output " << gp_quoted(path) << "\n"
+      << "set output " << gnuplot_quoted(path) << "\n"
       << "set multiplot layout 3,1 title " << title << "\n"
       << "set lmargin 12\nset rmargin 4\n"
       << "set grid\n"

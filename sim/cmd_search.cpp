@@ -138,7 +138,7 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   const HardwareSpec hw = s.machine.hardware ? *s.machine.hardware : load_hardware(s.machine.hw);
   const bool slo_set = s.slo_ttft_s > 0 || s.slo_tpot_s > 0;
 
-  std::ostream& os = human_out(o.json);
+  std::ostream& os = human_out({{o.json, "--json"}, {o.csv, "--csv"}});
   RunControl control;
   control.progress = [](std::size_t done, std::size_t total, const std::string& what) {
     std::cerr << "\r  " << done << " / " << total << " points: " << what << "          " << std::flush;

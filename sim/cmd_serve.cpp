@@ -210,7 +210,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
     throw InputError("--draft and --acceptance describe speculative decoding: give --speculative-tokens K too");
   }
 
-  std::ostream& os = human_out(o.json);
+  std::ostream& os = human_out({{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"},
+                                {o.trace, "--trace"}});
   RunControl control;
   control.progress = [](std::size_t done, std::size_t total, const std::string& what) {
     if (done % 100 == 0 || done == total) std::cerr << "\r  " << done << " / " << total << " " << what << std::flush;

@@ -85,4 +85,14 @@ std::ostream& human_out(const std::string& json_path) {
   return json_path == "-" ? std::cerr : std::cout;
 }
 
+std::ostream& human_out(std::initializer_list<std::pair<std::string, const char*>> outputs) {
+  std::string taken;
+  for (const auto& [path, flag] : outputs) {
+    if (path != "-") continue;
+    if (!taken.empty()) throw InputError(std::string(flag) + " -: " + taken + " already writes to standard output; give one of them a file");
+    taken = flag;
+  }
+  return taken.empty() ? std::cout : std::cerr;
+}
+
 }  // namespace roofsim

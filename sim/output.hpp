@@ -1,9 +1,11 @@
 #pragma once
 // Result writers shared by every subcommand: JSON to a file or standard output, and aligned
 // text tables for people.
+#include <initializer_list>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofsim {
@@ -30,5 +32,8 @@ class TextTable {
 
 // Where human-readable output goes: standard output, unless JSON already goes there.
 std::ostream& human_out(const std::string& json_path);
+// The same for a command with several files to write ({path, flag}): standard error when one of
+// them is '-'; more than one '-' is refused (InputError), as their lines would mix.
+std::ostream& human_out(std::initializer_list<std::pair<std::string, const char*>> outputs);
 
 }  // namespace roofsim

@@ -110,6 +110,7 @@ printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,8000,500\n' > "$tmp
 refused "serve: trace request beyond the context, by file and line" "long.csv:3: request 1" "$roofsim" serve --trace-file "$tmp/long.csv"
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,3000,500\n' > "$tmp/big.csv"
 refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --trace-file "$tmp/big.csv" --kv-blocks 50
+refused "serve: two outputs to standard output" "--json already writes to standard output" "$roofsim" serve --json - --requests-csv -
 refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative-tokens 2 --draft nosuch
 # serve: chart and trace names are checked before the run, not after it
 refused "serve: plot in a missing folder" "--plot /nonexistent-dir/x.png: the folder" "$roofsim" serve --plot /nonexistent-dir/x.png

@@ -38,7 +38,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   const ServingSetup& s = r.setup;
   const ServingSummary& m = r.summary;
   nlohmann::json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kSchemaVersion;
   j["kind"] = "serving";
   j["hardware"] = r.hw.name;
   j["model"] = r.model.name;

@@ -14,6 +14,7 @@
 #include "serving/search.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "experiment/results.hpp"
 #include "sim/output.hpp"
 #include "workloads/model.hpp"
 
@@ -171,12 +172,12 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
 
   if (!o.csv.empty()) write_text(o.csv, search_csv(points, SettingNames::flag));
   if (!o.json.empty()) {
-    nlohmann::json j = {{"model", model.name}, {"hw", hw.description}, {"gpus", spec.gpus},
+    nlohmann::json j = {{"kind", "search"}, {"model", model.name}, {"hw", hw.description}, {"gpus", spec.gpus},
                         {"prompt", describe(s.workload.prompt)}, {"output", describe(s.workload.output)},
                         {"requests_per_client", spec.requests_per_client}, {"disaggregated", spec.disaggregated},
                         {"slo_ttft_s", s.slo_ttft_s}, {"slo_tpot_s", s.slo_tpot_s},
                         {"points", search_points_json(points, SettingNames::flag)}};
-    write_json(o.json, j);
+    write_json(o.json, versioned(j));
   }
   if (!o.plot.empty()) {
     write_search_plot(o.plot,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -280,7 +281,7 @@ class ServingEngine {
       std::size_t record;
       std::size_t to;
     };
-    std::vector<InFlight> in_flight;
+    std::deque<InFlight> in_flight;  // by arrival time, in the order sent when equal
     std::vector<std::size_t> bound_for(decodes.size(), 0);  // in flight per decode instance
     auto least_loaded = [](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra) {
       std::size_t best = 0;
@@ -309,10 +310,9 @@ class ServingEngine {
         prefills[least_loaded(prefills, nullptr)]->scheduler().arrive(live);
       }
       // KV caches that have arrived join their decode instance's queue, ready to decode.
-      std::stable_sort(in_flight.begin(), in_flight.end(), [](const InFlight& a, const InFlight& b) { return a.at < b.at; });
       while (!in_flight.empty() && in_flight.front().at <= now) {
         const InFlight f = in_flight.front();
-        in_flight.erase(in_flight.begin());
+        in_flight.pop_front();
         --bound_for[f.to];
         LiveRequest live = live_request(f.record);
         live.cached = live.prompt;
@@ -354,7 +354,10 @@ class ServingEngine {
           rec.kv_arrival_s = now + sent.seconds;
           const std::size_t to = least_loaded(decodes, &bound_for);
           ++bound_for[to];
-          in_flight.push_back({rec.kv_arrival_s, static_cast<std::size_t>(l.record), to});
+          const InFlight f{rec.kv_arrival_s, static_cast<std::size_t>(l.record), to};
+          in_flight.insert(std::upper_bound(in_flight.begin(), in_flight.end(), f,
+                                            [](const InFlight& a, const InFlight& b) { return a.at < b.at; }),
+                           f);
         }
       }
       for (auto& w : decodes) {

@@ -26,7 +26,6 @@ class KvTransfer {
   const std::string& topology() const { return topology_; }
   // The KV of `tokens` tokens (one request's or several's), simulated once per distinct count.
   const KvTransferOutcome& of(std::int64_t tokens);
-  std::int64_t simulated() const { return static_cast<std::int64_t>(cache_.size()); }
 
  private:
   HardwareSpec hw_;

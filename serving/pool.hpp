@@ -60,7 +60,6 @@ class Worker {
 
   Scheduler& scheduler() { return scheduler_; }
   const KvBlockPool& kv() const { return kv_; }
-  Pool& pool() { return pool_; }
   bool busy() const { return busy_; }
   double end_s() const { return end_s_; }
   // Requests it holds: running and waiting.
@@ -71,8 +70,6 @@ class Worker {
   // Ends the iteration under way: each decode keeps its accepted drafts, the record is added
   // to ServingResult::iterations.
   Scheduler::Progress finish(ServingResult& r);
-  // The work of the iteration under way.
-  const std::vector<ScheduledWork>& work() const { return work_; }
 
  private:
   Pool& pool_;

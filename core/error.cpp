@@ -26,4 +26,13 @@ std::string render_setting_names(const std::string& message, SettingNames style)
   return out;
 }
 
+InputError renamed_setting(const InputError& e, const std::string& from, const std::string& to) {
+  std::string message = e.raw();
+  const std::string mark = "${" + from + "}";
+  for (std::size_t at = message.find(mark); at != std::string::npos; at = message.find(mark, at + to.size() + 3)) {
+    message.replace(at, mark.size(), "${" + to + "}");
+  }
+  return InputError(message);
+}
+
 }  // namespace roofsim

@@ -24,6 +24,10 @@ class InputError : public std::runtime_error {
   std::string raw_;
 };
 
+// The same refusal about another setting: a library call checked ${from} where the user gave
+// ${to} (the draft model is checked as a model, a prefill instance's TP as a TP).
+InputError renamed_setting(const InputError& e, const std::string& from, const std::string& to);
+
 // Bad input located in a configuration file.
 class ConfigError : public InputError {
  public:

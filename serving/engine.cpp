@@ -36,8 +36,8 @@ void check_setup(const ServingSetup& s) {
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");
-  if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead} must be in [0, 1) s");
-  if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead} must be in [0, 10) ms");
+  if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead_ms} must be in [0, 1000) ms");
+  if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead_us} must be in [0, 10000) us");
   if (s.buckets_per_octave < 0 || s.buckets_per_octave > 4096) throw InputError("${buckets} must be between 0 and 4096");
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");
@@ -60,7 +60,7 @@ void check_setup(const ServingSetup& s) {
     }
   }
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");
-  if (!(s.workload.arrivals.ramp_s >= 0 && s.workload.arrivals.ramp_s < 1e6)) throw InputError("${ramp} must be in [0, 1e6) s");
+  if (!(s.workload.arrivals.ramp_s >= 0 && s.workload.arrivals.ramp_s < 1e6)) throw InputError("${ramp_ms} must be in [0, 1e9) ms");
   const SpeculativeConfig& d = s.speculative;
   if (d.tokens < 0 || d.tokens > kMaxVerifyTokens - 1) {
     throw InputError("${speculative_tokens} must be between 0 and " + std::to_string(kMaxVerifyTokens - 1));

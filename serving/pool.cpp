@@ -131,19 +131,28 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
 
 }  // namespace
 
+namespace {
+
+// A disaggregated pool's TP is its own setting (${prefill_tp}, ${decode_tp}), not ${tp}.
+PassSimulator pool_simulator(const Experiment& machine, const std::string& role) {
+  try {
+    return PassSimulator(machine);
+  } catch (const InputError& e) {
+    if (role.empty()) throw;
+    throw renamed_setting(e, "tp", role + "_tp");
+  }
+}
+
+}  // namespace
+
 Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string role, ServingResult& r)
-    : setup_(setup), role_(std::move(role)), r_(r), sim_(machine) {
+    : setup_(setup), role_(std::move(role)), r_(r), sim_(pool_simulator(machine, role_)) {
   chips_ = machine.tp * machine.pp;
   if (setup.speculative.tokens > 0) {
     try {
       draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, machine, sim_.model()));
     } catch (const InputError& e) {
-      // The draft's model setting is ${draft}, not the target's ${model}.
-      std::string message = e.raw();
-      for (std::size_t at = message.find("${model}"); at != std::string::npos; at = message.find("${model}", at)) {
-        message.replace(at, 8, "${draft}");
-      }
-      throw InputError(message);
+      throw renamed_setting(e, "model", "draft");
     }
     if (draft_->model().vocab != sim_.model().vocab) {
       throw InputError("${draft} " + draft_->model().name + " has a vocabulary of " + std::to_string(draft_->model().vocab) +

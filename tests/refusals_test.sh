@@ -111,6 +111,8 @@ refused "serve: trace request beyond the context, by file and line" "long.csv:3:
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,3000,500\n' > "$tmp/big.csv"
 refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --trace-file "$tmp/big.csv" --kv-blocks 50
 refused "serve: two outputs to standard output" "--json already writes to standard output" "$roofsim" serve --json - --requests-csv -
+refused "serve: prefill tp the model cannot split, named as such" "--prefill-tp 3 must divide" "$roofsim" serve --disaggregate --prefill-tp 3
+refused "serve: host time per sequence, in its flag's unit" "--sequence-overhead-us must be in [0, 10000) us" "$roofsim" serve --sequence-overhead-us 20000
 refused "serve: unknown draft" "--draft 'nosuch'" "$roofsim" serve --speculative-tokens 2 --draft nosuch
 # serve: chart and trace names are checked before the run, not after it
 refused "serve: plot in a missing folder" "--plot /nonexistent-dir/x.png: the folder" "$roofsim" serve --plot /nonexistent-dir/x.png

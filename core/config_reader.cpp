@@ -71,6 +71,9 @@ const toml::node& ConfigTable::required(const std::string& key) {
   return *n;
 }
 
+const toml::node& ConfigTable::node(const std::string& key) { return required(key); }
+double ConfigTable::finite_number(const std::string& key) { return number(key); }
+
 double ConfigTable::number(const std::string& key) {
   const toml::node& n = required(key);
   if (auto i = n.as_integer()) return static_cast<double>(i->get());

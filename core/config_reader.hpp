@@ -23,6 +23,7 @@ class ConfigTable {
   bool has(const std::string& key) const;
 
   // Required values. Numbers accept TOML integers and floats.
+  double finite_number(const std::string& key);  // any finite number, negative too
   double positive_number(const std::string& key);
   double non_negative_number(const std::string& key);
   double fraction(const std::string& key);  // in (0, 1]
@@ -31,6 +32,8 @@ class ConfigTable {
   std::string one_of(const std::string& key, std::initializer_list<const char*> allowed);
   bool boolean(const std::string& key);
   ConfigTable table(const std::string& key);
+  // The value as TOML gave it (arrays, inline tables, any type), marked as read.
+  const toml::node& node(const std::string& key);
 
   // Optional values: absent -> fallback.
   double positive_number_or(const std::string& key, double fallback);

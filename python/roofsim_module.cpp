@@ -13,6 +13,7 @@
 #include "experiment/collective.hpp"
 #include "experiment/hardware_edit.hpp"
 #include "experiment/hardware_json.hpp"
+#include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/public_cases.hpp"
 #include "experiment/results.hpp"
@@ -68,6 +69,16 @@ T arg(const std::string& key, const py::handle& value, const char* expected) {
 std::int64_t integer_arg(const std::string& key, const py::handle& value) { return arg<std::int64_t>(key, value, "an integer"); }
 std::string text_arg(const std::string& key, const py::handle& value) { return arg<std::string>(key, value, "a string"); }
 
+// A keyword's value as the JSON scalar experiment settings take (bool before int: Python's
+// True is an int too).
+nlohmann::json json_scalar(const std::string& key, const py::handle& value) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<py::int_>(value)) return integer_arg(key, value);
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  throw InputError(key + "=" + py::repr(value).cast<std::string>() + ": expected a number, a string or True/False");
+}
+
 // A hardware description that Python code may edit: get and set numbers by key path.
 struct Hardware {
   HardwareDocument doc;
@@ -96,33 +107,8 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
   }
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
-    if (key == "batch") e.batch = integer_arg(key, value);
-    else if (key == "prompt") e.prompt = integer_arg(key, value);
-    else if (key == "gen" || key == "generate") e.generate = integer_arg(key, value);
-    else if (key == "weights_dtype") e.precision.weights = dtype_arg(key, text_arg(key, value));
-    else if (key == "activations_dtype") e.precision.activations = dtype_arg(key, text_arg(key, value));
-    else if (key == "kv_dtype") e.precision.kv = dtype_arg(key, text_arg(key, value));
-    else if (key == "attention") e.attention = parse_attention(text_arg(key, value), "attention");
-    else if (key == "ideal") e.ideal = arg<bool>(key, value, "True or False");
-    else if (key == "allow_long_context") e.allow_long_context = arg<bool>(key, value, "True or False");
-    else if (key == "max_events") e.max_events = arg<double>(key, value, "a number >= 0 (0: no limit)");
-    else if (key == "launch") {
-      const std::string v = text_arg(key, value);
-      if (v != "graph" && v != "per_op") throw InputError("launch='" + v + "': expected graph or per_op");
-      e.launch_per_op = v == "per_op";
-    } else if (key == "decode_stride") e.decode_stride = integer_arg(key, value);
-    else if (key == "tp") e.tp = integer_arg(key, value);
-    else if (key == "pp") e.pp = integer_arg(key, value);
-    else if (key == "ep") e.ep = integer_arg(key, value);
-    else if (key == "microbatches") e.microbatches = integer_arg(key, value);
-    else if (key == "topology") e.topology = text_arg(key, value);
-    else if (key == "near_memory") {
-      const std::string v = text_arg(key, value);
-      if (v != "off" && v != "auto" && v != "all") throw InputError("near_memory='" + v + "': expected off, auto or all");
-      e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
-    } else {
-      throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
-    }
+    if (!is_experiment_setting(key)) throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
+    set_experiment_setting(e, key, json_scalar(key, value));
   }
   return e;
 }

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config
   libsystemc-dev libboost-graph-dev libtomlplusplus-dev catch2
-  libcli11-dev nlohmann-json3-dev gnuplot-nox
+  libcli11-dev nlohmann-json3-dev gnuplot-nox libsqlite3-dev
   python3 python3-dev pybind11-dev python3-pybind11 python3-pytest
   clang libclang-rt-14-dev llvm)  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
 missing=()

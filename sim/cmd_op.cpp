@@ -76,6 +76,7 @@ struct SweepOptions {
   int points = 31;
   std::string json;
   std::string plot;
+  std::string file;  // a design-space sweep file: sim/cmd_sweep.cpp runs it
 };
 
 void run_sweep(const SweepOptions& o) {
@@ -126,14 +127,36 @@ void add_op_command(CLI::App& app) {
   cmd->callback([o] { run_op(*o); });
 
   auto s = std::make_shared<SweepOptions>();
-  CLI::App* sw = app.add_subcommand("sweep", "Simulate GEMMs from about 1 to several thousand FLOP/byte and find the emergent ridge");
+  CLI::App* sw = app.add_subcommand(
+      "sweep", "Run a design-space sweep file (roofsim sweep FILE: a grid or sample of hardware keys, models, dtypes, "
+               "batch, lengths and parallelism, results kept in an SQLite store; docs/sweeps.md), or without FILE "
+               "simulate GEMMs from about 1 to several thousand FLOP/byte and find the emergent ridge");
+  sw->add_option("file", s->file, "A sweep file (TOML); without it, the GEMM intensity sweep");
+  const std::function<void()> run_file = add_sweep_file_options(sw, s->file);
   add_hw_option(sw, s->hw);
   add_dtype_option(sw, "--dtype", s->dtype, "Data type of the operands");
   sw->add_flag("--ideal", s->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep (2 to 1000)")->capture_default_str()->check(whole_number_between(2, 1000));
   add_json_option(sw, s->json);
   sw->add_option("--plot", s->plot, "Write a log-log roofline chart (FILE.png or FILE.svg, drawn by gnuplot)");
-  sw->callback([s] { run_sweep(*s); });
+  sw->callback([s, sw, run_file] {
+    if (s->file.empty()) {
+      for (const CLI::Option* opt : sw->get_options()) {
+        if (opt->count() > 0 && opt->get_group().rfind("Sweep files", 0) == 0) {
+          throw InputError(opt->get_name() + " is for sweep files: give the FILE (roofsim sweep FILE " + opt->get_name() + " ...)");
+        }
+      }
+      run_sweep(*s);
+      return;
+    }
+    for (const char* gemm_only : {"--hw", "--dtype", "--ideal", "--points", "--json", "--plot"}) {
+      if (sw->get_option(gemm_only)->count() > 0) {
+        throw InputError(std::string(gemm_only) + " is for the GEMM sweep; a sweep file gives its settings in [base], [grid] "
+                         "or [sample] (docs/sweeps.md)");
+      }
+    }
+    run_file();
+  });
 }
 
 }  // namespace roofsim

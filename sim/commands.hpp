@@ -1,5 +1,8 @@
 #pragma once
 // Each subcommand registers itself on the CLI11 app and runs from a callback.
+#include <functional>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace roofsim {
@@ -15,6 +18,8 @@ void add_validate_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_serving_cases_command(CLI::App& app);  // after add_cases_command
 void add_search_command(CLI::App& app);
+// `sweep FILE`: registers the sweep-file options on `sweep`; the returned function runs FILE.
+std::function<void()> add_sweep_file_options(CLI::App* sweep, const std::string& file);
 // "1GiB", "58MB", "1048576" -> bytes; throws InputError.
 std::uint64_t parse_bytes(const std::string& text);
 

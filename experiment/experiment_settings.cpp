@@ -1,0 +1,123 @@
+#include "experiment/experiment_settings.hpp"
+
+#include <cmath>
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// The counts, by name: what a whole-number setting changes.
+const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
+    {"batch", &Experiment::batch},       {"prompt", &Experiment::prompt}, {"gen", &Experiment::generate},
+    {"generate", &Experiment::generate}, {"tp", &Experiment::tp},         {"pp", &Experiment::pp},
+    {"ep", &Experiment::ep},             {"microbatches", &Experiment::microbatches},
+    {"decode_stride", &Experiment::decode_stride}};
+
+const char* const kOthers[] = {"hw",     "model",  "weights_dtype", "activations_dtype", "kv_dtype",          "attention",
+                               "ideal",  "launch", "near_memory",   "topology",          "allow_long_context", "max_events"};
+
+std::int64_t Experiment::* count_field(const std::string& key) {
+  for (const auto& [name, field] : kCounts) {
+    if (key == name) return field;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void wrong(const std::string& key, const nlohmann::json& value, const std::string& expected) {
+  throw InputError(key + "=" + value.dump() + ": expected " + expected);
+}
+
+std::string text(const std::string& key, const nlohmann::json& value) {
+  if (!value.is_string()) wrong(key, value, "a string");
+  return value.get<std::string>();
+}
+
+bool flag(const std::string& key, const nlohmann::json& value) {
+  if (!value.is_boolean()) wrong(key, value, "true or false");
+  return value.get<bool>();
+}
+
+std::int64_t whole(const std::string& key, const nlohmann::json& value) {
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  // 8.0 from a computed value is 8; 8.5 is not a count.
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<std::int64_t>(d);
+  }
+  wrong(key, value, "a whole number");
+}
+
+DType dtype(const std::string& key, const nlohmann::json& value) {
+  DType t;
+  if (!parse_dtype(text(key, value), t)) wrong(key, value, "one of " + dtype_list());
+  return t;
+}
+
+}  // namespace
+
+bool is_experiment_setting(const std::string& key) {
+  if (count_field(key)) return true;
+  for (const char* k : kOthers) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> experiment_setting_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, field] : kCounts) out.emplace_back(name);
+  for (const char* k : kOthers) out.emplace_back(k);
+  return out;
+}
+
+std::optional<double> experiment_number(const Experiment& e, const std::string& key) {
+  if (auto field = count_field(key)) return static_cast<double>(e.*field);
+  if (key == "max_events") return e.max_events;
+  return std::nullopt;
+}
+
+void set_experiment_setting(Experiment& e, const std::string& key, const nlohmann::json& value) {
+  if (auto field = count_field(key)) {
+    e.*field = whole(key, value);
+  } else if (key == "hw") {
+    e.hw = text(key, value);
+    e.hardware.reset();
+  } else if (key == "model") {
+    e.model = text(key, value);
+    e.model_config.reset();
+  } else if (key == "weights_dtype") {
+    e.precision.weights = dtype(key, value);
+  } else if (key == "activations_dtype") {
+    e.precision.activations = dtype(key, value);
+  } else if (key == "kv_dtype") {
+    e.precision.kv = dtype(key, value);
+  } else if (key == "attention") {
+    e.attention = parse_attention(text(key, value), key);
+  } else if (key == "ideal") {
+    e.ideal = flag(key, value);
+  } else if (key == "allow_long_context") {
+    e.allow_long_context = flag(key, value);
+  } else if (key == "max_events") {
+    if (!value.is_number() || !(value.get<double>() >= 0) || !std::isfinite(value.get<double>())) {
+      wrong(key, value, "a number >= 0 (0: no limit)");
+    }
+    e.max_events = value.get<double>();
+  } else if (key == "launch") {
+    const std::string v = text(key, value);
+    if (v != "graph" && v != "per_op") wrong(key, value, "graph or per_op");
+    e.launch_per_op = v == "per_op";
+  } else if (key == "near_memory") {
+    const std::string v = text(key, value);
+    if (v != "off" && v != "auto" && v != "all") wrong(key, value, "off, auto or all");
+    e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
+  } else if (key == "topology") {
+    e.topology = text(key, value);
+  } else {
+    throw InputError("unknown setting '" + key + "'");
+  }
+}
+
+}  // namespace roofsim

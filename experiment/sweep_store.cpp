@@ -1,0 +1,143 @@
+#include "experiment/sweep_store.hpp"
+
+#include <sqlite3.h>
+
+#include "core/error.hpp"
+#include "experiment/build_version.hpp"
+
+namespace roofsim {
+
+namespace {
+
+constexpr int kStoreFormat = 1;
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  explicit operator bool() const { return stmt_ != nullptr; }
+  sqlite3_stmt* get() const { return stmt_; }
+  void text(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  std::string column_text(int i) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, i);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, i))) : std::string();
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace
+
+std::string roofsim_build_version() { return kRoofsimBuildVersion; }
+
+SweepStore::SweepStore(const std::string& path, const std::string& flag) : path_(path), flag_(flag) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(flag + " " + path + ": cannot open the store (" + why + ")");
+  }
+  // Another process writing the same store (two sweeps by mistake) waits rather than fails.
+  sqlite3_busy_timeout(db_, 60'000);
+  try {
+    exec("CREATE TABLE IF NOT EXISTS roofsim_store (format INTEGER NOT NULL)");
+    Statement format(db_, "SELECT format FROM roofsim_store");
+    if (!format) fail("cannot read the store");
+    if (sqlite3_step(format.get()) == SQLITE_ROW) {
+      if (sqlite3_column_int(format.get(), 0) != kStoreFormat) fail("a store of another format (roofsim store format " + std::to_string(kStoreFormat) + " expected)");
+    } else {
+      exec("INSERT INTO roofsim_store (format) VALUES (" + std::to_string(kStoreFormat) + ")");
+    }
+    exec("CREATE TABLE IF NOT EXISTS points ("
+         " identity TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, settings TEXT NOT NULL,"
+         " status TEXT NOT NULL, error TEXT NOT NULL, result TEXT NOT NULL, wall_s REAL NOT NULL,"
+         " PRIMARY KEY (identity, version))");
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+SweepStore::~SweepStore() { sqlite3_close(db_); }
+
+void SweepStore::fail(const std::string& what) const {
+  throw InputError(flag_ + " " + path_ + ": " + what + (db_ ? std::string(" (") + sqlite3_errmsg(db_) + ")" : ""));
+}
+
+void SweepStore::exec(const std::string& sql) const {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    const std::string why = message ? message : "unknown error";
+    sqlite3_free(message);
+    // "file is not a database" and the like: the path names something else.
+    throw InputError(flag_ + " " + path_ + ": not a roofsim sweep store, or it cannot be written (" + why + ")");
+  }
+}
+
+void SweepStore::put(const StoredPoint& p) {
+  // One statement is one transaction: the point is on disk when this returns.
+  Statement insert(db_,
+                   "INSERT OR REPLACE INTO points (identity, version, idx, settings, status, error, result, wall_s)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!insert) fail("cannot write a point");
+  insert.text(1, p.identity);
+  insert.text(2, p.version);
+  sqlite3_bind_int64(insert.get(), 3, static_cast<sqlite3_int64>(p.index));
+  insert.text(4, p.settings.dump());
+  insert.text(5, p.status);
+  insert.text(6, p.error);
+  insert.text(7, p.result.dump());
+  sqlite3_bind_double(insert.get(), 8, p.wall_s);
+  if (sqlite3_step(insert.get()) != SQLITE_DONE) fail("cannot write a point");
+}
+
+std::map<std::string, StoredPoint> SweepStore::points(const std::string& version) const {
+  Statement select(db_, "SELECT identity, version, idx, settings, status, error, result, wall_s FROM points WHERE version = ?");
+  if (!select) fail("cannot read the points");
+  select.text(1, version);
+  std::map<std::string, StoredPoint> out;
+  int rc;
+  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
+    StoredPoint p;
+    p.identity = select.column_text(0);
+    p.version = select.column_text(1);
+    p.index = static_cast<std::size_t>(sqlite3_column_int64(select.get(), 2));
+    p.settings = nlohmann::json::parse(select.column_text(3), nullptr, false);
+    p.status = select.column_text(4);
+    p.error = select.column_text(5);
+    p.result = nlohmann::json::parse(select.column_text(6), nullptr, false);
+    p.wall_s = sqlite3_column_double(select.get(), 7);
+    if (p.settings.is_discarded() || p.result.is_discarded()) fail("a point's record is damaged");
+    out.emplace(p.identity, std::move(p));
+  }
+  if (rc != SQLITE_DONE) fail("cannot read the points");
+  return out;
+}
+
+std::size_t SweepStore::merge_from(const std::string& other_path) {
+  // Opening it as a store checks that it is one (and creates nothing new in a real store).
+  { SweepStore other(other_path, "--merge"); }
+  Statement attach(db_, "ATTACH DATABASE ? AS other");
+  if (!attach) fail("cannot merge");
+  attach.text(1, other_path);
+  if (sqlite3_step(attach.get()) != SQLITE_DONE) fail("cannot open " + other_path + " to merge it");
+  const int before = sqlite3_total_changes(db_);
+  try {
+    exec("INSERT OR IGNORE INTO points SELECT identity, version, idx, settings, status, error, result, wall_s FROM other.points");
+  } catch (...) {
+    exec("DETACH DATABASE other");
+    throw;
+  }
+  const int added = sqlite3_total_changes(db_) - before;
+  exec("DETACH DATABASE other");
+  return static_cast<std::size_t>(added);
+}
+
+}  // namespace roofsim

@@ -1,0 +1,127 @@
+// `roofsim sweep FILE`: a design-space sweep file run against a results store. Finished points
+// are committed one by one, so the command may be killed and re-run at any time; shards
+// (--shard I/N) split the points between machines and --merge gathers their stores.
+#include <iostream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/parse.hpp"
+#include "experiment/design_sweep.hpp"
+#include "experiment/results.hpp"
+#include "sim/cli_options.hpp"
+#include "sim/commands.hpp"
+#include "sim/output.hpp"
+#include "sim/progress_line.hpp"
+
+namespace roofsim {
+
+namespace {
+
+struct SweepFileOptions {
+  std::string store;
+  int jobs = 1;
+  std::string shard;
+  std::vector<std::string> merge;
+  std::string export_csv, export_json;
+  bool plan = false;
+  bool quiet = false;
+};
+
+// "I/N" -> (I, N).
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto i = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *n > 1'000'000 || *i < 0 || *i >= *n) {
+    throw InputError("--shard '" + text + "': expected I/N with 0 <= I < N <= 1000000, e.g. 0/4");
+  }
+  return {static_cast<int>(*i), static_cast<int>(*n)};
+}
+
+// sweep.toml -> sweep.db, beside the file.
+std::string default_store(const std::string& file) {
+  const std::string stem = file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0 ? file.substr(0, file.size() - 5) : file;
+  return stem + ".db";
+}
+
+std::string count(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+void export_table(const SweepTable& t, const SweepFileOptions& o, const std::string& file, std::ostream& os) {
+  if (!o.export_csv.empty()) {
+    nlohmann::json rows = t.rows;
+    write_text(o.export_csv, records_csv(rows, t.columns));
+    if (o.export_csv != "-") os << "wrote " << o.export_csv << " (" << count(t.rows.size(), "point") << ")\n";
+  }
+  if (!o.export_json.empty()) {
+    write_json(o.export_json, versioned({{"sweep", file}, {"roofsim_version", roofsim_build_version()}, {"columns", t.columns},
+                                         {"missing", t.missing}, {"points", t.rows}}));
+    if (o.export_json != "-") os << "wrote " << o.export_json << " (" << count(t.rows.size(), "point") << ")\n";
+  }
+  if (t.missing > 0 && (!o.export_csv.empty() || !o.export_json.empty())) {
+    os << count(t.missing, "point") << " of the sweep not in the store yet (run the sweep, or merge its shards)\n";
+  }
+}
+
+void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
+  check_output_path(o.export_csv, "--export-csv");
+  check_output_path(o.export_json, "--export-json");
+  std::ostream& os = human_out({{o.export_csv, "--export-csv"}, {o.export_json, "--export-json"}});
+  const auto [shard, shards] = o.shard.empty() ? std::pair{0, 1} : parse_shard(o.shard);
+  if (!o.merge.empty() && !o.shard.empty()) throw InputError("--merge gathers shards' stores; it runs nothing, so it takes no --shard");
+  const SweepFile f = load_sweep_file(file);
+  const ExpandedSweep points = expand_sweep(f);
+  const std::string store_path = o.store.empty() ? default_store(file) : o.store;
+  if (!o.merge.empty()) {
+    SweepStore store(store_path, o.store.empty() ? "the store" : "--store");
+    for (const std::string& m : o.merge) {
+      const std::size_t added = store.merge_from(m);
+      os << "merged " << m << ": " << count(added, "new point") << "\n";
+    }
+    const SweepTable t = sweep_table(f, points, store);
+    os << store_path << ": " << t.rows.size() << " of " << count(points.points.size(), "point") << " of " << file << "\n";
+    export_table(t, o, file, os);
+    return;
+  }
+  SweepStore store(store_path, o.store.empty() ? "the store" : "--store");
+  os << file << ": " << count(points.points.size(), "point")
+     << (points.skipped ? " (" + std::to_string(points.skipped) + " more skipped by constraints)" : std::string())
+     << (shards > 1 ? ", shard " + std::to_string(shard) + "/" + std::to_string(shards) : std::string()) << "; store " << store_path
+     << "\n";
+  if (o.plan) {
+    const SweepTable t = sweep_table(f, points, store);
+    os << count(points.points.size() - t.missing, "point") << " stored, " << t.missing << " to run\n";
+    return;
+  }
+  ProgressLine line("sweep", "points");
+  RunControl control = o.quiet ? RunControl{} : line.control();
+  const DesignSweepReport r = run_design_sweep(f, points, store, DesignSweepOptions{o.jobs, shard, shards}, control);
+  line.finish();
+  os << count(r.reused, "point") << " already stored; ran " << count(r.ran, "point");
+  if (r.ran > 0) {
+    os << " in " << format_fixed(r.wall_s, 1) << " s (" << format_fixed(static_cast<double>(r.ran) / std::max(r.wall_s, 1e-9), 2)
+       << " points/s on " << count(static_cast<std::size_t>(std::max(1, o.jobs)), "worker") << ")";
+  }
+  os << (r.refused ? "; " + std::to_string(r.refused) + " refused by the simulator (stored with the reason)" : std::string()) << "\n";
+  if (!o.export_csv.empty() || !o.export_json.empty()) export_table(sweep_table(f, points, store), o, file, os);
+}
+
+}  // namespace
+
+std::function<void()> add_sweep_file_options(CLI::App* sw, const std::string& file) {
+  auto o = std::make_shared<SweepFileOptions>();
+  const std::string group = "Sweep files (roofsim sweep FILE; docs/sweeps.md)";
+  sw->add_option("--store", o->store, "SQLite results store (default: FILE with .db for .toml); finished points are "
+                                      "kept there and not run again")->group(group);
+  sw->add_option("-j,--jobs", o->jobs, "Worker processes (default 1)")->check(whole_number_between(1, 1024))->group(group);
+  sw->add_option("--shard", o->shard, "Run only the points whose index % N == I (I/N, e.g. 0/4)")->group(group);
+  sw->add_option("--merge", o->merge, "Merge these stores (shards of the sweep) into --store; runs nothing")->group(group);
+  sw->add_option("--export-csv", o->export_csv, "Write the stored points of the sweep, in its order, as CSV ('-' = standard output)")
+      ->group(group);
+  sw->add_option("--export-json", o->export_json, "The same as JSON, with wall times")->group(group);
+  sw->add_flag("--plan", o->plan, "Say how many points the file has and how many are stored; run nothing")->group(group);
+  sw->add_flag("-q,--quiet", o->quiet, "No progress lines")->group(group);
+  return [o, &file] { run_sweep_file(file, *o); };
+}
+
+}  // namespace roofsim

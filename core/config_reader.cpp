@@ -1,5 +1,6 @@
 #include "core/config_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -167,6 +168,17 @@ std::optional<ConfigTable> ConfigTable::optional_table(const std::string& key) {
 std::vector<std::string> ConfigTable::keys() const {
   std::vector<std::string> out;
   for (auto&& [k, v] : *table_) out.emplace_back(k.str());
+  return out;
+}
+
+std::vector<std::string> ConfigTable::keys_in_file_order() const {
+  // TOML++ iterates keys sorted by name; the file's order is their source positions (keys of a
+  // table built in memory have none and keep the name order).
+  std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> found;
+  for (auto&& [k, v] : *table_) found.push_back({{k.source().begin.line, k.source().begin.column}, std::string(k.str())});
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& [position, key] : found) out.push_back(std::move(key));
   return out;
 }
 

@@ -44,8 +44,10 @@ class ConfigTable {
   bool boolean_or(const std::string& key, bool fallback);
   std::optional<ConfigTable> optional_table(const std::string& key);
 
-  // Keys of this table in file order (TOML++ keeps them sorted; order is only for listing).
+  // Keys of this table sorted by name (as TOML++ keeps them).
   std::vector<std::string> keys() const;
+  // Keys in the order the file gives them (where order means something: a sweep's grid).
+  std::vector<std::string> keys_in_file_order() const;
 
   // Throws for the first key that was never read: unknown keys are errors, not ignored.
   void reject_unknown_keys() const;

@@ -51,7 +51,8 @@ class Parser {
   std::unique_ptr<Node> sum() {
     auto left = product();
     for (skip_space(); pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-'); skip_space()) {
-      left = binary(text_[pos_++], std::move(left), product());
+      const char op = text_[pos_++];  // before the operand is parsed: argument order is unspecified
+      left = binary(op, std::move(left), product());
     }
     return left;
   }
@@ -59,7 +60,8 @@ class Parser {
   std::unique_ptr<Node> product() {
     auto left = atom();
     for (skip_space(); pos_ < text_.size() && (text_[pos_] == '*' || text_[pos_] == '/'); skip_space()) {
-      left = binary(text_[pos_++], std::move(left), atom());
+      const char op = text_[pos_++];
+      left = binary(op, std::move(left), atom());
     }
     return left;
   }

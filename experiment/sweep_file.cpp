@@ -189,7 +189,7 @@ SweepFile load_sweep_file(const std::string& path) {
 
   std::optional<ConfigTable> base = top.optional_table("base");
   if (base) {
-    for (const std::string& key : base->keys()) {
+    for (const std::string& key : base->keys_in_file_order()) {
       claim(*base, key);
       f.base_keys.push_back(key);
       f.base[key] = checker.resolve(key, scalar(*base, key, base->node(key)));
@@ -198,7 +198,7 @@ SweepFile load_sweep_file(const std::string& path) {
   }
   std::optional<ConfigTable> grid = top.optional_table("grid");
   if (grid) {
-    for (const std::string& key : grid->keys()) {
+    for (const std::string& key : grid->keys_in_file_order()) {
       claim(*grid, key);
       SweepFile::Dimension d{key, grid_values(*grid, key)};
       for (nlohmann::json& v : d.values) {
@@ -221,7 +221,7 @@ SweepFile load_sweep_file(const std::string& path) {
       f.seed = static_cast<std::uint64_t>(s.as_integer()->get());
     }
     ranges = sample->table("ranges");
-    for (const std::string& key : ranges->keys()) {
+    for (const std::string& key : ranges->keys_in_file_order()) {
       claim(*ranges, key);
       SweepFile::Range r = sample_range(*ranges, key);
       for (nlohmann::json& v : r.choices) {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `roofsim sweep FILE` killed with SIGKILL midway loses no finished point: a re-run runs only
+# the missing points, and its results equal an uninterrupted run's. Usage: sweep_resume_test.sh ROOFSIM
+set -euo pipefail
+R=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/sweep.toml" <<'TOML'
+[base]
+model = "llama-3-8b"
+prompt = 128
+gen = 8
+[grid]
+batch = [1, 2, 4, 8, 16, 32]
+"hbm.bandwidth_gb_per_s" = [2000, 3000, 4000, 6000]
+TOML
+stored() { "$R" sweep "$dir/sweep.toml" --store "$1" --plan | sed -n 's/^\([0-9]*\) points\{0,1\} stored.*/\1/p'; }
+
+"$R" sweep "$dir/sweep.toml" --store "$dir/killed.db" -j 2 -q > "$dir/first.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  n=$(stored "$dir/killed.db")
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.1
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+at_kill=$(stored "$dir/killed.db")
+echo "killed with $at_kill of 24 points stored"
+[ "$at_kill" -ge 3 ] || { echo "FAIL: fewer than 3 points stored before the kill"; exit 1; }
+[ "$at_kill" -lt 24 ] || { echo "FAIL: the sweep finished before it was killed (make it longer)"; exit 1; }
+sleep 0.5
+if pgrep -f "$dir/sweep.toml" > /dev/null; then echo "FAIL: workers outlived the killed sweep"; exit 1; fi
+
+out=$("$R" sweep "$dir/sweep.toml" --store "$dir/killed.db" -j 2 -q --export-csv "$dir/resumed.csv")
+echo "$out"
+echo "$out" | grep -q "^$at_kill points\{0,1\} already stored; ran $((24 - at_kill)) point" ||
+  { echo "FAIL: the re-run did not run exactly the missing points"; exit 1; }
+"$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/whole.csv" > /dev/null
+cmp "$dir/resumed.csv" "$dir/whole.csv" || { echo "FAIL: resumed results differ from an uninterrupted run"; exit 1; }
+[ "$(wc -l < "$dir/whole.csv")" -eq 25 ] || { echo "FAIL: expected 24 points and a header"; exit 1; }
+echo "PASS"

@@ -10,7 +10,9 @@
 
 #include "core/error.hpp"
 #include "core/presets.hpp"
+#include "core/parse.hpp"
 #include "experiment/collective.hpp"
+#include "experiment/design_sweep.hpp"
 #include "experiment/hardware_edit.hpp"
 #include "experiment/hardware_json.hpp"
 #include "experiment/experiment_settings.hpp"
@@ -372,6 +374,43 @@ PYBIND11_MODULE(roofsim, m) {
      "Run every combination of the grid ({'batch': [1, 8], 'hbm.bandwidth_gb_per_s': [3350, 6700]}, experiment keys "
      "and hardware keys) in this process; other keyword arguments as for run(). Returns a list of point records; a "
      "point that cannot run has an 'error'. progress(done, total, what) is called after each point.");
+
+  // Sweep files: the store is the result; both functions return its rows for pandas.
+  auto store_path = [](const std::string& file, const py::object& store) {
+    if (!store.is_none()) return arg<std::string>("store", store, "a path");
+    const bool toml = file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0;
+    return (toml ? file.substr(0, file.size() - 5) : file) + ".db";
+  };
+  m.def("sweep_file", [store_path](const std::string& file, const py::object& store, int jobs, const std::string& shard,
+                                   const py::object& progress) {
+    const SweepFile f = load_sweep_file(file);
+    const ExpandedSweep points = expand_sweep(f);
+    SweepStore s(store_path(file, store), "store");
+    DesignSweepOptions o;
+    o.jobs = jobs;
+    if (!shard.empty()) {
+      const auto slash = shard.find('/');
+      const auto i = slash == std::string::npos ? std::nullopt : parse_integer(shard.substr(0, slash));
+      const auto n = slash == std::string::npos ? std::nullopt : parse_integer(shard.substr(slash + 1));
+      if (!i || !n || *n < 1 || *i < 0 || *i >= *n || *n > 1'000'000) throw InputError("shard='" + shard + "': expected 'I/N' with 0 <= I < N");
+      o.shard = static_cast<int>(*i);
+      o.shards = static_cast<int>(*n);
+    }
+    if (jobs < 1 || jobs > 1024) throw InputError("jobs=" + std::to_string(jobs) + ": expected 1 to 1024");
+    run_design_sweep(f, points, s, o, control_from(progress));
+    return to_python(sweep_table(f, points, s).rows);
+  }, py::arg("file"), py::arg("store") = py::none(), py::arg("jobs") = 1, py::arg("shard") = "", py::arg("progress") = py::none(),
+     "Run a sweep file (docs/sweeps.md) against its SQLite store (default: the file with .db), simulating only the points "
+     "not stored yet, each committed as it finishes; jobs > 1 forks worker processes. Returns one dict per stored point "
+     "of the file, in its order (pandas.DataFrame takes them).");
+  m.def("read_sweep", [store_path](const std::string& file, const py::object& store) {
+    const SweepFile f = load_sweep_file(file);
+    const ExpandedSweep points = expand_sweep(f);
+    const SweepStore s(store_path(file, store), "store");
+    return to_python(sweep_table(f, points, s).rows);
+  }, py::arg("file"), py::arg("store") = py::none(),
+     "The stored points of a sweep file, as sweep_file() returns them, without running anything (points not stored yet "
+     "are left out).");
 
   m.def("whatif", [](const py::dict& variants, const py::object& hw, const py::object& model, const py::kwargs& kw) {
     const Experiment base = experiment_from(hw, model, kw);

@@ -145,3 +145,19 @@ def test_serve_speculation_and_disaggregation_and_its_errors():
         roofsim.serve(batch=4)
     with pytest.raises(roofsim.InputError, match="unknown argument 'bogus'"):
         roofsim.serve(bogus=1)
+
+
+def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):
+    sweep = tmp_path / "bw.toml"
+    sweep.write_text('[base]\nprompt = 64\ngen = 3\n[grid]\nbatch = [1, 4]\n"hbm.bandwidth_gb_per_s" = [2000, 4000]\n')
+    seen = []
+    rows = roofsim.sweep_file(str(sweep), jobs=2, progress=lambda done, total, what: seen.append(total))
+    assert [r["index"] for r in rows] == [0, 1, 2, 3]
+    assert seen and seen[0] == 4
+    assert rows[1]["hbm.bandwidth_gb_per_s"] == 4000 and rows[1]["tpot_s"] < rows[0]["tpot_s"]
+    assert (tmp_path / "bw.db").exists()
+    again = roofsim.sweep_file(str(sweep), progress=lambda *a: pytest.fail("nothing is left to run"))
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "wall_s"} for r in rs]
+    assert strip(again) == strip(rows) == strip(roofsim.read_sweep(str(sweep)))
+    with pytest.raises(ValueError, match=r"shard='1/1'"):
+        roofsim.sweep_file(str(sweep), shard="1/1")

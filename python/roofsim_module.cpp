@@ -12,7 +12,7 @@
 #include "core/presets.hpp"
 #include "core/parse.hpp"
 #include "experiment/collective.hpp"
-#include "experiment/design_sweep.hpp"
+#include "sweep/design_sweep.hpp"
 #include "experiment/hardware_edit.hpp"
 #include "experiment/hardware_json.hpp"
 #include "experiment/experiment_settings.hpp"
@@ -24,6 +24,7 @@
 #include "experiment/whatif.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
+#include "serving/serving_settings.hpp"
 #include "workloads/model.hpp"
 
 namespace py = pybind11;
@@ -71,13 +72,18 @@ T arg(const std::string& key, const py::handle& value, const char* expected) {
 std::int64_t integer_arg(const std::string& key, const py::handle& value) { return arg<std::int64_t>(key, value, "an integer"); }
 std::string text_arg(const std::string& key, const py::handle& value) { return arg<std::string>(key, value, "a string"); }
 
-// A keyword's value as the JSON scalar experiment settings take (bool before int: Python's
-// True is an int too).
-nlohmann::json json_scalar(const std::string& key, const py::handle& value) {
+// A keyword's value as the JSON settings take (bool before int: Python's True is an int too;
+// a list or tuple of those for per-position values).
+nlohmann::json json_value(const std::string& key, const py::handle& value) {
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::int_>(value)) return integer_arg(key, value);
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const py::handle& v : value) out.push_back(json_value(key, v));
+    return out;
+  }
   throw InputError(key + "=" + py::repr(value).cast<std::string>() + ": expected a number, a string or True/False");
 }
 
@@ -110,7 +116,7 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
     if (!is_experiment_setting(key)) throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
-    set_experiment_setting(e, key, json_scalar(key, value));
+    set_experiment_setting(e, key, json_value(key, value));
   }
   return e;
 }
@@ -128,81 +134,17 @@ RunControl control_from(const py::object& progress) {
 // serve(): the serving keywords onto a setup; the rest are the machine's, as for run().
 ServingSetup serving_setup_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
   py::kwargs machine;
-  ServingSetup s;
-  s.source = "roofsim.serve";
-  WorkloadSpec& w = s.workload;
-  bool requests_given = false;
-  std::string acceptance;
+  ServingSettings settings;
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
-    if (key == "concurrency") {
-      w.arrivals.kind = Arrivals::Kind::closed_loop;
-      w.arrivals.concurrency = integer_arg(key, value);
-    } else if (key == "rate") {
-      w.arrivals.kind = Arrivals::Kind::poisson;
-      w.arrivals.rate_per_s = arg<double>(key, value, "requests per second");
-    } else if (key == "burst") {
-      w.arrivals.kind = Arrivals::Kind::burst;
-      w.arrivals.burst_size = integer_arg(key, value);
-    } else if (key == "burst_interval_ms") w.arrivals.burst_interval_s = arg<double>(key, value, "milliseconds") * 1e-3;
-    else if (key == "trace_file") {
-      w.arrivals.kind = Arrivals::Kind::trace;
-      w.trace_path = text_arg(key, value);
-    } else if (key == "ramp_ms") w.arrivals.ramp_s = arg<double>(key, value, "milliseconds") * 1e-3;
-    else if (key == "requests") {
-      w.requests = integer_arg(key, value);
-      requests_given = true;
-    } else if (key == "prompt") w.prompt = parse_length_distribution(py::str(value).cast<std::string>(), "prompt");
-    else if (key == "output") w.output = parse_length_distribution(py::str(value).cast<std::string>(), "output");
-    else if (key == "seed") w.seed = static_cast<std::uint64_t>(integer_arg(key, value));
-    else if (key == "warmup") s.warmup_requests = integer_arg(key, value);
-    else if (key == "scheduler") {
-      const std::string v = text_arg(key, value);
-      if (v != "continuous" && v != "static") throw InputError("scheduler='" + v + "': expected continuous or static");
-      s.scheduler.policy = v == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
-    } else if (key == "priority") {
-      const std::string v = text_arg(key, value);
-      if (v != "decode_first" && v != "prefill_first") throw InputError("priority='" + v + "': expected decode_first or prefill_first");
-      s.scheduler.priority = v == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
-    } else if (key == "max_batch") s.scheduler.max_batch = integer_arg(key, value);
-    else if (key == "max_tokens") s.scheduler.max_tokens = integer_arg(key, value);
-    else if (key == "chunked_prefill") s.scheduler.chunked_prefill = arg<bool>(key, value, "True or False");
-    else if (key == "kv_admission") {
-      const std::string v = text_arg(key, value);
-      if (v != "reserve" && v != "on_demand") throw InputError("kv_admission='" + v + "': expected reserve or on_demand");
-      s.kv.admission = v == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
-    } else if (key == "block_tokens") s.kv.block_tokens = integer_arg(key, value);
-    else if (key == "kv_memory_fraction") s.kv.memory_fraction = arg<double>(key, value, "a share in (0, 1]");
-    else if (key == "kv_blocks") s.kv.blocks = integer_arg(key, value);
-    else if (key == "prefix_caching") s.kv.prefix_caching = arg<bool>(key, value, "True or False");
-    else if (key == "iteration_overhead_ms") s.iteration_overhead_s = arg<double>(key, value, "milliseconds") * 1e-3;
-    else if (key == "sequence_overhead_us") s.sequence_overhead_s = arg<double>(key, value, "microseconds") * 1e-6;
-    else if (key == "buckets") s.buckets_per_octave = static_cast<int>(integer_arg(key, value));
-    else if (key == "all_layers") s.sample_layers = !arg<bool>(key, value, "True or False");
-    else if (key == "slo_ttft_ms") s.slo_ttft_s = arg<double>(key, value, "milliseconds") * 1e-3;
-    else if (key == "slo_tpot_ms") s.slo_tpot_s = arg<double>(key, value, "milliseconds") * 1e-3;
-    else if (key == "speculative_tokens") s.speculative.tokens = integer_arg(key, value);
-    else if (key == "draft") s.speculative.draft = text_arg(key, value);
-    else if (key == "acceptance") {
-      if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) {
-        s.speculative.acceptance = arg<double>(key, value, "a chance in [0, 1]");
-      } else {
-        s.speculative.position_acceptance = arg<std::vector<double>>(key, value, "a chance or a list of one per drafted token");
-      }
-    } else if (key == "disaggregate") s.disaggregation.enabled = arg<bool>(key, value, "True or False");
-    else if (key == "prefill_instances") s.disaggregation.prefill_instances = integer_arg(key, value);
-    else if (key == "decode_instances") s.disaggregation.decode_instances = integer_arg(key, value);
-    else if (key == "prefill_tp") s.disaggregation.prefill_tp = integer_arg(key, value);
-    else if (key == "decode_tp") s.disaggregation.decode_tp = integer_arg(key, value);
-    else if (key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" || key == "microbatches") {
-      throw InputError("'" + key + "' is a run() setting; serve() takes prompt, output and the arrivals instead");
+    if (is_serving_setting(key) || key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" ||
+        key == "microbatches") {
+      settings.set(key, json_value(key, value));
     } else {
       machine[key_obj] = value;
     }
   }
-  if (!requests_given) w.requests = w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * w.arrivals.concurrency : 100;
-  s.machine = experiment_from(hw, model, machine);
-  return s;
+  return settings.finish(experiment_from(hw, model, machine), "roofsim.serve");
 }
 
 const char* kServeDoc = R"(Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parse.hpp"
-#include "experiment/design_sweep.hpp"
+#include "sweep/design_sweep.hpp"
 #include "experiment/results.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"

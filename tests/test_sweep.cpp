@@ -6,10 +6,10 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "experiment/design_sweep.hpp"
-#include "experiment/sweep_constraint.hpp"
-#include "experiment/sweep_file.hpp"
-#include "experiment/sweep_store.hpp"
+#include "sweep/design_sweep.hpp"
+#include "sweep/sweep_constraint.hpp"
+#include "sweep/sweep_file.hpp"
+#include "sweep/sweep_store.hpp"
 #include "test_util.hpp"
 
 using namespace roofsim;
@@ -233,4 +233,37 @@ TEST_CASE("sweep files: a point's hardware keys edit its hardware, and an edited
   const std::string before = ids.of(settings);
   std::ofstream(hw, std::ios::app) << "\n# edited\n";
   CHECK(PointIdentities().of(settings) != before);
+}
+
+TEST_CASE("serve sweeps: points are serving runs whose arrivals and scheduler the grid varies", "[sweep][systemc]") {
+  const std::string text = R"(
+command = "serve"
+[base]
+prompt = 256
+output = 16
+requests = 24
+[grid]
+concurrency = [2, 8]
+max_batch = [4, 256]
+)";
+  const SweepFile f = load_sweep_file(write_temp(text, "sweep"));
+  const ExpandedSweep x = expand_sweep(f);
+  REQUIRE(x.points.size() == 4);
+  const ServingSetup s = point_serving_setup(f, x.points[3].settings);
+  CHECK(s.workload.arrivals.concurrency == 8);
+  CHECK(s.scheduler.max_batch == 256);
+  CHECK(s.workload.requests == 24);
+  const std::string path = temp_store();
+  SweepStore store(path, "--store");
+  CHECK(run_design_sweep(f, x, store, {}).ran == 4);
+  const SweepTable t = sweep_table(f, x, store);
+  REQUIRE(t.rows.size() == 4);
+  // Eight clients wait for four slots: a cap on the batch shows in TTFT.
+  CHECK(t.rows[2]["ttft_s.p50"].get<double>() > t.rows[3]["ttft_s.p50"].get<double>());
+  CHECK(t.rows[3]["mean_batch"].get<double>() > t.rows[1]["mean_batch"].get<double>());
+  std::remove(path.c_str());
+
+  CHECK_THAT(refusal("command = \"serve\"\n[grid]\nbatch = [1, 2]\n"), Catch::Contains("grid.batch: 'batch' is a run setting"));
+  CHECK_THAT(refusal("command = \"serve\"\n[base]\nscheduler = \"fifo\"\n"), Catch::Contains("base.scheduler"));
+  CHECK_THAT(refusal("command = \"train\"\n"), Catch::Contains("command"));
 }

@@ -141,7 +141,7 @@ def test_serve_speculation_and_disaggregation_and_its_errors():
     assert spec["summary"]["tokens_per_step"] > 1.5
     dis = roofsim.serve(concurrency=4, requests=8, prompt=128, output=16, disaggregate=True, decode_tp=2)
     assert dis["disaggregation"]["kv_transfer_bytes"] > 0 and dis["chips"] == 3
-    with pytest.raises(roofsim.InputError, match="run\\(\\) setting"):
+    with pytest.raises(roofsim.InputError, match="is a run setting; a serving run takes prompt, output"):
         roofsim.serve(batch=4)
     with pytest.raises(roofsim.InputError, match="unknown argument 'bogus'"):
         roofsim.serve(bogus=1)

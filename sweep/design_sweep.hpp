@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/progress.hpp"
-#include "experiment/sweep_file.hpp"
-#include "experiment/sweep_store.hpp"
+#include "sweep/sweep_file.hpp"
+#include "sweep/sweep_store.hpp"
 
 namespace roofsim {
 
@@ -42,6 +42,9 @@ class PointIdentities {
 // The record a finished point keeps: the run's scalar results (times, bounds, intensities,
 // memory, events), without its wall time.
 nlohmann::json point_record(const ExperimentResult& r);
+// The same for a serving run: the summary's numbers (percentiles as ttft_s.p50, ...), the
+// iterations, the simulated time and the KV cache's counts.
+nlohmann::json serving_record(const ServingResult& r);
 
 DesignSweepReport run_design_sweep(const SweepFile& f, const ExpandedSweep& points, SweepStore& store,
                                    const DesignSweepOptions& o, const RunControl& control = {});

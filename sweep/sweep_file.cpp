@@ -1,4 +1,4 @@
-#include "experiment/sweep_file.hpp"
+#include "sweep/sweep_file.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -10,6 +10,7 @@
 #include "core/presets.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_edit.hpp"
+#include "serving/serving_settings.hpp"
 
 namespace roofsim {
 
@@ -29,21 +30,39 @@ nlohmann::json scalar(const ConfigTable& t, const std::string& key, const toml::
   t.fail(key, "expected a number, a string or a boolean");
 }
 
+// In a "serve" sweep, the keys the serving run takes (prompt and output among them; batch and
+// gen are refused there), the rest being the machine's.
+bool serves(const std::string& key) {
+  return is_serving_setting(key) || key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" ||
+         key == "microbatches";
+}
+
 // Checks what a sweep file's keys and values mean, against every hardware the sweep runs on.
 class SettingChecker {
  public:
-  explicit SettingChecker(const std::filesystem::path& dir) : dir_(dir) {}
+  SettingChecker(const std::filesystem::path& dir, bool serve) : dir_(dir), serve_(serve) {}
 
   // A model or hardware path relative to the sweep file is relative to its directory.
   nlohmann::json resolve(const std::string& key, nlohmann::json v) const {
-    if ((key == "hw" || key == "model") && v.is_string()) {
+    if ((key == "hw" || key == "model" || key == "trace_file") && v.is_string()) {
       const std::string s = v.get<std::string>();
-      if (looks_like_config_path(s) && std::filesystem::path(s).is_relative()) return (dir_ / s).lexically_normal().string();
+      if ((key == "trace_file" || looks_like_config_path(s)) && std::filesystem::path(s).is_relative()) {
+        return (dir_ / s).lexically_normal().string();
+      }
     }
     return v;
   }
 
   void check(const ConfigTable& t, const std::string& key, const nlohmann::json& v) {
+    if (serve_ && serves(key)) {
+      try {
+        ServingSettings scratch;
+        scratch.set(key, v);
+      } catch (const InputError& e) {
+        t.fail(key, e.what());
+      }
+      return;
+    }
     if (is_experiment_setting(key)) {
       try {
         Experiment scratch;
@@ -85,6 +104,7 @@ class SettingChecker {
     double value;
   };
   std::filesystem::path dir_;
+  bool serve_;
   std::set<std::string> hardware_;
   std::vector<HardwareValue> hardware_values_;
 };
@@ -181,7 +201,8 @@ SweepFile load_sweep_file(const std::string& path) {
   ConfigTable top(doc, path, "");
   SweepFile f;
   f.path = path;
-  SettingChecker checker(std::filesystem::path(path).parent_path());
+  if (top.has("command")) f.command = top.one_of("command", {"run", "serve"});
+  SettingChecker checker(std::filesystem::path(path).parent_path(), f.command == "serve");
   std::set<std::string> seen;
   auto claim = [&](const ConfigTable& t, const std::string& key) {
     if (!seen.insert(key).second) t.fail(key, "'" + key + "' is given twice (in [base], [grid] or [sample.ranges]: once only)");
@@ -309,6 +330,7 @@ Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings) 
   e.source = f.path;
   std::vector<HardwareEdit> edits;
   for (const auto& [key, value] : settings.items()) {
+    if (f.command == "serve" && serves(key)) continue;  // point_serving_setup's
     if (is_experiment_setting(key)) {
       set_experiment_setting(e, key, value);
     } else {
@@ -321,6 +343,14 @@ Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings) 
     e.hardware = doc.spec();
   }
   return e;
+}
+
+ServingSetup point_serving_setup(const SweepFile& f, const nlohmann::json& settings) {
+  ServingSettings serving;
+  for (const auto& [key, value] : settings.items()) {
+    if (serves(key)) serving.set(key, value);
+  }
+  return serving.finish(point_experiment(f, settings), f.path);
 }
 
 }  // namespace roofsim

@@ -1,4 +1,4 @@
-#include "experiment/sweep_store.hpp"
+#include "sweep/sweep_store.hpp"
 
 #include <sqlite3.h>
 

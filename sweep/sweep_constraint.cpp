@@ -1,4 +1,4 @@
-#include "experiment/sweep_constraint.hpp"
+#include "sweep/sweep_constraint.hpp"
 
 #include <cctype>
 #include <cmath>

@@ -10,12 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/inference.hpp"
-#include "experiment/sweep_constraint.hpp"
+#include "serving/serving.hpp"
+#include "sweep/sweep_constraint.hpp"
 
 namespace roofsim {
 
 struct SweepFile {
   std::string path;
+  // What each point runs: "run" (a batch: prefill, then decode; `roofsim run`) or "serve"
+  // (requests over time; `roofsim serve`, whose settings the points may then vary too).
+  std::string command = "run";
   // Every point's settings before its own: key -> value (JSON number, string or bool).
   nlohmann::json base = nlohmann::json::object();
   std::vector<std::string> base_keys;  // in file order, for columns
@@ -55,8 +59,10 @@ struct ExpandedSweep {
 // The file's points in order. Throws InputError for more than `max_points` points.
 ExpandedSweep expand_sweep(const SweepFile& f, std::size_t max_points = 10'000'000);
 
-// The experiment one point describes (its hardware edited by the point's hardware keys).
-// Throws InputError for settings the loaders refuse.
+// The experiment one point describes (its hardware edited by the point's hardware keys): for
+// "serve" sweeps, the machine. Throws InputError for settings the loaders refuse.
 Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings);
+// A "serve" sweep's point as a serving run.
+ServingSetup point_serving_setup(const SweepFile& f, const nlohmann::json& settings);
 
 }  // namespace roofsim

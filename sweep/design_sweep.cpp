@@ -1,4 +1,4 @@
-#include "experiment/design_sweep.hpp"
+#include "sweep/design_sweep.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,8 +11,9 @@
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "experiment/results.hpp"
+#include "serving/report.hpp"
 #include "experiment/whatif.hpp"
-#include "experiment/worker_pool.hpp"
+#include "sweep/worker_pool.hpp"
 
 namespace roofsim {
 
@@ -79,6 +80,23 @@ nlohmann::json point_record(const ExperimentResult& r) {
   return out;
 }
 
+nlohmann::json serving_record(const ServingResult& r) {
+  // The summary's numbers (percentile objects as summary.ttft_s.p50 and so on) and the run's.
+  nlohmann::json out = nlohmann::json::object();
+  const nlohmann::json full = serving_json(r);
+  const nlohmann::json flat = full.flatten();  // "/summary/ttft_s/p50" -> value
+  for (const auto& [pointer, value] : flat.items()) {
+    std::string key = pointer.substr(1);
+    for (char& c : key) {
+      if (c == '/') c = '.';
+    }
+    const bool wanted = key.rfind("summary.", 0) == 0 || key == "iterations" || key == "simulated_s" || key == "chips" ||
+                        key == "shapes_simulated" || key.rfind("kv_cache.", 0) == 0;
+    if (wanted && !value.is_structured()) out[key.rfind("summary.", 0) == 0 ? key.substr(8) : key] = value;
+  }
+  return out;
+}
+
 DesignSweepReport run_design_sweep(const SweepFile& f, const ExpandedSweep& points, SweepStore& store,
                                    const DesignSweepOptions& o, const RunControl& control) {
   if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards) {
@@ -108,8 +126,8 @@ DesignSweepReport run_design_sweep(const SweepFile& f, const ExpandedSweep& poin
     const auto start = std::chrono::steady_clock::now();
     nlohmann::json out;
     try {
-      const ExperimentResult r = run_experiment(point_experiment(f, p.settings), RunControl{});
-      out = {{"status", "ok"}, {"result", point_record(r)}};
+      out = {{"status", "ok"}, {"result", f.command == "serve" ? serving_record(run_serving(point_serving_setup(f, p.settings)))
+                                                                 : point_record(run_experiment(point_experiment(f, p.settings), RunControl{}))}};
     } catch (const InputError& e) {
       out = {{"status", "error"}, {"error", e.what()}};
     }
@@ -173,7 +191,10 @@ SweepTable sweep_table(const SweepFile& f, const ExpandedSweep& points, const Sw
   // The results people look for first, then the rest by name.
   static const std::vector<std::string> kFirst = {
       "ttft_s", "tpot_s", "throughput_tok_s", "decode_tok_s", "bound_ttft_s", "bound_tpot_s", "prefill_intensity",
-      "decode_intensity", "decode_compute_share", "memory_per_chip_bytes", "hbm_capacity_bytes"};
+      "decode_intensity", "decode_compute_share", "memory_per_chip_bytes", "hbm_capacity_bytes",
+      // serving points
+      "ttft_s.p50", "ttft_s.p99", "tpot_s.p50", "tpot_s.p99", "output_tok_s", "output_tok_s_per_chip", "tok_s_per_user",
+      "goodput_requests_per_s", "slo_attainment", "mean_batch", "roofline_share"};
   std::stable_sort(result_columns.begin(), result_columns.end(), [&](const std::string& a, const std::string& b) {
     const auto rank = [&](const std::string& c) { return std::find(kFirst.begin(), kFirst.end(), c) - kFirst.begin(); };
     return rank(a) < rank(b);

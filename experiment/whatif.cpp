@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "experiment/results.hpp"
+#include "experiment/worker_pool.hpp"
 
 namespace roofsim {
 
@@ -159,6 +160,61 @@ std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>
   return grid;
 }
 
+SweepPoint run_sweep_point(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes, std::size_t index) {
+  SweepPoint p;
+  p.index = index;
+  // The point's value on each axis: the first axis varies slowest.
+  std::size_t rest = p.index;
+  p.values.assign(axes.size(), 0.0);
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    p.values[a] = axes[a].values[rest % axes[a].values.size()];
+    rest /= axes[a].values.size();
+  }
+  Experiment e = base;
+  HardwareDocument doc = hw;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (is_experiment_key(axes[a].key)) {
+      e.*experiment_field(axes[a].key) = static_cast<std::int64_t>(p.values[a]);  // whole: check_sweep
+    } else {
+      apply_edits(doc, {{axes[a].key, p.values[a], false}}, "sweep");
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    e.hardware = doc.spec();
+    e.hw = doc.name();
+    const ExperimentResult r = run_experiment(e, RunControl{});
+    p.ttft_s = r.ttft_s;
+    p.has_decode = r.decode_steps > 0;
+    p.tpot_s = r.tpot_s;
+    p.throughput_tok_s = r.throughput_tok_s();
+    p.decode_tok_s = p.has_decode ? static_cast<double>(e.batch) / r.tpot_s : 0.0;
+    p.prefill_intensity = r.prefill_flops / r.prefill_bytes;
+    p.decode_intensity = p.has_decode ? r.decode_flops / r.decode_bytes : 0.0;
+    p.bound_tpot_s = r.bound_tpot_s;
+    p.decode_compute_share = decode_compute_share(r);
+  } catch (const InputError& err) {
+    p.error = err.what();
+  }
+  p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+namespace {
+
+// "batch=8, hbm.bandwidth_gb_per_s=6700": a point for progress lines.
+std::string point_label(const std::vector<SweepAxis>& axes, const SweepPoint& p) {
+  std::string label;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    std::ostringstream v;
+    v << axes[a].key << "=" << p.values[a];
+    label += (label.empty() ? "" : ", ") + v.str();
+  }
+  return label;
+}
+
+}  // namespace
+
 SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
                       int shard, int shards, const RunControl& control, const std::function<void(const SweepPoint&)>& on_point) {
   SweepResult out;
@@ -170,50 +226,32 @@ SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const 
   for (std::size_t i = static_cast<std::size_t>(shard); i < out.grid_points; i += static_cast<std::size_t>(shards)) mine.push_back(i);
   for (std::size_t n = 0; n < mine.size(); ++n) {
     if (control.stop_requested()) throw Cancelled();
-    SweepPoint p;
-    p.index = mine[n];
-    // The point's value on each axis: the first axis varies slowest.
-    std::size_t rest = p.index;
-    p.values.assign(axes.size(), 0.0);
-    for (std::size_t a = axes.size(); a-- > 0;) {
-      p.values[a] = axes[a].values[rest % axes[a].values.size()];
-      rest /= axes[a].values.size();
-    }
-    Experiment e = base;
-    HardwareDocument doc = hw;
-    std::string label;
-    for (std::size_t a = 0; a < axes.size(); ++a) {
-      if (is_experiment_key(axes[a].key)) {
-        e.*experiment_field(axes[a].key) = static_cast<std::int64_t>(p.values[a]);  // whole: check_sweep
-      } else {
-        apply_edits(doc, {{axes[a].key, p.values[a], false}}, "sweep");
-      }
-      std::ostringstream v;
-      v << axes[a].key << "=" << p.values[a];
-      label += (label.empty() ? "" : ", ") + v.str();
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      e.hardware = doc.spec();
-      e.hw = doc.name();
-      const ExperimentResult r = run_experiment(e, RunControl{});
-      p.ttft_s = r.ttft_s;
-      p.has_decode = r.decode_steps > 0;
-      p.tpot_s = r.tpot_s;
-      p.throughput_tok_s = r.throughput_tok_s();
-      p.decode_tok_s = p.has_decode ? static_cast<double>(e.batch) / r.tpot_s : 0.0;
-      p.prefill_intensity = r.prefill_flops / r.prefill_bytes;
-      p.decode_intensity = p.has_decode ? r.decode_flops / r.decode_bytes : 0.0;
-      p.bound_tpot_s = r.bound_tpot_s;
-      p.decode_compute_share = decode_compute_share(r);
-    } catch (const InputError& err) {
-      p.error = err.what();
-    }
-    p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    SweepPoint p = run_sweep_point(base, hw, axes, mine[n]);
     if (on_point) on_point(p);
     out.points.push_back(std::move(p));
-    control.report(n + 1, mine.size(), label);
+    control.report(n + 1, mine.size(), point_label(axes, out.points.back()));
   }
+  return out;
+}
+
+SweepResult run_sweep_parallel(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
+                               int shard, int shards, int jobs, const RunControl& control) {
+  if (jobs <= 1) return run_sweep(base, hw, axes, shard, shards, control);
+  SweepResult out;
+  out.grid_points = check_sweep(hw, axes, shard, shards);  // bad axes fail here, before any fork
+  out.shard = shard;
+  out.shards = shards;
+  for (const SweepAxis& a : axes) out.keys.push_back(a.key);
+  std::vector<std::size_t> mine;
+  for (std::size_t i = static_cast<std::size_t>(shard); i < out.grid_points; i += static_cast<std::size_t>(shards)) mine.push_back(i);
+  run_in_workers(
+      mine.size(), jobs, [&](std::size_t t) { return point_json(run_sweep_point(base, hw, axes, mine[t]), out.keys); },
+      [&](std::size_t, const nlohmann::json& j) {
+        out.points.push_back(point_from_json(j, axes.size()));
+        control.report(out.points.size(), mine.size(), point_label(axes, out.points.back()));
+      },
+      control);
+  std::sort(out.points.begin(), out.points.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.index < b.index; });
   return out;
 }
 

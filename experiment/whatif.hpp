@@ -66,6 +66,8 @@ struct SweepResult {
 // Checks the axes and the shard against the grid (throws InputError); returns the grid's size.
 std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>& axes, int shard, int shards);
 
+// One point of the grid (checked by check_sweep): a point that cannot run records its error.
+SweepPoint run_sweep_point(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes, std::size_t index);
 // Every point of the grid (the axes' product, first axis slowest) whose index i has
 // i % shards == shard. A point that cannot run records its error and the sweep goes on;
 // malformed axes throw InputError before anything runs. `on_point` hears of each point as it
@@ -73,8 +75,8 @@ std::size_t check_sweep(const HardwareDocument& hw, const std::vector<SweepAxis>
 SweepResult run_sweep(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
                       int shard = 0, int shards = 1, const RunControl& control = {},
                       const std::function<void(const SweepPoint&)>& on_point = {});
-// The same points from `jobs` forked worker processes (each a share of the grid), gathered as
-// they finish: the same result as run_sweep, faster on several cores. jobs 1 runs in this
+// The same points from `jobs` forked worker processes (experiment/worker_pool.hpp), gathered
+// as they finish: the same result as run_sweep, faster on several cores. jobs 1 runs in this
 // process. Not for processes that run threads of their own (fork).
 SweepResult run_sweep_parallel(const Experiment& base, const HardwareDocument& hw, const std::vector<SweepAxis>& axes,
                                int shard, int shards, int jobs, const RunControl& control = {});

@@ -13,7 +13,7 @@
 #include "experiment/results.hpp"
 #include "serving/report.hpp"
 #include "experiment/whatif.hpp"
-#include "sweep/worker_pool.hpp"
+#include "experiment/worker_pool.hpp"
 
 namespace roofsim {
 

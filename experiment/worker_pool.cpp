@@ -1,4 +1,4 @@
-#include "sweep/worker_pool.hpp"
+#include "experiment/worker_pool.hpp"
 
 #include <csignal>
 #include <cstdio>

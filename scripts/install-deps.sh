@@ -5,7 +5,8 @@ packages=(cmake g++ make pkg-config
   libsystemc-dev libboost-graph-dev libtomlplusplus-dev catch2
   libcli11-dev nlohmann-json3-dev gnuplot-nox libsqlite3-dev
   python3 python3-dev pybind11-dev python3-pybind11 python3-pytest
-  clang libclang-rt-14-dev llvm)  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
+  clang libclang-rt-14-dev llvm  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
+  slurm-wlm munge)  # tests/slurm_test.sh: a single-node Slurm (scripts/local-slurm.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,5 +15,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
+  # munge and slurm-wlm ask invoke-rc.d to start their daemons when installed. Without systemd
+  # (a container) no daemon may start here: scripts/local-slurm.sh starts them, with its own
+  # configuration. Where no policy-rc.d says so already, one refuses for this install only.
+  if [ ! -d /run/systemd/system ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo chmod +x /usr/sbin/policy-rc.d
+    trap '$sudo rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -109,6 +109,10 @@ start() {
     stop_daemons  # one of the two may have died: start both afresh
     start_munge
     write_conf
+    # Each start's daemon logs begin empty (the last start's are kept as .old).
+    for f in "$state"/log/slurmctld.log "$state"/log/slurmd.log; do
+      if [ -f "$f" ]; then mv -f "$f" "$f.old"; fi
+    done
     slurmctld -f "$conf" || die "slurmctld did not start (see $state/log/slurmctld.log)"
     slurmd -f "$conf" -N "$(hostname -s)" || die "slurmd did not start (see $state/log/slurmd.log)"
   fi

@@ -113,7 +113,10 @@ start() {
     for f in "$state"/log/slurmctld.log "$state"/log/slurmd.log; do
       if [ -f "$f" ]; then mv -f "$f" "$f.old"; fi
     done
-    slurmctld -f "$conf" || die "slurmctld did not start (see $state/log/slurmctld.log)"
+    # A fresh start: no jobs of an earlier start (stop cancelled them; one killed otherwise left
+    # them as running) recovered from the state directory (-c) or the spool.
+    rm -rf "${state:?}/spool" && mkdir -p "$state/spool"
+    slurmctld -c -f "$conf" || die "slurmctld did not start (see $state/log/slurmctld.log)"
     slurmd -f "$conf" -N "$(hostname -s)" || die "slurmd did not start (see $state/log/slurmd.log)"
   fi
   # Ready when the node is idle (or already running jobs): 60 s at most.
@@ -128,10 +131,37 @@ start() {
   exit 1
 }
 
-# Stops slurmd and slurmctld, waiting until they are gone (a new slurmctld cannot bind the
-# port while the old one holds it).
+# The processes of this cluster's jobs: slurmstepd and what it runs, found by the SLURM_CONF
+# in their environment (slurmd passes its own on; jobs inherit sbatch's). Jobs of another
+# Slurm on the machine name another SLURM_CONF, or none.
+job_pids() {
+  local p env
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    [ "$p" != $$ ] || continue
+    env=$( { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null) || continue
+    grep -qx "SLURM_CONF=$conf" <<<"$env" || continue
+    if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || grep -q '^SLURM_JOB_ID=' <<<"$env"; then echo "$p"; fi
+  done
+}
+
+# Stops the jobs, slurmd and slurmctld, waiting until they are gone (a new slurmctld cannot
+# bind the port while the old one holds it).
 stop_daemons() {
-  local f pid
+  local f pid pids
+  # A test cluster's jobs end with it: cancelled while the controller runs, then any left
+  # (the controller had died) killed.
+  if alive "$state/slurmctld.pid"; then
+    pids=$(timeout 15 squeue -h -o '%A' 2>/dev/null || true)
+    [ -z "$pids" ] || timeout 15 scancel $pids 2>/dev/null || true
+  fi
+  pids=$(job_pids)
+  if [ -n "$pids" ]; then
+    kill $pids 2>/dev/null || true
+    sleep 2
+    pids=$(job_pids)  # slurmstepd ignores SIGTERM once its slurmd is gone
+    [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+  fi
   for f in "$state/slurmd.pid" "$state/slurmctld.pid"; do
     alive "$f" || continue
     pid=$(cat "$f")

@@ -20,8 +20,10 @@ export SLURM_CONF=$conf
 
 die() { echo "local-slurm: $*" >&2; exit 1; }
 
-# Is the process in pid file $1 alive?
-alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Is the process in pid file $1 alive? (A zombie is not: in a container nothing may reap the
+# daemons once they exit, and kill -0 succeeds on a zombie.)
+running() { [ -r "/proc/$1/stat" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+alive() { [ -s "$1" ] && running "$(cat "$1")"; }
 
 # munged: one per machine (clients find it at its socket in /run/munge). Reused when it is
 # already running, whoever started it; started here otherwise, as the munge user, as the
@@ -166,8 +168,8 @@ stop_daemons() {
     alive "$f" || continue
     pid=$(cat "$f")
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do running "$pid" || break; sleep 0.1; done
+    if running "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
     rm -f "$f"
   done
 }

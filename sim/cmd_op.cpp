@@ -142,7 +142,7 @@ void add_op_command(CLI::App& app) {
   sw->callback([s, sw, run_file] {
     if (s->file.empty()) {
       for (const CLI::Option* opt : sw->get_options()) {
-        if (opt->count() > 0 && opt->get_group().rfind("Sweep files", 0) == 0) {
+        if (opt->count() > 0 && (opt->get_group().rfind("Sweep files", 0) == 0 || opt->get_group().rfind("Slurm", 0) == 0)) {
           throw InputError(opt->get_name() + " is for sweep files: give the FILE (roofsim sweep FILE " + opt->get_name() + " ...)");
         }
       }

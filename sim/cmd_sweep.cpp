@@ -1,14 +1,17 @@
 // `roofsim sweep FILE`: a design-space sweep file run against a results store. Finished points
 // are committed one by one, so the command may be killed and re-run at any time; shards
 // (--shard I/N) split the points between machines and --merge gathers their stores.
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parse.hpp"
 #include "sweep/design_sweep.hpp"
 #include "experiment/results.hpp"
+#include "experiment/slurm_jobs.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -26,6 +29,14 @@ struct SweepFileOptions {
   std::string export_csv, export_json;
   bool plan = false;
   bool quiet = false;
+  // Slurm: the shards as a job array and a merge job.
+  std::string slurm;
+  bool submit = false;
+  int array_size = 4;
+  std::string partition;
+  std::string time_limit = "01:00:00";
+  int cpus_per_task = 1;
+  std::set<std::string> given;  // Slurm flags given, to refuse them without --slurm
 };
 
 // "I/N" -> (I, N).
@@ -63,6 +74,39 @@ void export_table(const SweepTable& t, const SweepFileOptions& o, const std::str
   }
 }
 
+// The path of this program, for job scripts that run it on other nodes.
+std::string this_program() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InputError("--slurm: cannot tell where this roofsim executable is (" + ec.message() + ")");
+  return self.string();
+}
+
+void write_slurm(const std::string& file, const ExpandedSweep& points, const SweepFileOptions& o, std::ostream& os) {
+  SlurmOptions so;
+  so.dir = o.slurm;
+  so.roofsim = this_program();
+  so.sweep_file = std::filesystem::absolute(file).lexically_normal().string();
+  // More tasks than points would start tasks with nothing to do.
+  so.array_size = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(o.array_size), std::max<std::size_t>(1, points.points.size())));
+  so.partition = o.partition;
+  so.time_limit = o.time_limit;
+  so.cpus_per_task = o.cpus_per_task;
+  const SlurmJobs jobs = o.submit ? submit_slurm_jobs(so) : write_slurm_jobs(so);
+  os << "array of " << so.array_size << " tasks (" << count(points.points.size(), "point") << "): " << jobs.array_script << "\n"
+     << "merge after it:  " << jobs.merge_script << "\n";
+  if (so.array_size < o.array_size) os << "(--array-size " << o.array_size << " cut to the number of points)\n";
+  if (o.submit) {
+    os << "submitted: array job " << jobs.array_job << ", merge job " << jobs.merge_job << " (squeue -j " << jobs.array_job << ","
+       << jobs.merge_job << ")\n"
+       << "results: " << std::filesystem::path(jobs.merge_script).parent_path().string() << "/results.db and results.csv; a task that "
+       << "failed is re-run by submitting again (finished points are kept)\n";
+  } else {
+    os << "submit: roofsim sweep " << file << " --slurm " << o.slurm << " --submit (or by hand: id=$(sbatch --parsable "
+       << jobs.array_script << ") && sbatch --dependency=afterok:$id " << jobs.merge_script << ")\n";
+  }
+}
+
 void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
   check_output_path(o.export_csv, "--export-csv");
   check_output_path(o.export_json, "--export-json");
@@ -72,6 +116,16 @@ void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
   const SweepFile f = load_sweep_file(file);
   const ExpandedSweep points = expand_sweep(f);
   const std::string store_path = o.store.empty() ? default_store(file) : o.store;
+  if (!o.slurm.empty()) {
+    if (!o.merge.empty() || !o.shard.empty() || !o.store.empty() || o.plan) {
+      throw InputError("--slurm writes jobs that shard, store and merge by themselves: it takes no --merge, --shard, --store or --plan");
+    }
+    write_slurm(file, points, o, os);
+    return;
+  }
+  for (const char* flag : {"--submit", "--array-size", "--partition", "--time-limit", "--cpus-per-task"}) {
+    if (o.given.count(flag)) throw InputError(std::string(flag) + " goes with --slurm DIR");
+  }
   if (!o.merge.empty()) {
     SweepStore store(store_path, o.store.empty() ? "the store" : "--store");
     for (const std::string& m : o.merge) {
@@ -121,7 +175,21 @@ std::function<void()> add_sweep_file_options(CLI::App* sw, const std::string& fi
   sw->add_option("--export-json", o->export_json, "The same as JSON, with wall times")->group(group);
   sw->add_flag("--plan", o->plan, "Say how many points the file has and how many are stored; run nothing")->group(group);
   sw->add_flag("-q,--quiet", o->quiet, "No progress lines")->group(group);
-  return [o, &file] { run_sweep_file(file, *o); };
+  const std::string slurm = "Slurm (roofsim sweep FILE --slurm DIR; docs/slurm.md)";
+  sw->add_option("--slurm", o->slurm, "Write a Slurm job array (one task per shard, each with its own store in DIR) and a "
+                                      "merge job into DIR, on a filesystem the nodes share")->group(slurm);
+  sw->add_flag("--submit", o->submit, "Submit them with sbatch (the merge runs after every task succeeded); submitting "
+                                      "again re-runs what failed, finished points kept")->group(slurm);
+  sw->add_option("--array-size", o->array_size, "Tasks in the array (default 4)")->group(slurm);
+  sw->add_option("--partition", o->partition, "Slurm partition (default: the cluster's)")->group(slurm);
+  sw->add_option("--time-limit", o->time_limit, "Time limit per task, as sbatch --time takes it (default 01:00:00)")->group(slurm);
+  sw->add_option("--cpus-per-task", o->cpus_per_task, "CPUs per task; each task runs that many workers (default 1)")->group(slurm);
+  return [o, sw, &file] {
+    for (const char* flag : {"--submit", "--array-size", "--partition", "--time-limit", "--cpus-per-task"}) {
+      if (sw->get_option(flag)->count() > 0) o->given.insert(flag);
+    }
+    run_sweep_file(file, *o);
+  };
 }
 
 }  // namespace roofsim

@@ -86,6 +86,17 @@ if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err
 refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
 
 refused "sweep points bounded" "--points: '100000' is not a whole number from 2 to 1000" "$roofsim" sweep --points 100000
+# Sweep files (docs/sweeps.md): flags of one mode are refused in the other; bad shards, stores, Slurm options.
+sweep_file="$here/configs/sweeps/bandwidth-vs-batch.toml"
+refused "sweep file flag without a file" "--store is for sweep files" "$roofsim" sweep --store x.db
+refused "gemm sweep flag with a file" "--points is for the GEMM sweep" "$roofsim" sweep "$sweep_file" --points 5
+refused "sweep shard out of range" "--shard '4/4'" "$roofsim" sweep "$sweep_file" --shard 4/4 --store "$tmp/s.db"
+refused "sweep store that is not one" "not a roofsim sweep store" "$roofsim" sweep "$sweep_file" --store "$sweep_file"
+refused "sweep jobs zero" "--jobs" "$roofsim" sweep "$sweep_file" -j 0
+refused "slurm flag without --slurm" "--array-size goes with --slurm DIR" "$roofsim" sweep "$sweep_file" --array-size 8
+refused "slurm time limit" "--time-limit" "$roofsim" sweep "$sweep_file" --slurm "$tmp/slurm" --time-limit soon
+printf '[grid]\nbatch = [1, 0.5]\n' > "$tmp/sweep.toml"
+refused "sweep file value located" "sweep.toml:2: grid.batch: batch=0.5: expected a whole number" "$roofsim" sweep "$tmp/sweep.toml"
 refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" whatif --sweep batch=1:1000000000:x1.0001 --gen 2
 
 # A check that fails is exit 1 with the command's own words, not a refusal (2).

@@ -57,10 +57,10 @@ bool recorded(const std::string& key, const nlohmann::json& value) {
 
 std::string PointIdentities::of(const nlohmann::json& settings) {
   nlohmann::json id = {{"settings", settings}};
-  for (const char* key : {"hw", "model"}) {
+  for (const char* key : {"hw", "model", "trace_file"}) {
     if (!settings.contains(key)) continue;
     const std::string v = settings[key].get<std::string>();
-    if (!looks_like_config_path(v)) continue;  // presets are part of the roofsim version
+    if (std::string(key) != "trace_file" && !looks_like_config_path(v)) continue;  // presets are part of the roofsim version
     auto it = digests_.find(v);
     if (it == digests_.end()) it = digests_.emplace(v, file_digest(v)).first;
     id[std::string(key) + "_file"] = it->second;
@@ -106,7 +106,7 @@ DesignSweepReport run_design_sweep(const SweepFile& f, const ExpandedSweep& poin
   report.points = points.points.size();
   report.skipped = points.skipped;
   const std::string version = roofsim_build_version();
-  const std::map<std::string, StoredPoint> stored = store.points(version);
+  const std::set<std::string> stored = store.identities(version);
   PointIdentities identities;
   std::vector<std::size_t> todo;  // indices into points.points
   std::vector<std::string> todo_identity;

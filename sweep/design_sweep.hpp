@@ -29,8 +29,8 @@ struct DesignSweepReport {
   double wall_s = 0;        // simulating them took
 };
 
-// A point's identity in the store: its settings, and a digest of each hardware or model file
-// they name (editing the file is a new point).
+// A point's identity in the store: its settings, and a digest of each hardware, model or
+// trace file they name (editing the file is a new point).
 class PointIdentities {
  public:
   std::string of(const nlohmann::json& settings);

@@ -98,6 +98,17 @@ void SweepStore::put(const StoredPoint& p) {
   if (sqlite3_step(insert.get()) != SQLITE_DONE) fail("cannot write a point");
 }
 
+std::set<std::string> SweepStore::identities(const std::string& version) const {
+  Statement select(db_, "SELECT identity FROM points WHERE version = ?");
+  if (!select) fail("cannot read the points");
+  select.text(1, version);
+  std::set<std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) out.insert(select.column_text(0));
+  if (rc != SQLITE_DONE) fail("cannot read the points");
+  return out;
+}
+
 std::map<std::string, StoredPoint> SweepStore::points(const std::string& version) const {
   Statement select(db_, "SELECT identity, version, idx, settings, status, error, result, wall_s FROM points WHERE version = ?");
   if (!select) fail("cannot read the points");

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ class SweepStore {
 
   // Commits one point at once (a point already stored is replaced).
   void put(const StoredPoint& p);
+  // The identities of the points computed by `version` (what a resumed sweep skips).
+  std::set<std::string> identities(const std::string& version) const;
   // Every point computed by `version`, by identity.
   std::map<std::string, StoredPoint> points(const std::string& version) const;
   // Copies every point of another store into this one (points already here are kept).

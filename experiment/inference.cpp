@@ -157,6 +157,7 @@ class InferenceDriver : public sc_core::sc_module {
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
+    runs_.back()->replay_layers(!r_.setup.all_layers);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       run_phase(i + 1);

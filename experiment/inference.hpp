@@ -58,6 +58,10 @@ struct Experiment {
   // A prompt plus output longer than the model's maximum context (ModelConfig::max_context)
   // is refused unless this is set.
   bool allow_long_context = false;
+  // Simulate every layer. By default a layer that starts from the same machine state as an
+  // earlier identical one is replayed from it, exactly (components/layer_replay.hpp): the same
+  // results, faster.
+  bool all_layers = false;
   // The work guard: refuse runs whose estimated work exceeds this many events (0: no limit).
   double max_events = kDefaultMaxEvents;
   std::string source = "built-in default";  // where the settings came from

@@ -105,6 +105,7 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
     else if (key == "attention") e.attention = parse_attention(text_arg(key, value), "attention");
     else if (key == "ideal") e.ideal = arg<bool>(key, value, "True or False");
     else if (key == "allow_long_context") e.allow_long_context = arg<bool>(key, value, "True or False");
+    else if (key == "all_layers") e.all_layers = arg<bool>(key, value, "True or False");
     else if (key == "max_events") e.max_events = arg<double>(key, value, "a number >= 0 (0: no limit)");
     else if (key == "launch") {
       const std::string v = text_arg(key, value);
@@ -237,7 +238,8 @@ Keyword arguments as `roofsim run`'s flags: hw (preset, path or Hardware), model
 Hugging Face config.json or Model), batch, prompt, gen, weights_dtype, activations_dtype,
 kv_dtype, attention ('fused', 'unfused', 'vector'), ideal, launch ('graph', 'per_op'),
 decode_stride, tp, pp, ep, microbatches, topology, near_memory ('off', 'auto', 'all'),
-allow_long_context (beyond the model's maximum context), max_events (the work guard; 0: no limit).
+allow_long_context (beyond the model's maximum context), max_events (the work guard; 0: no limit),
+all_layers (simulate every layer instead of replaying repeated ones exactly; the same results).
 Returns the dict `roofsim run --json` writes (docs/schema.md).)";
 
 }  // namespace

@@ -127,6 +127,7 @@ bool GraphRun::replay_after(OpId id) {
   const LayerReplay::Plan plan = replay_->at_layer_end(layer, chip, fabric_, results_, launched_at_);
   if (plan.records.empty()) return false;
   const auto [ops, last] = replay_->replay(plan, chip, fabric_, results_, graph_);
+  replayed_layers_ += static_cast<int>(plan.records.size());
   // `id` and the replayed ops are done, but for the last, whose end carries on below.
   remaining_ -= ops;
   const int q = replay_->resume_queue(plan);

@@ -29,6 +29,8 @@ class GraphRun {
   // Replay layers that would run exactly as earlier ones did instead of simulating them
   // (components/layer_replay.hpp): the same results, faster. Off by default; call before start.
   void replay_layers(bool on);
+  // Layers replayed so far (not part of any result: the results are those of simulating them).
+  int replayed_layers() const { return replayed_layers_; }
   void start(Callback done);
 
  private:
@@ -51,6 +53,7 @@ class GraphRun {
   std::size_t remaining_ = 0;
   Callback done_;
   std::unique_ptr<LayerReplay> replay_;
+  int replayed_layers_ = 0;
 };
 
 }  // namespace roofsim

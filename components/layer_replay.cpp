@@ -48,8 +48,12 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
   auto r = std::make_unique<LayerReplay>();
   r->ended_by_.assign(g.size(), -1);
   std::vector<int> layer_of(g.size(), -1);
+  std::vector<std::uint64_t> place(g.size(), 0);  // an op's place in its layer
   for (const auto& [l, ops] : by_layer) {
-    for (OpId v : ops) layer_of[v] = l;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      layer_of[ops[i]] = l;
+      place[ops[i]] = i;
+    }
   }
   // A layer's last op: the one op whose successors are not all in the layer. Every other op
   // must lead to it (several micro-batches give a layer several ends: nothing to replay).
@@ -75,8 +79,8 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
   std::map<std::vector<std::uint64_t>, int> kinds;
   for (std::size_t l = 0; l < r->layers_.size(); ++l) {
     Layer& layer = r->layers_[l];
-    std::map<OpId, std::uint64_t> index;
-    for (std::size_t i = 0; i < layer.ops.size(); ++i) index[layer.ops[i]] = i;
+    // An op's place in layer l, or none.
+    auto local = [&](OpId v) { return layer_of[v] == static_cast<int>(l) ? place[v] : UINT64_MAX; };
     std::vector<std::uint64_t> d;
     layer.entered_by_previous = l > 0;
     for (OpId v : layer.ops) {
@@ -89,14 +93,14 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
       }
       // The last op's successors are in later layers: the next layer's entry, below.
       for (OpId s : g.successors(v)) {
-        if (index.count(s)) d.push_back(index[s]);
+        if (local(s) != UINT64_MAX) d.push_back(local(s));
       }
       d.push_back(UINT64_MAX);
     }
     if (l > 0) {
       for (OpId s : g.successors(r->layers_[l - 1].last)) {
-        if (!index.count(s)) layer.entered_by_previous = false;
-        d.push_back(index.count(s) ? index[s] : UINT64_MAX);
+        if (local(s) == UINT64_MAX) layer.entered_by_previous = false;
+        d.push_back(local(s));
       }
     }
     layer.kind = kinds.emplace(std::move(d), static_cast<int>(kinds.size())).first->second;

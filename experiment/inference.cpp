@@ -129,6 +129,7 @@ class InferenceDriver : public sc_core::sc_module {
   bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
   std::vector<Picoseconds> phase_start, phase_end;
+  int replayed_layers = 0;
 
  private:
   void kickoff() {
@@ -160,6 +161,7 @@ class InferenceDriver : public sc_core::sc_module {
     runs_.back()->replay_layers(!r_.setup.all_layers);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
+      replayed_layers += runs_.back()->replayed_layers();
       run_phase(i + 1);
     });
   }
@@ -515,6 +517,7 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
     r.link_trace = fabric->trace_sink();
   }
   r.step_end_ps = driver.phase_end;
+  r.replayed_layers = driver.replayed_layers;
 
   PhaseResults out;
   out.results = std::move(driver.results);
@@ -638,6 +641,8 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     }
   }
   r.estimated_work = check_work(r, e);
+  // Reserved: a graph moved on reallocation is copied (Boost's adjacency list).
+  r.graphs.reserve(r.simulated_steps.size());
   for (int step : r.simulated_steps) {
     r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
   }
@@ -647,6 +652,9 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
   // Results and bounds, phase by phase.
+  std::size_t instances = 0;
+  for (const OpGraph& g : r.graphs) instances += g.size();
+  r.ops.reserve(instances);
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
     const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, links, e.near_memory),

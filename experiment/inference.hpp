@@ -122,6 +122,9 @@ struct ExperimentResult {
   // of an event each (what a run costs in time goes as this, not as events alone).
   double estimated_work = 0;
   double wall_s = 0;
+  // Layers replayed instead of simulated (Experiment::all_layers); in no output, which is the
+  // same either way.
+  int replayed_layers = 0;
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
 };
 

@@ -768,37 +768,16 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
 }  // namespace
 
 PassOutcome PassSimulator::simulate(ForwardPass pass) const {
-  return simulate_pass(impl_->setup, impl_->machine, impl_->machine.model, std::move(pass));
+  Experiment every_layer = impl_->setup;
+  every_layer.all_layers = true;
+  return simulate_pass(every_layer, impl_->machine, impl_->machine.model, std::move(pass));
 }
 
 PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
-  const ModelConfig& model = impl_->machine.model;
-  if (impl_->setup.pp > 1 || model.layers <= 2) return simulate(pass);
-  ModelConfig one = model, two = model;
-  one.layers = 1;
-  two.layers = 2;
-  const PassOutcome a = simulate_pass(impl_->setup, impl_->machine, one, pass);
-  const PassOutcome b = simulate_pass(impl_->setup, impl_->machine, two, pass);
-  const double more = static_cast<double>(model.layers - 1);
-  const std::uint64_t more_n = static_cast<std::uint64_t>(model.layers - 1);
-  PassOutcome out;
-  out.seconds = a.seconds + more * (b.seconds - a.seconds);
-  out.flops = a.flops + more * (b.flops - a.flops);
-  out.bytes = a.bytes + more * (b.bytes - a.bytes);
-  out.comm_s = a.comm_s + more * (b.comm_s - a.comm_s);
-  // The bound is not a sum over layers (the longer of two sums): it comes from the whole graph,
-  // which is cheap to build.
-  ForwardPass whole = pass;
-  whole.tp = impl_->setup.tp;
-  whole.pp = impl_->setup.pp;
-  whole.ep = 1;
-  whole.microbatches = 1;
-  out.bound_s = graph_bound(impl_->setup, impl_->machine,
-                            build_forward(model, whole, impl_->setup.precision, impl_->setup.attention));
-  out.events = a.events + more_n * (b.events - a.events);
-  out.server_jobs = a.server_jobs + more_n * (b.server_jobs - a.server_jobs);
-  out.wall_s = a.wall_s + b.wall_s;
-  return out;
+  // Layer replay is exact: the same outcome as simulate(), without simulating every layer.
+  Experiment replayed = impl_->setup;
+  replayed.all_layers = false;
+  return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass);
 }
 
 }  // namespace roofsim

@@ -162,13 +162,11 @@ class PassSimulator {
   const std::vector<std::string>& notes() const;
   std::string topology() const;  // "" for one chip
   // `pass` gets the experiment's tp and pp (one micro-batch); throws InputError for a pass the
-  // model cannot run.
+  // model cannot run. Every layer is simulated.
   PassOutcome simulate(ForwardPass pass) const;
-  // The same pass sampled by layer: the model's layers are identical, so the pass is simulated
-  // with one layer and with two, and what the second added (time, FLOPs, bytes, events) stands
-  // for each layer after the first. About L/3 times faster for L layers; the error against
-  // simulate() is measured in the serving tests and docs/serving.md. Without pipeline stages
-  // only (a stage boundary is not a layer like the others): with pp > 1 this is simulate().
+  // The same pass with layer replay (components/layer_replay.hpp): a layer that starts from the
+  // same machine state as an earlier identical one is replayed from it, not simulated. Exactly
+  // simulate()'s outcome (wall time aside), about L/3 times faster for L layers.
   PassOutcome simulate_sampled(const ForwardPass& pass) const;
 
  private:

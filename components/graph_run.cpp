@@ -17,9 +17,9 @@ GraphRun::GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<O
   }
 }
 
-void GraphRun::replay_layers(bool on) {
+void GraphRun::replay_layers(ReplayMemory* memory) {
   // One simulated chip: with pipeline stages, layers of different stages run side by side.
-  replay_ = on && chips_.size() == 1 ? LayerReplay::find(graph_) : nullptr;
+  replay_ = memory && chips_.size() == 1 ? LayerReplay::find(graph_, *memory) : nullptr;
 }
 
 void GraphRun::start(Callback done) {

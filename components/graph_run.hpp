@@ -27,8 +27,10 @@ class GraphRun {
   GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr)
       : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, ChipLayout{fabric ? fabric->chips() : 1, 1, 1}) {}
   // Replay layers that would run exactly as earlier ones did instead of simulating them
-  // (components/layer_replay.hpp): the same results, faster. Off by default; call before start.
-  void replay_layers(bool on);
+  // (components/layer_replay.hpp): the same results, faster. `memory` keeps the layers recorded
+  // on these chips (it may come from an earlier graph run on them, and must outlive this one).
+  // Off by default (nullptr); call before start.
+  void replay_layers(ReplayMemory* memory);
   // Layers replayed so far (not part of any result: the results are those of simulating them).
   int replayed_layers() const { return replayed_layers_; }
   void start(Callback done);

@@ -35,7 +35,7 @@ void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
 
 }  // namespace
 
-std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
+std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& memory) {
   std::map<int, std::vector<OpId>> by_layer;
   for (OpId v = 0; v < g.size(); ++v) {
     // One simulated chip: several pipeline stages run layers side by side.
@@ -45,7 +45,14 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
   if (by_layer.size() < 3 || by_layer.begin()->first != 0 || by_layer.rbegin()->first + 1 != static_cast<int>(by_layer.size())) {
     return nullptr;
   }
+  // The ops after the last layer's (final norm, LM head): one more layer, the same every step.
+  const OpId after = by_layer.rbegin()->second.back();
+  const int tail = static_cast<int>(by_layer.size());
+  for (OpId v = after + 1; v < g.size(); ++v) {
+    if (g.op(v).layer < 0) by_layer[tail].push_back(v);
+  }
   auto r = std::make_unique<LayerReplay>();
+  r->memory_ = &memory;
   r->ended_by_.assign(g.size(), -1);
   std::vector<int> layer_of(g.size(), -1);
   std::vector<std::uint64_t> place(g.size(), 0);  // an op's place in its layer
@@ -76,7 +83,6 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
   }
   // Kinds: equal ops, equal waits, equal successor order (which decides launch order), and the
   // previous layer's last op starting them in the same order.
-  std::map<std::vector<std::uint64_t>, int> kinds;
   for (std::size_t l = 0; l < r->layers_.size(); ++l) {
     Layer& layer = r->layers_[l];
     // An op's place in layer l, or none.
@@ -103,7 +109,7 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g) {
         d.push_back(local(s));
       }
     }
-    layer.kind = kinds.emplace(std::move(d), static_cast<int>(kinds.size())).first->second;
+    layer.kind = memory.kinds.emplace(std::move(d), static_cast<int>(memory.kinds.size())).first->second;
   }
   return r;
 }
@@ -122,8 +128,8 @@ std::optional<std::size_t> LayerReplay::recording_for(int l, const MachineState&
   const Layer& layer = layers_[static_cast<std::size_t>(l)];
   if (!layer.entered_by_previous) return std::nullopt;
   const std::vector<Picoseconds> offsets = launch_offsets(layer, at, launched_at);
-  for (std::size_t i = 0; i < records_.size(); ++i) {
-    const Record& r = records_[i];
+  for (std::size_t i = memory_->records.size(); i-- > 0;) {  // the latest first: most likely to match
+    const LayerRecord& r = memory_->records[i];
     if (r.kind == layer.kind && r.start == start && r.launch_offsets == offsets) return i;
   }
   return std::nullopt;
@@ -155,7 +161,7 @@ LayerReplay::Plan LayerReplay::at_layer_end(int l, Chip& chip, Fabric* fabric, c
   // Layer l ran from the previous boundary on, entered only through it: record it.
   const Layer& layer = layers_[static_cast<std::size_t>(l)];
   if (previous_ && previous_->layer == l - 1 && layer.entered_by_previous && now > previous_->at) {
-    Record r;
+    LayerRecord r;
     r.kind = layer.kind;
     r.start = previous_->state;
     r.end = here.state;
@@ -169,7 +175,7 @@ LayerReplay::Plan LayerReplay::at_layer_end(int l, Chip& chip, Fabric* fabric, c
     }
     r.chip = here.chip - previous_->chip;
     if (fabric) r.links = here.links - previous_->links;
-    records_.push_back(std::move(r));
+    memory_->records.push_back(std::move(r));
   }
   // The layers after l that start as a recorded one did, each from where the last left off.
   plan.first_layer = l + 1;
@@ -177,10 +183,10 @@ LayerReplay::Plan LayerReplay::at_layer_end(int l, Chip& chip, Fabric* fabric, c
   const MachineState* state = &here.state;
   for (int next = l + 1; next < static_cast<int>(layers_.size()); ++next) {
     const std::optional<std::size_t> r = recording_for(next, *state, plan.until, launched_at);
-    if (!r || plan.until + records_[*r].duration >= kMaxSimulatedPs) break;
+    if (!r || plan.until + memory_->records[*r].duration >= kMaxSimulatedPs) break;
     plan.records.push_back(*r);
-    plan.until += records_[*r].duration;
-    state = &records_[*r].end;
+    plan.until += memory_->records[*r].duration;
+    state = &memory_->records[*r].end;
   }
   previous_ = std::move(here);
   return plan;
@@ -194,7 +200,7 @@ std::pair<std::size_t, OpId> LayerReplay::replay(const Plan& plan, Chip& chip, F
   OpId last = 0;
   for (std::size_t i = 0; i < plan.records.size(); ++i) {
     const Layer& layer = layers_[static_cast<std::size_t>(plan.first_layer) + i];
-    const Record& r = records_[plan.records[i]];
+    const LayerRecord& r = memory_->records[plan.records[i]];
     for (std::size_t k = 0; k < layer.ops.size(); ++k) {
       OpResult& op = results[layer.ops[k]];
       op = r.ops[k];
@@ -208,7 +214,7 @@ std::pair<std::size_t, OpId> LayerReplay::replay(const Plan& plan, Chip& chip, F
     ops += layer.ops.size();
     last = layer.last;
   }
-  const MachineState& end = records_[plan.records.back()].end;
+  const MachineState& end = memory_->records[plan.records.back()].end;
   chip.skip_to(plan.until, end.chip, added);
   if (fabric) fabric->skip_to(plan.until, end.links);
   // The next boundary follows replayed layers, not a simulated one: it records nothing.

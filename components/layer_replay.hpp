@@ -18,6 +18,7 @@
 // Why the SystemC kernel does not get in the way: with every queue empty, the kernel has no
 // timed notification pending (each one was for an event still queued), so its scheduling from
 // the layer's end on depends only on the queue running now; replay resumes in that queue.
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -36,11 +37,32 @@ struct MachineState {
   bool operator==(const MachineState& o) const;
 };
 
+// A layer as it ran: from which state, for how long, with what results (relative to its
+// start), adding what to the counters, ending in which state.
+struct LayerRecord {
+  int kind = 0;  // layers of one kind have equal ops and edges
+  MachineState start, end;
+  std::vector<Picoseconds> launch_offsets;
+  Picoseconds duration = 0;
+  std::vector<OpResult> ops;
+  ChipCounters chip;
+  LinkDelta links;
+};
+
+// The layers recorded in one simulation (one chip and fabric), for every graph it runs: a
+// decode step's layers differ from the last step's (the context grew), but its final norm and
+// LM head repeat step after step.
+struct ReplayMemory {
+  std::map<std::vector<std::uint64_t>, int> kinds;  // a layer's ops and edges -> its kind
+  std::vector<LayerRecord> records;
+};
+
 class LayerReplay {
  public:
-  // The graph's layers as replay sees them; nullptr when it has nothing to replay (ops on
-  // several chips, layers that overlap, fewer than three layers).
-  static std::unique_ptr<LayerReplay> find(const OpGraph& g);
+  // The graph's layers as replay sees them, recorded in and replayed from `memory`; nullptr
+  // when it has nothing to replay (ops on several chips, layers that overlap, fewer than three
+  // layers). The ops after the last layer (final norm, LM head) count as one more layer.
+  static std::unique_ptr<LayerReplay> find(const OpGraph& g, ReplayMemory& memory);
 
   // The layer whose last op is `id`, or -1.
   int layer_ended_by(OpId id) const { return id < ended_by_.size() ? ended_by_[id] : -1; }
@@ -60,8 +82,8 @@ class LayerReplay {
   std::pair<std::size_t, OpId> replay(const Plan& plan, Chip& chip, Fabric* fabric, std::vector<OpResult>& results,
                                       const OpGraph& g);
   // The queue the run continues in when a plan's last layer ends, and the clean-ups queued then.
-  int resume_queue(const Plan& plan) const { return records_[plan.records.back()].end.dispatching; }
-  std::size_t resume_cleanups(const Plan& plan) const { return records_[plan.records.back()].end.chip.cleanups; }
+  int resume_queue(const Plan& plan) const { return memory_->records[plan.records.back()].end.dispatching; }
+  std::size_t resume_cleanups(const Plan& plan) const { return memory_->records[plan.records.back()].end.chip.cleanups; }
 
  private:
   struct Layer {
@@ -69,17 +91,6 @@ class LayerReplay {
     OpId last = 0;          // the op every later op waits for
     int kind = 0;           // layers of one kind have equal ops and edges
     bool entered_by_previous = false;  // every op waits, directly or not, for the previous layer's last op
-  };
-  // A layer as it ran: from which state, for how long, with what results (relative to its
-  // start), adding what to the counters, ending in which state.
-  struct Record {
-    int kind = 0;
-    MachineState start, end;
-    std::vector<Picoseconds> launch_offsets;
-    Picoseconds duration = 0;
-    std::vector<OpResult> ops;
-    ChipCounters chip;
-    LinkDelta links;
   };
   // The machine at the end of a simulated layer.
   struct Boundary {
@@ -95,7 +106,7 @@ class LayerReplay {
 
   std::vector<Layer> layers_;    // by layer number
   std::vector<int> ended_by_;    // per op: the layer it ends, or -1
-  std::vector<Record> records_;
+  ReplayMemory* memory_ = nullptr;
   std::optional<Boundary> previous_;  // the last layer end, when the layer after it is being simulated
 };
 

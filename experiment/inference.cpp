@@ -158,7 +158,7 @@ class InferenceDriver : public sc_core::sc_module {
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
-    runs_.back()->replay_layers(!r_.setup.all_layers);
+    runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : &replay_memory_);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       replayed_layers += runs_.back()->replayed_layers();
@@ -171,6 +171,7 @@ class InferenceDriver : public sc_core::sc_module {
   ChipLayout layout_;
   ExperimentResult& r_;
   const RunControl& control_;
+  ReplayMemory replay_memory_;  // layers recorded in this simulation, replayed in any of its steps
   std::vector<std::unique_ptr<GraphRun>> runs_;
 };
 

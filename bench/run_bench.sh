@@ -25,3 +25,5 @@ echo "peak memory of the pod all-reduce: $(top_level peak_memory_bytes | awk '{p
 run "all-to-all 64 MiB routed on 8x8x8 TPU v4" collective --hw tpu_v4 --topology 8x8x8 --op alltoall --bytes 64MiB
 # Many simulations in one process (the library, through the Python module) against a process each.
 PYTHONPATH="$(dirname "$roofsim")/../python${PYTHONPATH:+:$PYTHONPATH}" python3 "$(dirname "$0")/in_process.py" "$roofsim"
+# Layer replay against simulating every layer, old and new in one run (docs/speed.md).
+"$(dirname "$0")/replay_bench.sh" "$roofsim"

@@ -3,6 +3,8 @@
 #include "components/op_run.hpp"
 #include "components/pim_run.hpp"
 
+#include <tuple>
+
 namespace roofsim {
 
 Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granularity granularity)
@@ -25,7 +27,7 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
 Chip::~Chip() = default;
 
 std::uint64_t Chip::server_jobs() const {
-  std::uint64_t jobs = launcher_->timeline().jobs();
+  std::uint64_t jobs = skipped_jobs_ + launcher_->timeline().jobs();
   for (const auto& u : matrix_) jobs += u.timeline().jobs();
   for (const auto& u : vector_) jobs += u.timeline().jobs();
   for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
@@ -82,6 +84,7 @@ void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done, con
 void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
   OpRun* r = run.get();
   runs_.emplace(r, std::move(run));
+  ++in_flight_;
   result.start_ps = now_ps();
   OpResult* res = &result;
   auto finish = [this, r, res, done = std::move(done)] {
@@ -91,13 +94,111 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
     res->bytes_read = r->bytes_read;
     res->bytes_written = r->bytes_written;
     res->events = r->events + 1;  // + the launch
+    --in_flight_;
     // The run is freed by a later callback: this one is still executing inside it.
-    launcher_events_.at(now_ps(), [this, r] { runs_.erase(r); });
+    ++pending_cleanups_;
+    launcher_events_.at(now_ps(), [this, r] {
+      --pending_cleanups_;
+      runs_.erase(r);
+    });
     if (done) done();
   };
   launcher_->submit(ceil_ps(hw_.op_overhead_s), 0, [r, finish = std::move(finish)]() mutable {
     r->start(std::move(finish));
   });
+}
+
+bool ChipState::operator==(const ChipState& o) const {
+  return std::tie(matrix, vector, channels, launcher, address_phase, cleanups) ==
+         std::tie(o.matrix, o.vector, o.channels, o.launcher, o.address_phase, o.cleanups);
+}
+
+ChipCounters ChipCounters::operator-(const ChipCounters& o) const {
+  return {events - o.events, bytes_read - o.bytes_read, bytes_written - o.bytes_written, jobs - o.jobs,
+          matrix_turns - o.matrix_turns, vector_turns - o.vector_turns, address - o.address};
+}
+
+ChipCounters& ChipCounters::operator+=(const ChipCounters& o) {
+  events += o.events;
+  bytes_read += o.bytes_read;
+  bytes_written += o.bytes_written;
+  jobs += o.jobs;
+  matrix_turns += o.matrix_turns;
+  vector_turns += o.vector_turns;
+  address += o.address;
+  return *this;
+}
+
+bool Chip::quiescent() const {
+  return in_flight_ == 0 && matrix_events_.empty() && vector_events_.empty() && memory_events_.empty() &&
+         launcher_->events().empty() && launcher_events_.size() == pending_cleanups_ && dma_->idle();
+}
+
+namespace {
+// Where the next job lands among `n` interchangeable resources: the first of the list.
+template <typename Busy>
+std::vector<Picoseconds> from_next(std::size_t first, std::size_t n, Busy busy) {
+  std::vector<Picoseconds> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = busy((first + i) % n);
+  return out;
+}
+}  // namespace
+
+ChipState Chip::state(Picoseconds now) const {
+  ChipState s;
+  const std::uint64_t granule = hbm_->interleave_bytes(), channels = hbm_->channel_count();
+  s.matrix = from_next(next_matrix_ % matrix_.size(), matrix_.size(), [&](std::size_t i) { return matrix_[i].timeline().busy_after(now); });
+  s.vector = from_next(next_vector_ % vector_.size(), vector_.size(), [&](std::size_t i) { return vector_[i].timeline().busy_after(now); });
+  s.channels = from_next((next_address_ / granule) % channels, channels, [&](std::size_t i) { return hbm_->channel(i).busy_after(now); });
+  s.launcher = launcher_->timeline().busy_after(now);
+  // Near-memory units split their weights over the channels by position, not by address: with
+  // them, channels are not interchangeable and the address must fall on the same channel.
+  const bool near_memory = hw_.pim.present && near_memory_ != NearMemory::off;
+  s.address_phase = next_address_ % (near_memory ? granule * channels : granule);
+  s.cleanups = pending_cleanups_;
+  return s;
+}
+
+ChipCounters Chip::counters() const {
+  return {stats_.events, stats_.bytes_read, stats_.bytes_written, server_jobs(), next_matrix_, next_vector_, next_address_};
+}
+
+void Chip::skip_to(Picoseconds until, const ChipState& end, const ChipCounters& delta) {
+  stats_.events += delta.events - pending_cleanups_;  // the queued clean-ups count when they run
+  stats_.bytes_read += delta.bytes_read;
+  stats_.bytes_written += delta.bytes_written;
+  skipped_jobs_ += delta.jobs;
+  next_matrix_ += delta.matrix_turns;
+  next_vector_ += delta.vector_turns;
+  next_address_ += delta.address;
+  const std::size_t m = next_matrix_ % matrix_.size(), v = next_vector_ % vector_.size();
+  const std::size_t c = (next_address_ / hbm_->interleave_bytes()) % hbm_->channel_count();
+  for (std::size_t i = 0; i < matrix_.size(); ++i) matrix_[(m + i) % matrix_.size()].timeline().skip(until + end.matrix[i], 0, 0);
+  for (std::size_t i = 0; i < vector_.size(); ++i) vector_[(v + i) % vector_.size()].timeline().skip(until + end.vector[i], 0, 0);
+  for (std::size_t i = 0; i < hbm_->channel_count(); ++i) {
+    hbm_->channel((c + i) % hbm_->channel_count()).skip(until + end.channels[i], 0, 0);
+  }
+  launcher_->timeline().skip(until + end.launcher, 0, 0);
+}
+
+void Chip::queue_cleanups(std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    ++pending_cleanups_;
+    launcher_events_.at(now_ps(), [this] { --pending_cleanups_; });
+  }
+}
+
+EventQueue& Chip::queue(int i) {
+  EventQueue* queues[kQueues] = {&matrix_events_, &vector_events_, &memory_events_, &launcher_events_, &launcher_->events()};
+  return *queues[i];
+}
+
+int Chip::dispatching_queue() const {
+  const EventQueue* queues[kQueues] = {&matrix_events_, &vector_events_, &memory_events_, &launcher_events_, &launcher_->events()};
+  for (int i = 0; i < kQueues; ++i) {
+    if (queues[i]->dispatching()) return i;
+  }
+  return -1;
 }
 
 }  // namespace roofsim

@@ -39,6 +39,28 @@ struct OpResult {
 
 class OpRun;
 
+// What a chip's future depends on at a moment when no op is in flight, relative to that
+// moment (components/layer_replay.hpp): the busy time each resource has left, listed from the
+// one that receives the next job in turn, and where the next tensor's address falls within the
+// channel interleave. Identical units that work in turn are interchangeable: two chips whose
+// states compare equal run the same ops in the same time, on units (and channels) renumbered.
+struct ChipState {
+  std::vector<Picoseconds> matrix, vector, channels;
+  Picoseconds launcher = 0;
+  std::uint64_t address_phase = 0;
+  std::size_t cleanups = 0;  // finished ops' clean-up callbacks still queued (each an event)
+  bool operator==(const ChipState& o) const;
+};
+
+// A chip's running totals: what the run reports (events, bytes, server jobs) and how far its
+// turn counters and address allocator have moved.
+struct ChipCounters {
+  std::uint64_t events = 0, bytes_read = 0, bytes_written = 0, jobs = 0;
+  std::uint64_t matrix_turns = 0, vector_turns = 0, address = 0;
+  ChipCounters operator-(const ChipCounters& o) const;
+  ChipCounters& operator+=(const ChipCounters& o);
+};
+
 class Chip : public sc_core::sc_module {
  public:
   Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw,
@@ -87,6 +109,21 @@ class Chip : public sc_core::sc_module {
   // HBM address space for a new tensor (a bump allocator: tensors never overlap).
   std::uint64_t allocate(std::uint64_t bytes);
 
+  // Layer replay (components/layer_replay.hpp). Whether no op is in flight and every queue is
+  // empty but for clean-ups of finished ops (which change no timing).
+  bool quiescent() const;
+  ChipState state(Picoseconds now) const;
+  ChipCounters counters() const;
+  // Moves the chip to where it would be at `until` after work that added `delta` to its
+  // counters and left it in state `end`. The clean-ups queued now still run (and count).
+  void skip_to(Picoseconds until, const ChipState& end, const ChipCounters& delta);
+  // Queues `n` clean-ups that free nothing: they stand for the ones the skipped work left.
+  void queue_cleanups(std::size_t n);
+  // The chip's event queues, numbered; the one whose callbacks are running now (-1: none).
+  static constexpr int kQueues = 5;
+  EventQueue& queue(int i);
+  int dispatching_queue() const;
+
  private:
   void launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done);
   // Plans depend only on the shape: the same layer's ops in every step reuse them.
@@ -106,6 +143,9 @@ class Chip : public sc_core::sc_module {
   TraceSink trace_;
   std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight
   std::size_t next_matrix_ = 0, next_vector_ = 0;
+  std::size_t in_flight_ = 0;         // ops launched and not finished
+  std::size_t pending_cleanups_ = 0;  // clean-up callbacks queued on launcher_events_
+  std::uint64_t skipped_jobs_ = 0;    // server jobs of replayed layers
   NearMemory near_memory_ = NearMemory::small_rows;
   std::uint64_t next_address_ = 0;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool>, GemmPlan> plans_;

@@ -31,6 +31,7 @@ class DmaEngine {
   }
 
   std::uint64_t request_bytes() const { return request_bytes_; }
+  bool idle() const { return inflight_ == 0 && reads_.empty() && writes_.empty(); }
   void set_request_bytes(std::uint64_t b);  // granularity studies (coarse vs fine)
 
  private:

@@ -233,4 +233,43 @@ std::vector<Fabric::LinkUse> Fabric::link_use() const {
   return out;
 }
 
+LinkDelta operator-(const LinkCounters& after, const LinkCounters& before) {
+  LinkDelta d;
+  d.events = after.events - before.events;
+  for (std::size_t i = 0; i < after.jobs.size(); ++i) {
+    if (after.jobs[i] == before.jobs[i]) continue;
+    d.links.push_back({i, after.busy[i] - before.busy[i], after.jobs[i] - before.jobs[i], after.bytes[i] - before.bytes[i]});
+  }
+  return d;
+}
+
+std::vector<Picoseconds> Fabric::state(Picoseconds now) const {
+  std::vector<Picoseconds> s(links_.size());
+  for (std::size_t i = 0; i < links_.size(); ++i) s[i] = links_[i].busy_after(now);
+  return s;
+}
+
+LinkCounters Fabric::counters() const {
+  LinkCounters c;
+  c.events = stats_.events;
+  c.bytes = link_bytes_;
+  for (const Timeline& l : links_) {
+    c.busy.push_back(l.busy_ps());
+    c.jobs.push_back(l.jobs());
+  }
+  return c;
+}
+
+void Fabric::credit(const LinkDelta& delta) {
+  stats_.events += delta.events;
+  for (const LinkDelta::Link& l : delta.links) {
+    links_[l.index].skip(links_[l.index].free_at(), l.busy, l.jobs);
+    link_bytes_[l.index] += l.bytes;
+  }
+}
+
+void Fabric::skip_to(Picoseconds until, const std::vector<Picoseconds>& end) {
+  for (std::size_t i = 0; i < links_.size(); ++i) links_[i].skip(until + end[i], 0, 0);
+}
+
 }  // namespace roofsim

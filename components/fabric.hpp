@@ -66,6 +66,24 @@ struct Wire {
   int trace_name = -1;  // the op's name in the fabric's trace (-1: not traced)
 };
 
+// Layer replay (components/layer_replay.hpp): a fabric's running totals, and what work added
+// to them (only the links it used).
+struct LinkCounters {
+  std::uint64_t events = 0;
+  std::vector<Picoseconds> busy;
+  std::vector<std::uint64_t> jobs, bytes;
+};
+struct LinkDelta {
+  struct Link {
+    std::size_t index;
+    Picoseconds busy;
+    std::uint64_t jobs, bytes;
+  };
+  std::uint64_t events = 0;
+  std::vector<Link> links;
+};
+LinkDelta operator-(const LinkCounters& after, const LinkCounters& before);
+
 class Fabric : public sc_core::sc_module {
  public:
   Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, const Topology& topology);
@@ -115,6 +133,16 @@ class Fabric : public sc_core::sc_module {
   TraceSink& trace_sink() { return trace_; }
   const TraceSink& trace_sink() const { return trace_; }
   void set_tracing(bool on);
+
+  // Layer replay: whether no transfer is in flight; each link's busy time left after `now`
+  // (links are not interchangeable: they are compared one by one); totals; and the fabric as
+  // it would be at `until` after work that added `delta` and left its links in state `end`.
+  bool quiescent() const { return events_.empty(); }
+  std::vector<Picoseconds> state(Picoseconds now) const;
+  LinkCounters counters() const;
+  void credit(const LinkDelta& delta);
+  void skip_to(Picoseconds until, const std::vector<Picoseconds>& end);
+  EventQueue& events() { return events_; }
 
  private:
   Picoseconds service(std::uint64_t bytes, double bandwidth) const;

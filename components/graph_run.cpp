@@ -17,6 +17,11 @@ GraphRun::GraphRun(std::vector<Chip*> chips, const OpGraph& graph, std::vector<O
   }
 }
 
+void GraphRun::replay_layers(ReplayMemory* memory) {
+  // One simulated chip: with pipeline stages, layers of different stages run side by side.
+  replay_ = memory && chips_.size() == 1 ? LayerReplay::find(graph_, *memory) : nullptr;
+}
+
 void GraphRun::start(Callback done) {
   done_ = std::move(done);
   results_.assign(graph_.size(), OpResult{});
@@ -108,10 +113,34 @@ void GraphRun::run_collective(OpId id, Callback next) {
 }
 
 void GraphRun::finished(OpId id) {
+  if (replay_ && replay_after(id)) return;
   for (OpId s : graph_.successors(id)) {
     if (--waiting_[s] == 0) launch(s);
   }
   if (--remaining_ == 0 && done_) done_();
+}
+
+bool GraphRun::replay_after(OpId id) {
+  const int layer = replay_->layer_ended_by(id);
+  if (layer < 0) return false;
+  Chip& chip = *chips_[0];
+  const LayerReplay::Plan plan = replay_->at_layer_end(layer, chip, fabric_, results_, launched_at_);
+  if (plan.records.empty()) return false;
+  const auto [ops, last] = replay_->replay(plan, chip, fabric_, results_, graph_);
+  replayed_layers_ += static_cast<int>(plan.records.size());
+  // `id` and the replayed ops are done, but for the last, whose end carries on below.
+  remaining_ -= ops;
+  const int q = replay_->resume_queue(plan);
+  EventQueue& queue = q < Chip::kQueues ? chip.queue(q) : fabric_->events();
+  const std::size_t cleanups = replay_->resume_cleanups(plan);
+  // The simulation carries on in the queue it would have been in, with the clean-ups it would
+  // have had queued, when the last replayed op ends.
+  queue.at(plan.until, [this, &queue, &chip, cleanups, last = last] {
+    --queue.stats().events;  // bookkeeping, not a simulated event
+    chip.queue_cleanups(cleanups);
+    finished(last);
+  });
+  return true;
 }
 
 }  // namespace roofsim

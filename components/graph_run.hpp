@@ -7,6 +7,7 @@
 
 #include "components/chip.hpp"
 #include "components/collectives.hpp"
+#include "components/layer_replay.hpp"
 #include "workloads/chip_layout.hpp"
 #include "workloads/graph.hpp"
 
@@ -25,11 +26,21 @@ class GraphRun {
   // One chip; the graph's collectives (if any) span the whole fabric as one TP group.
   GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr)
       : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, ChipLayout{fabric ? fabric->chips() : 1, 1, 1}) {}
+  // Replay layers that would run exactly as earlier ones did instead of simulating them
+  // (components/layer_replay.hpp): the same results, faster. `memory` keeps the layers recorded
+  // on these chips (it may come from an earlier graph run on them, and must outlive this one).
+  // Off by default (nullptr); call before start.
+  void replay_layers(ReplayMemory* memory);
+  // Layers replayed so far (not part of any result: the results are those of simulating them).
+  int replayed_layers() const { return replayed_layers_; }
   void start(Callback done);
 
  private:
   void launch(OpId id);
   void finished(OpId id);
+  // At the end of a layer: replays the layers after it that would run as recorded ones did,
+  // and carries on when the last of them would have ended. Whether it did.
+  bool replay_after(OpId id);
 
   void run_collective(OpId id, Callback next);
 
@@ -43,6 +54,8 @@ class GraphRun {
   std::vector<Picoseconds> launched_at_;  // when the host has launched each op
   std::size_t remaining_ = 0;
   Callback done_;
+  std::unique_ptr<LayerReplay> replay_;
+  int replayed_layers_ = 0;
 };
 
 }  // namespace roofsim

@@ -41,6 +41,7 @@ class HbmChannels {
   std::uint64_t interleave_bytes() const { return static_cast<std::uint64_t>(spec_.interleave_bytes); }
   std::size_t channel_count() const { return channels_.size(); }
   const Timeline& channel(std::size_t i) const { return channels_[i]; }
+  Timeline& channel(std::size_t i) { return channels_[i]; }
   double channel_bandwidth() const { return channel_bandwidth_; }
 
  private:

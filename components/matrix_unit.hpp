@@ -22,6 +22,7 @@ class MatrixUnit {
   }
   Picoseconds cycles_to_ps(double cycles) const { return ceil_ps(cycles / spec_.sustained_clock_hz); }
   const Timeline& timeline() const { return timeline_; }
+  Timeline& timeline() { return timeline_; }
 
  private:
   const MatrixSpec& spec_;
@@ -37,6 +38,7 @@ class VectorUnit {
     return timeline_.reserve(now, ceil_ps(flops / spec_.flops_per_clock / spec_.clock_hz)) + latency_ps_;
   }
   const Timeline& timeline() const { return timeline_; }
+  Timeline& timeline() { return timeline_; }
 
  private:
   const VectorSpec& spec_;

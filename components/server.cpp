@@ -29,6 +29,7 @@ void EventQueue::arm(Picoseconds now) {
 void EventQueue::on_wake() {
   const Picoseconds now = now_ps();
   armed_at_ = UINT64_MAX;
+  dispatching_ = true;
   while (!pending_.empty() && pending_.top().at <= now) {
     Callback done = std::move(const_cast<Pending&>(pending_.top()).done);
     pending_.pop();
@@ -36,9 +37,13 @@ void EventQueue::on_wake() {
     if (done) {
       // An error in a callback ends the simulation (SimulationContext::run rethrows it)
       // instead of reaching SystemC's handler.
-      if (!SimulationContext::guarded(done)) return;
+      if (!SimulationContext::guarded(done)) {
+        dispatching_ = false;
+        return;
+      }
     }
   }
+  dispatching_ = false;
   if (!pending_.empty()) arm(now);
 }
 

@@ -37,6 +37,15 @@ class Timeline {
   Picoseconds busy_ps() const { return busy_; }
   Picoseconds last_start() const { return last_start_; }
   std::uint64_t jobs() const { return jobs_; }
+  // Layer replay (components/layer_replay.hpp): the resource as if it had served `jobs` more
+  // jobs, busy `busy` in all, and were free from `free_at` on.
+  void skip(Picoseconds free_at, Picoseconds busy, std::uint64_t jobs) {
+    free_at_ = free_at;
+    busy_ += busy;
+    jobs_ += jobs;
+  }
+  // What a job submitted at `now` waits for: the busy time left.
+  Picoseconds busy_after(Picoseconds now) const { return free_at_ > now ? free_at_ - now : 0; }
 
  private:
   Picoseconds free_at_ = 0, busy_ = 0, last_start_ = 0;
@@ -52,6 +61,11 @@ class EventQueue : public sc_core::sc_module {
 
   // `done` runs at absolute time `at` (not before now).
   void at(Picoseconds at, Callback done);
+  bool empty() const { return pending_.empty(); }
+  std::size_t size() const { return pending_.size(); }
+  // Whether this queue's callbacks are running now (the kernel is inside on_wake).
+  bool dispatching() const { return dispatching_; }
+  SimStats& stats() { return stats_; }
 
  private:
   struct Pending {
@@ -70,6 +84,7 @@ class EventQueue : public sc_core::sc_module {
   std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
   Picoseconds armed_at_ = UINT64_MAX;
   std::uint64_t seq_ = 0;
+  bool dispatching_ = false;
   sc_core::sc_event wake_;
   SimStats& stats_;
 };
@@ -84,6 +99,8 @@ class Server : public sc_core::sc_module {
     return ready;
   }
   const Timeline& timeline() const { return timeline_; }
+  Timeline& timeline() { return timeline_; }
+  EventQueue& events() { return events_; }
 
  private:
   Timeline timeline_;

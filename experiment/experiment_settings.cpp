@@ -17,7 +17,8 @@ const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
     {"decode_stride", &Experiment::decode_stride}};
 
 const char* const kOthers[] = {"hw",     "model",  "weights_dtype", "activations_dtype", "kv_dtype",          "attention",
-                               "ideal",  "launch", "near_memory",   "topology",          "allow_long_context", "max_events"};
+                               "ideal",  "launch", "near_memory",   "topology",          "allow_long_context", "max_events",
+                               "all_layers"};
 
 std::int64_t Experiment::* count_field(const std::string& key) {
   for (const auto& [name, field] : kCounts) {
@@ -100,6 +101,8 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     e.ideal = flag(key, value);
   } else if (key == "allow_long_context") {
     e.allow_long_context = flag(key, value);
+  } else if (key == "all_layers") {
+    e.all_layers = flag(key, value);
   } else if (key == "max_events") {
     if (!value.is_number() || !(value.get<double>() >= 0) || !std::isfinite(value.get<double>())) {
       wrong(key, value, "a number >= 0 (0: no limit)");

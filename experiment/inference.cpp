@@ -129,6 +129,7 @@ class InferenceDriver : public sc_core::sc_module {
   bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
   std::vector<Picoseconds> phase_start, phase_end;
+  int replayed_layers = 0;
 
  private:
   void kickoff() {
@@ -157,8 +158,10 @@ class InferenceDriver : public sc_core::sc_module {
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
+    runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : &replay_memory_);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
+      replayed_layers += runs_.back()->replayed_layers();
       run_phase(i + 1);
     });
   }
@@ -168,6 +171,7 @@ class InferenceDriver : public sc_core::sc_module {
   ChipLayout layout_;
   ExperimentResult& r_;
   const RunControl& control_;
+  ReplayMemory replay_memory_;  // layers recorded in this simulation, replayed in any of its steps
   std::vector<std::unique_ptr<GraphRun>> runs_;
 };
 
@@ -514,6 +518,7 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
     r.link_trace = fabric->trace_sink();
   }
   r.step_end_ps = driver.phase_end;
+  r.replayed_layers = driver.replayed_layers;
 
   PhaseResults out;
   out.results = std::move(driver.results);
@@ -637,6 +642,8 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
     }
   }
   r.estimated_work = check_work(r, e);
+  // Reserved: a graph moved on reallocation is copied (Boost's adjacency list).
+  r.graphs.reserve(r.simulated_steps.size());
   for (int step : r.simulated_steps) {
     r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
   }
@@ -646,6 +653,9 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
 
   // Results and bounds, phase by phase.
+  std::size_t instances = 0;
+  for (const OpGraph& g : r.graphs) instances += g.size();
+  r.ops.reserve(instances);
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
     const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, links, e.near_memory),
@@ -759,37 +769,16 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
 }  // namespace
 
 PassOutcome PassSimulator::simulate(ForwardPass pass) const {
-  return simulate_pass(impl_->setup, impl_->machine, impl_->machine.model, std::move(pass));
+  Experiment every_layer = impl_->setup;
+  every_layer.all_layers = true;
+  return simulate_pass(every_layer, impl_->machine, impl_->machine.model, std::move(pass));
 }
 
 PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
-  const ModelConfig& model = impl_->machine.model;
-  if (impl_->setup.pp > 1 || model.layers <= 2) return simulate(pass);
-  ModelConfig one = model, two = model;
-  one.layers = 1;
-  two.layers = 2;
-  const PassOutcome a = simulate_pass(impl_->setup, impl_->machine, one, pass);
-  const PassOutcome b = simulate_pass(impl_->setup, impl_->machine, two, pass);
-  const double more = static_cast<double>(model.layers - 1);
-  const std::uint64_t more_n = static_cast<std::uint64_t>(model.layers - 1);
-  PassOutcome out;
-  out.seconds = a.seconds + more * (b.seconds - a.seconds);
-  out.flops = a.flops + more * (b.flops - a.flops);
-  out.bytes = a.bytes + more * (b.bytes - a.bytes);
-  out.comm_s = a.comm_s + more * (b.comm_s - a.comm_s);
-  // The bound is not a sum over layers (the longer of two sums): it comes from the whole graph,
-  // which is cheap to build.
-  ForwardPass whole = pass;
-  whole.tp = impl_->setup.tp;
-  whole.pp = impl_->setup.pp;
-  whole.ep = 1;
-  whole.microbatches = 1;
-  out.bound_s = graph_bound(impl_->setup, impl_->machine,
-                            build_forward(model, whole, impl_->setup.precision, impl_->setup.attention));
-  out.events = a.events + more_n * (b.events - a.events);
-  out.server_jobs = a.server_jobs + more_n * (b.server_jobs - a.server_jobs);
-  out.wall_s = a.wall_s + b.wall_s;
-  return out;
+  // Layer replay is exact: the same outcome as simulate(), without simulating every layer.
+  Experiment replayed = impl_->setup;
+  replayed.all_layers = false;
+  return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass);
 }
 
 }  // namespace roofsim

@@ -58,6 +58,10 @@ struct Experiment {
   // A prompt plus output longer than the model's maximum context (ModelConfig::max_context)
   // is refused unless this is set.
   bool allow_long_context = false;
+  // Simulate every layer. By default a layer that starts from the same machine state as an
+  // earlier identical one is replayed from it, exactly (components/layer_replay.hpp): the same
+  // results, faster.
+  bool all_layers = false;
   // The work guard: refuse runs whose estimated work exceeds this many events (0: no limit).
   double max_events = kDefaultMaxEvents;
   std::string source = "built-in default";  // where the settings came from
@@ -118,6 +122,9 @@ struct ExperimentResult {
   // of an event each (what a run costs in time goes as this, not as events alone).
   double estimated_work = 0;
   double wall_s = 0;
+  // Layers replayed instead of simulated (Experiment::all_layers); in no output, which is the
+  // same either way.
+  int replayed_layers = 0;
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
 };
 
@@ -155,13 +162,11 @@ class PassSimulator {
   const std::vector<std::string>& notes() const;
   std::string topology() const;  // "" for one chip
   // `pass` gets the experiment's tp and pp (one micro-batch); throws InputError for a pass the
-  // model cannot run.
+  // model cannot run. Every layer is simulated.
   PassOutcome simulate(ForwardPass pass) const;
-  // The same pass sampled by layer: the model's layers are identical, so the pass is simulated
-  // with one layer and with two, and what the second added (time, FLOPs, bytes, events) stands
-  // for each layer after the first. About L/3 times faster for L layers; the error against
-  // simulate() is measured in the serving tests and docs/serving.md. Without pipeline stages
-  // only (a stage boundary is not a layer like the others): with pp > 1 this is simulate().
+  // The same pass with layer replay (components/layer_replay.hpp): a layer that starts from the
+  // same machine state as an earlier identical one is replayed from it, not simulated. Exactly
+  // simulate()'s outcome (wall time aside), about L/3 times faster for L layers.
   PassOutcome simulate_sampled(const ForwardPass& pass) const;
 
  private:

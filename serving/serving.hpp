@@ -111,8 +111,8 @@ struct ServingSetup {
   // is rounded to the nearest multiple of 2^floor(log2(v / bucket_per_octave)), i.e. about
   // bucket_per_octave values per doubling (32: at most 1.6% off). 0: exact shapes.
   int buckets_per_octave = 32;
-  // Each shape's pass simulated with one layer and with two, the second standing for every
-  // layer after the first (PassSimulator::simulate_sampled); false simulates every layer.
+  // Each shape's pass with layer replay (PassSimulator::simulate_sampled): layers that start
+  // as an earlier identical one did are replayed, exactly; false simulates every layer.
   bool sample_layers = true;
   // Service-level objectives for goodput: a request counts when both hold (0: no limit).
   double slo_ttft_s = 0, slo_tpot_s = 0;

@@ -135,7 +135,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "
      << r.shapes.size() << " distinct shapes simulated on the chip model"
      << (s.buckets_per_octave > 0 ? " (shapes bucketed, " + std::to_string(s.buckets_per_octave) + " per octave; --buckets 0 for exact)" : " (exact shapes)")
-     << (s.sample_layers ? ", layers sampled (--all-layers for every one)" : ", every layer")
+     << (s.sample_layers ? ", identical layers replayed (--all-layers simulates every one)" : ", every layer")
      << "; wall time " << format_seconds(r.wall_s) << " (" << format_seconds(r.sim_wall_s) << " simulating passes)\n";
 }
 
@@ -299,10 +299,9 @@ void add_serve_command(CLI::App& app) {
                                            "are simulated, so similar iterations share one simulation (default 32, "
                                            "at most 1.6% off; 0: exact shapes)")
       ->check(whole_number_between(0, 4096));
-  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer of each shape's pass. By default a shape is "
-                                               "simulated with one layer and with two, and the second layer's time "
-                                               "stands for each further one (about 10x faster; within 0.1%, see "
-                                               "docs/serving.md)");
+  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer of each shape's pass. By default a layer that "
+                                               "starts from the same machine state as an earlier identical one is "
+                                               "replayed from it (the same results, faster; docs/speed.md)");
   auto* disagg = cmd->add_option_group("disaggregated", "Separate prefill and decode instances");
   disagg->add_flag("--disaggregate", o->disaggregate, "Prefill instances run the prompts and send each request's KV "
                                                       "cache over the fabric to a decode instance (DistServe, Dynamo)");

@@ -106,8 +106,7 @@ void add_serving_cases_command(CLI::App& app) {
       ->check(non_negative_number());
   cmd->add_option("--buckets", o->settings.buckets_per_octave, "Iteration-shape buckets per octave (default 32; 0 exact)")
       ->check(whole_number_between(0, 4096));
-  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer (default: one and two layers, the second standing "
-                                               "for the rest)");
+  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer (default: identical layers replayed, exactly)");
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per case to FILE");
   cmd->callback([o] { run(*o); });

@@ -49,6 +49,8 @@ using OpId = boost::graph_traits<OpGraphBase>::vertex_descriptor;
 class OpGraph {
  public:
   OpId add(OpNode op);
+  // Room for `ops` ops, so that adding them does not move the ones already added.
+  void reserve(std::size_t ops) { g_.m_vertices.reserve(ops); }
   // A tensor from `from` to `to`. Its element count is checked by validate().
   void connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype);
   // `to` may only start after `from` (no data flows).

@@ -45,7 +45,17 @@ class Builder : public AttentionGraph {
           x = send(x, rows_ * m_.hidden);
         }
         const auto [first, last] = stage_layers(m_, pass_.pp, s);
-        for (int l = first; l < last; ++l) x = layer(l, x);
+        for (int l = first; l < last; ++l) {
+          const std::size_t before = g_.size();
+          x = layer(l, x);
+          // Once one layer shows how many ops a layer has, room for all of them: a growing
+          // graph moves every op it holds each time it grows.
+          if (!reserved_) {
+            reserved_ = true;
+            const auto layers = static_cast<std::size_t>(m_.layers * pass_.microbatches);
+            g_.reserve(g_.size() + (g_.size() - before) * layers + 16 * static_cast<std::size_t>(pass_.microbatches * pass_.pp));
+          }
+        }
       }
       // Only the last position of each prefill needs logits; a decode needs them for every token
       // it adds (speculative decoding verifies each drafted token).
@@ -275,6 +285,7 @@ class Builder : public AttentionGraph {
   std::vector<long> last_on_;   // per stage: the op added last (-1: none)
   std::vector<long> wait_for_;  // per stage: the op the next added op must follow (-1: none)
   OpGraph g_;
+  bool reserved_ = false;
 };
 
 }  // namespace

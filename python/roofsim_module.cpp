@@ -238,6 +238,23 @@ nlohmann::json analyze_experiment(const Experiment& e) {
   if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
   r.model = e.model_config ? *e.model_config : load_model(e.model);
+  // The dtype checks of a run (experiment/inference.cpp), with the same messages.
+  const Precision& p = e.precision;
+  if (!r.hw.matrix_supports(p.activations)) {
+    std::string supported;
+    for (const auto& [t, rate] : r.hw.matrix.dtype_rate) supported += (supported.empty() ? "" : ", ") + std::string(dtype_name(t));
+    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
+                     " do not compute in it; supported: " + supported);
+  }
+  if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8) {
+    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": activations must be bf16, fp16 or fp8");
+  }
+  if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
+    throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");
+  }
+  if (p.weights == DType::tf32 || p.weights == DType::fp32) {
+    throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8 or int4");
+  }
   check_tensor_parallel(r.model, e.tp);
   std::int64_t micro = e.microbatches;
   if (micro <= 0) {
@@ -263,11 +280,13 @@ nlohmann::json analyze_experiment(const Experiment& e) {
   if (chips > 1) {
     const Topology t = parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology);
     if (t.chips() != chips) {
-      throw InputError("topology " + t.name() + " has " + std::to_string(t.chips()) + " chips; tp x pp x ep needs " + std::to_string(chips));
+      throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) + " chips; ${tp} " + std::to_string(e.tp) +
+                       " x ${pp} " + std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) + " needs " + std::to_string(chips));
     }
     topology = t.name();
   } else if (!e.topology.empty()) {
-    throw InputError("topology " + e.topology + ": tp 1 x pp 1 x ep 1 runs on one chip");
+    const Topology t = parse_topology(e.topology);
+    throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) + " chips; ${tp} 1 x ${pp} 1 x ${ep} 1 runs on one");
   }
   const Roofline roof = roofline_for(r.hw, e.precision.activations);
   r.memory = memory_need(r.model, e);

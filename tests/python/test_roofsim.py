@@ -189,6 +189,12 @@ def test_analyze_refuses_what_run_refuses_and_reports_a_model_that_does_not_fit(
         roofsim.analyze(batch=0)
     with pytest.raises(roofsim.InputError, match="unknown argument"):
         roofsim.analyze(bacth=4)
+    for bad in (dict(activations_dtype="int8"), dict(hw="tpu_v4", activations_dtype="fp8"), dict(tp=2, topology="switch:4")):
+        with pytest.raises(roofsim.InputError) as analyzed:
+            roofsim.analyze(**bad)
+        with pytest.raises(roofsim.InputError) as ran:
+            roofsim.run(prompt=16, gen=2, **bad)
+        assert str(analyzed.value) == str(ran.value)
     big = roofsim.analyze(model="llama-2-70b", batch=64)
     assert not big["fits"] and big["memory_bytes"]["total"] > big["memory_bytes"]["capacity"]
     multi = roofsim.analyze(model="llama-2-70b", tp=8, prompt=64, gen=2)

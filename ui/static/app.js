@@ -294,7 +294,7 @@ function chartPoints() {
       if (!(o.flops > 0 && o.bytes > 0 && t > 0)) continue;  // collectives: no FLOPs to place
       pts.push({
         x: o.intensity, y: o.flops / t, phase: o.phase, run, op: o.name, class: o.class,
-        shape: `${o.count % 1 ? o.count.toFixed(1) : o.count} instances`, FLOPs: fmtSi(o.flops, 'FLOP'),
+        instances: o.count % 1 ? o.count.toFixed(1) : String(o.count), FLOPs: fmtSi(o.flops, 'FLOP'),
         bytes: fmtSi(o.bytes, 'B'), intensity: fmtIntensity(o.intensity), time: fmtTime(t),
         bound: fmtTime(o.bound_time_s), 'of roof': fmtPct(o.bound_time_s / t), roof: o.roof,
       });
@@ -309,6 +309,10 @@ function chartPoints() {
 async function renderChart(error) {
   const el = $('chart');
   const a = state.analysis;
+  // The old chart goes, and with it its tooltip (vega-tooltip keeps one element on the page).
+  if (state.view) { state.view.finalize(); state.view = null; }
+  const tip = document.getElementById('vg-tooltip-element');
+  if (tip) tip.classList.remove('visible');
   if (!a) {
     state.view = null;
     el.innerHTML = `<div class="chart-empty">No chart: ${escapeHtml(error || 'no analysis yet')}</div>`;
@@ -353,7 +357,7 @@ async function renderChart(error) {
         encoding: {x, y,
           color: {field: 'phase', type: 'nominal', scale: {domain: ['prefill', 'decode'], range: ['#d9822b', '#2b6cb0']}},
           shape: {field: 'run', type: 'nominal', scale: {domain: ['analytic bound', 'base (simulated)', 'variant (simulated)'], range: ['diamond', 'circle', 'triangle-up']}},
-          tooltip: ['op', 'phase', 'run', 'class', 'shape', 'FLOPs', 'bytes', 'intensity', 'time', 'bound', 'of roof', 'roof'].map((f) => ({field: f, type: 'nominal'}))}},
+          tooltip: ['op', 'phase', 'run', 'class', 'instances', 'FLOPs', 'bytes', 'intensity', 'time', 'bound', 'of roof', 'roof'].map((f) => ({field: f, type: 'nominal'}))}},
     ],
   };
   try {

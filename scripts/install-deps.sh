@@ -6,7 +6,8 @@ packages=(cmake g++ make pkg-config
   libcli11-dev nlohmann-json3-dev gnuplot-nox libsqlite3-dev
   python3 python3-dev pybind11-dev python3-pybind11 python3-pytest
   clang libclang-rt-14-dev llvm  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
-  slurm-wlm munge)  # tests/slurm_test.sh: a single-node Slurm (scripts/local-slurm.sh)
+  slurm-wlm munge  # tests/slurm_test.sh: a single-node Slurm (scripts/local-slurm.sh)
+  nodejs chromium)  # roofsim ui: npm installs its chart libraries; tests/ui/ui_test.mjs drives chromium
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,4 +25,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     trap '$sudo rm -f /usr/sbin/policy-rc.d' EXIT
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm: Debian's package, unless the nodejs installed brings its own (NodeSource's does).
+if ! command -v npm >/dev/null 2>&1; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+
+# roofsim ui's JavaScript (Vega-Lite charts, playwright-core for the browser test), pinned by
+# ui/package-lock.json; skipped when ui/node_modules was installed from this very lockfile.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+lock_sum="$(sha256sum "$root/ui/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$root/ui/node_modules/.roofsim-lock-sha256" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "installing ui/node_modules (npm ci)"
+  npm ci --prefix "$root/ui" --no-audit --no-fund --loglevel=error >/dev/null
+  echo "$lock_sum" > "$root/ui/node_modules/.roofsim-lock-sha256"
 fi

@@ -161,3 +161,47 @@ def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):
     assert strip(again) == strip(rows) == strip(roofsim.read_sweep(str(sweep)))
     with pytest.raises(ValueError, match=r"shard='1/1'"):
         roofsim.sweep_file(str(sweep), shard="1/1")
+
+
+def test_analyze_gives_the_runs_bounds_without_simulating():
+    settings = dict(model="llama-3-8b", batch=4, prompt=96, gen=5)
+    a = roofsim.analyze(**settings)
+    r = roofsim.run(**settings)
+    assert a["schema_version"] == roofsim.schema_version
+    # On one chip the phase bounds are the run's (same graphs, same steps, same op bounds).
+    for key in ("bound_ttft_s", "bound_tpot_s", "bound_total_s", "decode_speed_of_light_s",
+                "prefill_intensity", "decode_intensity"):
+        assert a[key] == pytest.approx(r[key], rel=1e-9), key
+    assert a["memory_bytes"] == r["memory_bytes"] and a["fits"]
+    assert [(o["phase"], o["name"], o["roof"]) for o in a["ops"]] == [(o["phase"], o["name"], o["roof"]) for o in r["ops"]]
+    for ao, ro in zip(a["ops"], r["ops"]):
+        assert ao["bound_time_s"] == pytest.approx(ro["bound_time_s"], rel=1e-9)
+        assert ao["count"] == pytest.approx(ro["count"])
+    h100 = roofsim.hardware("h100_sxm5").summary()
+    assert a["ridge"] == pytest.approx(h100["ridge"]["bf16"])
+    assert a["bound_decode_tok_s"] == pytest.approx(4 / a["bound_tpot_s"])
+
+
+def test_analyze_refuses_what_run_refuses_and_reports_a_model_that_does_not_fit():
+    with pytest.raises(roofsim.InputError, match="tp"):
+        roofsim.analyze(model="llama-3-8b", tp=3)
+    with pytest.raises(roofsim.InputError, match="batch"):
+        roofsim.analyze(batch=0)
+    with pytest.raises(roofsim.InputError, match="unknown argument"):
+        roofsim.analyze(bacth=4)
+    for bad in (dict(activations_dtype="int8"), dict(hw="tpu_v4", activations_dtype="fp8"), dict(tp=2, topology="switch:4")):
+        with pytest.raises(roofsim.InputError) as analyzed:
+            roofsim.analyze(**bad)
+        with pytest.raises(roofsim.InputError) as ran:
+            roofsim.run(prompt=16, gen=2, **bad)
+        assert str(analyzed.value) == str(ran.value)
+    big = roofsim.analyze(model="llama-2-70b", batch=64)
+    assert not big["fits"] and big["memory_bytes"]["total"] > big["memory_bytes"]["capacity"]
+    multi = roofsim.analyze(model="llama-2-70b", tp=8, prompt=64, gen=2)
+    assert multi["topology"] == "switch:8" and multi["fits"]
+
+
+def test_run_reports_progress():
+    seen = []
+    roofsim.run(prompt=64, gen=4, progress=lambda done, total, what: seen.append((done, total, what)))
+    assert seen and seen[-1][0] == seen[-1][1] == 4 and seen[0][2] == "prefill"

@@ -1,0 +1,1 @@
+"""roofsim ui: a local web page over the roofsim Python module (docs/ui.md)."""

@@ -1,0 +1,556 @@
+"""The roofsim ui server: the page, its vendored chart libraries and a JSON API over the roofsim
+module (docs/ui.md). Standard library only.
+
+Every call into the module runs in a forked child process: SystemC keeps one simulation per
+process, a crash or a runaway run takes only its child with it, several browser tabs simulate at
+once, and cancelling a simulation kills its child. Bad requests get 400 and a message (the
+module's InputError messages where it has one); the server itself never stops on a request.
+"""
+import hashlib
+import http.server
+import json
+import math
+import os
+import re
+import select
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+import webbrowser
+
+import roofsim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UI_DIR = os.path.dirname(HERE)
+STATIC_DIR = os.path.join(UI_DIR, "static")
+NODE_MODULES = os.environ.get("ROOFSIM_UI_NODE_MODULES", os.path.join(UI_DIR, "node_modules"))
+VENDOR = {
+    "vega.min.js": "vega/build/vega.min.js",
+    "vega-lite.min.js": "vega-lite/build/vega-lite.min.js",
+    "vega-embed.min.js": "vega-embed/build/vega-embed.min.js",
+}
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
+                 ".png": "image/png"}
+MAX_BODY = 2 << 20          # bytes of a request body
+MAX_UPLOAD = 1 << 20        # characters of an uploaded file
+SYNC_TIMEOUT_S = 60         # analyze, uploads, hardware summaries
+STALE_JOB_S = 60            # a running job nobody asked about for this long is killed
+KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
+DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4"], "activations": ["bf16", "fp16", "fp8"],
+          "kv": ["bf16", "fp16", "fp8", "int8"]}
+# What-if knobs: friendly names the module's Hardware.scale takes, and plain hardware keys.
+WHATIF_KNOBS = ["hbm.bandwidth", "compute", "links.bandwidth", "pim.flops_per_clock"]
+
+
+class BadRequest(Exception):
+    """A request the server refuses with 400 (or `status`) and this message."""
+
+    def __init__(self, message, status=400):
+        super().__init__(message)
+        self.status = status
+
+
+def finite(obj):
+    """The object with NaN and infinities as None (JSON has no such numbers)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
+def dumps(obj):
+    return json.dumps(finite(obj), allow_nan=False, separators=(",", ":"))
+
+
+def _no_constant(name):
+    raise BadRequest(f"malformed JSON: {name} is not a number JSON allows")
+
+
+def parse_json(body):
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except BadRequest:
+        raise
+    except (UnicodeDecodeError, ValueError) as e:
+        raise BadRequest(f"malformed JSON: {e}")
+    except RecursionError:
+        raise BadRequest("malformed JSON: nested too deeply")
+
+
+# --- child processes -------------------------------------------------------------------------
+
+def _child_message(kind, message):
+    return {"error": message, "kind": kind}
+
+
+def _run_child(fd, fn, replace):
+    """In the child: run fn(emit) and write its result (or error) as the last line to fd."""
+    def emit(obj):
+        data = (dumps(obj) + "\n").encode()
+        while data:
+            n = os.write(fd, data)
+            data = data[n:]
+    try:
+        try:
+            out = {"result": fn(emit)}
+        except (roofsim.InputError, ValueError, TypeError, OverflowError) as e:
+            text = str(e)
+            for a, b in replace.items():
+                text = text.replace(a, b)
+            out = _child_message("input", text)
+        except KeyboardInterrupt:
+            out = _child_message("cancelled", "cancelled")
+        except BaseException as e:  # noqa: B902 - everything goes back to the parent
+            out = _child_message("internal", f"{type(e).__name__}: {e}")
+        emit(out)
+    finally:
+        os._exit(0)
+
+
+def fork_child(fn, replace=None):
+    """Forks; the child runs fn(emit). Returns (pid, read fd)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _run_child(w, fn, replace or {})
+    os.close(w)
+    return pid, r
+
+
+def _reap(pid):
+    try:
+        _, status = os.waitpid(pid, 0)
+        return status
+    except ChildProcessError:
+        return 0
+
+
+def _ended_without_result(status):
+    if os.WIFSIGNALED(status):
+        return _child_message("internal", f"the simulation process ended by signal {os.WTERMSIG(status)} without a result")
+    return _child_message("internal", "the simulation process ended without a result")
+
+
+def call_in_child(fn, timeout=SYNC_TIMEOUT_S, replace=None):
+    """fn(emit) in a child; its result, or BadRequest / RuntimeError with its message."""
+    pid, r = fork_child(fn, replace)
+    buf = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                raise BadRequest(f"took more than {timeout} s; refused", 400)
+            ready, _, _ = select.select([r], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        os.close(r)
+        status = _reap(pid)
+    lines = [line for line in buf.split(b"\n") if line.strip()]
+    msg = json.loads(lines[-1]) if lines else _ended_without_result(status)
+    if "result" in msg:
+        return msg["result"]
+    if msg.get("kind") == "input":
+        raise BadRequest(msg["error"])
+    raise RuntimeError(msg["error"])
+
+
+class Job:
+    """A simulation in a child process; a thread reads its progress and result."""
+
+    def __init__(self, job_id, fn, replace):
+        self.id = job_id
+        self.state = "running"
+        self.progress = {"done": 0, "total": 0, "what": "starting"}
+        self.result = None
+        self.error = None
+        self.error_kind = None
+        self.started = time.time()
+        self.ended = None
+        self.seen = time.monotonic()
+        self.lock = threading.Lock()
+        self.pid, self.fd = fork_child(fn, replace)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        last = None
+        with os.fdopen(self.fd, "rb") as f:
+            for line in f:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if "progress" in msg:
+                    with self.lock:
+                        self.progress = msg["progress"]
+                else:
+                    last = msg
+        status = _reap(self.pid)
+        with self.lock:
+            self.ended = time.time()
+            if self.state == "cancelled":
+                return
+            if last is None:
+                last = _ended_without_result(status)
+            if "result" in last:
+                self.state, self.result = "done", last["result"]
+            else:
+                self.state, self.error, self.error_kind = "error", last["error"], last.get("kind")
+
+    def cancel(self):
+        with self.lock:
+            if self.state != "running":
+                return
+            self.state = "cancelled"
+            self.error = "cancelled"
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def view(self):
+        with self.lock:
+            self.seen = time.monotonic()
+            out = {"id": self.id, "state": self.state, "progress": self.progress,
+                   "elapsed_s": (self.ended or time.time()) - self.started}
+            if self.state == "done":
+                out["result"] = self.result
+            elif self.state in ("error", "cancelled"):
+                out["error"] = self.error
+                out["kind"] = self.error_kind or self.state
+            return out
+
+
+# --- the application -------------------------------------------------------------------------
+
+class App:
+    def __init__(self, max_jobs=4):
+        self.max_jobs = max_jobs
+        self.jobs = {}
+        self.jobs_lock = threading.Lock()
+        self.next_job = 1
+        self.upload_dir = tempfile.mkdtemp(prefix="roofsim-ui-")
+        self.uploads = {}  # id -> (kind, path, file name)
+        self.presets = {"hardware": roofsim.presets("hardware"), "models": roofsim.presets("models")}
+        threading.Thread(target=self._reaper, daemon=True).start()
+
+    # Settings: the names of `roofsim run`'s flags with underscores; hw and model are preset
+    # names or upload ids (never paths: the page names files only by uploading them).
+    def resolve(self, settings, replace):
+        if not isinstance(settings, dict):
+            raise BadRequest("settings: expected an object of run settings ({\"model\": \"llama-3-8b\", \"batch\": 8, ...})")
+        s = dict(settings)
+        for key in ("hw", "model"):
+            value = s.get(key, "h100_sxm5" if key == "hw" else "llama-3-8b")
+            if not isinstance(value, str):
+                raise BadRequest(f"{key}={json.dumps(value)}: expected a preset name or an upload id")
+            if value.startswith("upload:"):
+                up = self.uploads.get(value)
+                if up is None:
+                    raise BadRequest(f"{key}: the upload '{value}' is not on this server (it keeps uploads while it "
+                                     "runs): upload the file again")
+                s[key] = up[1]
+                replace[up[1]] = up[2]
+            elif value not in self.presets["hardware" if key == "hw" else "models"]:
+                kind = "hardware" if key == "hw" else "models"
+                raise BadRequest(f"{key}='{value}': not a preset (presets: {', '.join(self.presets[kind])}); "
+                                 "upload a file for anything else")
+            else:
+                s[key] = value
+        for key in ("trace_steps", "trace_file"):
+            s.pop(key, None)
+        return s
+
+    @staticmethod
+    def edits_from(edits):
+        """{"scale": {knob: factor}, "set": {key: value}} checked as far as types go."""
+        if edits is None:
+            return {}, {}
+        if not isinstance(edits, dict) or not set(edits) <= {"scale", "set"}:
+            raise BadRequest('edits: expected {"scale": {"hbm.bandwidth": 2, ...}, "set": {"key": value, ...}}')
+        out = []
+        for part in ("scale", "set"):
+            d = edits.get(part) or {}
+            if not isinstance(d, dict):
+                raise BadRequest(f"edits.{part}: expected an object of hardware keys and numbers")
+            for k, v in d.items():
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                    raise BadRequest(f"edits.{part}.{k}={json.dumps(v)}: expected a number")
+                if part == "scale" and not v > 0:
+                    raise BadRequest(f"edits.scale.{k}={v}: the factor must be positive")
+            out.append({str(k): float(v) for k, v in d.items()})
+        return out[0], out[1]
+
+    def analyze(self, body):
+        replace = {}
+        s = self.resolve(body.get("settings", body), replace)
+        scale, setk = self.edits_from(body.get("edits"))
+
+        def fn(emit):
+            hw = self._hardware(s.pop("hw"), scale, setk)
+            return roofsim.analyze(hw=hw, **s)
+        return call_in_child(fn, replace=replace)
+
+    @staticmethod
+    def _hardware(name, scale, setk):
+        if not scale and not setk:
+            return name
+        hw = roofsim.hardware(name)
+        for k, f in scale.items():
+            hw.scale(k, f)
+        for k, v in setk.items():
+            hw[k] = v
+        return hw
+
+    def hardware(self, query):
+        replace = {}
+        s = self.resolve({"hw": (query.get("hw") or ["h100_sxm5"])[0]}, replace)
+
+        def fn(emit):
+            h = roofsim.hardware(s["hw"])
+            keys = h.keys()
+            knobs = {k: h[k] for k in ("hbm.bandwidth_gb_per_s", "matrix.macs_per_clock", "links.bandwidth_gb_per_s",
+                                       "pim.flops_per_clock") if k in keys}
+            return {"name": h.name, "summary": h.summary(), "knobs": knobs}
+        return call_in_child(fn, replace=replace)
+
+    def upload(self, body):
+        kind, text = body.get("kind"), body.get("text")
+        if kind not in ("hardware", "model"):
+            raise BadRequest("upload: kind must be 'hardware' (a .toml) or 'model' (a Hugging Face config.json)")
+        if not isinstance(text, str) or not text.strip():
+            raise BadRequest("upload: the file is empty")
+        if len(text) > MAX_UPLOAD:
+            raise BadRequest(f"upload: the file has {len(text)} characters; at most {MAX_UPLOAD}")
+        given = body.get("filename") if isinstance(body.get("filename"), str) else ""
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(given))[:64]
+        stem = re.sub(r"\.(toml|json)$", "", stem) or ("hardware" if kind == "hardware" else "config")
+        name = stem + (".toml" if kind == "hardware" else ".json")
+        digest = hashlib.sha256((kind + "\0" + name + "\0" + text).encode()).hexdigest()[:16]
+        folder = os.path.join(self.upload_dir, digest)
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        replace = {path: given or name}
+
+        def fn(emit):
+            if kind == "hardware":
+                h = roofsim.hardware(path)
+                h.summary()  # checked as a run would
+                return {"name": h.name}
+            m = roofsim.model(path)
+            return {"name": m.name, "total_params": m.total_params, "layers": m.layers, "hidden": m.hidden}
+        info = call_in_child(fn, replace=replace)
+        upload_id = "upload:" + digest
+        self.uploads[upload_id] = (kind, path, given or name)
+        return {"id": upload_id, "kind": kind, "filename": given or name, **info}
+
+    def start_job(self, body):
+        replace = {}
+        s = self.resolve(body.get("settings", body), replace)
+        scale, setk = self.edits_from(body.get("edits"))
+        # Settings the analysis refuses are refused here, at once, with its message.
+        self.analyze(body)
+        with self.jobs_lock:
+            running = sum(1 for j in self.jobs.values() if j.state == "running")
+            if running >= self.max_jobs:
+                raise BadRequest(f"{running} simulations are running already (at most {self.max_jobs}): wait for one "
+                                 "or cancel it", 429)
+            job_id = str(self.next_job)
+            self.next_job += 1
+
+            def fn(emit):
+                hw = self._hardware(s.pop("hw"), scale, setk)
+                last = [0.0]
+
+                def progress(done, total, what):
+                    now = time.monotonic()
+                    if now - last[0] > 0.1 or done == total:
+                        last[0] = now
+                        emit({"progress": {"done": done, "total": total, "what": what}})
+                return roofsim.run(hw=hw, progress=progress, **s)
+            job = Job(job_id, fn, replace)
+            self.jobs[job_id] = job
+        return {"id": job_id, "state": job.state}
+
+    def job(self, job_id):
+        with self.jobs_lock:
+            job = self.jobs.get(job_id)
+        if job is None:
+            raise BadRequest(f"no job '{job_id}' (finished jobs are kept {KEEP_FINISHED_S} s)", 404)
+        return job
+
+    def _reaper(self):
+        while True:
+            time.sleep(5)
+            now = time.monotonic()
+            with self.jobs_lock:
+                jobs = list(self.jobs.items())
+            for job_id, job in jobs:
+                if job.state == "running" and now - job.seen > STALE_JOB_S:
+                    job.cancel()
+                elif job.state != "running" and job.ended and time.time() - job.ended > KEEP_FINISHED_S:
+                    with self.jobs_lock:
+                        self.jobs.pop(job_id, None)
+
+    def shutdown(self):
+        with self.jobs_lock:
+            jobs = list(self.jobs.values())
+        for job in jobs:
+            job.cancel()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    server_version = "roofsim-ui"
+    app = None  # set by serve()
+
+    def log_message(self, fmt, *args):  # quiet: errors only
+        pass
+
+    def send_json(self, status, obj):
+        data = dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_file(self, path):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            raise BadRequest(f"{os.path.basename(path)} is missing on the server", 404)
+        self.send_response(200)
+        self.send_header("Content-Type", CONTENT_TYPES.get(os.path.splitext(path)[1], "application/octet-stream"))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def body(self):
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            # Also keeps other web sites' simple cross-origin POSTs out (they cannot send JSON).
+            raise BadRequest("POST bodies must be JSON (Content-Type: application/json)", 415)
+        try:
+            n = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            raise BadRequest("Content-Length missing or not a number", 411)
+        if n < 0 or n > MAX_BODY:
+            raise BadRequest(f"request body of {n} bytes; at most {MAX_BODY}", 413)
+        data = self.rfile.read(n)
+        obj = parse_json(data)
+        if not isinstance(obj, dict):
+            raise BadRequest("expected a JSON object")
+        return obj
+
+    def handle_any(self, method):
+        url = urllib.parse.urlsplit(self.path)
+        path = url.path
+        try:
+            if method == "GET":
+                if path in ("/", "/index.html"):
+                    return self.send_file(os.path.join(STATIC_DIR, "index.html"))
+                if path.startswith("/static/"):
+                    name = path[len("/static/"):]
+                    if name not in os.listdir(STATIC_DIR):
+                        raise BadRequest(f"no file {name}", 404)
+                    return self.send_file(os.path.join(STATIC_DIR, name))
+                if path.startswith("/vendor/"):
+                    name = path[len("/vendor/"):]
+                    if name not in VENDOR:
+                        raise BadRequest(f"no file {name}", 404)
+                    file = os.path.join(NODE_MODULES, VENDOR[name])
+                    if not os.path.exists(file):
+                        raise BadRequest(f"{VENDOR[name]} is not installed: run scripts/install-deps.sh "
+                                         "(npm ci --prefix ui)", 404)
+                    return self.send_file(file)
+                if path == "/api/presets":
+                    return self.send_json(200, {**self.app.presets, "dtypes": DTYPES,
+                                                "attention": ["fused", "unfused", "vector"],
+                                                "near_memory": ["off", "auto", "all"],
+                                                "whatif_knobs": WHATIF_KNOBS,
+                                                "schema_version": roofsim.schema_version})
+                if path == "/api/hardware":
+                    return self.send_json(200, self.app.hardware(urllib.parse.parse_qs(url.query)))
+                m = re.fullmatch(r"/api/jobs/([0-9]+)", path)
+                if m:
+                    return self.send_json(200, self.app.job(m.group(1)).view())
+                raise BadRequest(f"GET {path}: no such page or endpoint", 404)
+            if method == "POST":
+                if path == "/api/analyze":
+                    return self.send_json(200, self.app.analyze(self.body()))
+                if path == "/api/jobs":
+                    return self.send_json(202, self.app.start_job(self.body()))
+                if path == "/api/upload":
+                    return self.send_json(200, self.app.upload(self.body()))
+                m = re.fullmatch(r"/api/jobs/([0-9]+)/cancel", path)
+                if m:
+                    job = self.app.job(m.group(1))
+                    job.cancel()
+                    return self.send_json(200, job.view())
+                raise BadRequest(f"POST {path}: no such endpoint", 404)
+            raise BadRequest(f"{method} is not supported", 405)
+        except BadRequest as e:
+            self.send_json(e.status, {"error": str(e)})
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as e:  # noqa: B902 - a bug answers 500, the server goes on
+            traceback.print_exc(file=sys.stderr)
+            try:
+                self.send_json(500, {"error": f"internal error: {type(e).__name__}: {e}"})
+            except OSError:
+                pass
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PUT(self):
+        self.handle_any("PUT")
+
+    def do_DELETE(self):
+        self.handle_any("DELETE")
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+
+def serve(host="127.0.0.1", port=8765, open_browser=False, max_jobs=4):
+    app = App(max_jobs=max_jobs)
+    handler = type("BoundHandler", (Handler,), {"app": app})
+    httpd = Server((host, port), handler)
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
+    url = f"http://{shown}:{httpd.server_address[1]}/"
+    print(f"roofsim ui: serving {url} (Ctrl-C stops)", flush=True)
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    def stop(*_):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        httpd.serve_forever()
+    finally:
+        app.shutdown()
+        httpd.server_close()

@@ -1,0 +1,593 @@
+// roofsim ui: the page. Plain JS; the server's JSON API is described in docs/ui.md.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const NUMBER_FIELDS = ['batch', 'prompt', 'gen', 'tp', 'pp', 'ep'];
+const SELECT_FIELDS = ['hw', 'model', 'weights_dtype', 'activations_dtype', 'kv_dtype', 'attention', 'near_memory'];
+const DEFAULTS = {hw: 'h100_sxm5', model: 'llama-3-8b', batch: 1, prompt: 512, gen: 128, weights_dtype: 'bf16',
+  activations_dtype: 'bf16', kv_dtype: 'bf16', attention: 'fused', tp: 1, pp: 1, ep: 1, topology: '', near_memory: ''};
+// What-if knobs: URL key, input id, the module's scale key, the hardware key shown beside it.
+const KNOBS = [
+  {url: 'bw', id: 'wi-bw', scale: 'hbm.bandwidth', key: 'hbm.bandwidth_gb_per_s', unit: 'GB/s'},
+  {url: 'compute', id: 'wi-compute', scale: 'compute', key: 'matrix.macs_per_clock', unit: 'MAC/clock per unit'},
+  {url: 'links', id: 'wi-links', scale: 'links.bandwidth', key: 'links.bandwidth_gb_per_s', unit: 'GB/s per link'},
+  {url: 'pim', id: 'wi-pim', scale: 'pim.flops_per_clock', key: 'pim.flops_per_clock', unit: 'FLOP/clock per unit'},
+];
+
+const state = {
+  analysis: null, analysisVar: null, result: null, resultKey: null, resultVar: null,
+  jobs: [], view: null, analyzeSeq: 0, knobs: {}, running: false,
+};
+window.roofsimState = state;  // for people poking in the console, and the browser test
+
+// --- formatting ------------------------------------------------------------------------------
+const dash = '–';
+function fmtMs(s) { return s == null ? dash : (s * 1e3).toFixed(3) + ' ms'; }
+function fmtRate(x) { return x == null ? dash : x.toFixed(1); }
+function fmtPct(x) { return x == null || !isFinite(x) ? dash : (100 * x).toFixed(1) + '%'; }
+function fmtUp(x) { return x == null || !isFinite(x) ? dash : '×' + x.toFixed(2); }
+function fmtSi(x, unit) {
+  if (x == null || !isFinite(x)) return dash;
+  if (x === 0) return '0 ' + unit;
+  const p = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+  let i = 0;
+  while (Math.abs(x) >= 1000 && i < p.length - 1) { x /= 1000; i++; }
+  return x.toPrecision(3) + ' ' + p[i] + unit;
+}
+function fmtBytes(x) {
+  if (x == null) return dash;
+  const p = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (x >= 1024 && i < p.length - 1) { x /= 1024; i++; }
+  return x.toPrecision(3) + ' ' + p[i];
+}
+function fmtTime(s) {
+  if (s == null || !isFinite(s)) return dash;
+  if (s < 1e-3) return (s * 1e6).toPrecision(3) + ' µs';
+  if (s < 1) return (s * 1e3).toPrecision(4) + ' ms';
+  return s.toPrecision(4) + ' s';
+}
+function fmtIntensity(x) { return x == null || !isFinite(x) ? dash : x.toPrecision(3) + ' FLOP/B'; }
+
+// --- API -------------------------------------------------------------------------------------
+async function api(method, path, body) {
+  const opts = {method, headers: {}};
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, opts);
+  } catch (e) {
+    throw new Error('the roofsim ui server does not answer (' + e.message + '): is it still running?');
+  }
+  let data = null;
+  try { data = await response.json(); } catch (e) { /* not JSON */ }
+  if (!response.ok) throw new Error((data && data.error) || (response.status + ' ' + response.statusText));
+  return data;
+}
+
+// --- settings and the URL --------------------------------------------------------------------
+function settings() {
+  const s = {};
+  for (const f of SELECT_FIELDS) if ($(f).value !== '') s[f] = $(f).value;
+  for (const f of NUMBER_FIELDS) {
+    const text = $(f).value.trim();
+    const v = Number(text);
+    s[f] = text !== '' && Number.isFinite(v) ? v : text;  // the server names what is wrong
+  }
+  const t = $('topology').value.trim();
+  if (t) s.topology = t;
+  return s;
+}
+
+function knobValue(k) { const v = Number($(k.id).value); return Number.isFinite(v) ? v : 1; }
+
+function edits() {
+  const scale = {};
+  for (const k of KNOBS) {
+    const v = knobValue(k);
+    if (v !== 1 && !(k.url === 'pim' && $('wi-pim-row').hidden)) scale[k.scale] = v;
+  }
+  return Object.keys(scale).length ? {scale} : null;
+}
+
+function writeUrl() {
+  const q = new URLSearchParams();
+  const s = settings();
+  for (const [k, v] of Object.entries(s)) if (String(v) !== String(DEFAULTS[k])) q.set(k, v);
+  for (const k of KNOBS) if (knobValue(k) !== 1) q.set(k.url, knobValue(k));
+  if (state.result) q.set('run', '1');
+  const text = q.toString();
+  history.replaceState(null, '', text ? '?' + text : location.pathname);
+}
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  for (const f of SELECT_FIELDS) {
+    if (!q.has(f)) continue;
+    const v = q.get(f);
+    if (![...$(f).options].some((o) => o.value === v)) addOption($(f), v, v.startsWith('upload:') ? 'uploaded (' + v.slice(7, 13) + ')' : v);
+    $(f).value = v;
+  }
+  for (const f of NUMBER_FIELDS.concat(['topology'])) if (q.has(f)) $(f).value = q.get(f);
+  for (const k of KNOBS) if (q.has(k.url)) { $(k.id).value = q.get(k.url); $(k.id + '-range').value = q.get(k.url); }
+  return q.get('run') === '1';
+}
+
+function addOption(select, value, label) {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = label;
+  select.appendChild(o);
+  return o;
+}
+
+// --- messages --------------------------------------------------------------------------------
+function showMessage(text, kind) {
+  const m = $('message');
+  m.textContent = text;
+  m.className = kind || 'error';
+  m.hidden = !text;
+}
+function clearMessage() { showMessage('', ''); }
+
+// --- analytic --------------------------------------------------------------------------------
+let analyzeTimer = null;
+function scheduleAnalyze() {
+  clearTimeout(analyzeTimer);
+  analyzeTimer = setTimeout(analyze, 250);
+}
+
+async function analyze() {
+  const seq = ++state.analyzeSeq;
+  const s = settings();
+  const e = edits();
+  writeUrl();
+  try {
+    const [base, variant] = await Promise.all([
+      api('POST', '/api/analyze', {settings: s}),
+      e ? api('POST', '/api/analyze', {settings: s, edits: e}) : Promise.resolve(null),
+    ]);
+    if (seq !== state.analyzeSeq) return;
+    state.analysis = base;
+    state.analysisVar = variant;
+    clearMessage();
+    if (!base.fits) {
+      showMessage(`${base.model} does not fit: it needs ${fmtBytes(base.memory_bytes.total)} per chip and HBM holds ` +
+                  `${fmtBytes(base.memory_bytes.capacity)}. The bounds below are what it would take; a simulation is refused.`, 'info');
+    }
+    renderAll();
+  } catch (err) {
+    if (seq !== state.analyzeSeq) return;
+    state.analysis = state.analysisVar = null;
+    showMessage(err.message, 'error');
+    renderAll(err.message);
+  }
+}
+
+function renderAnalytic() {
+  const a = state.analysis;
+  const el = $('analytic');
+  if (!a) { el.innerHTML = '<p class="hint">' + dash + '</p>'; return; }
+  const bound = (i) => (i >= a.ridge ? '<span class="compute">compute-bound</span>' : '<span class="memory">memory-bound</span>');
+  const m = a.memory_bytes;
+  const rows = [
+    ['hardware', `${a.hardware}: ${fmtSi(a.peak_flops, 'FLOP/s')} (${a.activations_dtype}), HBM ${fmtSi(a.bandwidth, 'B/s')}`, 'hardware'],
+    ['ridge point', `${a.ridge.toFixed(1)} FLOP/B (${a.activations_dtype})` +
+      Object.entries(a.hardware_summary.ridge || {}).filter(([t]) => t !== a.activations_dtype)
+        .map(([t, r]) => `; ${t} ${r.toFixed(0)}`).join(''), 'ridge'],
+    ['prefill', `${fmtIntensity(a.prefill_intensity)}, ${bound(a.prefill_intensity)}; bound ${fmtMs(a.bound_ttft_s)}`, 'prefill'],
+    ['decode (mean step)', a.decode ? `${fmtIntensity(a.decode_intensity)}, ${bound(a.decode_intensity)}; bound ${fmtMs(a.bound_tpot_s)}` : dash, 'decode'],
+    ['decode speed of light', a.decode ? `${fmtMs(a.decode_speed_of_light_s)} per token (weights + KV cache read at HBM bandwidth)` : dash, 'sol'],
+    ['memory per chip', `${fmtBytes(m.total)} of ${fmtBytes(m.capacity)} (${fmtPct(m.total / m.capacity)}): weights ${fmtBytes(m.weights)}, ` +
+      `KV cache ${fmtBytes(m.kv_cache)}, activations ${fmtBytes(m.activations)}${a.fits ? '' : ' — does not fit'}`, 'memory'],
+    ['bound throughput', `${fmtRate(a.bound_throughput_tok_s)} tokens/s` + (a.decode ? `, decode ${fmtRate(a.bound_decode_tok_s)} tokens/s` : ''), 'throughput'],
+  ];
+  if (state.analysisVar) {
+    const v = state.analysisVar;
+    rows.push(['what-if bounds', `ridge ${v.ridge.toFixed(1)} FLOP/B; TTFT ${fmtMs(v.bound_ttft_s)}, TPOT ${fmtMs(v.bound_tpot_s)}` +
+      (a.decode ? ` (×${(a.bound_tpot_s / v.bound_tpot_s).toFixed(2)} decode)` : ''), 'whatif']);
+  }
+  el.innerHTML = '<dl>' + rows.map(([k, v, id]) => `<dt>${k}</dt><dd data-k="${id}">${v}</dd>`).join('') + '</dl>';
+}
+
+// --- metrics ---------------------------------------------------------------------------------
+function metricRows(r, a) {
+  // r: a run record (or null); a: the analysis (bounds before a run).
+  const src = r || a;
+  if (!src) return null;
+  const bt = r ? r.bound_ttft_s : a.bound_ttft_s;
+  const bp = r ? r.bound_tpot_s : a.bound_tpot_s;
+  const btot = r ? r.bound_total_s : a.bound_total_s;
+  const batch = src.batch, gen = src.generate;
+  return {
+    ttft: {sim: r && r.ttft_s, bound: bt, time: true},
+    tpot: {sim: r && r.tpot_s, bound: bp, time: true},
+    decode: {sim: r && r.decode_tok_s, bound: bp ? batch / bp : null, time: false},
+    throughput: {sim: r && r.throughput_tok_s, bound: batch * gen / btot, time: false},
+    total: {sim: r && r.total_s, bound: btot, time: true},
+  };
+}
+
+function renderMetrics() {
+  const base = metricRows(state.result, state.analysis);
+  const variant = state.resultVar ? metricRows(state.resultVar, null) : null;
+  document.body.classList.toggle('has-variant', !!(state.resultVar || state.analysisVar));
+  for (const m of ['ttft', 'tpot', 'decode', 'throughput', 'total']) {
+    const b = base && base[m];
+    const f = b && b.time ? fmtMs : fmtRate;
+    $(`m-${m}-sim`).textContent = b && b.sim != null ? f(b.sim) : dash;
+    $(`m-${m}-bound`).textContent = b && b.bound != null ? f(b.bound) : dash;
+    $(`m-${m}-pct`).textContent = b && b.sim != null && b.bound != null ? fmtPct(b.time ? b.bound / b.sim : b.sim / b.bound) : dash;
+    const v = variant && variant[m];
+    $(`m-${m}-var`).textContent = v && v.sim != null ? f(v.sim) : dash;
+    $(`m-${m}-up`).textContent = v && v.sim != null && b && b.sim != null ? fmtUp(b.time ? b.sim / v.sim : v.sim / b.sim) : dash;
+  }
+  const notes = (state.result && state.result.notes) || [];
+  $('notes').textContent = notes.length ? 'Notes: ' + notes.join('; ') : '';
+}
+
+// --- ops table -------------------------------------------------------------------------------
+function opKey(o) { return o.phase + '/' + o.name; }
+
+function mergedOps() {
+  const src = state.result ? state.result.ops : state.analysis ? state.analysis.ops : [];
+  const variant = new Map(((state.resultVar && state.resultVar.ops) || []).map((o) => [opKey(o), o]));
+  return src.map((o) => {
+    const v = variant.get(opKey(o));
+    const sim = o.sim_time_s;
+    return {
+      phase: o.phase, name: o.name, class: o.class, count: o.count, flops: o.flops, bytes: o.bytes,
+      intensity: o.intensity, roof: o.roof, bound_time_s: o.bound_time_s,
+      sim_time_s: sim == null ? null : sim,
+      percent_of_roof: sim ? o.bound_time_s / sim : null,
+      variant_sim_time_s: v ? v.sim_time_s : null,
+      speedup: v && sim && v.sim_time_s ? sim / v.sim_time_s : null,
+    };
+  });
+}
+
+function renderOps() {
+  const ops = mergedOps();
+  const hasSim = !!state.result, hasVar = !!state.resultVar;
+  const cols = [['phase', 'phase'], ['name', 'op'], ['class', 'class'], ['count', 'count'], ['flops', 'FLOPs'],
+    ['bytes', 'bytes'], ['intensity', 'FLOP/B'], ['roof', 'roof'], ['bound_time_s', 'bound']];
+  if (hasSim) cols.push(['sim_time_s', 'simulated'], ['percent_of_roof', '% of roof']);
+  if (hasVar) cols.push(['variant_sim_time_s', 'variant'], ['speedup', 'speed-up']);
+  const fmt = {
+    count: (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1)), flops: (x) => fmtSi(x, 'FLOP'), bytes: (x) => fmtSi(x, 'B'),
+    intensity: (x) => (x ? x.toPrecision(3) : dash), bound_time_s: fmtTime, sim_time_s: fmtTime, percent_of_roof: fmtPct,
+    variant_sim_time_s: fmtTime, speedup: fmtUp,
+  };
+  $('ops').tHead.innerHTML = '<tr>' + cols.map(([k, t]) => `<th class="${k === 'name' ? 'name' : ''}">${t}</th>`).join('') + '</tr>';
+  const body = $('ops').tBodies[0];
+  body.innerHTML = '';
+  for (const o of ops) {
+    const tr = document.createElement('tr');
+    tr.dataset.op = opKey(o);
+    for (const [k] of cols) {
+      const td = document.createElement('td');
+      if (k === 'name') td.className = 'name';
+      td.textContent = fmt[k] ? (o[k] == null ? dash : fmt[k](o[k])) : o[k];
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+// --- chart -----------------------------------------------------------------------------------
+function roofLine(a, label, xmin, xmax) {
+  return [
+    {x: xmin, y: a.bandwidth * xmin, hardware: label},
+    {x: a.ridge, y: a.peak_flops, hardware: label},
+    {x: xmax, y: a.peak_flops, hardware: label},
+  ];
+}
+
+function chartPoints() {
+  const pts = [];
+  const add = (ops, run, simulated) => {
+    for (const o of ops || []) {
+      const t = simulated ? o.sim_time_s : o.bound_time_s;
+      if (!(o.flops > 0 && o.bytes > 0 && t > 0)) continue;  // collectives: no FLOPs to place
+      pts.push({
+        x: o.intensity, y: o.flops / t, phase: o.phase, run, op: o.name, class: o.class,
+        instances: o.count % 1 ? o.count.toFixed(1) : String(o.count), FLOPs: fmtSi(o.flops, 'FLOP'),
+        bytes: fmtSi(o.bytes, 'B'), intensity: fmtIntensity(o.intensity), time: fmtTime(t),
+        bound: fmtTime(o.bound_time_s), 'of roof': fmtPct(o.bound_time_s / t), roof: o.roof,
+      });
+    }
+  };
+  if (state.result) add(state.result.ops, 'base (simulated)', true);
+  else if (state.analysis) add(state.analysis.ops, 'analytic bound', false);
+  if (state.resultVar) add(state.resultVar.ops, 'variant (simulated)', true);
+  return pts;
+}
+
+async function renderChart(error) {
+  const el = $('chart');
+  const a = state.analysis;
+  // The old chart goes, and with it its tooltip (vega-tooltip keeps one element on the page).
+  if (state.view) { state.view.finalize(); state.view = null; }
+  const tip = document.getElementById('vg-tooltip-element');
+  if (tip) tip.classList.remove('visible');
+  if (!a) {
+    state.view = null;
+    el.innerHTML = `<div class="chart-empty">No chart: ${escapeHtml(error || 'no analysis yet')}</div>`;
+    return;
+  }
+  if (typeof vegaEmbed === 'undefined') {
+    el.innerHTML = '<div class="chart-empty">No chart: the chart libraries did not load (run scripts/install-deps.sh, which runs npm ci --prefix ui)</div>';
+    return;
+  }
+  const pts = chartPoints();
+  const xs = pts.map((p) => p.x).concat([a.ridge]);
+  const xmin = Math.min(...xs) / 4, xmax = Math.max(...xs) * 4;
+  const roofs = roofLine(a, 'base roof', xmin, xmax);
+  if (state.analysisVar) roofs.push(...roofLine(state.analysisVar, 'variant roof', xmin, xmax));
+  const ridges = [{x: a.ridge, label: `ridge ${a.ridge.toFixed(0)} FLOP/B`, hardware: 'base roof', row: 0}];
+  if (state.analysisVar && Math.abs(state.analysisVar.ridge / a.ridge - 1) > 1e-9) {
+    ridges.push({x: state.analysisVar.ridge, label: `variant ridge ${state.analysisVar.ridge.toFixed(0)}`, hardware: 'variant roof', row: 1});
+  }
+  const ys = pts.map((p) => p.y).concat(roofs.map((r) => r.y));
+  const ymin = Math.min(...ys) / 3, ymax = Math.max(...ys) * 3;
+  const decades = (lo, hi) => {
+    const out = [];
+    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) if (10 ** e >= lo && 10 ** e <= hi) out.push(10 ** e);
+    return out;
+  };
+  for (const r of ridges) r.py = 14 + 14 * r.row;
+  const x = {field: 'x', type: 'quantitative', scale: {type: 'log', domain: [xmin, xmax], nice: false},
+    axis: {values: decades(xmin, xmax), format: '~g'}, title: 'arithmetic intensity (FLOP/B)'};
+  const y = {field: 'y', type: 'quantitative', scale: {type: 'log', domain: [ymin, ymax], nice: false},
+    axis: {values: decades(ymin, ymax), format: '.0s'}, title: 'FLOP/s (per chip)'};
+  const spec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: Math.max(360, el.clientWidth - 200), height: 420,
+    title: `${a.model} on ${a.hardware}: batch ${a.batch}, prompt ${a.prompt}, gen ${a.generate}` + (a.tp * a.pp * a.ep > 1 ? `, ${a.tp * a.pp * a.ep} chips (per chip)` : ''),
+    layer: [
+      {data: {values: roofs}, mark: {type: 'line', color: '#555'},
+        encoding: {x, y, strokeDash: {field: 'hardware', type: 'nominal', title: 'roof', scale: {domain: ['base roof', 'variant roof'], range: [[1, 0], [6, 4]]}}, detail: {field: 'hardware'}}},
+      {data: {values: ridges}, mark: {type: 'rule', color: '#999', strokeDash: [2, 3]}, encoding: {x: {field: 'x', type: 'quantitative'}}},
+      {data: {values: ridges}, mark: {type: 'text', align: 'left', dx: 4, dy: -6, baseline: 'bottom', color: '#666'},
+        encoding: {x: {field: 'x', type: 'quantitative'}, y: {field: 'py', type: 'quantitative', scale: null}, text: {field: 'label'}}},
+      {data: {values: pts}, mark: {type: 'point', filled: true, size: 70, opacity: 0.85},
+        encoding: {x, y,
+          color: {field: 'phase', type: 'nominal', scale: {domain: ['prefill', 'decode'], range: ['#d9822b', '#2b6cb0']}},
+          shape: {field: 'run', type: 'nominal', scale: {domain: ['analytic bound', 'base (simulated)', 'variant (simulated)'], range: ['diamond', 'circle', 'triangle-up']}},
+          tooltip: ['op', 'phase', 'run', 'class', 'instances', 'FLOPs', 'bytes', 'intensity', 'time', 'bound', 'of roof', 'roof'].map((f) => ({field: f, type: 'nominal'}))}},
+    ],
+  };
+  try {
+    const res = await vegaEmbed(el, spec, {actions: false, renderer: 'svg'});
+    state.view = res.view;
+  } catch (err) {
+    state.view = null;
+    el.innerHTML = `<div class="chart-empty">No chart: ${escapeHtml(err.message)}</div>`;
+  }
+}
+
+function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c])); }
+
+function renderAll(error) {
+  renderAnalytic();
+  renderMetrics();
+  renderOps();
+  renderChart(error);
+}
+
+// --- simulation jobs -------------------------------------------------------------------------
+function setRunning(on) {
+  state.running = on;
+  $('simulate').disabled = on;
+  $('cancel').disabled = !on;
+  $('progress').hidden = !on;
+}
+
+async function pollJob(job, label, progress) {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const v = await api('GET', '/api/jobs/' + job.id);
+    progress[label] = v.progress;
+    showProgress(progress);
+    if (v.state === 'done') return v.result;
+    if (v.state === 'cancelled') throw new Error('cancelled');
+    if (v.state === 'error') throw new Error(v.error);
+  }
+}
+
+function showProgress(progress) {
+  let done = 0, total = 0;
+  const parts = [];
+  for (const [label, p] of Object.entries(progress)) {
+    done += p.done; total += p.total;
+    parts.push(`${label}: ${p.what} (${p.done}/${p.total || '?'})`);
+  }
+  $('progress').max = Math.max(total, 1);
+  $('progress').value = done;
+  $('progress-text').textContent = parts.join(' · ');
+}
+
+async function simulate() {
+  if (state.running) return;
+  const s = settings(), e = edits();
+  const key = JSON.stringify(s);
+  const needBase = !(state.result && state.resultKey === key);
+  clearMessage();
+  setRunning(true);
+  state.resultVar = null;
+  const progress = {};
+  const started = [];
+  state.cancelRequested = false;
+  state.jobs = [];
+  try {
+    const start = async (label, body) => {
+      if (state.cancelRequested) throw new Error('cancelled');
+      const j = await api('POST', '/api/jobs', body);
+      started.push([label, j]);
+      state.jobs.push(j.id);
+      if (state.cancelRequested) throw new Error('cancelled');
+    };
+    if (needBase) await start('base', {settings: s});
+    if (e) await start('variant', {settings: s, edits: e});
+    for (const [label] of started) progress[label] = {done: 0, total: 0, what: 'starting'};
+    showProgress(progress);
+    const results = await Promise.all(started.map(([label, j]) => pollJob(j, label, progress)));
+    started.forEach(([label], i) => {
+      if (label === 'base') { state.result = results[i]; state.resultKey = key; } else state.resultVar = results[i];
+    });
+    $('progress-text').textContent = `done in ${started.length} process${started.length > 1 ? 'es' : ''}`;
+    writeUrl();
+    renderAll();
+  } catch (err) {
+    for (const id of state.jobs) api('POST', `/api/jobs/${id}/cancel`).catch(() => {});
+    if (err.message === 'cancelled') {
+      $('progress-text').textContent = 'cancelled';
+    } else {
+      showMessage('Simulation: ' + err.message, 'error');
+      $('progress-text').textContent = '';
+    }
+  } finally {
+    state.jobs = [];
+    setRunning(false);
+  }
+}
+
+async function cancel() {
+  state.cancelRequested = true;
+  const ids = state.jobs.slice();
+  await Promise.all(ids.map((id) => api('POST', `/api/jobs/${id}/cancel`).catch(() => {})));
+}
+
+// --- uploads ---------------------------------------------------------------------------------
+async function upload(input, kind, select) {
+  const file = input.files[0];
+  if (!file) return;
+  try {
+    const text = await file.text();
+    const r = await api('POST', '/api/upload', {kind, text, filename: file.name});
+    let opt = [...select.options].find((o) => o.value === r.id);
+    if (!opt) opt = addOption(select, r.id, `${r.name} (uploaded ${r.filename})`);
+    select.value = r.id;
+    clearMessage();
+    settingsChanged();
+  } catch (err) {
+    showMessage(`${kind === 'hardware' ? 'Hardware' : 'Model'} upload ${file.name}: ${err.message}`, 'error');
+  } finally {
+    input.value = '';
+  }
+}
+
+// --- export ----------------------------------------------------------------------------------
+function download(name, blobOrUrl) {
+  const a = document.createElement('a');
+  a.href = typeof blobOrUrl === 'string' ? blobOrUrl : URL.createObjectURL(blobOrUrl);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+function baseName() {
+  const s = settings();
+  return `roofsim-${s.model}-${s.hw}-b${s.batch}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+function exportJson() {
+  const out = {settings: settings(), whatif: edits(), url: location.href, analysis: state.analysis, result: state.result,
+    variant: state.resultVar || state.analysisVar ? {analysis: state.analysisVar, result: state.resultVar} : null};
+  download(baseName() + '.json', new Blob([JSON.stringify(out, null, 1)], {type: 'application/json'}));
+}
+
+function exportCsv() {
+  const ops = mergedOps();
+  const cols = ['phase', 'name', 'class', 'count', 'flops', 'bytes', 'intensity', 'roof', 'bound_time_s', 'sim_time_s',
+    'percent_of_roof', 'variant_sim_time_s', 'speedup'];
+  const cell = (v) => (v == null ? '' : /[",\n]/.test(String(v)) ? '"' + String(v).replace(/"/g, '""') + '"' : String(v));
+  const text = [cols.join(',')].concat(ops.map((o) => cols.map((c) => cell(o[c])).join(','))).join('\n') + '\n';
+  download(baseName() + '-ops.csv', new Blob([text], {type: 'text/csv'}));
+}
+
+async function exportChart(kind) {
+  if (!state.view) { showMessage('No chart to export yet.', 'error'); return; }
+  if (kind === 'svg') download(baseName() + '.svg', new Blob([await state.view.toSVG()], {type: 'image/svg+xml'}));
+  else download(baseName() + '.png', await state.view.toImageURL('png', 2));
+}
+
+// --- wiring ----------------------------------------------------------------------------------
+async function loadHardwareKnobs() {
+  try {
+    const h = await api('GET', '/api/hardware?hw=' + encodeURIComponent($('hw').value));
+    state.knobs = h.knobs;
+    $('wi-pim-row').hidden = !('pim.flops_per_clock' in h.knobs);
+    updateKnobText();
+  } catch (err) {
+    state.knobs = {};
+  }
+}
+
+function updateKnobText() {
+  for (const k of KNOBS) {
+    const base = state.knobs[k.key];
+    $(k.id + '-abs').textContent = base == null ? '' : `${base} → ${+(base * knobValue(k)).toPrecision(4)} ${k.unit}`;
+  }
+}
+
+function settingsChanged() {
+  // New settings: the simulated results no longer match.
+  state.result = state.resultVar = null;
+  state.resultKey = null;
+  if (!state.running) $('progress-text').textContent = '';
+  scheduleAnalyze();
+}
+
+function whatifChanged() {
+  state.resultVar = null;
+  updateKnobText();
+  scheduleAnalyze();
+}
+
+async function init() {
+  let presets;
+  try {
+    presets = await api('GET', '/api/presets');
+  } catch (err) {
+    showMessage(err.message, 'error');
+    return;
+  }
+  for (const h of presets.hardware) addOption($('hw'), h, h);
+  for (const m of presets.models) addOption($('model'), m, m);
+  for (const [field, list] of [['weights_dtype', presets.dtypes.weights], ['activations_dtype', presets.dtypes.activations],
+    ['kv_dtype', presets.dtypes.kv], ['attention', presets.attention]]) {
+    for (const v of list) addOption($(field), v, v);
+  }
+  for (const v of presets.near_memory) addOption($('near_memory'), v, v);
+  for (const [k, v] of Object.entries(DEFAULTS)) if ($(k)) $(k).value = v;
+  const run = readUrl();
+  for (const f of SELECT_FIELDS.concat(NUMBER_FIELDS, ['topology'])) {
+    $(f).addEventListener('change', settingsChanged);
+    if ($(f).tagName === 'INPUT') $(f).addEventListener('input', settingsChanged);
+  }
+  $('hw').addEventListener('change', loadHardwareKnobs);
+  for (const k of KNOBS) {
+    const range = $(k.id + '-range');
+    range.addEventListener('input', () => { $(k.id).value = range.value; whatifChanged(); });
+    $(k.id).addEventListener('input', () => { range.value = $(k.id).value; whatifChanged(); });
+  }
+  $('hw-file').addEventListener('change', () => upload($('hw-file'), 'hardware', $('hw')));
+  $('model-file').addEventListener('change', () => upload($('model-file'), 'model', $('model')));
+  $('simulate').addEventListener('click', simulate);
+  $('cancel').addEventListener('click', cancel);
+  $('export-json').addEventListener('click', exportJson);
+  $('export-csv').addEventListener('click', exportCsv);
+  $('export-svg').addEventListener('click', () => exportChart('svg'));
+  $('export-png').addEventListener('click', () => exportChart('png'));
+  await loadHardwareKnobs();
+  await analyze();
+  document.body.dataset.ready = '1';
+  if (run && state.analysis) simulate();
+}
+
+init();

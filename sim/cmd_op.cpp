@@ -136,9 +136,12 @@ void add_op_command(CLI::App& app) {
   add_hw_option(sw, s->hw);
   add_dtype_option(sw, "--dtype", s->dtype, "Data type of the operands");
   sw->add_flag("--ideal", s->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
-  sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep (2 to 1000)")->capture_default_str()->check(whole_number_between(2, 1000));
+  sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep (6 to 1000)")->capture_default_str()->check(whole_number_between(6, 1000));
   add_json_option(sw, s->json);
   sw->add_option("--plot", s->plot, "Write a log-log roofline chart (FILE.png or FILE.svg, drawn by gnuplot)");
+  for (const char* gemm_only : {"--hw", "--dtype", "--ideal", "--points", "--json", "--plot"}) {
+    sw->get_option(gemm_only)->group("GEMM intensity sweep (roofsim sweep without FILE)");
+  }
   sw->callback([s, sw, run_file] {
     if (s->file.empty()) {
       for (const CLI::Option* opt : sw->get_options()) {

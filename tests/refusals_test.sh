@@ -85,7 +85,7 @@ printf '[experiment]\nhw = "my_hw.toml"\ngenerate = 2\nbatch = 2\n' > "$tmp/exp/
 if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err"); then ok; else bad "relative hw path in experiment: $(cat "$tmp/err")"; fi
 refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
 
-refused "sweep points bounded" "--points: '100000' is not a whole number from 2 to 1000" "$roofsim" sweep --points 100000
+refused "sweep points bounded" "--points: '100000' is not a whole number from 6 to 1000" "$roofsim" sweep --points 100000
 # Sweep files (docs/sweeps.md): flags of one mode are refused in the other; bad shards, stores, Slurm options.
 sweep_file="$here/configs/sweeps/bandwidth-vs-batch.toml"
 refused "sweep file flag without a file" "--store is for sweep files" "$roofsim" sweep --store x.db

@@ -1,6 +1,7 @@
 # Run at every build (cmake -P): writes OUTPUT, a source file defining kRoofsimBuildVersion as
 # "VERSION+REVISION" (git's commit, "-dirty" with uncommitted changes; "unknown" outside a git
 # checkout). configure_file rewrites it only when the text changes, so builds stay incremental.
+cmake_policy(VERSION 3.16)  # a script run with -P starts with old policies (CMP0053 warns on the escapes below)
 execute_process(COMMAND git -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
                 OUTPUT_VARIABLE REVISION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE RC)
 if(NOT RC EQUAL 0 OR REVISION STREQUAL "")

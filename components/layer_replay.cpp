@@ -35,6 +35,12 @@ void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
 
 }  // namespace
 
+std::size_t ReplayMemory::Hash::operator()(const std::vector<std::uint64_t>& d) const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the words, then mixed
+  for (std::uint64_t x : d) h = (h ^ x) * 0x100000001b3ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
 std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& memory) {
   std::map<int, std::vector<OpId>> by_layer;
   for (OpId v = 0; v < g.size(); ++v) {

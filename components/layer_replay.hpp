@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "components/chip.hpp"
@@ -53,7 +54,12 @@ struct LayerRecord {
 // decode step's layers differ from the last step's (the context grew), but its final norm and
 // LM head repeat step after step.
 struct ReplayMemory {
-  std::map<std::vector<std::uint64_t>, int> kinds;  // a layer's ops and edges -> its kind
+  // Hashed: a run describes thousands of layers, and decode steps' layers differ only deep in
+  // their descriptions (attention's context), so ordered comparisons were long.
+  struct Hash {
+    std::size_t operator()(const std::vector<std::uint64_t>& d) const;
+  };
+  std::unordered_map<std::vector<std::uint64_t>, int, Hash> kinds;  // a layer's ops and edges -> its kind
   std::vector<LayerRecord> records;
 };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <tuple>
 
@@ -310,7 +311,10 @@ Experiment load_experiment_file(const std::string& path) {
   return e;
 }
 
-MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
+namespace {
+// memory_need() with prefill's graph given: a run builds that graph once, for this, the work
+// guard and the simulation.
+MemoryNeed memory_need_of(const ModelConfig& m, const Experiment& e, const OpGraph& prefill) {
   MemoryNeed need;
   const double tp = static_cast<double>(e.tp);
   // A stage holds its share of the layers (the largest share sets the need).
@@ -326,7 +330,6 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
                   static_cast<double>(e.prompt + e.generate);
   // The live activations of the largest op of prefill: its inputs and its output (which is the
   // next op's input, so it is not counted again). Engines reuse these buffers from op to op.
-  OpGraph prefill = build_forward(m, pass_for(e, 0), e.precision, e.attention);
   double largest = 0;
   for (OpId v = 0; v < prefill.size(); ++v) {
     const OpNode& op = prefill.op(v);
@@ -339,6 +342,11 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   }
   need.activations = largest;
   return need;
+}
+}  // namespace
+
+MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
+  return memory_need_of(m, e, build_forward(m, pass_for(e, 0), e.precision, e.attention));
 }
 
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
@@ -419,17 +427,16 @@ double estimate_pass_events(const OpGraph& g, const HardwareSpec& hw, std::int64
   return events;
 }
 
-// The work guard: before any step is built, the run's events (prefill, and the decode steps it
-// simulates, interpolated between the first and the last) against Experiment::max_events, and
-// the memory the simulated steps' graphs and results take against what the machine has.
-double check_work(const ExperimentResult& r, const Experiment& e) {
+// The work guard: before the other steps are built, the run's events (prefill, and the decode
+// steps it simulates, interpolated between the first and the last, whose graphs are given when
+// there are decode steps) against Experiment::max_events, and the memory the simulated steps'
+// graphs and results take against what the machine has.
+double check_work(const ExperimentResult& r, const Experiment& e, const OpGraph& prefill, const OpGraph* first_decode,
+                  const OpGraph* last_decode) {
   const std::vector<int>& steps = r.simulated_steps;
-  auto graph_of = [&](int step) { return build_forward(r.model, pass_for(e, step), e.precision, e.attention); };
-  auto events_of = [&](int step) { return estimate_pass_events(graph_of(step), r.hw, e.tp); };
-  const OpGraph prefill = graph_of(0);
   double events = estimate_pass_events(prefill, r.hw, e.tp);
   if (steps.size() > 1) {
-    const double decode = 0.5 * (events_of(steps[1]) + events_of(steps.back()));
+    const double decode = 0.5 * (estimate_pass_events(*first_decode, r.hw, e.tp) + estimate_pass_events(*last_decode, r.hw, e.tp));
     events += decode * static_cast<double>(steps.size() - 1);
   }
   // Memory: every simulated step keeps its graph and its ops' results, about 1.6 kB per op
@@ -604,7 +611,9 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   }
   const Precision& p = e.precision;
   const Comm links{topology.get(), layout};
-  r.memory = memory_need(r.model, e);
+  // Prefill's graph, built once for the memory estimate, the work guard and the run.
+  r.graphs.push_back(build_forward(r.model, pass_for(e, 0), p, e.attention));
+  r.memory = memory_need_of(r.model, e, r.graphs[0]);
   if (r.memory.total() > r.hw.hbm.capacity_bytes) {
     // A model from a file is named with its path: the file may be what is wrong.
     const std::string model = r.model.name + (!e.model_config && looks_like_config_path(e.model) ? " (" + e.model + ")" : "");
@@ -641,12 +650,16 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
       r.step_weights[j + 1] += t;
     }
   }
-  r.estimated_work = check_work(r, e);
-  // Reserved: a graph moved on reallocation is copied (Boost's adjacency list).
-  r.graphs.reserve(r.simulated_steps.size());
-  for (int step : r.simulated_steps) {
-    r.graphs.push_back(build_forward(r.model, pass_for(e, step), p, e.attention));
-  }
+  // The first and last decode steps' graphs serve the work guard before the others are built.
+  const std::vector<int>& steps = r.simulated_steps;
+  auto graph_of = [&](int step) { return build_forward(r.model, pass_for(e, step), p, e.attention); };
+  if (steps.size() > 1) r.graphs.push_back(graph_of(steps[1]));
+  std::optional<OpGraph> last;
+  if (steps.size() > 2) last = graph_of(steps.back());
+  r.estimated_work = check_work(r, e, r.graphs[0], steps.size() > 1 ? &r.graphs[1] : nullptr,
+                                last ? &*last : steps.size() > 1 ? &r.graphs[1] : nullptr);
+  for (std::size_t i = 2; i + 1 < steps.size(); ++i) r.graphs.push_back(graph_of(steps[i]));
+  if (last) r.graphs.push_back(std::move(*last));
 
   PhaseResults driver = execute_phases(r, machine, control);
   if (driver.cancelled) throw Cancelled();
@@ -693,7 +706,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
       inst.op = &r.graphs[i].op(v);
       inst.bound = inst.op->is_collective ? OpBound{} : bound_of(*inst.op, r.hw, e.near_memory);
       if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, links, e.near_memory);
-      inst.result = driver.results[i][v];
+      inst.result = std::move(driver.results[i][v]);  // read above, not after: moved, not copied
       r.ops.push_back(inst);
     }
   }

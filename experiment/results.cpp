@@ -2,16 +2,18 @@
 
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 namespace roofsim {
 
 namespace {
 
 // "mb3.layer7.qkv" -> "qkv": micro-batch and layer prefixes dropped.
-std::string base_name(std::string name) {
-  for (const char* prefix : {"mb", "layer"}) {
-    auto dot = name.find('.');
-    if (name.rfind(prefix, 0) == 0 && dot != std::string::npos) name = name.substr(dot + 1);
+std::string_view base_name(std::string_view name) {
+  for (std::string_view prefix : {"mb", "layer"}) {
+    const auto dot = name.find('.');
+    if (name.substr(0, prefix.size()) == prefix && dot != std::string_view::npos) name = name.substr(dot + 1);
   }
   return name;
 }
@@ -53,17 +55,31 @@ nlohmann::json versioned(nlohmann::json j) {
 }
 
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
-  std::map<std::pair<std::string, std::string>, OpSummary> by_key;
-  std::vector<std::pair<std::string, std::string>> order;
+  // One pass over the instances (142,000 in a 70B TP8 run): a summary per (phase, base name) in
+  // order of first appearance, found by hash; names are views into the graphs' op names. Sums
+  // run in instance order, as before; class and roof are the last instance's.
+  struct Key {
+    bool prefill;
+    std::string_view name;
+    bool operator==(const Key& o) const { return prefill == o.prefill && name == o.name; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::hash<std::string_view>{}(k.name) ^ (k.prefill ? 0x9e3779b9U : 0U); }
+  };
+  std::unordered_map<Key, std::size_t, KeyHash> index;
+  std::vector<OpSummary> out;
+  std::vector<const OpInstance*> last;  // per summary: its last instance
   for (const OpInstance& o : r.ops) {
-    const std::string phase = o.step == 0 ? "prefill" : "decode";
-    auto key = std::make_pair(phase, base_name(o.op->name));
-    auto [it, fresh] = by_key.try_emplace(key);
-    if (fresh) order.push_back(key);
-    OpSummary& s = it->second;
-    s.phase = phase;
-    s.name = key.second;
-    s.op_class = o.op->op_class;
+    const Key key{o.step == 0, base_name(o.op->name)};
+    auto [it, fresh] = index.try_emplace(key, out.size());
+    if (fresh) {
+      out.emplace_back();
+      out.back().phase = key.prefill ? "prefill" : "decode";
+      out.back().name = std::string(key.name);
+      last.push_back(nullptr);
+    }
+    OpSummary& s = out[it->second];
+    last[it->second] = &o;
     s.count += o.weight;
     s.flops += o.weight * o.bound.flops;
     s.bytes += o.weight * o.bound.bytes;
@@ -71,10 +87,12 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
     s.bound_s += o.weight * o.bound.bound_time_s;
     s.sim_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written);
     s.padded_flops += o.weight * o.result.padded_flops;
-    s.roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
   }
-  std::vector<OpSummary> out;
-  for (const auto& k : order) out.push_back(by_key[k]);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const OpInstance& o = *last[i];
+    out[i].op_class = o.op->op_class;
+    out[i].roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
+  }
   return out;
 }
 

@@ -21,25 +21,42 @@ OpCost OpNode::cost() const {
   return is_gemm ? gemm_cost(gemm) : vector_cost(vector);
 }
 
-OpId OpGraph::add(OpNode op) { return boost::add_vertex(std::move(op), g_); }
+OpId OpGraph::add(OpNode op) {
+  // Boost's add_vertex(property, g) copies the property (its strings and vectors): add a
+  // default op and move this one in.
+  const OpId id = boost::add_vertex(*g_);
+  (*g_)[id] = std::move(op);
+  return id;
+}
 
 void OpGraph::connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype) {
-  boost::add_edge(from, to, TensorEdge{tensor, elements, dtype}, g_);
+  boost::add_edge(from, to, TensorEdge{tensor, elements, dtype}, *g_);
+}
+
+void OpGraph::connect(OpId from, OpId to, std::int64_t elements, DType dtype) {
+  boost::add_edge(from, to, TensorEdge{"", elements, dtype}, *g_);
 }
 
 void OpGraph::connect_control(OpId from, OpId to) {
-  boost::add_edge(from, to, TensorEdge{g_[from].name + " before " + g_[to].name, 0, DType::bf16, true}, g_);
+  // Nothing reads a control edge's name (validate() skips them): left empty.
+  boost::add_edge(from, to, TensorEdge{"", 0, DType::bf16, true}, *g_);
+}
+
+std::string OpGraph::tensor_name(const boost::graph_traits<OpGraphBase>::edge_descriptor& e) const {
+  const TensorEdge& t = (*g_)[e];
+  if (!t.name.empty()) return t.name;
+  return (*g_)[boost::source(e, *g_)].name + "->" + (*g_)[boost::target(e, *g_)].name;
 }
 
 std::vector<OpId> OpGraph::successors(OpId id) const {
   std::vector<OpId> out;
-  for (auto [e, end] = boost::out_edges(id, g_); e != end; ++e) out.push_back(boost::target(*e, g_));
+  for (auto [e, end] = boost::out_edges(id, *g_); e != end; ++e) out.push_back(boost::target(*e, *g_));
   return out;
 }
 
 void OpGraph::validate() const {
-  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) {
-    const OpNode& op = g_[*v];
+  for (auto [v, vend] = boost::vertices(*g_); v != vend; ++v) {
+    const OpNode& op = (*g_)[*v];
     if (op.is_collective) {
       if (op.collective_elements <= 0) throw InputError("op graph: " + op.name + ": a collective of no data");
     } else if (op.is_gemm) {
@@ -48,21 +65,21 @@ void OpGraph::validate() const {
       check_shape(op.vector, op.name);
     }
     std::size_t i = 0;
-    for (auto [e, eend] = boost::in_edges(*v, g_); e != eend; ++e) {
-      const TensorEdge& t = g_[*e];
+    for (auto [e, eend] = boost::in_edges(*v, *g_); e != eend; ++e) {
+      const TensorEdge& t = (*g_)[*e];
       if (t.control) continue;
-      const OpNode& from = g_[boost::source(*e, g_)];
+      const OpNode& from = (*g_)[boost::source(*e, *g_)];
       if (i >= op.input_elements.size()) {
         throw InputError("op graph: " + op.name + " takes " + std::to_string(op.input_elements.size()) +
-                         " input tensors, but '" + t.name + "' from " + from.name + " is one more");
+                         " input tensors, but '" + tensor_name(*e) + "' from " + from.name + " is one more");
       }
       if (t.elements != op.input_elements[i]) {
-        throw InputError("op graph: tensor '" + t.name + "' from " + from.name + " to " + op.name + " has " +
+        throw InputError("op graph: tensor '" + tensor_name(*e) + "' from " + from.name + " to " + op.name + " has " +
                          std::to_string(t.elements) + " elements, but " + op.name + " reads " +
                          std::to_string(op.input_elements[i]));
       }
       if (t.elements > from.output_elements()) {
-        throw InputError("op graph: tensor '" + t.name + "' has " + std::to_string(t.elements) +
+        throw InputError("op graph: tensor '" + tensor_name(*e) + "' has " + std::to_string(t.elements) +
                          " elements, more than " + from.name + " writes (" +
                          std::to_string(from.output_elements()) + ")");
       }
@@ -79,7 +96,7 @@ void OpGraph::validate() const {
 std::vector<OpId> OpGraph::topological_order() const {
   std::vector<OpId> reversed;
   try {
-    boost::topological_sort(g_, std::back_inserter(reversed));
+    boost::topological_sort(*g_, std::back_inserter(reversed));
   } catch (const boost::not_a_dag&) {
     // Name an op on a cycle: one whose inputs can never all be ready (Kahn's algorithm).
     std::vector<std::size_t> waiting(size());
@@ -98,7 +115,7 @@ std::vector<OpId> OpGraph::topological_order() const {
     std::string on_cycle;
     for (OpId v = 0; v < size(); ++v) {
       if (waiting[v] > 0) {
-        on_cycle = g_[v].name;
+        on_cycle = (*g_)[v].name;
         break;
       }
     }
@@ -109,13 +126,13 @@ std::vector<OpId> OpGraph::topological_order() const {
 
 double OpGraph::total_flops() const {
   double f = 0;
-  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) f += g_[*v].cost().flops;
+  for (auto [v, vend] = boost::vertices(*g_); v != vend; ++v) f += (*g_)[*v].cost().flops;
   return f;
 }
 
 double OpGraph::total_bytes() const {
   double b = 0;
-  for (auto [v, vend] = boost::vertices(g_); v != vend; ++v) b += g_[*v].cost().bytes();
+  for (auto [v, vend] = boost::vertices(*g_); v != vend; ++v) b += (*g_)[*v].cost().bytes();
   return b;
 }
 

@@ -4,6 +4,7 @@
 // match what the consuming op reads or what the producing op writes.
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct OpNode {
 };
 
 struct TensorEdge {
+  // Empty for the builder's tensors, which are named "producer->consumer" (OpGraph::tensor_name)
+  // only when a message needs it: a name string per edge was a good part of building a graph.
   std::string name;
   std::int64_t elements = 0;
   DType dtype = DType::bf16;
@@ -48,11 +51,25 @@ using OpId = boost::graph_traits<OpGraphBase>::vertex_descriptor;
 
 class OpGraph {
  public:
+  // The Boost graph lives on the heap: Boost's adjacency list has no move constructor, so
+  // returning a graph by value, or a vector of graphs growing, copied every op and edge.
+  OpGraph() : g_(std::make_unique<OpGraphBase>()) {}
+  OpGraph(const OpGraph& o) : g_(std::make_unique<OpGraphBase>(*o.g_)) {}
+  OpGraph& operator=(const OpGraph& o) {
+    if (this != &o) g_ = std::make_unique<OpGraphBase>(*o.g_);
+    return *this;
+  }
+  // A moved-from graph may only be assigned to or destroyed.
+  OpGraph(OpGraph&&) noexcept = default;
+  OpGraph& operator=(OpGraph&&) noexcept = default;
+
   OpId add(OpNode op);
   // Room for `ops` ops, so that adding them does not move the ones already added.
-  void reserve(std::size_t ops) { g_.m_vertices.reserve(ops); }
+  void reserve(std::size_t ops) { g_->m_vertices.reserve(ops); }
   // A tensor from `from` to `to`. Its element count is checked by validate().
   void connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype);
+  // The same, named "from->to" where a message names it.
+  void connect(OpId from, OpId to, std::int64_t elements, DType dtype);
   // `to` may only start after `from` (no data flows).
   void connect_control(OpId from, OpId to);
 
@@ -61,17 +78,20 @@ class OpGraph {
   // Ops in an order where every op follows its inputs (validate() first).
   std::vector<OpId> topological_order() const;
 
-  std::size_t size() const { return boost::num_vertices(g_); }
-  const OpNode& op(OpId id) const { return g_[id]; }
-  OpNode& op_mut(OpId id) { return g_[id]; }
+  std::size_t size() const { return boost::num_vertices(*g_); }
+  const OpNode& op(OpId id) const { return (*g_)[id]; }
+  OpNode& op_mut(OpId id) { return (*g_)[id]; }
   std::vector<OpId> successors(OpId id) const;
-  std::size_t in_degree(OpId id) const { return boost::in_degree(id, g_); }
+  std::size_t in_degree(OpId id) const { return boost::in_degree(id, *g_); }
   double total_flops() const;
   double total_bytes() const;  // sum of the ops' own read + write bytes
-  const OpGraphBase& base() const { return g_; }
+  const OpGraphBase& base() const { return *g_; }
 
  private:
-  OpGraphBase g_;
+  // The name of a tensor (edge e), for messages.
+  std::string tensor_name(const boost::graph_traits<OpGraphBase>::edge_descriptor& e) const;
+
+  std::unique_ptr<OpGraphBase> g_;
 };
 
 }  // namespace roofsim

@@ -90,10 +90,10 @@ class Builder : public AttentionGraph {
   }
 
   OpId add(OpNode op, const std::vector<Input>& inputs) {
-    op.name = prefix_ + op.name;
+    if (!prefix_.empty()) op.name = prefix_ + op.name;
     op.device = device_;
+    op.input_elements.reserve(inputs.size());
     for (const Input& in : inputs) op.input_elements.push_back(in.elements);
-    const std::string name = op.name;
     const std::size_t device = static_cast<std::size_t>(op.device);
     OpId id = g_.add(std::move(op));
     if (wait_for_.size() <= device) {
@@ -105,7 +105,7 @@ class Builder : public AttentionGraph {
       wait_for_[device] = -1;
     }
     last_on_[device] = static_cast<long>(id);
-    for (const Input& in : inputs) g_.connect(in.from, id, g_.op(in.from).name + "->" + name, in.elements, p_.activations);
+    for (const Input& in : inputs) g_.connect(in.from, id, in.elements, p_.activations);  // named "from->to" in messages
     return id;
   }
 

@@ -114,7 +114,7 @@ void GraphRun::run_collective(OpId id, Callback next) {
 
 void GraphRun::finished(OpId id) {
   if (replay_ && replay_after(id)) return;
-  for (OpId s : graph_.successors(id)) {
+  for (OpId s : graph_.successor_range(id)) {
     if (--waiting_[s] == 0) launch(s);
   }
   if (--remaining_ == 0 && done_) done_();

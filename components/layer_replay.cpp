@@ -75,7 +75,7 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& m
     layer.ops = ops;
     int ends = 0;
     for (OpId v : ops) {
-      const std::vector<OpId> next = g.successors(v);
+      const auto next = g.successor_range(v);
       bool inside = !next.empty();
       for (OpId s : next) inside = inside && layer_of[s] == l;
       if (!inside) {
@@ -104,13 +104,13 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& m
         if (layer_of[from] != static_cast<int>(l) && (l == 0 || from != r->layers_[l - 1].last)) layer.entered_by_previous = false;
       }
       // The last op's successors are in later layers: the next layer's entry, below.
-      for (OpId s : g.successors(v)) {
+      for (OpId s : g.successor_range(v)) {
         if (local(s) != UINT64_MAX) d.push_back(local(s));
       }
       d.push_back(UINT64_MAX);
     }
     if (l > 0) {
-      for (OpId s : g.successors(r->layers_[l - 1].last)) {
+      for (OpId s : g.successor_range(r->layers_[l - 1].last)) {
         if (local(s) == UINT64_MAX) layer.entered_by_previous = false;
         d.push_back(local(s));
       }

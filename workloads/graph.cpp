@@ -24,21 +24,25 @@ OpCost OpNode::cost() const {
 OpId OpGraph::add(OpNode op) {
   // Boost's add_vertex(property, g) copies the property (its strings and vectors): add a
   // default op and move this one in.
+  order_.clear();
   const OpId id = boost::add_vertex(*g_);
   (*g_)[id] = std::move(op);
   return id;
 }
 
 void OpGraph::connect(OpId from, OpId to, const std::string& tensor, std::int64_t elements, DType dtype) {
+  order_.clear();
   boost::add_edge(from, to, TensorEdge{tensor, elements, dtype}, *g_);
 }
 
 void OpGraph::connect(OpId from, OpId to, std::int64_t elements, DType dtype) {
+  order_.clear();
   boost::add_edge(from, to, TensorEdge{"", elements, dtype}, *g_);
 }
 
 void OpGraph::connect_control(OpId from, OpId to) {
   // Nothing reads a control edge's name (validate() skips them): left empty.
+  order_.clear();
   boost::add_edge(from, to, TensorEdge{"", 0, DType::bf16, true}, *g_);
 }
 
@@ -93,7 +97,8 @@ void OpGraph::validate() const {
   topological_order();
 }
 
-std::vector<OpId> OpGraph::topological_order() const {
+const std::vector<OpId>& OpGraph::topological_order() const {
+  if (!order_.empty() || size() == 0) return order_;
   std::vector<OpId> reversed;
   try {
     boost::topological_sort(*g_, std::back_inserter(reversed));
@@ -121,7 +126,8 @@ std::vector<OpId> OpGraph::topological_order() const {
     }
     throw InputError("op graph: cycle through " + on_cycle + " (an op graph must be acyclic)");
   }
-  return std::vector<OpId>(reversed.rbegin(), reversed.rend());
+  order_.assign(reversed.rbegin(), reversed.rend());
+  return order_;
 }
 
 double OpGraph::total_flops() const {

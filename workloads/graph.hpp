@@ -3,6 +3,7 @@
 // and the tensors between them; validate() refuses cycles and tensors whose size does not
 // match what the consuming op reads or what the producing op writes.
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/range/iterator_range.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,7 +47,10 @@ struct TensorEdge {
   double bytes() const { return static_cast<double>(elements) * dtype_bytes(dtype); }
 };
 
-using OpGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, TensorEdge>;
+// Edges kept in a vector (the last vecS) rather than Boost's default list: a list node per
+// edge was an allocation each, and ops and edges are only ever added, never removed.
+using OpGraphBase =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, TensorEdge, boost::no_property, boost::vecS>;
 using OpId = boost::graph_traits<OpGraphBase>::vertex_descriptor;
 
 class OpGraph {
@@ -54,9 +58,12 @@ class OpGraph {
   // The Boost graph lives on the heap: Boost's adjacency list has no move constructor, so
   // returning a graph by value, or a vector of graphs growing, copied every op and edge.
   OpGraph() : g_(std::make_unique<OpGraphBase>()) {}
-  OpGraph(const OpGraph& o) : g_(std::make_unique<OpGraphBase>(*o.g_)) {}
+  OpGraph(const OpGraph& o) : g_(std::make_unique<OpGraphBase>(*o.g_)), order_(o.order_) {}
   OpGraph& operator=(const OpGraph& o) {
-    if (this != &o) g_ = std::make_unique<OpGraphBase>(*o.g_);
+    if (this != &o) {
+      g_ = std::make_unique<OpGraphBase>(*o.g_);
+      order_ = o.order_;
+    }
     return *this;
   }
   // A moved-from graph may only be assigned to or destroyed.
@@ -75,13 +82,16 @@ class OpGraph {
 
   // Throws InputError naming the op for a cycle or a tensor of the wrong size.
   void validate() const;
-  // Ops in an order where every op follows its inputs (validate() first).
-  std::vector<OpId> topological_order() const;
+  // Ops in an order where every op follows its inputs (validate() first). Kept until an op or
+  // edge is added: a run asks for it three times per graph (validate, launch, bound).
+  const std::vector<OpId>& topological_order() const;
 
   std::size_t size() const { return boost::num_vertices(*g_); }
   const OpNode& op(OpId id) const { return (*g_)[id]; }
   OpNode& op_mut(OpId id) { return (*g_)[id]; }
   std::vector<OpId> successors(OpId id) const;
+  // The same without a vector (for loops that run per op of every step): a range of OpIds.
+  auto successor_range(OpId id) const { return boost::make_iterator_range(boost::adjacent_vertices(id, *g_)); }
   std::size_t in_degree(OpId id) const { return boost::in_degree(id, *g_); }
   double total_flops() const;
   double total_bytes() const;  // sum of the ops' own read + write bytes
@@ -92,6 +102,7 @@ class OpGraph {
   std::string tensor_name(const boost::graph_traits<OpGraphBase>::edge_descriptor& e) const;
 
   std::unique_ptr<OpGraphBase> g_;
+  mutable std::vector<OpId> order_;  // topological_order(), or empty: not known yet
 };
 
 }  // namespace roofsim

@@ -175,6 +175,7 @@ LayerReplay::Plan LayerReplay::at_layer_end(int l, Chip& chip, Fabric* fabric, c
     r.duration = now - previous_->at;
     for (OpId v : layer.ops) {
       OpResult op = results[v];
+      op.name.clear();  // a replay names the op after its own layer's: not copied twice
       op.start_ps -= previous_->at;
       op.end_ps -= previous_->at;
       r.ops.push_back(std::move(op));

@@ -103,8 +103,23 @@ double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
   return to_seconds(exposed);
 }
 
+// Per op of a graph, its bound as the results report it: a collective's closed form in
+// bound_time_s only. Computed once per graph, for the critical path and the op records.
+std::vector<OpBound> op_bounds(const OpGraph& g, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
+  std::vector<OpBound> out(g.size());
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (op.is_collective) {
+      out[v].bound_time_s = op_bound_s(op, hw, comm, policy);
+    } else {
+      out[v] = bound_of(op, hw, policy);
+    }
+  }
+  return out;
+}
+
 // Analytic bound of a graph: the longest path when every op takes its own bound time.
-double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
+double critical_path_bound(const OpGraph& g, const std::vector<OpBound>& bounds) {
   std::vector<double> finish(g.size(), 0.0);
   double longest = 0;
   for (OpId v : g.topological_order()) {
@@ -112,11 +127,12 @@ double critical_path_bound(const OpGraph& g, const HardwareSpec& hw, const Comm&
     for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
       start = std::max(start, finish[boost::source(*e, g.base())]);
     }
-    finish[v] = start + op_bound_s(g.op(v), hw, comm, policy);
+    finish[v] = start + bounds[v].bound_time_s;
     longest = std::max(longest, finish[v]);
   }
   return longest;
 }
+
 
 // Drives the phases: prefill, then each decode step, each a graph run on the chip.
 class InferenceDriver : public sc_core::sc_module {
@@ -193,13 +209,14 @@ double weight_and_kv_bytes(const OpGraph& g) {
 
 // A bound from each stage's resources: whatever overlaps, its FLOPs need the matrix and vector
 // units and its bytes the HBM for at least sum / peak each.
-double resource_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory policy) {
+// `bounds`: op_bounds() of g (an op off the near-memory units has its roofline bound there).
+double resource_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory policy, const std::vector<OpBound>& bounds) {
   std::map<int, std::pair<double, double>> per_device;  // compute seconds, memory seconds
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
     if (op.is_collective) continue;
     if (op.is_gemm && runs_near_memory(hw, policy, op.gemm)) continue;  // other units, other bandwidth
-    const OpBound b = bound_op(op.cost(), hw);
+    const OpBound& b = bounds[v];
     per_device[op.device].first += b.compute_time_s;
     per_device[op.device].second += b.memory_time_s;
   }
@@ -671,8 +688,8 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   r.ops.reserve(instances);
   for (std::size_t i = 0; i < r.graphs.size(); ++i) {
     const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const double bound = std::max(critical_path_bound(r.graphs[i], r.hw, links, e.near_memory),
-                                  resource_bound(r.graphs[i], r.hw, e.near_memory));
+    const std::vector<OpBound> bounds = op_bounds(r.graphs[i], r.hw, links, e.near_memory);
+    const double bound = std::max(critical_path_bound(r.graphs[i], bounds), resource_bound(r.graphs[i], r.hw, e.near_memory, bounds));
     // Communication: time in collectives, and the part of it no compute op overlapped.
     std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
     for (OpId v = 0; v < r.graphs[i].size(); ++v) {
@@ -704,8 +721,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
       inst.step = r.simulated_steps[i];
       inst.weight = r.step_weights[i];
       inst.op = &r.graphs[i].op(v);
-      inst.bound = inst.op->is_collective ? OpBound{} : bound_of(*inst.op, r.hw, e.near_memory);
-      if (inst.op->is_collective) inst.bound.bound_time_s = op_bound_s(*inst.op, r.hw, links, e.near_memory);
+      inst.bound = bounds[v];
       inst.result = std::move(driver.results[i][v]);  // read above, not after: moved, not copied
       r.ops.push_back(inst);
     }
@@ -749,7 +765,8 @@ namespace {
 // The analytic bound of a pass's graph, as runs compute it for each phase.
 double graph_bound(const Experiment& e, const PreparedMachine& machine, const OpGraph& g) {
   const Comm links{machine.topology.get(), machine.layout};
-  return std::max(critical_path_bound(g, machine.hw, links, e.near_memory), resource_bound(g, machine.hw, e.near_memory));
+  const std::vector<OpBound> bounds = op_bounds(g, machine.hw, links, e.near_memory);
+  return std::max(critical_path_bound(g, bounds), resource_bound(g, machine.hw, e.near_memory, bounds));
 }
 
 PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {

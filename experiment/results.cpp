@@ -81,10 +81,10 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   return out;
 }
 
-nlohmann::json to_json(const ExperimentResult& r) {
+namespace {
+// What ran on what: the keys a run record and an analysis share.
+void put_setup(nlohmann::json& j, const ExperimentResult& r) {
   const Experiment& e = r.setup;
-  const bool decode = r.decode_steps > 0;
-  nlohmann::json j;
   j["hardware"] = r.hw.name;
   j["model"] = r.model.name;
   j["batch"] = e.batch;
@@ -93,6 +93,14 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
   j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
   j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+}
+}  // namespace
+
+nlohmann::json to_json(const ExperimentResult& r) {
+  const Experiment& e = r.setup;
+  const bool decode = r.decode_steps > 0;
+  nlohmann::json j;
+  put_setup(j, r);
   j["attention"] = attention_name(e.attention);
   j["ideal"] = e.ideal;
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
@@ -141,14 +149,7 @@ nlohmann::json analysis_json(const ExperimentResult& r) {
   const bool decode = r.decode_steps > 0;
   const Roofline roof = roofline_for(r.hw, e.precision.activations);
   nlohmann::json j;
-  j["hardware"] = r.hw.name;
-  j["model"] = r.model.name;
-  j["batch"] = e.batch;
-  j["prompt"] = e.prompt;
-  j["generate"] = e.generate;
-  j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
-  j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
-  j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+  put_setup(j, r);
   j["tp"] = e.tp;
   j["pp"] = e.pp;
   j["ep"] = e.ep;

@@ -39,6 +39,9 @@ function showView(name, fromUrl) {
   }
 }
 
+// A chart's width: its panel's, less room for the axis titles and the legend.
+function chartWidth(el, less) { return Math.max(360, (el.closest('.panel') || el).clientWidth - less); }
+
 function emptyChart(el, text) {
   el.innerHTML = `<div class="chart-empty">No chart: ${escapeHtml(text)}</div>`;
 }
@@ -257,7 +260,7 @@ function renderCollectiveChart() {
   const c = r.collective;
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: Math.max(360, el.clientWidth - 200), height: 340, data: {values: data},
+    width: chartWidth(el, 230), height: 340, data: {values: data},
     title: `${c.op} (${c.algorithm}) on ${c.topology}, ${c.hardware}: ${busbw ? 'bus bandwidth' : 'time'} vs bytes per chip`,
     mark: {type: 'line', point: {filled: true, size: 60}},
     encoding: {
@@ -266,7 +269,7 @@ function renderCollectiveChart() {
       y: {field: 'y', type: 'quantitative', title: busbw ? 'bus bandwidth (B/s)' : 'time (s)',
         scale: {type: 'log', domain: [Math.min(...ys) / 1.5, Math.max(...ys) * 1.5], nice: false}, axis: {format: '~s'}},
       color: {field: 'series', type: 'nominal', title: null, scale: {domain: ['closed-form bound', 'simulated'], range: ['#999', '#2b6cb0']}},
-      strokeDash: {field: 'series', type: 'nominal', legend: null, scale: {domain: ['closed-form bound', 'simulated'], range: [[5, 4], [1, 0]]}},
+      strokeDash: {field: 'series', type: 'nominal', scale: {domain: ['closed-form bound', 'simulated'], range: [[5, 4], [1, 0]]}},
       tooltip: ['series', 'size', 'sim', 'bound', 'of bound', 'bus bw'].map((f) => ({field: f, type: 'nominal'})),
     },
   };
@@ -427,7 +430,7 @@ function renderServeChart() {
     if (q.ttft_s > 0) dist.push({metric: 'TTFT (ms)', v: q.ttft_s * 1e3});
     if (q.tpot_s > 0) dist.push({metric: 'TPOT (ms)', v: q.tpot_s * 1e3});
   }
-  const width = Math.max(360, el.clientWidth - 160);
+  const width = chartWidth(el, 190);
   const workers = new Set(series.map((s) => s.worker)).size;
   const timeRow = (what) => ({
     width, height: 110, transform: [{filter: {field: 'what', equal: what}}],
@@ -584,7 +587,7 @@ function renderSweepChart() {
   const tips = Object.keys(pts[0]).filter((k) => k.startsWith('s: ')).map((k) => ({field: k.replace(/\./g, '\\.'), type: 'nominal', title: k.slice(3)}));
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: Math.max(360, el.clientWidth - 220), height: 380, data: {values: pts},
+    width: chartWidth(el, 300), height: 380, data: {values: pts},
     title: `${d.name}: ${y} vs ${x}`,
     mark: {type: 'point', filled: true, size: 80, opacity: 0.85},
     encoding: {

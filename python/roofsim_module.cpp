@@ -163,7 +163,8 @@ chunked_prefill; kv_admission ('reserve', 'on_demand'), block_tokens, kv_memory_
 kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
 speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
 disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp.
-Returns the dict `roofsim serve --json` writes, plus 'requests' and 'iteration_records': one dict
+progress(done, total, what) is called as requests finish. Returns the dict `roofsim serve --json` writes,
+plus 'requests' and 'iteration_records': one dict
 per request and per iteration (the columns of --requests-csv and --iterations-csv).)";
 
 const char* kRunDoc = R"(Simulate inference: prefill of the prompts, then decode token by token.
@@ -252,14 +253,14 @@ PYBIND11_MODULE(roofsim, m) {
     return to_python(analysis_json(analyze_experiment(experiment_from(hw, model, kw))));
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
 
-  m.def("serve", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
+  m.def("serve", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     const ServingSetup s = serving_setup_from(hw, model, kw);
-    const ServingResult r = run_serving(s, control_from(py::none()));
+    const ServingResult r = run_serving(s, control_from(progress));
     nlohmann::json j = serving_json(r);
     j["requests"] = serving_request_records(r);
     j["iteration_records"] = serving_iteration_records(r);
     return to_python(j);
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kServeDoc);
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kServeDoc);
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
                  const std::string& dtype, bool ideal, bool fine) {

@@ -212,3 +212,9 @@ def test_run_reports_progress():
     seen = []
     roofsim.run(prompt=64, gen=4, progress=lambda done, total, what: seen.append((done, total, what)))
     assert seen and seen[-1][0] == seen[-1][1] == 4 and seen[0][2] == "prefill"
+
+
+def test_serve_reports_progress_as_requests_finish():
+    seen = []
+    roofsim.serve(concurrency=2, requests=6, prompt=64, output=4, progress=lambda done, total, what: seen.append((done, total)))
+    assert seen and seen[-1] == (6, 6) and all(d <= t for d, t in seen)

@@ -488,7 +488,14 @@ class App:
 
         def fn(emit):
             hw, model = s.pop("hw"), s.pop("model")
-            record = roofsim.serve(hw=hw, model=model, **s)
+            last = [0.0]
+
+            def progress(done, total, what):
+                now = time.monotonic()
+                if now - last[0] > 0.1 or done == total:
+                    last[0] = now
+                    emit({"progress": {"done": done, "total": total, "what": what}})
+            record = roofsim.serve(hw=hw, model=model, progress=progress, **s)
             try:  # the ridge of the activations dtype, to put the decode intensity beside it
                 a = roofsim.analyze(hw=hw, model=model, batch=1, prompt=16, gen=2,
                                     **{k: s[k] for k in ("activations_dtype",) if k in s})

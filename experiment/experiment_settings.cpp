@@ -27,37 +27,42 @@ std::int64_t Experiment::* count_field(const std::string& key) {
   return nullptr;
 }
 
-[[noreturn]] void wrong(const std::string& key, const nlohmann::json& value, const std::string& expected) {
+DType dtype(const std::string& key, const nlohmann::json& value) {
+  DType t;
+  if (!parse_dtype(setting_text(key, value), t)) setting_refused(key, value, "one of " + dtype_list());
+  return t;
+}
+
+}  // namespace
+
+void setting_refused(const std::string& key, const nlohmann::json& value, const std::string& expected) {
   throw InputError(key + "=" + value.dump() + ": expected " + expected);
 }
 
-std::string text(const std::string& key, const nlohmann::json& value) {
-  if (!value.is_string()) wrong(key, value, "a string");
+std::string setting_text(const std::string& key, const nlohmann::json& value) {
+  if (!value.is_string()) setting_refused(key, value, "a string");
   return value.get<std::string>();
 }
 
-bool flag(const std::string& key, const nlohmann::json& value) {
-  if (!value.is_boolean()) wrong(key, value, "true or false");
+bool setting_flag(const std::string& key, const nlohmann::json& value) {
+  if (!value.is_boolean()) setting_refused(key, value, "true or false");
   return value.get<bool>();
 }
 
-std::int64_t whole(const std::string& key, const nlohmann::json& value) {
+double setting_number(const std::string& key, const nlohmann::json& value, const std::string& expected) {
+  if (!value.is_number()) setting_refused(key, value, expected);
+  return value.get<double>();
+}
+
+std::int64_t setting_whole(const std::string& key, const nlohmann::json& value) {
   if (value.is_number_integer()) return value.get<std::int64_t>();
   // 8.0 from a computed value is 8; 8.5 is not a count.
   if (value.is_number_float()) {
     const double d = value.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<std::int64_t>(d);
   }
-  wrong(key, value, "a whole number");
+  setting_refused(key, value, "a whole number");
 }
-
-DType dtype(const std::string& key, const nlohmann::json& value) {
-  DType t;
-  if (!parse_dtype(text(key, value), t)) wrong(key, value, "one of " + dtype_list());
-  return t;
-}
-
-}  // namespace
 
 bool is_experiment_setting(const std::string& key) {
   if (count_field(key)) return true;
@@ -82,12 +87,12 @@ std::optional<double> experiment_number(const Experiment& e, const std::string& 
 
 void set_experiment_setting(Experiment& e, const std::string& key, const nlohmann::json& value) {
   if (auto field = count_field(key)) {
-    e.*field = whole(key, value);
+    e.*field = setting_whole(key, value);
   } else if (key == "hw") {
-    e.hw = text(key, value);
+    e.hw = setting_text(key, value);
     e.hardware.reset();
   } else if (key == "model") {
-    e.model = text(key, value);
+    e.model = setting_text(key, value);
     e.model_config.reset();
   } else if (key == "weights_dtype") {
     e.precision.weights = dtype(key, value);
@@ -96,28 +101,28 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
   } else if (key == "kv_dtype") {
     e.precision.kv = dtype(key, value);
   } else if (key == "attention") {
-    e.attention = parse_attention(text(key, value), key);
+    e.attention = parse_attention(setting_text(key, value), key);
   } else if (key == "ideal") {
-    e.ideal = flag(key, value);
+    e.ideal = setting_flag(key, value);
   } else if (key == "allow_long_context") {
-    e.allow_long_context = flag(key, value);
+    e.allow_long_context = setting_flag(key, value);
   } else if (key == "all_layers") {
-    e.all_layers = flag(key, value);
+    e.all_layers = setting_flag(key, value);
   } else if (key == "max_events") {
     if (!value.is_number() || !(value.get<double>() >= 0) || !std::isfinite(value.get<double>())) {
-      wrong(key, value, "a number >= 0 (0: no limit)");
+      setting_refused(key, value, "a number >= 0 (0: no limit)");
     }
     e.max_events = value.get<double>();
   } else if (key == "launch") {
-    const std::string v = text(key, value);
-    if (v != "graph" && v != "per_op") wrong(key, value, "graph or per_op");
+    const std::string v = setting_text(key, value);
+    if (v != "graph" && v != "per_op") setting_refused(key, value, "graph or per_op");
     e.launch_per_op = v == "per_op";
   } else if (key == "near_memory") {
-    const std::string v = text(key, value);
-    if (v != "off" && v != "auto" && v != "all") wrong(key, value, "off, auto or all");
+    const std::string v = setting_text(key, value);
+    if (v != "off" && v != "auto" && v != "all") setting_refused(key, value, "off, auto or all");
     e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
   } else if (key == "topology") {
-    e.topology = text(key, value);
+    e.topology = setting_text(key, value);
   } else {
     throw InputError("unknown setting '" + key + "'");
   }

@@ -11,6 +11,14 @@
 
 namespace roofsim {
 
+// A setting's value as the type it must be; each throws InputError "key=value: expected ...".
+// (Serving settings read their values with these too.)
+std::int64_t setting_whole(const std::string& key, const nlohmann::json& value);  // 8 or 8.0, not 8.5
+double setting_number(const std::string& key, const nlohmann::json& value, const std::string& expected);
+bool setting_flag(const std::string& key, const nlohmann::json& value);
+std::string setting_text(const std::string& key, const nlohmann::json& value);
+[[noreturn]] void setting_refused(const std::string& key, const nlohmann::json& value, const std::string& expected);
+
 // Whether `key` names an experiment setting ("gen" and "generate" both do).
 bool is_experiment_setting(const std::string& key);
 // The setting names, for messages and help.

@@ -423,7 +423,9 @@ InputError located_in_file(const InputError& err, const Experiment& e) {
   return InputError(where + message);
 }
 
-ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control);
+// `simulate` false: the same checks, steps, graphs and bounds without simulating (analysis);
+// a model that does not fit is then not refused (memory says so).
+ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control, bool simulate = true);
 
 // Simulation events of one pass, estimated from the plans its chips will run (each op's
 // pipeline steps, components/simulation.hpp) and per collective its chips' link transfers.
@@ -606,7 +608,7 @@ PreparedMachine prepare_machine(const Experiment& e) {
   return r;
 }
 
-ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control) {
+ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control, bool simulate) {
   // The CLI and experiment files check these too; the library's other callers (Python,
   // sweeps) reach here directly.
   check_sizes(e);
@@ -631,7 +633,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   // Prefill's graph, built once for the memory estimate, the work guard and the run.
   r.graphs.push_back(build_forward(r.model, pass_for(e, 0), p, e.attention));
   r.memory = memory_need_of(r.model, e, r.graphs[0]);
-  if (r.memory.total() > r.hw.hbm.capacity_bytes) {
+  if (simulate && r.memory.total() > r.hw.hbm.capacity_bytes) {
     // A model from a file is named with its path: the file may be what is wrong.
     const std::string model = r.model.name + (!e.model_config && looks_like_config_path(e.model) ? " (" + e.model + ")" : "");
     throw InputError(model + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
@@ -673,14 +675,31 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   if (steps.size() > 1) r.graphs.push_back(graph_of(steps[1]));
   std::optional<OpGraph> last;
   if (steps.size() > 2) last = graph_of(steps.back());
-  r.estimated_work = check_work(r, e, r.graphs[0], steps.size() > 1 ? &r.graphs[1] : nullptr,
-                                last ? &*last : steps.size() > 1 ? &r.graphs[1] : nullptr);
+  if (simulate) {
+    r.estimated_work = check_work(r, e, r.graphs[0], steps.size() > 1 ? &r.graphs[1] : nullptr,
+                                  last ? &*last : steps.size() > 1 ? &r.graphs[1] : nullptr);
+  }
   for (std::size_t i = 2; i + 1 < steps.size(); ++i) r.graphs.push_back(graph_of(steps[i]));
   if (last) r.graphs.push_back(std::move(*last));
 
-  PhaseResults driver = execute_phases(r, machine, control);
-  if (driver.cancelled) throw Cancelled();
-  if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
+  PhaseResults driver;
+  if (simulate) {
+    driver = execute_phases(r, machine, control);
+    if (driver.cancelled) throw Cancelled();
+    if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
+  } else {
+    // No simulated time: every phase and op starts and ends at 0; where an op would run
+    // (near-memory or not) is decided as the chips decide it.
+    driver.phase_start.assign(r.graphs.size(), 0);
+    driver.phase_end.assign(r.graphs.size(), 0);
+    for (const OpGraph& g : r.graphs) {
+      driver.results.emplace_back(g.size());
+      for (OpId v = 0; v < g.size(); ++v) {
+        const OpNode& op = g.op(v);
+        driver.results.back()[v].near_memory = op.is_gemm && !op.is_collective && runs_near_memory(r.hw, e.near_memory, op.gemm);
+      }
+    }
+  }
 
   // Results and bounds, phase by phase.
   std::size_t instances = 0;
@@ -810,5 +829,7 @@ PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
   replayed.all_layers = false;
   return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass);
 }
+
+ExperimentResult analyze_experiment(const Experiment& e) { return simulate_experiment(e, RunControl{}, false); }
 
 }  // namespace roofsim

@@ -135,6 +135,12 @@ ExperimentResult run_experiment(const Experiment& e, const RunControl& control);
 // The same; `progress` gets lines for people on long runs (nullptr: silent).
 ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
 
+// The analytic side of a run without simulating it: the same checks, machine, steps and graphs,
+// every op's bound and each phase's (collectives included, as a run computes them), intensities,
+// the decode speed of light and memory per chip; simulated times are 0. A model that does not
+// fit is not refused: `memory` says what it needs. As fast as building the graphs.
+ExperimentResult analyze_experiment(const Experiment& e);
+
 // One forward pass (a serving iteration) as simulated on an experiment's machine.
 struct PassOutcome {
   double seconds = 0;             // from the first launch to the last op's end

@@ -1,5 +1,8 @@
 #include "experiment/results.hpp"
 
+#include "experiment/hardware_json.hpp"
+#include "validation/analytic.hpp"
+
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -96,10 +99,10 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   return out;
 }
 
-nlohmann::json to_json(const ExperimentResult& r) {
+namespace {
+// What ran on what: the keys a run record and an analysis share.
+void put_setup(nlohmann::json& j, const ExperimentResult& r) {
   const Experiment& e = r.setup;
-  const bool decode = r.decode_steps > 0;
-  nlohmann::json j;
   j["hardware"] = r.hw.name;
   j["model"] = r.model.name;
   j["batch"] = e.batch;
@@ -108,6 +111,14 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
   j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
   j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+}
+}  // namespace
+
+nlohmann::json to_json(const ExperimentResult& r) {
+  const Experiment& e = r.setup;
+  const bool decode = r.decode_steps > 0;
+  nlohmann::json j;
+  put_setup(j, r);
   j["attention"] = attention_name(e.attention);
   j["ideal"] = e.ideal;
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
@@ -147,6 +158,48 @@ nlohmann::json to_json(const ExperimentResult& r) {
                         {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
                         {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
                         {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}});
+  }
+  return versioned(std::move(j));
+}
+
+nlohmann::json analysis_json(const ExperimentResult& r) {
+  const Experiment& e = r.setup;
+  const bool decode = r.decode_steps > 0;
+  const Roofline roof = roofline_for(r.hw, e.precision.activations);
+  nlohmann::json j;
+  put_setup(j, r);
+  j["tp"] = e.tp;
+  j["pp"] = e.pp;
+  j["ep"] = e.ep;
+  j["topology"] = r.topology;
+  j["notes"] = r.notes;
+  j["ideal"] = e.ideal;
+  j["peak_flops"] = roof.peak_flops;
+  j["bandwidth"] = roof.bandwidth;
+  j["ridge"] = roof.ridge();
+  j["hardware_summary"] = hardware_json(r.hw);
+  j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
+                       {"activations", r.memory.activations}, {"total", r.memory.total()},
+                       {"capacity", r.hw.hbm.capacity_bytes}};
+  j["fits"] = r.memory.total() <= r.hw.hbm.capacity_bytes;
+  j["prefill"] = {{"flops", r.prefill_flops}, {"bytes", r.prefill_bytes}, {"intensity", r.prefill_flops / r.prefill_bytes},
+                  {"bound_s", r.bound_ttft_s}};
+  j["decode"] = decode ? nlohmann::json{{"flops", r.decode_flops}, {"bytes", r.decode_bytes},
+                                         {"intensity", r.decode_flops / r.decode_bytes}, {"bound_s", r.bound_tpot_s},
+                                         {"speed_of_light_s", r.decode_speed_of_light_s}}
+                       : nlohmann::json(nullptr);
+  j["bound_ttft_s"] = r.bound_ttft_s;
+  j["bound_tpot_s"] = number_or_null(decode, r.bound_tpot_s);
+  j["bound_total_s"] = r.bound_total_s;
+  j["bound_throughput_tok_s"] = static_cast<double>(e.batch * e.generate) / r.bound_total_s;
+  j["bound_decode_tok_s"] = number_or_null(decode, static_cast<double>(e.batch) / r.bound_tpot_s);
+  j["decode_speed_of_light_s"] = number_or_null(decode, r.decode_speed_of_light_s);
+  j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
+  j["decode_intensity"] = number_or_null(decode, r.decode_flops / r.decode_bytes);
+  j["ops"] = nlohmann::json::array();
+  for (const OpSummary& o : summarize_ops(r)) {
+    j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count}, {"flops", o.flops},
+                        {"bytes", o.bytes}, {"intensity", o.intensity()}, {"bound_time_s", o.bound_s}, {"roof", o.roof}});
   }
   return versioned(std::move(j));
 }

@@ -46,6 +46,10 @@ nlohmann::json to_json(const CollectiveExperimentResult& r);
 // `cases run`: one published case, simulated, against its measurement.
 nlohmann::json case_result_json(const PublicCase& c, const ExperimentResult& r);
 
+// `roofsim.analyze` (the ui's analytic numbers): a run's bounds, intensities, ridge, memory and
+// ops from analyze_experiment, without simulated times.
+nlohmann::json analysis_json(const ExperimentResult& r);
+
 // Adds schema_version to a result object.
 nlohmann::json versioned(nlohmann::json j);
 

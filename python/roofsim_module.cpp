@@ -163,7 +163,8 @@ chunked_prefill; kv_admission ('reserve', 'on_demand'), block_tokens, kv_memory_
 kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
 speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
 disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp.
-Returns the dict `roofsim serve --json` writes, plus 'requests' and 'iteration_records': one dict
+progress(done, total, what) is called as requests finish. Returns the dict `roofsim serve --json` writes,
+plus 'requests' and 'iteration_records': one dict
 per request and per iteration (the columns of --requests-csv and --iterations-csv).)";
 
 const char* kRunDoc = R"(Simulate inference: prefill of the prompts, then decode token by token.
@@ -178,218 +179,6 @@ progress(done, total, what) is called after each simulated phase (prefill, decod
 Returns the dict `roofsim run --json` writes (docs/schema.md).)";
 
 
-// analyze(): the analytic side of a run without simulating. The experiment's graphs are built
-// for the steps a run would simulate (automatic decode stride, the same interpolation weights),
-// every op gets its roofline bound, and results.cpp's summarize_ops names and sums them as the
-// run record's `ops`. A phase's bound is the larger of the critical path of op bounds and the
-// busiest resource, as run_experiment computes it, with collectives left out (their closed form
-// needs the fabric): on one chip the bounds equal the run's.
-double analytic_graph_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory policy) {
-  std::vector<double> start(g.size(), 0.0);
-  std::map<int, std::pair<double, double>> per_device;  // compute seconds, memory seconds
-  double path = 0;
-  for (OpId v : g.topological_order()) {
-    const OpNode& op = g.op(v);
-    double t = 0;
-    if (!op.is_collective) {
-      const bool near = op.is_gemm && runs_near_memory(hw, policy, op.gemm);
-      const OpBound b = near ? bound_near_memory(op.gemm, hw) : bound_op(op.cost(), hw);
-      t = b.bound_time_s;
-      if (!near) {
-        const OpBound own = bound_op(op.cost(), hw);
-        per_device[op.device].first += own.compute_time_s;
-        per_device[op.device].second += own.memory_time_s;
-      }
-    }
-    const double finish = start[v] + t;
-    path = std::max(path, finish);
-    for (OpId s : g.successors(v)) start[s] = std::max(start[s], finish);
-  }
-  for (const auto& [d, r] : per_device) path = std::max({path, r.first, r.second});
-  return path;
-}
-
-// Weights and KV cache a pass reads on its busiest stage (the B operand of every GEMM).
-double analytic_weight_and_kv_bytes(const OpGraph& g) {
-  std::map<int, double> per_device;
-  for (OpId v = 0; v < g.size(); ++v) {
-    const OpNode& op = g.op(v);
-    if (op.is_gemm) per_device[op.device] += static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
-  }
-  double most = 0;
-  for (const auto& [d, b] : per_device) most = std::max(most, b);
-  return most;
-}
-
-nlohmann::json analyze_experiment(const Experiment& e) {
-  auto count = [](const char* key, std::int64_t v, std::int64_t most) {
-    if (v < 1 || v > most) throw InputError(std::string(key) + "=" + std::to_string(v) + ": expected 1 to " + std::to_string(most));
-  };
-  count("batch", e.batch, kMaxBatch);
-  count("prompt", e.prompt, kMaxTokens);
-  count("gen", e.generate, kMaxTokens);
-  count("tp", e.tp, kMaxChips);
-  count("pp", e.pp, kMaxChips);
-  count("ep", e.ep, kMaxChips);
-  const std::int64_t chips = e.tp * e.pp * e.ep;
-  if (chips > kMaxChips) throw InputError("tp x pp x ep = " + std::to_string(chips) + " chips: at most " + std::to_string(kMaxChips));
-  ExperimentResult r;
-  r.setup = e;
-  r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
-  if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
-  if (e.ideal) r.hw = make_ideal(r.hw);
-  r.model = e.model_config ? *e.model_config : load_model(e.model);
-  // The dtype checks of a run (experiment/inference.cpp), with the same messages.
-  const Precision& p = e.precision;
-  if (!r.hw.matrix_supports(p.activations)) {
-    std::string supported;
-    for (const auto& [t, rate] : r.hw.matrix.dtype_rate) supported += (supported.empty() ? "" : ", ") + std::string(dtype_name(t));
-    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
-                     " do not compute in it; supported: " + supported);
-  }
-  if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8) {
-    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": activations must be bf16, fp16 or fp8");
-  }
-  if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
-    throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");
-  }
-  if (p.weights == DType::tf32 || p.weights == DType::fp32) {
-    throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8 or int4");
-  }
-  check_tensor_parallel(r.model, e.tp);
-  std::int64_t micro = e.microbatches;
-  if (micro <= 0) {
-    micro = 1;
-    for (std::int64_t m = e.pp; m > 1; --m) {
-      if (e.batch % (m * e.ep) == 0) {
-        micro = m;
-        break;
-      }
-    }
-  }
-  auto pass_for = [&](int step) {
-    ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
-    pass.tp = e.tp;
-    pass.pp = e.pp;
-    pass.ep = e.ep;
-    pass.microbatches = micro;
-    return pass;
-  };
-  check_pipeline(r.model, pass_for(0));
-  check_expert_parallel(r.model, pass_for(0));
-  std::string topology;
-  if (chips > 1) {
-    const Topology t = parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology);
-    if (t.chips() != chips) {
-      throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) + " chips; ${tp} " + std::to_string(e.tp) +
-                       " x ${pp} " + std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) + " needs " + std::to_string(chips));
-    }
-    topology = t.name();
-  } else if (!e.topology.empty()) {
-    const Topology t = parse_topology(e.topology);
-    throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) + " chips; ${tp} 1 x ${pp} 1 x ${ep} 1 runs on one");
-  }
-  const Roofline roof = roofline_for(r.hw, e.precision.activations);
-  r.memory = memory_need(r.model, e);
-  // The steps a run simulates (automatic stride) and the decode steps each stands for.
-  r.decode_steps = static_cast<int>(e.generate - 1);
-  r.simulated_steps = {0};
-  r.step_weights = {1.0};
-  if (r.decode_steps > 0) {
-    const int stride = (r.decode_steps + 127) / 128;
-    for (int i = 1; i <= r.decode_steps; i += stride) r.simulated_steps.push_back(i);
-    if (r.simulated_steps.back() != r.decode_steps) r.simulated_steps.push_back(r.decode_steps);
-    r.step_weights.assign(r.simulated_steps.size(), 0.0);
-    r.step_weights[0] = 1.0;
-    std::size_t j = 1;
-    for (int i = 1; i <= r.decode_steps; ++i) {
-      while (j + 1 < r.simulated_steps.size() && r.simulated_steps[j + 1] <= i) ++j;
-      if (r.simulated_steps[j] == i || j + 1 == r.simulated_steps.size()) {
-        r.step_weights[j] += 1.0;
-        continue;
-      }
-      const double t = static_cast<double>(i - r.simulated_steps[j]) / static_cast<double>(r.simulated_steps[j + 1] - r.simulated_steps[j]);
-      r.step_weights[j] += 1.0 - t;
-      r.step_weights[j + 1] += t;
-    }
-  }
-  r.graphs.reserve(r.simulated_steps.size());
-  for (int step : r.simulated_steps) r.graphs.push_back(build_forward(r.model, pass_for(step), e.precision, e.attention));
-  nlohmann::json prefill, decode;
-  double decode_bound = 0, decode_flops = 0, decode_bytes = 0, speed_of_light = 0;
-  for (std::size_t i = 0; i < r.graphs.size(); ++i) {
-    const OpGraph& g = r.graphs[i];
-    const double bound = analytic_graph_bound(g, r.hw, e.near_memory);
-    if (i == 0) {
-      prefill = {{"flops", g.total_flops()}, {"bytes", g.total_bytes()}, {"intensity", g.total_flops() / g.total_bytes()},
-                 {"bound_s", bound}};
-    } else {
-      const double w = r.step_weights[i];
-      decode_bound += w * bound;
-      decode_flops += w * g.total_flops();
-      decode_bytes += w * g.total_bytes();
-      speed_of_light += w * decode_step_bound_s(analytic_weight_and_kv_bytes(g), 0, r.hw.hbm.bandwidth);
-    }
-    for (OpId v = 0; v < g.size(); ++v) {
-      OpInstance inst;
-      inst.step = r.simulated_steps[i];
-      inst.weight = r.step_weights[i];
-      inst.op = &g.op(v);
-      if (!inst.op->is_collective) {
-        inst.result.near_memory = inst.op->is_gemm && runs_near_memory(r.hw, e.near_memory, inst.op->gemm);
-        inst.bound = inst.result.near_memory ? bound_near_memory(inst.op->gemm, r.hw) : bound_op(inst.op->cost(), r.hw);
-      }
-      r.ops.push_back(inst);
-    }
-  }
-  const bool has_decode = r.decode_steps > 0;
-  const double steps = has_decode ? r.decode_steps : 1.0;
-  const double tpot = decode_bound / steps;
-  if (has_decode) {
-    decode = {{"flops", decode_flops / steps}, {"bytes", decode_bytes / steps}, {"intensity", decode_flops / decode_bytes},
-              {"bound_s", tpot}, {"speed_of_light_s", speed_of_light / steps}};
-  }
-  const double ttft = prefill["bound_s"].get<double>();
-  const double total = ttft + decode_bound;
-  nlohmann::json j;
-  j["hardware"] = r.hw.name;
-  j["model"] = r.model.name;
-  j["batch"] = e.batch;
-  j["prompt"] = e.prompt;
-  j["generate"] = e.generate;
-  j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
-  j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
-  j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
-  j["tp"] = e.tp;
-  j["pp"] = e.pp;
-  j["ep"] = e.ep;
-  j["topology"] = topology;
-  j["ideal"] = e.ideal;
-  j["peak_flops"] = roof.peak_flops;
-  j["bandwidth"] = roof.bandwidth;
-  j["ridge"] = roof.ridge();
-  j["hardware_summary"] = hardware_json(r.hw);
-  j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache}, {"activations", r.memory.activations},
-                       {"total", r.memory.total()}, {"capacity", r.hw.hbm.capacity_bytes}};
-  j["fits"] = r.memory.total() <= r.hw.hbm.capacity_bytes;
-  j["prefill"] = prefill;
-  j["decode"] = has_decode ? decode : nlohmann::json(nullptr);
-  j["bound_ttft_s"] = ttft;
-  j["bound_tpot_s"] = has_decode ? nlohmann::json(tpot) : nlohmann::json(nullptr);
-  j["bound_total_s"] = total;
-  j["bound_throughput_tok_s"] = static_cast<double>(e.batch * e.generate) / total;
-  j["bound_decode_tok_s"] = has_decode ? nlohmann::json(static_cast<double>(e.batch) / tpot) : nlohmann::json(nullptr);
-  j["decode_speed_of_light_s"] = has_decode ? decode["speed_of_light_s"] : nlohmann::json(nullptr);
-  j["prefill_intensity"] = prefill["intensity"];
-  j["decode_intensity"] = has_decode ? decode["intensity"] : nlohmann::json(nullptr);
-  j["ops"] = nlohmann::json::array();
-  for (const OpSummary& o : summarize_ops(r)) {
-    j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count}, {"flops", o.flops},
-                        {"bytes", o.bytes}, {"intensity", o.intensity()}, {"bound_time_s", o.bound_s}, {"roof", o.roof}});
-  }
-  return versioned(std::move(j));
-}
-
 const char* kAnalyzeDoc = R"(The analytic side of run() at once, without simulating.
 
 Same keyword arguments as run(). Returns the ridge (FLOP/B) of the activations dtype with its
@@ -397,7 +186,8 @@ peak_flops and bandwidth, hardware_summary (peaks and ridge per dtype), memory_b
 fits, prefill and decode (flops, bytes, intensity, bound_s; decode per mean step, with
 speed_of_light_s), bound_ttft_s, bound_tpot_s, bound_total_s, bound_throughput_tok_s,
 bound_decode_tok_s, and ops named and summed as run()'s (each with intensity, bound_time_s and
-its binding roof). Phase bounds leave collectives out: on one chip they equal run()'s bounds.)";
+its binding roof): the bounds run() reports, collectives included. A model that does not fit
+is not refused: fits is false.)";
 
 }  // namespace
 
@@ -460,17 +250,17 @@ PYBIND11_MODULE(roofsim, m) {
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kRunDoc);
 
   m.def("analyze", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
-    return to_python(analyze_experiment(experiment_from(hw, model, kw)));
+    return to_python(analysis_json(analyze_experiment(experiment_from(hw, model, kw))));
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
 
-  m.def("serve", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
+  m.def("serve", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     const ServingSetup s = serving_setup_from(hw, model, kw);
-    const ServingResult r = run_serving(s, control_from(py::none()));
+    const ServingResult r = run_serving(s, control_from(progress));
     nlohmann::json j = serving_json(r);
     j["requests"] = serving_request_records(r);
     j["iteration_records"] = serving_iteration_records(r);
     return to_python(j);
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kServeDoc);
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kServeDoc);
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
                  const std::string& dtype, bool ideal, bool fine) {

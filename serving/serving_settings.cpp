@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "experiment/experiment_settings.hpp"
 
 namespace roofsim {
 
@@ -16,45 +17,16 @@ const std::set<std::string> kKeys = {
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
     "prefill_instances", "decode_instances", "prefill_tp", "decode_tp"};
 
-[[noreturn]] void wrong(const std::string& key, const nlohmann::json& v, const std::string& expected) {
-  throw InputError(key + "=" + v.dump() + ": expected " + expected);
-}
-
-std::int64_t whole(const std::string& key, const nlohmann::json& v) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
-      std::fabs(v.get<double>()) < 9e15) {
-    return static_cast<std::int64_t>(v.get<double>());
-  }
-  wrong(key, v, "a whole number");
-}
-
-// Ranges are checked where the setup is checked (run_serving), as for the flags.
-double number(const std::string& key, const nlohmann::json& v, const std::string& unit) {
-  if (!v.is_number()) wrong(key, v, unit);
-  return v.get<double>();
-}
-
-bool flag(const std::string& key, const nlohmann::json& v) {
-  if (!v.is_boolean()) wrong(key, v, "true or false");
-  return v.get<bool>();
-}
-
-std::string text(const std::string& key, const nlohmann::json& v) {
-  if (!v.is_string()) wrong(key, v, "a string");
-  return v.get<std::string>();
-}
-
 std::string one_of(const std::string& key, const nlohmann::json& v, const std::set<std::string>& allowed, const std::string& listed) {
-  const std::string t = text(key, v);
-  if (!allowed.count(t)) wrong(key, v, listed);
+  const std::string t = setting_text(key, v);
+  if (!allowed.count(t)) setting_refused(key, v, listed);
   return t;
 }
 
 // A length: a number of tokens, or a distribution "normal:1000:200".
 LengthDistribution length(const std::string& key, const nlohmann::json& v) {
-  if (v.is_number()) return parse_length_distribution(std::to_string(whole(key, v)), key);
-  return parse_length_distribution(text(key, v), key);
+  if (v.is_number()) return parse_length_distribution(std::to_string(setting_whole(key, v)), key);
+  return parse_length_distribution(setting_text(key, v), key);
 }
 
 }  // namespace
@@ -65,33 +37,33 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
   WorkloadSpec& w = s_.workload;
   if (key == "concurrency") {
     w.arrivals.kind = Arrivals::Kind::closed_loop;
-    w.arrivals.concurrency = whole(key, v);
+    w.arrivals.concurrency = setting_whole(key, v);
   } else if (key == "rate") {
     w.arrivals.kind = Arrivals::Kind::poisson;
-    w.arrivals.rate_per_s = number(key, v, "requests per second");
+    w.arrivals.rate_per_s = setting_number(key, v, "requests per second");
   } else if (key == "burst") {
     w.arrivals.kind = Arrivals::Kind::burst;
-    w.arrivals.burst_size = whole(key, v);
+    w.arrivals.burst_size = setting_whole(key, v);
   } else if (key == "burst_interval_ms") {
-    w.arrivals.burst_interval_s = number(key, v, "milliseconds") * 1e-3;
+    w.arrivals.burst_interval_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "trace_file") {
     w.arrivals.kind = Arrivals::Kind::trace;
-    w.trace_path = text(key, v);
+    w.trace_path = setting_text(key, v);
   } else if (key == "ramp_ms") {
-    w.arrivals.ramp_s = number(key, v, "milliseconds") * 1e-3;
+    w.arrivals.ramp_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "requests") {
-    w.requests = whole(key, v);
+    w.requests = setting_whole(key, v);
     requests_given_ = true;
   } else if (key == "prompt") {
     w.prompt = length(key, v);
   } else if (key == "output") {
     w.output = length(key, v);
   } else if (key == "seed") {
-    const std::int64_t seed = whole(key, v);
-    if (seed < 0) wrong(key, v, "a whole number >= 0");
+    const std::int64_t seed = setting_whole(key, v);
+    if (seed < 0) setting_refused(key, v, "a whole number >= 0");
     w.seed = static_cast<std::uint64_t>(seed);
   } else if (key == "warmup") {
-    s_.warmup_requests = whole(key, v);
+    s_.warmup_requests = setting_whole(key, v);
   } else if (key == "scheduler") {
     s_.scheduler.policy = one_of(key, v, {"continuous", "static"}, "continuous or static") == "static"
                               ? SchedulerConfig::Policy::static_batch
@@ -101,60 +73,60 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
                                 ? SchedulerConfig::Priority::prefill_first
                                 : SchedulerConfig::Priority::decode_first;
   } else if (key == "max_batch") {
-    s_.scheduler.max_batch = whole(key, v);
+    s_.scheduler.max_batch = setting_whole(key, v);
   } else if (key == "max_tokens") {
-    s_.scheduler.max_tokens = whole(key, v);
+    s_.scheduler.max_tokens = setting_whole(key, v);
   } else if (key == "chunked_prefill") {
-    s_.scheduler.chunked_prefill = flag(key, v);
+    s_.scheduler.chunked_prefill = setting_flag(key, v);
   } else if (key == "kv_admission") {
     s_.kv.admission = one_of(key, v, {"reserve", "on_demand"}, "reserve or on_demand") == "on_demand"
                           ? KvCacheConfig::Admission::on_demand
                           : KvCacheConfig::Admission::reserve;
   } else if (key == "block_tokens") {
-    s_.kv.block_tokens = whole(key, v);
+    s_.kv.block_tokens = setting_whole(key, v);
   } else if (key == "kv_memory_fraction") {
-    s_.kv.memory_fraction = number(key, v, "a share in (0, 1]");
+    s_.kv.memory_fraction = setting_number(key, v, "a share in (0, 1]");
   } else if (key == "kv_blocks") {
-    s_.kv.blocks = whole(key, v);
+    s_.kv.blocks = setting_whole(key, v);
   } else if (key == "prefix_caching") {
-    s_.kv.prefix_caching = flag(key, v);
+    s_.kv.prefix_caching = setting_flag(key, v);
   } else if (key == "iteration_overhead_ms") {
-    s_.iteration_overhead_s = number(key, v, "milliseconds") * 1e-3;
+    s_.iteration_overhead_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "sequence_overhead_us") {
-    s_.sequence_overhead_s = number(key, v, "microseconds") * 1e-6;
+    s_.sequence_overhead_s = setting_number(key, v, "microseconds") * 1e-6;
   } else if (key == "buckets") {
-    const std::int64_t b = whole(key, v);
-    if (b < 0 || b > 1'000'000) wrong(key, v, "0 (exact shapes) to 1000000");
+    const std::int64_t b = setting_whole(key, v);
+    if (b < 0 || b > 1'000'000) setting_refused(key, v, "0 (exact shapes) to 1000000");
     s_.buckets_per_octave = static_cast<int>(b);
   } else if (key == "all_layers") {
-    s_.sample_layers = !flag(key, v);
+    s_.sample_layers = !setting_flag(key, v);
   } else if (key == "slo_ttft_ms") {
-    s_.slo_ttft_s = number(key, v, "milliseconds") * 1e-3;
+    s_.slo_ttft_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "slo_tpot_ms") {
-    s_.slo_tpot_s = number(key, v, "milliseconds") * 1e-3;
+    s_.slo_tpot_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "speculative_tokens") {
-    s_.speculative.tokens = whole(key, v);
+    s_.speculative.tokens = setting_whole(key, v);
   } else if (key == "draft") {
-    s_.speculative.draft = text(key, v);
+    s_.speculative.draft = setting_text(key, v);
   } else if (key == "acceptance") {
     if (v.is_number()) {
       s_.speculative.acceptance = v.get<double>();
     } else if (v.is_array()) {
       s_.speculative.position_acceptance.clear();
-      for (const nlohmann::json& p : v) s_.speculative.position_acceptance.push_back(number(key, p, "a chance per drafted token"));
+      for (const nlohmann::json& p : v) s_.speculative.position_acceptance.push_back(setting_number(key, p, "a chance per drafted token"));
     } else {
-      wrong(key, v, "a chance in [0, 1] or a list of one per drafted token");
+      setting_refused(key, v, "a chance in [0, 1] or a list of one per drafted token");
     }
   } else if (key == "disaggregate") {
-    s_.disaggregation.enabled = flag(key, v);
+    s_.disaggregation.enabled = setting_flag(key, v);
   } else if (key == "prefill_instances") {
-    s_.disaggregation.prefill_instances = whole(key, v);
+    s_.disaggregation.prefill_instances = setting_whole(key, v);
   } else if (key == "decode_instances") {
-    s_.disaggregation.decode_instances = whole(key, v);
+    s_.disaggregation.decode_instances = setting_whole(key, v);
   } else if (key == "prefill_tp") {
-    s_.disaggregation.prefill_tp = whole(key, v);
+    s_.disaggregation.prefill_tp = setting_whole(key, v);
   } else if (key == "decode_tp") {
-    s_.disaggregation.decode_tp = whole(key, v);
+    s_.disaggregation.decode_tp = setting_whole(key, v);
   } else if (key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" || key == "microbatches") {
     throw InputError("'" + key + "' is a run setting; a serving run takes prompt, output and the arrivals instead");
   } else {

@@ -64,6 +64,7 @@ struct UiOptions {
   int port = 8765;
   std::string host = "127.0.0.1";
   bool open = false;
+  std::string sweeps_dir;
 };
 
 [[noreturn]] void run_ui(const UiOptions& o) {
@@ -91,6 +92,10 @@ struct UiOptions {
   setenv("PYTHONPATH", pythonpath.c_str(), 1);
   std::vector<std::string> args = {python, "-m", "roofsim_ui", "--port", std::to_string(o.port), "--host", o.host};
   if (o.open) args.push_back("--open");
+  if (!o.sweeps_dir.empty()) {
+    args.push_back("--sweeps-dir");
+    args.push_back(o.sweeps_dir);
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -113,6 +118,8 @@ void add_ui_command(CLI::App& app) {
   ui->add_option("--port", o->port, "Port to listen on (0: any free port)")->default_val(8765)->check(CLI::Range(0, 65535));
   ui->add_option("--host", o->host, "Address to bind (0.0.0.0 serves other machines too)")->default_val("127.0.0.1");
   ui->add_flag("--open", o->open, "Open the page in a web browser");
+  ui->add_option("--sweeps-dir", o->sweeps_dir,
+                 "The folder whose sweep files (*.toml) and their stores (*.db) the sweeps view lists (default: configs/sweeps of the sources)");
   ui->callback([o] { run_ui(*o); });
 }
 

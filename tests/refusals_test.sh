@@ -89,7 +89,7 @@ refused "sweep points bounded" "--points: '100000' is not a whole number from 6 
 # Sweep files (docs/sweeps.md): flags of one mode are refused in the other; bad shards, stores, Slurm options.
 sweep_file="$here/configs/sweeps/bandwidth-vs-batch.toml"
 refused "sweep file flag without a file" "--store is for sweep files" "$roofsim" sweep --store x.db
-refused "gemm sweep flag with a file" "--points is for the GEMM sweep" "$roofsim" sweep "$sweep_file" --points 5
+refused "gemm sweep flag with a file" "--points is for the GEMM sweep" "$roofsim" sweep "$sweep_file" --points 8
 refused "sweep shard out of range" "--shard '4/4'" "$roofsim" sweep "$sweep_file" --shard 4/4 --store "$tmp/s.db"
 refused "sweep store that is not one" "not a roofsim sweep store" "$roofsim" sweep "$sweep_file" --store "$sweep_file"
 refused "sweep jobs zero" "--jobs" "$roofsim" sweep "$sweep_file" -j 0

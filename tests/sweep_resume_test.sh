@@ -8,11 +8,11 @@ trap 'rm -rf "$dir"' EXIT
 cat > "$dir/sweep.toml" <<'TOML'
 [base]
 model = "llama-3-8b"
-prompt = 128
-gen = 8
+prompt = 512
+gen = 64
 [grid]
 batch = [1, 2, 4, 8, 16, 32]
-"hbm.bandwidth_gb_per_s" = [2000, 3000, 4000, 6000]
+"hbm.bandwidth_gb_per_s" = [2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000]
 TOML
 stored() { "$R" sweep "$dir/sweep.toml" --store "$1" --plan | sed -n 's/^\([0-9]*\) points\{0,1\} stored.*/\1/p'; }
 
@@ -26,17 +26,17 @@ done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 at_kill=$(stored "$dir/killed.db")
-echo "killed with $at_kill of 24 points stored"
+echo "killed with $at_kill of 48 points stored"
 [ "$at_kill" -ge 3 ] || { echo "FAIL: fewer than 3 points stored before the kill"; exit 1; }
-[ "$at_kill" -lt 24 ] || { echo "FAIL: the sweep finished before it was killed (make it longer)"; exit 1; }
+[ "$at_kill" -lt 48 ] || { echo "FAIL: the sweep finished before it was killed (make it longer)"; exit 1; }
 sleep 0.5
 if pgrep -f "$dir/sweep.toml" > /dev/null; then echo "FAIL: workers outlived the killed sweep"; exit 1; fi
 
 out=$("$R" sweep "$dir/sweep.toml" --store "$dir/killed.db" -j 2 -q --export-csv "$dir/resumed.csv")
 echo "$out"
-echo "$out" | grep -q "^$at_kill points\{0,1\} already stored; ran $((24 - at_kill)) point" ||
+echo "$out" | grep -q "^$at_kill points\{0,1\} already stored; ran $((48 - at_kill)) point" ||
   { echo "FAIL: the re-run did not run exactly the missing points"; exit 1; }
 "$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/whole.csv" > /dev/null
 cmp "$dir/resumed.csv" "$dir/whole.csv" || { echo "FAIL: resumed results differ from an uninterrupted run"; exit 1; }
-[ "$(wc -l < "$dir/whole.csv")" -eq 25 ] || { echo "FAIL: expected 24 points and a header"; exit 1; }
+[ "$(wc -l < "$dir/whole.csv")" -eq 49 ] || { echo "FAIL: expected 48 points and a header"; exit 1; }
 echo "PASS"

@@ -8,6 +8,7 @@ import {execFile, spawn} from 'node:child_process';
 import {createRequire} from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
@@ -55,11 +56,24 @@ const fmtMs = (s) => (s * 1e3).toFixed(3) + ' ms';
 const fmtRate = (x) => x.toFixed(1);
 
 const MODEL = 'llama-2-7b', BATCH = 4, PROMPT = 64, GEN = 6;
+// The other views' formatting (ui/static/app.js fmtTime, ui/static/views.js fmtBw).
+const fmtTime = (s) => (s < 1e-3 ? (s * 1e6).toPrecision(3) + ' µs' : s < 1 ? (s * 1e3).toPrecision(4) + ' ms' : s.toPrecision(4) + ' s');
+const fmtBw = (x) => (x / 1e9).toPrecision(4) + ' GB/s';
+// A collective (64 MiB all-reduce on 8 chips behind a switch, a bytes sweep 1 KiB..1 MiB) and a
+// short serve, each also run by the CLI.
+const COLL = {topology: 'switch:8', op: 'allreduce', bytes: 64 << 20};
+const SERVE = {concurrency: 8, requests: 16, prompt: 128, output: 8};
 
 async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(roofsimBin, ['ui', '--port', String(port)], {
+  // The sweeps view reads a temporary folder: a copy of a sweep file whose store the test fills.
+  const sweepsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'roofsim-ui-sweeps-'));
+  fs.copyFileSync(path.resolve(here, '../../configs/sweeps/bandwidth-vs-batch.toml'), path.join(sweepsDir, 'bandwidth-vs-batch.toml'));
+  fs.writeFileSync(path.join(sweepsDir, 'not-run-yet.toml'), '[base]\nmodel = "llama-3-8b"\n[grid]\nbatch = [1, 2]\n');
+  const run = (args) => promisify(execFile)(roofsimBin, args, {maxBuffer: 64 << 20});
+  const swept = run(['sweep', path.join(sweepsDir, 'bandwidth-vs-batch.toml'), '-j', '1']);
+  const server = spawn(roofsimBin, ['ui', '--port', String(port), '--sweeps-dir', sweepsDir], {
     env: {...process.env, ROOFSIM_PYTHON_DIR: path.resolve(moduleDir)}, stdio: ['ignore', 'pipe', 'pipe']});
   let serverOut = '';
   server.stdout.on('data', (d) => { serverOut += d; });
@@ -206,13 +220,165 @@ async function main() {
     await b.waitForFunction(() => document.getElementById('progress-text').textContent === 'cancelled', null, {timeout: 20000});
     check(true, 'a running simulation is cancelled');
 
+    await collectiveChecks(browser, base, pageErrors);
+    await serveChecks(browser, base, pageErrors);
+    await swept;
+    await sweepsChecks(browser, base, pageErrors);
+
     check(pageErrors.length === 0, 'no JavaScript errors', pageErrors.join('; '));
     await apiChecks(base);
   } finally {
     if (browser) await browser.close();
+    fs.rmSync(sweepsDir, {recursive: true, force: true});
     server.kill('SIGTERM');
     await new Promise((r) => { if (server.exitCode !== null) r(); else { server.on('exit', r); setTimeout(r, 3000); } });
   }
+}
+
+
+async function download(page, id) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+  const file = path.join(artifacts, d.suggestedFilename());
+  await d.saveAs(file);
+  return fs.readFileSync(file);
+}
+
+// The collectives view: the numbers equal `roofsim collective --json`; the bytes sweep is drawn.
+async function collectiveChecks(browser, base, pageErrors) {
+  const cli = promisify(execFile)(roofsimBin, ['collective', '--topology', COLL.topology, '--op', COLL.op, '--bytes', String(COLL.bytes),
+    '--json', '-'], {maxBuffer: 16 << 20}).then(({stdout}) => JSON.parse(stdout));
+  const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(base + '/?view=collective');
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  check(await page.isVisible('#view-collective') && !(await page.isVisible('#view-inference')), 'collectives view: opened from the URL');
+  await page.fill('#c-topology', COLL.topology);
+  await page.selectOption('#c-op', COLL.op);
+  await page.fill('#c-size', '64');
+  await page.selectOption('#c-unit', 'MiB');
+  await page.selectOption('#c-sweep-from', '10');
+  await page.selectOption('#c-sweep-to', '20');
+  await page.selectOption('#c-sweep-step', '3');
+  await page.click('#c-simulate');
+  await page.waitForFunction(() => window.roofsimViews.collective.result, null, {timeout: 60000});
+  const c = await cli;
+  const shown = {sim: await page.textContent('#c-sim'), bound: await page.textContent('#c-bound'), busbw: await page.textContent('#c-busbw'),
+    algbw: await page.textContent('#c-algbw')};
+  check(shown.sim === fmtTime(c.sim_time_s) && shown.bound === fmtTime(c.bound_time_s), 'collective: simulated time and bound equal roofsim collective --json',
+    `${JSON.stringify(shown)} vs ${fmtTime(c.sim_time_s)}, ${fmtTime(c.bound_time_s)}`);
+  check(shown.busbw === fmtBw(c.busbw) && shown.algbw === fmtBw(c.algbw), 'collective: algbw and busbw equal the CLI\'s', JSON.stringify(shown));
+  const links = await page.locator('#c-links tbody tr').count();
+  check(links === c.links.length && links > 0, 'collective: a row per link with its utilisation', `${links} vs ${c.links.length}`);
+  const sweep = await page.evaluate(() => window.roofsimViews.collective.result.sweep.length);
+  const points = await page.locator('#c-chart svg .mark-symbol.role-mark path').count();
+  check(sweep === 5 && points === 2 * sweep, 'collective: the bytes sweep 1 KiB..1 MiB drawn, simulated beside the bound', `${sweep} sizes, ${points} points`);
+  check(/view=collective/.test(page.url()) && /topology=switch%3A8/.test(page.url()) && /unit=MiB/.test(page.url()), 'collective: the URL holds the settings', page.url());
+  await page.selectOption('#c-y', 'busbw');
+  await page.waitForFunction(() => /bus bandwidth/.test(document.querySelector('#c-chart svg').textContent), null, {timeout: 10000});
+  check(true, 'collective: the chart switches to bus bandwidth vs size');
+  await page.screenshot({path: path.join(artifacts, '6-collective.png'), fullPage: true});
+  const json = JSON.parse((await download(page, '#c-export-json')).toString());
+  check(json.collective && json.collective.sim_time_s === c.sim_time_s && json.sweep.length === 5, 'collective: JSON export');
+  const csv = (await download(page, '#c-export-csv')).toString();
+  check(csv.startsWith('op,algorithm') && csv.trim().split('\n').length === 7, 'collective: CSV export (the point and the sweep)');
+  check((await download(page, '#c-export-svg')).toString().includes('<svg'), 'collective: SVG export');
+  // The shared URL restores the view and simulates again.
+  const again = await browser.newPage();
+  again.on('pageerror', (e) => pageErrors.push(e.message));
+  await again.goto(page.url());
+  await again.waitForFunction(() => window.roofsimViews && window.roofsimViews.collective.result, null, {timeout: 60000});
+  check(await again.textContent('#c-sim') === shown.sim, 'collective: the shared URL restores the settings and the result');
+  await again.close();
+  // Impossible settings: a message.
+  await page.fill('#c-topology', '3x');
+  await page.click('#c-simulate');
+  await page.waitForFunction(() => !document.getElementById('c-message').hidden, null, {timeout: 20000});
+  const msg = await page.textContent('#c-message');
+  check(/3x|topology/i.test(msg), 'collective: a bad topology shows a message', msg);
+  await page.fill('#c-topology', COLL.topology);
+  await page.fill('#c-size', '-2');
+  await page.click('#c-simulate');
+  await page.waitForFunction(() => /bytes per chip/.test(document.getElementById('c-message').textContent), null, {timeout: 5000});
+  check(true, 'collective: negative bytes show a message');
+  await page.close();
+}
+
+// The serving view: TTFT p50 equals `roofsim serve --json`; the time series and distributions are drawn.
+async function serveChecks(browser, base, pageErrors) {
+  const cli = promisify(execFile)(roofsimBin, ['serve', '--concurrency', String(SERVE.concurrency), '--requests', String(SERVE.requests),
+    '--prompt', String(SERVE.prompt), '--output', String(SERVE.output), '--json', '-'], {maxBuffer: 64 << 20}).then(({stdout}) => JSON.parse(stdout));
+  const page = await browser.newPage({viewport: {width: 1400, height: 1100}});
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(base + '/');
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  await page.click('#tabs .tab[data-view="serve"]');
+  check(/view=serve/.test(page.url()), 'serving view: the tab switches the view and the URL');
+  await page.selectOption('#s-arrivals', 'concurrency');
+  for (const [k, v] of [['load', SERVE.concurrency], ['requests', SERVE.requests], ['prompt', SERVE.prompt], ['output', SERVE.output]]) {
+    await page.fill('#s-' + k, String(v));
+  }
+  await page.click('#s-simulate');
+  await page.waitForFunction(() => window.roofsimViews.serve.result, null, {timeout: 60000});
+  const r = await cli;
+  const p50 = await page.textContent('#s-latency tr[data-metric="ttft_s"] td[data-k="p50"]');
+  check(p50 === fmtTime(r.summary.ttft_s.p50), 'serve: TTFT p50 equals roofsim serve --json', `${p50} vs ${fmtTime(r.summary.ttft_s.p50)}`);
+  const tpot = await page.textContent('#s-latency tr[data-metric="tpot_s"] td[data-k="p90"]');
+  check(tpot === fmtTime(r.summary.tpot_s.p90), 'serve: TPOT p90 equals the CLI\'s', `${tpot} vs ${fmtTime(r.summary.tpot_s.p90)}`);
+  const summary = await page.textContent('#s-summary');
+  check(/ridge/.test(summary) && /tok\/s/.test(summary), 'serve: throughput and the decode intensity beside the ridge shown', summary.slice(0, 200));
+  const marks = await page.evaluate(() => ({lines: document.querySelectorAll('#s-chart svg .mark-line').length,
+    bars: document.querySelectorAll('#s-chart svg .mark-rect path').length}));
+  check(marks.lines >= 3 && marks.bars > 0, 'serve: batch / queue / KV blocks over time and the TTFT/TPOT histograms drawn', JSON.stringify(marks));
+  await page.screenshot({path: path.join(artifacts, '7-serve.png'), fullPage: true});
+  const csv = (await download(page, '#s-export-csv')).toString();
+  const nreq = await page.evaluate(() => window.roofsimViews.serve.result.requests.length);
+  check(csv.startsWith('id,arrival_s') && csv.trim().split('\n').length === nreq + 1 && nreq >= SERVE.requests, 'serve: CSV export, a row per request');
+  check((await download(page, '#s-export-png')).subarray(1, 4).toString() === 'PNG', 'serve: PNG export');
+  // Impossible settings: a message.
+  await page.fill('#s-prompt', 'normal:abc');
+  await page.click('#s-simulate');
+  await page.waitForFunction(() => !document.getElementById('s-message').hidden, null, {timeout: 20000});
+  const msg = await page.textContent('#s-message');
+  check(/prompt|normal/.test(msg), 'serve: a bad length distribution shows a message', msg);
+  // Cancel a long serve.
+  await page.fill('#s-prompt', 'normal:2000:500');
+  await page.fill('#s-requests', '5000');
+  await page.fill('#s-load', '64');
+  await page.click('#s-simulate');
+  await page.waitForFunction(() => !document.getElementById('s-cancel').disabled, null, {timeout: 10000});
+  await page.click('#s-cancel');
+  await page.waitForFunction(() => document.getElementById('s-progress-text').textContent === 'cancelled', null, {timeout: 20000});
+  check(true, 'serve: a running serve is cancelled');
+  await page.close();
+}
+
+// The sweeps view: lists the folder's sweep files and draws the store's points.
+async function sweepsChecks(browser, base, pageErrors) {
+  const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(base + '/?view=sweeps&file=bandwidth-vs-batch.toml');
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  const files = await page.$$eval('#w-file option', (o) => o.map((x) => x.value));
+  check(files.includes('bandwidth-vs-batch.toml') && files.includes('not-run-yet.toml'), 'sweeps: the folder\'s sweep files listed', files.join(', '));
+  await page.waitForFunction(() => document.querySelectorAll('#w-table tbody tr').length > 0, null, {timeout: 10000})
+    .catch(async () => { throw new Error('sweeps: no points shown; the page says: ' + await page.textContent('#w-message')); });
+  const rows = await page.locator('#w-table tbody tr').count();
+  check(rows === 8, 'sweeps: the store\'s 8 points in the table', String(rows));
+  await page.selectOption('#w-x', 'batch');
+  await page.selectOption('#w-y', 'decode_tok_s');
+  await page.selectOption('#w-color', 'hbm.bandwidth_gb_per_s');
+  const pts = await page.locator('#w-chart svg .mark-symbol.role-mark path').count();
+  check(pts === 8, 'sweeps: decode_tok_s vs batch drawn, a point each', String(pts));
+  const legend = await page.textContent('#w-chart svg');
+  check(/6700/.test(legend) && /3350/.test(legend), 'sweeps: coloured by hbm.bandwidth_gb_per_s');
+  check(/x=batch/.test(page.url()) && /color=hbm.bandwidth_gb_per_s/.test(page.url()), 'sweeps: the URL holds the file and axes', page.url());
+  await page.screenshot({path: path.join(artifacts, '8-sweeps.png'), fullPage: true});
+  const csv = (await download(page, '#w-export-csv')).toString();
+  check(csv.trim().split('\n').length === 9 && /decode_tok_s/.test(csv.split('\n')[0]), 'sweeps: CSV export');
+  await page.selectOption('#w-file', 'not-run-yet.toml');
+  await page.waitForFunction(() => /no store yet/.test(document.getElementById('w-message').textContent), null, {timeout: 10000});
+  check(await page.locator('#w-chart .chart-empty').count() === 1, 'sweeps: a file without a store says so');
+  await page.close();
 }
 
 // Malformed requests: each gets its status and a message; the server answers afterwards.
@@ -236,12 +402,34 @@ async function apiChecks(base) {
     ['unknown job', () => fetch(base + '/api/jobs/99999'), 404],
     ['unknown path', () => fetch(base + '/../../etc/passwd'), 404],
     ['unknown static', () => fetch(base + '/static/..%2F..%2Fserver.py'), 404],
+    ['unknown job kind', () => post('/api/jobs', '{"kind": "nope", "settings": {}}'), 400],
+    ['collective: unknown key', () => post('/api/jobs', '{"kind": "collective", "settings": {"bites": 4}}'), 400],
+    ['collective: bytes as text', () => post('/api/jobs', '{"kind": "collective", "settings": {"bytes": "1GiB"}}'), 400],
+    ['collective: huge bytes', () => post('/api/jobs', '{"kind": "collective", "settings": {"bytes": 1e300}}'), 400],
+    ['collective: bad op', () => post('/api/jobs', '{"kind": "collective", "settings": {"op": "allsum"}}'), 400],
+    ['collective: bad sweep', () => post('/api/jobs', '{"kind": "collective", "settings": {}, "sweep": [0, "x"]}'), 400],
+    ['collective: a path as hw', () => post('/api/jobs', '{"kind": "collective", "settings": {"hw": "../configs/x.toml"}}'), 400],
+    ['serve: a trace file', () => post('/api/jobs', '{"kind": "serve", "settings": {"trace_file": "/etc/passwd"}}'), 400],
+    ['serve: a path as draft', () => post('/api/jobs', '{"kind": "serve", "settings": {"draft": "/etc/passwd"}}'), 400],
+    ['serve: settings not an object', () => post('/api/jobs', '{"kind": "serve", "settings": [1]}'), 400],
+    ['serve: bad value', () => post('/api/jobs', '{"kind": "serve", "settings": {"scheduler": "fifo"}}'), 202],
+    ['sweep outside the folder', () => fetch(base + '/api/sweep?name=../../CMakeLists.txt'), 404],
+    ['sweep with no name', () => fetch(base + '/api/sweep'), 404],
   ];
   for (const [what, req, status] of cases) {
     const r = await req();
     const body = await r.json().catch(() => ({}));
     check(r.status === status && (status < 400 || (typeof body.error === 'string' && body.error.length > 0)),
       `API ${what}: ${r.status}`, `expected ${status}: ${JSON.stringify(body).slice(0, 200)}`);
+    if (what === 'serve: bad value') {
+      let v;
+      for (let i = 0; i < 100; i++) {
+        v = await (await fetch(`${base}/api/jobs/${body.id}`)).json();
+        if (v.state !== 'running') break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      check(v.state === 'error' && v.kind === 'input' && /scheduler/.test(v.error), 'a serve with a bad setting ends with its message', v.error);
+    }
     if (what === 'does not fit') {
       let v;
       for (let i = 0; i < 100; i++) {

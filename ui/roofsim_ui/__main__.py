@@ -12,11 +12,13 @@ def main():
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
     p.add_argument("--max-jobs", type=int, default=4, help="simulations that may run at once (default 4)")
+    p.add_argument("--sweeps-dir", default=None, help="the folder whose sweep files (*.toml) and stores (*.db) the "
+                   "sweeps view reads (default: configs/sweeps of the sources)")
     a = p.parse_args()
     if not 0 <= a.port <= 65535:
         p.error("--port: expected 0 to 65535")
     try:
-        server.serve(a.host, a.port, open_browser=a.open, max_jobs=max(1, a.max_jobs))
+        server.serve(a.host, a.port, open_browser=a.open, max_jobs=max(1, a.max_jobs), sweeps_dir=a.sweeps_dir)
     except OSError as e:
         print(f"roofsim ui: cannot listen on {a.host}:{a.port}: {e.strerror or e}", file=sys.stderr)
         sys.exit(2)

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 import traceback
 import urllib.parse
 import webbrowser
@@ -45,6 +46,17 @@ DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4"], "activations": ["b
           "kv": ["bf16", "fp16", "fp8", "int8"]}
 # What-if knobs: friendly names the module's Hardware.scale takes, and plain hardware keys.
 WHATIF_KNOBS = ["hbm.bandwidth", "compute", "links.bandwidth", "pim.flops_per_clock"]
+DEFAULT_SWEEPS_DIR = os.path.join(os.path.dirname(UI_DIR), "configs", "sweeps")
+# Collectives: the settings of roofsim.collective and their types (bool before int: JSON true is no size).
+COLLECTIVE_OPS = ["allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"]
+COLLECTIVE_ALGOS = ["", "nccl", "nccl_ring", "nccl_ring_ll", "nccl_ring_ll128", "nccl_ring_simple", "nccl_nvls",
+                    "bidirectional_ring", "trtllm_custom", "vllm_custom", "ring", "routed", "switch_oneshot",
+                    "switch_reduce", "torus", "torus_split"]
+COLLECTIVE_KEYS = {"hw": str, "op": str, "bytes": int, "topology": str, "algo": str, "group": int, "to": int,
+                   "concurrent": int, "ideal": bool, "dtype": str}
+MAX_COLLECTIVE_BYTES = 1 << 40
+MAX_SWEEP_POINTS = 32
+SCHEDULERS = ["continuous", "static"]
 
 
 class BadRequest(Exception):
@@ -240,8 +252,9 @@ class Job:
 # --- the application -------------------------------------------------------------------------
 
 class App:
-    def __init__(self, max_jobs=4):
+    def __init__(self, max_jobs=4, sweeps_dir=None):
         self.max_jobs = max_jobs
+        self.sweeps_dir = os.path.abspath(sweeps_dir or DEFAULT_SWEEPS_DIR)
         self.jobs = {}
         self.jobs_lock = threading.Lock()
         self.next_job = 1
@@ -363,11 +376,15 @@ class App:
         return {"id": upload_id, "kind": kind, "filename": given or name, **info}
 
     def start_job(self, body):
-        replace = {}
-        s = self.resolve(body.get("settings", body), replace)
-        scale, setk = self.edits_from(body.get("edits"))
-        # Settings the analysis refuses are refused here, at once, with its message.
-        self.analyze(body)
+        kind = body.get("kind", "run")
+        if kind == "run":
+            fn, replace = self._run_job(body)
+        elif kind == "collective":
+            fn, replace = self._collective_job(body)
+        elif kind == "serve":
+            fn, replace = self._serve_job(body)
+        else:
+            raise BadRequest(f"kind={json.dumps(kind)}: expected 'run', 'collective' or 'serve'")
         with self.jobs_lock:
             running = sum(1 for j in self.jobs.values() if j.state == "running")
             if running >= self.max_jobs:
@@ -375,20 +392,175 @@ class App:
                                  "or cancel it", 429)
             job_id = str(self.next_job)
             self.next_job += 1
-
-            def fn(emit):
-                hw = self._hardware(s.pop("hw"), scale, setk)
-                last = [0.0]
-
-                def progress(done, total, what):
-                    now = time.monotonic()
-                    if now - last[0] > 0.1 or done == total:
-                        last[0] = now
-                        emit({"progress": {"done": done, "total": total, "what": what}})
-                return roofsim.run(hw=hw, progress=progress, **s)
             job = Job(job_id, fn, replace)
             self.jobs[job_id] = job
-        return {"id": job_id, "state": job.state}
+        return {"id": job_id, "kind": kind, "state": job.state}
+
+    def _run_job(self, body):
+        replace = {}
+        s = self.resolve(body.get("settings", body), replace)
+        scale, setk = self.edits_from(body.get("edits"))
+        # Settings the analysis refuses are refused here, at once, with its message.
+        self.analyze(body)
+
+        def fn(emit):
+            hw = self._hardware(s.pop("hw"), scale, setk)
+            last = [0.0]
+
+            def progress(done, total, what):
+                now = time.monotonic()
+                if now - last[0] > 0.1 or done == total:
+                    last[0] = now
+                    emit({"progress": {"done": done, "total": total, "what": what}})
+            return roofsim.run(hw=hw, progress=progress, **s)
+        return fn, replace
+
+    def collective_settings(self, settings, replace):
+        """roofsim.collective's keyword arguments, checked as far as names and types go."""
+        if not isinstance(settings, dict):
+            raise BadRequest('settings: expected an object ({"hw": "h100_sxm5", "op": "allreduce", "bytes": 1048576, ...})')
+        s = {}
+        for k, v in settings.items():
+            t = COLLECTIVE_KEYS.get(k)
+            if t is None:
+                raise BadRequest(f"collective: unknown setting '{k}' (settings: {', '.join(COLLECTIVE_KEYS)})")
+            if v is None or v == "":
+                continue
+            if t is int and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v)):
+                raise BadRequest(f"{k}={json.dumps(v)}: expected a whole number")
+            if t is bool and not isinstance(v, bool):
+                raise BadRequest(f"{k}={json.dumps(v)}: expected true or false")
+            if t is str and not isinstance(v, str):
+                raise BadRequest(f"{k}={json.dumps(v)}: expected a string")
+            s[k] = int(v) if t is int else v
+        if s.get("op", "allreduce") not in COLLECTIVE_OPS:
+            raise BadRequest(f"op='{s['op']}': expected one of {', '.join(COLLECTIVE_OPS)}")
+        if s.get("algo", "") not in COLLECTIVE_ALGOS:
+            raise BadRequest(f"algo='{s['algo']}': expected one of {', '.join(a for a in COLLECTIVE_ALGOS if a)}")
+        b = s.get("bytes", 1 << 30)
+        if not 1 <= b <= MAX_COLLECTIVE_BYTES:
+            raise BadRequest(f"bytes={b}: expected 1 B to 1 TiB per chip")
+        for k, lo, hi in (("group", 0, 1 << 20), ("to", -1, 1 << 20), ("concurrent", 1, 64)):
+            if k in s and not lo <= s[k] <= hi:
+                raise BadRequest(f"{k}={s[k]}: expected {lo} to {hi}")
+        hw = self.resolve({"hw": s.get("hw", "h100_sxm5")}, replace)["hw"]
+        s["hw"] = hw
+        return s
+
+    def _collective_job(self, body):
+        replace = {}
+        s = self.collective_settings(body.get("settings", {}), replace)
+        sizes = body.get("sweep") or []
+        if not isinstance(sizes, list) or len(sizes) > MAX_SWEEP_POINTS or any(
+                isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_COLLECTIVE_BYTES for b in sizes):
+            raise BadRequest(f"sweep: expected a list of at most {MAX_SWEEP_POINTS} sizes in bytes (1 B to 1 TiB)")
+
+        def fn(emit):
+            total = 1 + len(sizes)
+            emit({"progress": {"done": 0, "total": total, "what": f"{s.get('op', 'allreduce')} of {s.get('bytes', 1 << 30)} B"}})
+            point = roofsim.collective(**s)
+            sweep = []
+            for i, b in enumerate(sizes):
+                emit({"progress": {"done": i + 1, "total": total, "what": f"sweep: {b} B"}})
+                try:
+                    sweep.append(roofsim.collective(**{**s, "bytes": b}))
+                except (roofsim.InputError, ValueError) as e:  # one size refused: the others still run
+                    sweep.append({"bytes": b, "error": str(e)})
+            emit({"progress": {"done": total, "total": total, "what": "done"}})
+            return {"collective": point, "sweep": sweep}
+        return fn, replace
+
+    def _serve_job(self, body):
+        replace = {}
+        settings = body.get("settings", {})
+        if not isinstance(settings, dict):
+            raise BadRequest('settings: expected an object of serve settings ({"concurrency": 8, "requests": 64, ...})')
+        for key in ("trace_file",):
+            if key in settings:
+                raise BadRequest(f"{key}: the page cannot name files on the server (use roofsim serve --trace-file)")
+        s = self.resolve(settings, replace)
+        draft = s.get("draft")
+        if isinstance(draft, str) and draft not in ("", "mtp"):
+            s["draft"] = self.resolve({"model": draft}, replace)["model"]
+        for k in ("batch", "gen"):
+            if k in s:
+                raise BadRequest(f"'{k}' is a run setting; a serving run takes prompt, output and the arrivals instead")
+
+        def fn(emit):
+            hw, model = s.pop("hw"), s.pop("model")
+            last = [0.0]
+
+            def progress(done, total, what):
+                now = time.monotonic()
+                if now - last[0] > 0.1 or done == total:
+                    last[0] = now
+                    emit({"progress": {"done": done, "total": total, "what": what}})
+            record = roofsim.serve(hw=hw, model=model, progress=progress, **s)
+            try:  # the ridge of the activations dtype, to put the decode intensity beside it
+                a = roofsim.analyze(hw=hw, model=model, batch=1, prompt=16, gen=2,
+                                    **{k: s[k] for k in ("activations_dtype",) if k in s})
+                record["ridge"] = a["ridge"]
+            except Exception:  # noqa: B902 - the record stands without it
+                record["ridge"] = None
+            return record
+        return fn, replace
+
+    # --- sweep stores --------------------------------------------------------------------------
+    def sweep_files(self):
+        """The sweep files in the sweeps folder (never any other path)."""
+        try:
+            names = sorted(n for n in os.listdir(self.sweeps_dir) if n.endswith(".toml") and not n.startswith("."))
+        except OSError as e:
+            raise BadRequest(f"the sweeps folder {self.sweeps_dir} cannot be read: {e.strerror}", 404)
+        out = []
+        for n in names:
+            path = os.path.join(self.sweeps_dir, n)
+            about, command = [], "run"
+            try:
+                with open(path, encoding="utf-8") as f:
+                    for line in f:
+                        if line.startswith("#") and len(about) < 4 and not line.startswith("#   roofsim") and not line.startswith("# roofsim"):
+                            about.append(line[1:].strip())
+                        m = re.match(r'\s*command\s*=\s*"(\w+)"', line)
+                        if m:
+                            command = m.group(1)
+            except OSError:
+                continue
+            store = path[:-5] + ".db"
+            out.append({"name": n, "about": " ".join(about), "command": command, "stored": os.path.exists(store)})
+        return {"dir": self.sweeps_dir, "files": out}
+
+    def sweep_rows(self, query):
+        name = (query.get("name") or [""])[0]
+        if name not in {f["name"] for f in self.sweep_files()["files"]}:
+            raise BadRequest(f"no sweep file '{name}' in the sweeps folder", 404)
+        path = os.path.join(self.sweeps_dir, name)
+        store = path[:-5] + ".db"
+        if not os.path.exists(store):
+            return {"name": name, "rows": [], "columns": [], "stored": False,
+                    "message": f"{name} has no store yet: run `roofsim sweep {name}` to fill it"}
+
+        def fn(emit):
+            return roofsim.read_sweep(path)
+        rows = call_in_child(fn, replace={self.sweeps_dir + os.sep: ""})
+        if not rows:
+            return {"name": name, "rows": [], "columns": [], "stored": True,
+                    "message": f"the store of {name} holds no points of this file for this build of roofsim (points "
+                               "are kept per roofsim version): run `roofsim sweep " + name + "` again"}
+        # Columns: index, the varying settings (grid, then sampled), the fixed ones, status, error, the results.
+        axes, fixed = [], []
+        try:
+            with open(path, "rb") as f:
+                doc = tomllib.load(f)
+            axes = list(doc.get("grid", {})) + list(doc.get("sample", {}).get("ranges", {}))
+            fixed = [k for k in doc.get("base", {}) if k not in axes]
+        except (OSError, tomllib.TOMLDecodeError, AttributeError):
+            pass
+        present = set().union(*(r.keys() for r in rows))
+        first = [k for k in ["index"] + axes + fixed + ["status", "error"] if k in present]
+        columns = first + sorted(present - set(first))
+        return {"name": name, "rows": rows, "columns": columns, "axes": [a for a in axes if a in present],
+                "settings": [k for k in axes + fixed if k in present], "stored": True}
 
     def job(self, job_id):
         with self.jobs_lock:
@@ -487,9 +659,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                 "attention": ["fused", "unfused", "vector"],
                                                 "near_memory": ["off", "auto", "all"],
                                                 "whatif_knobs": WHATIF_KNOBS,
+                                                "collective": {"ops": COLLECTIVE_OPS, "algorithms": COLLECTIVE_ALGOS[1:]},
+                                                "schedulers": SCHEDULERS,
                                                 "schema_version": roofsim.schema_version})
                 if path == "/api/hardware":
                     return self.send_json(200, self.app.hardware(urllib.parse.parse_qs(url.query)))
+                if path == "/api/sweeps":
+                    return self.send_json(200, self.app.sweep_files())
+                if path == "/api/sweep":
+                    return self.send_json(200, self.app.sweep_rows(urllib.parse.parse_qs(url.query)))
                 m = re.fullmatch(r"/api/jobs/([0-9]+)", path)
                 if m:
                     return self.send_json(200, self.app.job(m.group(1)).view())
@@ -537,8 +715,8 @@ class Server(http.server.ThreadingHTTPServer):
     request_queue_size = 64
 
 
-def serve(host="127.0.0.1", port=8765, open_browser=False, max_jobs=4):
-    app = App(max_jobs=max_jobs)
+def serve(host="127.0.0.1", port=8765, open_browser=False, max_jobs=4, sweeps_dir=None):
+    app = App(max_jobs=max_jobs, sweeps_dir=sweeps_dir)
     handler = type("BoundHandler", (Handler,), {"app": app})
     httpd = Server((host, port), handler)
     shown = "127.0.0.1" if host in ("", "0.0.0.0") else host

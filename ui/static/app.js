@@ -18,7 +18,9 @@ const state = {
   analysis: null, analysisVar: null, result: null, resultKey: null, resultVar: null,
   jobs: [], view: null, analyzeSeq: 0, knobs: {}, running: false,
 };
-window.roofsimState = state;  // for people poking in the console, and the browser test
+window.roofsimState = state;
+// The view on show (views.js switches it); the inference view's settings own the URL only while it shows.
+let activeView = new URLSearchParams(location.search).get('view') || 'inference';  // for people poking in the console, and the browser test
 
 // --- formatting ------------------------------------------------------------------------------
 const dash = '–';
@@ -94,6 +96,7 @@ function edits() {
 }
 
 function writeUrl() {
+  if (activeView !== 'inference') return;
   const q = new URLSearchParams();
   const s = settings();
   for (const [k, v] of Object.entries(s)) if (String(v) !== String(DEFAULTS[k])) q.set(k, v);
@@ -105,6 +108,7 @@ function writeUrl() {
 
 function readUrl() {
   const q = new URLSearchParams(location.search);
+  if (activeView !== 'inference') return false;
   for (const f of SELECT_FIELDS) {
     if (!q.has(f)) continue;
     const v = q.get(f);
@@ -584,6 +588,7 @@ async function init() {
   $('export-csv').addEventListener('click', exportCsv);
   $('export-svg').addEventListener('click', () => exportChart('svg'));
   $('export-png').addEventListener('click', () => exportChart('png'));
+  if (typeof initViews === 'function') initViews(presets);
   await loadHardwareKnobs();
   await analyze();
   document.body.dataset.ready = '1';

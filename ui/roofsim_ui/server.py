@@ -67,6 +67,19 @@ class BadRequest(Exception):
         self.status = status
 
 
+def throttled_progress(emit):
+    """A progress(done, total, what) callback for the module that emits at most ten reports a
+    second (and always the last), so a long run does not flood the pipe to the server."""
+    last = [0.0]
+
+    def progress(done, total, what):
+        now = time.monotonic()
+        if now - last[0] > 0.1 or done == total:
+            last[0] = now
+            emit({"progress": {"done": done, "total": total, "what": what}})
+    return progress
+
+
 def finite(obj):
     """The object with NaN and infinities as None (JSON has no such numbers)."""
     if isinstance(obj, float):
@@ -405,13 +418,7 @@ class App:
 
         def fn(emit):
             hw = self._hardware(s.pop("hw"), scale, setk)
-            last = [0.0]
-
-            def progress(done, total, what):
-                now = time.monotonic()
-                if now - last[0] > 0.1 or done == total:
-                    last[0] = now
-                    emit({"progress": {"done": done, "total": total, "what": what}})
+            progress = throttled_progress(emit)
             return roofsim.run(hw=hw, progress=progress, **s)
         return fn, replace
 
@@ -488,13 +495,7 @@ class App:
 
         def fn(emit):
             hw, model = s.pop("hw"), s.pop("model")
-            last = [0.0]
-
-            def progress(done, total, what):
-                now = time.monotonic()
-                if now - last[0] > 0.1 or done == total:
-                    last[0] = now
-                    emit({"progress": {"done": done, "total": total, "what": what}})
+            progress = throttled_progress(emit)
             record = roofsim.serve(hw=hw, model=model, progress=progress, **s)
             try:  # the ridge of the activations dtype, to put the decode intensity beside it
                 a = roofsim.analyze(hw=hw, model=model, batch=1, prompt=16, gen=2,

@@ -93,7 +93,7 @@ async function main() {
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(base + '/');
-    await page.waitForSelector('body[data-ready="1"]', {timeout: 20000});
+    await page.waitForSelector('body[data-ready="1"]', {timeout: 60000});
     check(await page.locator('#chart svg').count() > 0, 'the page loads and draws the analytic roofline');
 
     // Settings: model, batch and lengths; the analytic numbers follow at once.
@@ -102,7 +102,7 @@ async function main() {
     await page.waitForFunction(([b, m]) => {
       const a = window.roofsimState.analysis;
       return a && a.batch === b && a.model && a.model.toLowerCase().includes(m);
-    }, [BATCH, MODEL], {timeout: 20000});
+    }, [BATCH, MODEL], {timeout: 60000});
     const ridge = await page.textContent('[data-k="ridge"]');
     check(/FLOP\/B/.test(ridge), 'analytic ridge shown', ridge);
     check((await page.textContent('[data-k="memory"]')).includes('of'), 'memory per chip shown');
@@ -141,7 +141,7 @@ async function main() {
 
     // What-if: twice the bandwidth; only the variant runs (the base is kept).
     await page.fill('#wi-bw', '2');
-    await page.waitForFunction(() => window.roofsimState.analysisVar, null, {timeout: 20000});
+    await page.waitForFunction(() => window.roofsimState.analysisVar, null, {timeout: 60000});
     await page.click('#simulate');
     await page.waitForFunction(() => document.getElementById('m-tpot-var').textContent !== '–', null, {timeout: 60000});
     const ms = (t) => parseFloat(t);
@@ -174,18 +174,18 @@ async function main() {
 
     // Bad uploads: a clear message, the chart stays.
     await page.setInputFiles('#model-file', {name: 'config.json', mimeType: 'application/json', buffer: Buffer.from('{"hidden_size": 4096,')});
-    await page.waitForSelector('#message.error', {timeout: 20000});
+    await page.waitForSelector('#message.error', {timeout: 60000});
     const badModel = await page.textContent('#message');
     check(/config\.json/.test(badModel) && !/\/tmp\//.test(badModel), 'a broken config.json gets a message naming it', badModel);
     await page.setInputFiles('#hw-file', {name: 'chip.toml', mimeType: 'text/plain', buffer: Buffer.from('[hbm]\nbandwidth_gb_per_s = -5\n')});
-    await page.waitForFunction(() => /chip\.toml/.test(document.getElementById('message').textContent), null, {timeout: 20000});
+    await page.waitForFunction(() => /chip\.toml/.test(document.getElementById('message').textContent), null, {timeout: 60000});
     check(true, 'a broken hardware TOML gets a message: ' + (await page.textContent('#message')).slice(0, 100));
     check(await page.locator('#chart svg').count() > 0, 'the chart is still there after bad uploads');
     await page.screenshot({path: path.join(artifacts, '3-bad-upload.png'), fullPage: true});
 
     // Impossible settings: a message and a chart placeholder saying why, never a blank chart.
     await page.fill('#tp', '3');
-    await page.waitForSelector('#chart .chart-empty', {timeout: 20000});
+    await page.waitForSelector('#chart .chart-empty', {timeout: 60000});
     const tpMessage = await page.textContent('#message');
     check(/tp|divide/i.test(tpMessage), 'tp 3 is refused with a message', tpMessage);
     await page.screenshot({path: path.join(artifacts, '4-impossible.png'), fullPage: true});
@@ -196,7 +196,7 @@ async function main() {
       num_attention_heads: 16, num_key_value_heads: 4, num_hidden_layers: 8, vocab_size: 32000, max_position_embeddings: 4096};
     await page.setInputFiles('#model-file', {name: 'tiny.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(cfg))});
     await page.waitForFunction(() => document.getElementById('model').value.startsWith('upload:') && window.roofsimState.analysis &&
-      window.roofsimState.analysis.ops.length > 0, null, {timeout: 20000});
+      window.roofsimState.analysis.ops.length > 0, null, {timeout: 60000});
     check(true, 'an uploaded config.json is analyzed');
 
     // Two tabs simulating at once: the shared URL (base and variant, two processes) and another batch.
@@ -215,12 +215,12 @@ async function main() {
     // Cancel: a longer run, cancelled while it runs.
     await b.fill('#prompt', '2048');
     await b.fill('#gen', '2000');
-    await b.waitForFunction(() => window.roofsimState.analysis && window.roofsimState.analysis.generate === 2000, null, {timeout: 20000})
+    await b.waitForFunction(() => window.roofsimState.analysis && window.roofsimState.analysis.generate === 2000, null, {timeout: 60000})
       .catch(async (e) => { throw new Error(`${e.message}; page says: ${await b.textContent('#message')}; errors: ${pageErrors.join('; ')}`); });
     await b.click('#simulate');
     await b.waitForFunction(() => !document.getElementById('cancel').disabled, null, {timeout: 10000});
     await b.click('#cancel');
-    await b.waitForFunction(() => document.getElementById('progress-text').textContent === 'cancelled', null, {timeout: 20000});
+    await b.waitForFunction(() => document.getElementById('progress-text').textContent === 'cancelled', null, {timeout: 60000});
     check(true, 'a running simulation is cancelled');
 
     await collectiveChecks(browser, base, pageErrors);
@@ -253,7 +253,7 @@ async function collectiveChecks(browser, base, pageErrors) {
   const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(base + '/?view=collective');
-  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 60000});
   check(await page.isVisible('#view-collective') && !(await page.isVisible('#view-inference')), 'collectives view: opened from the URL');
   await page.fill('#c-topology', COLL.topology);
   await page.selectOption('#c-op', COLL.op);
@@ -295,7 +295,7 @@ async function collectiveChecks(browser, base, pageErrors) {
   // Impossible settings: a message.
   await page.fill('#c-topology', '3x');
   await page.click('#c-simulate');
-  await page.waitForFunction(() => !document.getElementById('c-message').hidden, null, {timeout: 20000});
+  await page.waitForFunction(() => !document.getElementById('c-message').hidden, null, {timeout: 60000});
   const msg = await page.textContent('#c-message');
   check(/3x|topology/i.test(msg), 'collective: a bad topology shows a message', msg);
   await page.fill('#c-topology', COLL.topology);
@@ -313,7 +313,7 @@ async function serveChecks(browser, base, pageErrors) {
   const page = await browser.newPage({viewport: {width: 1400, height: 1100}});
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(base + '/');
-  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 60000});
   await page.click('#tabs .tab[data-view="serve"]');
   check(/view=serve/.test(page.url()), 'serving view: the tab switches the view and the URL');
   await page.selectOption('#s-arrivals', 'concurrency');
@@ -340,7 +340,7 @@ async function serveChecks(browser, base, pageErrors) {
   // Impossible settings: a message.
   await page.fill('#s-prompt', 'normal:abc');
   await page.click('#s-simulate');
-  await page.waitForFunction(() => !document.getElementById('s-message').hidden, null, {timeout: 20000});
+  await page.waitForFunction(() => !document.getElementById('s-message').hidden, null, {timeout: 60000});
   const msg = await page.textContent('#s-message');
   check(/prompt|normal/.test(msg), 'serve: a bad length distribution shows a message', msg);
   // Cancel a long serve.
@@ -350,7 +350,7 @@ async function serveChecks(browser, base, pageErrors) {
   await page.click('#s-simulate');
   await page.waitForFunction(() => !document.getElementById('s-cancel').disabled, null, {timeout: 10000});
   await page.click('#s-cancel');
-  await page.waitForFunction(() => document.getElementById('s-progress-text').textContent === 'cancelled', null, {timeout: 20000});
+  await page.waitForFunction(() => document.getElementById('s-progress-text').textContent === 'cancelled', null, {timeout: 60000});
   check(true, 'serve: a running serve is cancelled');
   await page.close();
 }
@@ -360,7 +360,7 @@ async function sweepsChecks(browser, base, pageErrors) {
   const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(base + '/?view=sweeps&file=bandwidth-vs-batch.toml');
-  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 20000});
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 60000});
   const files = await page.$$eval('#w-file option', (o) => o.map((x) => x.value));
   check(files.includes('bandwidth-vs-batch.toml') && files.includes('not-run-yet.toml'), 'sweeps: the folder\'s sweep files listed', files.join(', '));
   await page.waitForFunction(() => document.querySelectorAll('#w-table tbody tr').length > 0, null, {timeout: 10000})

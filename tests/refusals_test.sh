@@ -97,6 +97,10 @@ refused "slurm flag without --slurm" "--array-size goes with --slurm DIR" "$roof
 refused "slurm time limit" "--time-limit" "$roofsim" sweep "$sweep_file" --slurm "$tmp/slurm" --time-limit soon
 printf '[grid]\nbatch = [1, 0.5]\n' > "$tmp/sweep.toml"
 refused "sweep file value located" "sweep.toml:2: grid.batch: batch=0.5: expected a whole number" "$roofsim" sweep "$tmp/sweep.toml"
+# roofsim ui refuses what it cannot start, before any server runs.
+refused "ui port" "--port: Value 70000" "$roofsim" ui --port 70000
+ROOFSIM_PYTHON_DIR="$tmp/none" refused "ui without the module" "the roofsim Python module is not built in $tmp/none" "$roofsim" ui --port 18765
+ROOFSIM_PYTHON="$tmp/none/python3" refused "ui without python" "$tmp/none/python3 not found" "$roofsim" ui --port 18765
 refused "whatif range beyond 1000 values" "more than 1000 values" "$roofsim" whatif --sweep batch=1:1000000000:x1.0001 --gen 2
 
 # A check that fails is exit 1 with the command's own words, not a refusal (2).

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/error.hpp"
+
 namespace roofsim {
 
 std::optional<std::int64_t> parse_integer(const std::string& text) {
@@ -23,6 +25,17 @@ std::optional<double> parse_number(const std::string& text) {
   } catch (const std::logic_error&) {
   }
   return std::nullopt;
+}
+
+std::pair<int, int> parse_shard(const std::string& text, const std::string& flag) {
+  const auto slash = text.find('/');
+  const auto i = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *n > 1'000'000 || *i < 0 || *i >= *n) {
+    const std::string given = flag.rfind("--", 0) == 0 ? flag + " '" + text + "'" : flag + "='" + text + "'";
+    throw InputError(given + ": expected I/N with 0 <= I < N <= 1000000, e.g. 0/4");
+  }
+  return {static_cast<int>(*i), static_cast<int>(*n)};
 }
 
 }  // namespace roofsim

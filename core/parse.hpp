@@ -3,10 +3,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace roofsim {
 
 std::optional<std::int64_t> parse_integer(const std::string& text);
+// "I/N" (a shard of a sweep: the points whose index % N == I) -> {I, N}; throws InputError
+// naming `flag` ("--shard", or a Python keyword "shard") for anything else.
+std::pair<int, int> parse_shard(const std::string& text, const std::string& flag);
 std::optional<double> parse_number(const std::string& text);  // finite only
 
 }  // namespace roofsim

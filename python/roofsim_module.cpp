@@ -342,9 +342,7 @@ PYBIND11_MODULE(roofsim, m) {
 
   // Sweep files: the store is the result; both functions return its rows for pandas.
   auto store_path = [](const std::string& file, const py::object& store) {
-    if (!store.is_none()) return arg<std::string>("store", store, "a path");
-    const bool toml = file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0;
-    return (toml ? file.substr(0, file.size() - 5) : file) + ".db";
+    return store.is_none() ? default_sweep_store(file) : arg<std::string>("store", store, "a path");
   };
   m.def("sweep_file", [store_path](const std::string& file, const py::object& store, int jobs, const std::string& shard,
                                    const py::object& progress) {
@@ -353,14 +351,7 @@ PYBIND11_MODULE(roofsim, m) {
     SweepStore s(store_path(file, store), "store");
     DesignSweepOptions o;
     o.jobs = jobs;
-    if (!shard.empty()) {
-      const auto slash = shard.find('/');
-      const auto i = slash == std::string::npos ? std::nullopt : parse_integer(shard.substr(0, slash));
-      const auto n = slash == std::string::npos ? std::nullopt : parse_integer(shard.substr(slash + 1));
-      if (!i || !n || *n < 1 || *i < 0 || *i >= *n || *n > 1'000'000) throw InputError("shard='" + shard + "': expected 'I/N' with 0 <= I < N");
-      o.shard = static_cast<int>(*i);
-      o.shards = static_cast<int>(*n);
-    }
+    if (!shard.empty()) std::tie(o.shard, o.shards) = parse_shard(shard, "shard");
     if (jobs < 1 || jobs > 1024) throw InputError("jobs=" + std::to_string(jobs) + ": expected 1 to 1024");
     run_design_sweep(f, points, s, o, control_from(progress));
     return to_python(sweep_table(f, points, s).rows);

@@ -39,23 +39,6 @@ struct SweepFileOptions {
   std::set<std::string> given;  // Slurm flags given, to refuse them without --slurm
 };
 
-// "I/N" -> (I, N).
-std::pair<int, int> parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  const auto i = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(0, slash));
-  const auto n = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(slash + 1));
-  if (!i || !n || *n < 1 || *n > 1'000'000 || *i < 0 || *i >= *n) {
-    throw InputError("--shard '" + text + "': expected I/N with 0 <= I < N <= 1000000, e.g. 0/4");
-  }
-  return {static_cast<int>(*i), static_cast<int>(*n)};
-}
-
-// sweep.toml -> sweep.db, beside the file.
-std::string default_store(const std::string& file) {
-  const std::string stem = file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0 ? file.substr(0, file.size() - 5) : file;
-  return stem + ".db";
-}
-
 std::string count(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
 void export_table(const SweepTable& t, const SweepFileOptions& o, const std::string& file, std::ostream& os) {
@@ -111,11 +94,11 @@ void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
   check_output_path(o.export_csv, "--export-csv");
   check_output_path(o.export_json, "--export-json");
   std::ostream& os = human_out({{o.export_csv, "--export-csv"}, {o.export_json, "--export-json"}});
-  const auto [shard, shards] = o.shard.empty() ? std::pair{0, 1} : parse_shard(o.shard);
+  const auto [shard, shards] = o.shard.empty() ? std::pair{0, 1} : parse_shard(o.shard, "--shard");
   if (!o.merge.empty() && !o.shard.empty()) throw InputError("--merge gathers shards' stores; it runs nothing, so it takes no --shard");
   const SweepFile f = load_sweep_file(file);
   const ExpandedSweep points = expand_sweep(f);
-  const std::string store_path = o.store.empty() ? default_store(file) : o.store;
+  const std::string store_path = o.store.empty() ? default_sweep_store(file) : o.store;
   if (!o.slurm.empty()) {
     if (!o.merge.empty() || !o.shard.empty() || !o.store.empty() || o.plan) {
       throw InputError("--slurm writes jobs that shard, store and merge by themselves: it takes no --merge, --shard, --store or --plan");

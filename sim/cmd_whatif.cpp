@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/format.hpp"
 #include "core/presets.hpp"
 #include "experiment/results.hpp"
@@ -198,12 +199,7 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
   } else {
     std::vector<SweepAxis> axes;
     for (const std::string& s : o.sweep) axes.push_back(parse_sweep_axis(s, "--sweep"));
-    int shard = 0, shards = 1;
-    int used = 0;
-    if (!o.shard.empty() && (std::sscanf(o.shard.c_str(), "%d/%d%n", &shard, &shards, &used) != 2 ||
-                             used != static_cast<int>(o.shard.size()) || shards < 1 || shard < 0 || shard >= shards)) {
-      throw InputError("--shard '" + o.shard + "': expected I/N with 0 <= I < N");
-    }
+    const auto [shard, shards] = o.shard.empty() ? std::pair{0, 1} : parse_shard(o.shard, "--shard");
     const Experiment base = base_experiment(o, cmd);
     ProgressLine line("sweep", "points");
     r = run_sweep_parallel(base, HardwareDocument::load(base.hw), axes, shard, shards, o.jobs, line.control());

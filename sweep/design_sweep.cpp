@@ -55,6 +55,11 @@ bool recorded(const std::string& key, const nlohmann::json& value) {
 
 }  // namespace
 
+std::string default_sweep_store(const std::string& file) {
+  const bool toml = file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0;
+  return (toml ? file.substr(0, file.size() - 5) : file) + ".db";
+}
+
 std::string PointIdentities::of(const nlohmann::json& settings) {
   nlohmann::json id = {{"settings", settings}};
   for (const char* key : {"hw", "model", "trace_file"}) {

@@ -14,6 +14,9 @@
 
 namespace roofsim {
 
+// Where a sweep file's results go unless told: beside it, sweep.toml -> sweep.db.
+std::string default_sweep_store(const std::string& file);
+
 struct DesignSweepOptions {
   int jobs = 1;
   int shard = 0, shards = 1;  // this run takes the points whose index % shards == shard

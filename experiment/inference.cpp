@@ -339,7 +339,7 @@ MemoryNeed memory_need_of(const ModelConfig& m, const Experiment& e, const OpGra
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
   // replicated when there are fewer than tp. With EP, each EP rank holds every non-expert
   // weight (TP-split) and its ep-th of the experts (TP-split too).
-  const double experts = m.experts > 1 ? static_cast<double>(m.layers * m.experts) * m.mlp_params_per_expert() : 0.0;
+  const double experts = m.routed_expert_params();
   need.weights = ((m.total_params() - experts) / tp + experts / (tp * static_cast<double>(e.ep))) *
                  dtype_bytes(e.precision.weights) * (e.pp > 1 ? layer_share : 1.0);
   const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);

@@ -50,7 +50,7 @@ InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
   const double touched =
       experts * (1.0 - std::pow(1.0 - static_cast<double>(m.experts_per_token) / experts, b));
   const double active_weight_bytes =
-      (m.total_params() - static_cast<double>(m.layers) * (experts - touched) *
+      (m.total_params() - static_cast<double>(m.moe_layer_count()) * (experts - touched) *
                               m.mlp_params_per_expert()) *
       dtype_bytes(s.weights);
   const double table_bytes = static_cast<double>(m.vocab * m.hidden) * dtype_bytes(s.weights);

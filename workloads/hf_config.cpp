@@ -139,6 +139,7 @@ ModelConfig load_hf_config(const std::string& path) {
   m.name = std::filesystem::path(path).parent_path().filename().string();
   if (m.name.empty() || m.name == ".") m.name = std::filesystem::path(path).stem().string();
   m.source = path + " (Hugging Face config.json, model_type " + type + ")";
+  m.architecture = type;
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
     m.hidden = r.positive("hidden_size");
     m.layers = r.positive("num_hidden_layers");

@@ -12,43 +12,89 @@
 
 namespace roofsim {
 
+namespace {
+double d(std::int64_t v) { return static_cast<double>(v); }
+// One MLP of `width` (gate, up, down or up, down), with its biases when the model has them.
+double mlp_params(const ModelConfig& m, std::int64_t width) {
+  const double mats = (m.gated_mlp ? 3.0 : 2.0) * d(m.hidden) * d(width);
+  const double bias = m.mlp_bias ? (m.gated_mlp ? 2.0 : 1.0) * d(width) + d(m.hidden) : 0.0;
+  return mats + bias;
+}
+}  // namespace
+
 double ModelConfig::attention_params_per_layer() const {
-  const double h = static_cast<double>(hidden), hd = static_cast<double>(head_dim);
-  const double q = h * static_cast<double>(heads) * hd;
-  const double kv = 2.0 * h * static_cast<double>(kv_heads) * hd;
-  const double o = static_cast<double>(heads) * hd * h;
-  return q + kv + o;
+  const double h = d(hidden), H = d(heads);
+  double p = 0;
+  if (mla) {
+    const LatentAttention& a = *mla;
+    const double qk = d(a.qk_head_dim());
+    // Queries: down to the rank, its norm, back up to every head; or one plain projection.
+    p += a.q_lora_rank > 0 ? h * d(a.q_lora_rank) + d(a.q_lora_rank) + d(a.q_lora_rank) * H * qk : h * H * qk;
+    // Keys and values: down to the latent plus the shared rotary key, the latent's norm, and
+    // the expansion of the latent into every head's key (nope part) and value.
+    p += h * d(a.cache_dims()) + d(a.kv_lora_rank) + d(a.kv_lora_rank) * H * d(a.qk_nope_head_dim + a.v_head_dim);
+    p += H * d(a.v_head_dim) * h;  // output
+  } else {
+    const double hd = d(head_dim), Hkv = d(kv_heads);
+    p += h * H * hd + 2.0 * h * Hkv * hd + H * hd * h;
+    if (qkv_bias) p += (H + 2.0 * Hkv) * hd;
+  }
+  if (o_bias) p += h;
+  if (qk_norm) p += 2.0 * d(mla ? mla->qk_head_dim() : head_dim);
+  if (attention_sinks) p += H;
+  return p;
 }
 
-double ModelConfig::mlp_params_per_expert() const {
-  return (gated_mlp ? 3.0 : 2.0) * static_cast<double>(hidden) * static_cast<double>(intermediate);
-}
+double ModelConfig::dense_mlp_params() const { return mlp_params(*this, intermediate); }
+double ModelConfig::mlp_params_per_expert() const { return mlp_params(*this, expert_width()); }
+double ModelConfig::shared_expert_params() const { return d(shared_experts) * mlp_params(*this, shared_width()); }
+double ModelConfig::router_params() const { return is_moe() ? d(hidden) * d(experts) : 0.0; }
 
 double ModelConfig::params_per_layer() const {
-  const double router = experts > 1 ? static_cast<double>(hidden) * static_cast<double>(experts) : 0.0;
-  const double norms = 2.0 * static_cast<double>(hidden);
-  return attention_params_per_layer() + static_cast<double>(experts) * mlp_params_per_expert() +
-         router + norms;
+  const double norms = 2.0 * d(hidden);
+  const double mlp = is_moe() ? d(experts) * mlp_params_per_expert() + shared_expert_params() + router_params()
+                              : dense_mlp_params();
+  return attention_params_per_layer() + mlp + norms;
 }
 
 double ModelConfig::embedding_params() const {
-  const double table = static_cast<double>(vocab) * static_cast<double>(hidden);
+  const double table = d(vocab) * d(hidden);
   return tied_embeddings ? table : 2.0 * table;
 }
 
 double ModelConfig::total_params() const {
-  return static_cast<double>(layers) * params_per_layer() + embedding_params() +
-         static_cast<double>(hidden);  // final norm
+  const std::int64_t dense = is_moe() ? dense_layers : layers;
+  const double dense_layer = attention_params_per_layer() + dense_mlp_params() + 2.0 * d(hidden);
+  return d(moe_layer_count()) * (is_moe() ? params_per_layer() : 0.0) + d(dense) * dense_layer + embedding_params() +
+         d(hidden);  // final norm
+}
+
+double ModelConfig::routed_expert_params() const {
+  return d(moe_layer_count()) * d(experts) * mlp_params_per_expert();
+}
+
+double ModelConfig::mtp_params() const {
+  // DeepSeek-V3's module: two norms, a projection of [hidden; embedding] (2h x h), one MoE
+  // layer and the shared head's norm; it shares the embedding table and the LM head.
+  return d(mtp_layers) * (params_per_layer() + 2.0 * d(hidden) * d(hidden) + 3.0 * d(hidden));
 }
 
 double ModelConfig::active_params_per_token() const {
-  const double inactive = static_cast<double>(experts - experts_per_token) * mlp_params_per_expert();
-  return total_params() - static_cast<double>(layers) * inactive;
+  const double inactive = d(experts - experts_per_token) * mlp_params_per_expert();
+  return total_params() - d(moe_layer_count()) * inactive;
 }
 
-double ModelConfig::kv_bytes_per_token(DType kv) const {
-  return 2.0 * static_cast<double>(layers) * static_cast<double>(kv_heads) *
-         static_cast<double>(head_dim) * dtype_bytes(kv);
+double ModelConfig::kv_bytes_per_token_layer(DType kv) const {
+  const double dims = mla ? d(mla->cache_dims()) : 2.0 * d(kv_heads) * d(head_dim);
+  return dims * dtype_bytes(kv);
+}
+
+double ModelConfig::kv_bytes_per_token(DType kv) const { return d(layers) * kv_bytes_per_token_layer(kv); }
+
+double ModelConfig::kv_cache_bytes(DType kv, std::int64_t tokens) const {
+  double held = 0;  // tokens summed over layers
+  for (std::int64_t l = 0; l < layers; ++l) held += d(attended_keys(l, tokens));
+  return held * kv_bytes_per_token_layer(kv);
 }
 
 std::optional<ModelProblem> model_problem(const ModelConfig& m) {
@@ -75,6 +121,44 @@ std::optional<ModelProblem> model_problem(const ModelConfig& m) {
   if (m.experts_per_token > m.experts) {
     return ModelProblem{"experts_per_token", std::to_string(m.experts_per_token) + ": must not exceed experts (" +
                                                  std::to_string(m.experts) + ")"};
+  }
+  // The variants' sizes: 0 means "not used" where the member says so.
+  const std::pair<const char*, std::int64_t> optional_limits[] = {
+      {"moe_intermediate", 1 << 20}, {"shared_experts", 1 << 10}, {"shared_intermediate", 1 << 20},
+      {"dense_layers", 10000},      {"mtp_layers", 64},          {"sliding_window", std::int64_t{1} << 24}};
+  const std::int64_t optional_values[] = {m.moe_intermediate, m.shared_experts, m.shared_intermediate,
+                                          m.dense_layers, m.mtp_layers, m.sliding_window};
+  for (std::size_t i = 0; i < std::size(optional_values); ++i) {
+    if (optional_values[i] < 0 || optional_values[i] > optional_limits[i].second) {
+      return ModelProblem{optional_limits[i].first, std::to_string(optional_values[i]) + ": must be between 0 and " +
+                                                        std::to_string(optional_limits[i].second)};
+    }
+  }
+  if (m.dense_layers > 0 && (!m.is_moe() || m.dense_layers >= m.layers)) {
+    return ModelProblem{"dense_layers", std::to_string(m.dense_layers) + ": dense first layers need an MoE model with more layers (" +
+                                            std::to_string(m.layers) + ")"};
+  }
+  if ((m.shared_experts > 0 || m.moe_intermediate > 0) && !m.is_moe()) {
+    return ModelProblem{m.shared_experts > 0 ? "shared_experts" : "moe_intermediate", "only an MoE model (experts > 1) has experts"};
+  }
+  if (!m.sliding_layers.empty() && m.sliding_layers.size() != static_cast<std::size_t>(m.layers)) {
+    return ModelProblem{"sliding_layers", std::to_string(m.sliding_layers.size()) + " layer flags for " + std::to_string(m.layers) + " layers"};
+  }
+  if (!m.sliding_layers.empty() && m.sliding_window == 0) {
+    return ModelProblem{"sliding_window", "layers slide but no window is given"};
+  }
+  if (m.mla) {
+    const LatentAttention& a = *m.mla;
+    const std::pair<const char*, std::int64_t> dims[] = {{"mla.kv_lora_rank", a.kv_lora_rank},
+                                                         {"mla.qk_nope_head_dim", a.qk_nope_head_dim},
+                                                         {"mla.qk_rope_head_dim", a.qk_rope_head_dim},
+                                                         {"mla.v_head_dim", a.v_head_dim}};
+    for (const auto& [field, v] : dims) {
+      if (v <= 0 || v > (1 << 14)) return ModelProblem{field, std::to_string(v) + ": must be between 1 and 16384"};
+    }
+    if (a.q_lora_rank < 0 || a.q_lora_rank > (1 << 16)) {
+      return ModelProblem{"mla.q_lora_rank", std::to_string(a.q_lora_rank) + ": must be between 0 (no compression) and 65536"};
+    }
   }
   return std::nullopt;
 }
@@ -111,9 +195,48 @@ ModelConfig load_model_file(const std::string& path) {
     t.fail("experts_per_token", "must not exceed experts (" + std::to_string(m.experts) + ")");
   }
   m.max_context = t.positive_integer_or("max_context", 0);
+  m.hub_id = t.string_or("hub_id", "");
+  m.architecture = t.string_or("architecture", "");
+
+  // Attention variants.
+  if (auto mla = t.optional_table("mla")) {
+    LatentAttention a;
+    a.q_lora_rank = mla->positive_integer_or("q_lora_rank", 0);  // absent: no query compression
+    a.kv_lora_rank = mla->positive_integer("kv_lora_rank");
+    a.qk_nope_head_dim = mla->positive_integer("qk_nope_head_dim");
+    a.qk_rope_head_dim = mla->positive_integer("qk_rope_head_dim");
+    a.v_head_dim = mla->positive_integer("v_head_dim");
+    mla->reject_unknown_keys();
+    m.mla = a;
+    if (!t.has("head_dim")) m.head_dim = a.qk_head_dim();
+    if (t.has("kv_heads") && m.kv_heads != m.heads) t.fail("kv_heads", "latent attention has no KV heads of its own; leave kv_heads out");
+  }
+  if (t.has("sliding_window")) {
+    m.sliding_window = t.positive_integer("sliding_window");
+    // Every `global_every`-th layer (counting from 1) attends to everything; absent: none does.
+    const std::int64_t every = t.positive_integer_or("global_every", 0);
+    m.sliding_layers.assign(static_cast<std::size_t>(m.layers), true);
+    for (std::int64_t l = 0; every > 0 && l < m.layers; ++l) m.sliding_layers[static_cast<std::size_t>(l)] = (l + 1) % every != 0;
+  } else if (t.has("global_every")) {
+    t.fail("global_every", "needs sliding_window (the window of the other layers)");
+  }
+  m.attention_sinks = t.boolean_or("attention_sinks", false);
+  m.qkv_bias = t.boolean_or("qkv_bias", false);
+  m.o_bias = t.boolean_or("o_bias", false);
+  m.qk_norm = t.boolean_or("qk_norm", false);
+  m.parallel_block = t.boolean_or("parallel_block", false);
+  m.mlp_bias = t.boolean_or("mlp_bias", false);
+  // Mixture-of-experts variants.
+  m.moe_intermediate = t.positive_integer_or("moe_intermediate_size", 0);
+  m.shared_experts = t.positive_integer_or("shared_experts", 0);
+  m.shared_intermediate = t.positive_integer_or("shared_intermediate_size", 0);
+  m.dense_layers = t.positive_integer_or("dense_layers", 0);
+  m.mtp_layers = t.positive_integer_or("mtp_layers", 0);
   if (auto p = model_problem(m)) {
     const std::map<std::string, std::string> key = {{"hidden", "hidden_size"}, {"heads", "attention_heads"},
-                                                    {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"}};
+                                                    {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"},
+                                                    {"moe_intermediate", "moe_intermediate_size"},
+                                                    {"shared_intermediate", "shared_intermediate_size"}};
     t.fail(key.count(p->field) ? key.at(p->field) : p->field, p->problem);
   }
   t.reject_unknown_keys();

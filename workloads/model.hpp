@@ -3,36 +3,108 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
 
 namespace roofsim {
 
+// Multi-head latent attention (DeepSeek-V2/V3): queries go through a low-rank projection of
+// `q_lora_rank` (0: one plain projection), keys and values are compressed into a latent of
+// `kv_lora_rank` plus one rotary key of `qk_rope_head_dim` shared by every head. Per head, a
+// query and a key have qk_nope_head_dim + qk_rope_head_dim dims and a value v_head_dim. The KV
+// cache holds only the latent and the rotary key: kv_lora_rank + qk_rope_head_dim per token
+// and layer. Prefill expands the latent into per-head keys and values; decode absorbs the
+// expansion into the query and the output (attention over the latent, like MQA).
+struct LatentAttention {
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  std::int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+  std::int64_t cache_dims() const { return kv_lora_rank + qk_rope_head_dim; }  // per token and layer
+};
+
 struct ModelConfig {
   std::string name;
   std::string source;  // where the dimensions come from
+  std::string hub_id;  // the Hugging Face repository the config comes from ("" when none)
+  std::string architecture;  // the family, for people ("deepseek_v3", "gemma2", ...; "" when unsaid)
   std::int64_t hidden = 0;
   std::int64_t layers = 0;
   std::int64_t heads = 0;
-  std::int64_t kv_heads = 0;  // == heads: MHA; 1: MQA; otherwise GQA
-  std::int64_t head_dim = 0;
-  std::int64_t intermediate = 0;
+  std::int64_t kv_heads = 0;  // == heads: MHA; 1: MQA; otherwise GQA (MLA: heads)
+  std::int64_t head_dim = 0;  // MLA: the query/key head dim (nope + rope)
+  std::int64_t intermediate = 0;  // a dense MLP's width (and a routed expert's when moe_intermediate is 0)
   std::int64_t vocab = 0;
   bool gated_mlp = true;  // SwiGLU (gate, up, down) vs plain (up, down)
   bool tied_embeddings = false;
-  std::int64_t experts = 1;  // MoE when > 1
+  std::int64_t experts = 1;  // routed experts: MoE when > 1
   std::int64_t experts_per_token = 1;
   std::int64_t max_context = 0;  // longest prompt + output the model was trained for (0: unknown)
 
+  // --- Attention variants ---
+  std::optional<LatentAttention> mla;  // multi-head latent attention instead of MHA/GQA
+  // Sliding-window attention: layers flagged in `sliding_layers` (empty: none; otherwise one
+  // flag per layer) attend to at most the last `sliding_window` keys, and their KV cache holds
+  // at most that many tokens. Mistral-7B-v0.1 slides on every layer, Gemma-2 and gpt-oss on
+  // every other, Gemma-3 on five of six.
+  std::int64_t sliding_window = 0;
+  std::vector<bool> sliding_layers;
+  bool attention_sinks = false;  // a learned sink logit per head (gpt-oss): no cache, tiny cost
+  bool qkv_bias = false;         // biases on the Q, K and V projections (Qwen2, gpt-oss, GPT-NeoX, Falcon-40B...)
+  bool o_bias = false;           // bias on the attention output projection
+  bool qk_norm = false;          // RMSNorm on each head's query and key (Qwen3, Gemma-3)
+
+  // --- Block structure ---
+  // Attention and MLP read the same input and their outputs are summed (GPT-J, GPT-NeoX,
+  // Falcon): built side by side, not one after the other.
+  bool parallel_block = false;
+  bool mlp_bias = false;
+
+  // --- Mixture of experts ---
+  std::int64_t moe_intermediate = 0;     // each routed expert's width (0: intermediate)
+  std::int64_t shared_experts = 0;       // experts every token goes through besides its routed ones
+  std::int64_t shared_intermediate = 0;  // one shared expert's width (0: the routed experts')
+  std::int64_t dense_layers = 0;         // the first layers have a dense MLP (DeepSeek's first_k_dense_replace)
+  // Multi-token prediction modules (DeepSeek-V3): a layer each that drafts one more token.
+  // Not part of total_params() (the published 671B leaves its 14B out); see mtp_params().
+  std::int64_t mtp_layers = 0;
+
+  bool is_moe() const { return experts > 1; }
+  // Whether layer `l` has routed experts (MoE models from dense_layers on).
+  bool moe_layer(std::int64_t l) const { return is_moe() && l >= dense_layers; }
+  std::int64_t moe_layer_count() const { return is_moe() ? layers - dense_layers : 0; }
+  std::int64_t expert_width() const { return moe_intermediate > 0 ? moe_intermediate : intermediate; }
+  std::int64_t shared_width() const { return shared_intermediate > 0 ? shared_intermediate : expert_width(); }
+  // Whether layer `l` attends through a sliding window.
+  bool sliding_layer(std::int64_t l) const {
+    return sliding_window > 0 && l >= 0 && static_cast<std::size_t>(l) < sliding_layers.size() && sliding_layers[static_cast<std::size_t>(l)];
+  }
+  // Keys layer `l`'s newest token attends to at a context of `context` tokens.
+  std::int64_t attended_keys(std::int64_t l, std::int64_t context) const {
+    return sliding_layer(l) && context > sliding_window ? sliding_window : context;
+  }
+
   double attention_params_per_layer() const;
-  double mlp_params_per_expert() const;
-  double params_per_layer() const;  // all experts
-  double embedding_params() const;  // input table (+ separate LM head when untied)
+  double dense_mlp_params() const;      // one dense MLP (dense models, DeepSeek's first layers)
+  double mlp_params_per_expert() const;  // one routed expert
+  double shared_expert_params() const;   // all shared experts of one MoE layer
+  double router_params() const;          // one MoE layer's router
+  double params_per_layer() const;       // a layer of the bulk of the model: MoE layers of an MoE model (all experts)
+  double embedding_params() const;       // input table (+ separate LM head when untied)
   double total_params() const;
-  // Parameters whose weights one token's forward pass reads (top-k experts only).
+  double routed_expert_params() const;  // every routed expert of every layer (what EP splits)
+  double mtp_params() const;
+  // Parameters whose weights one token's forward pass reads (top-k and shared experts only).
   double active_params_per_token() const;
-  // K and V for one token across all layers.
+  // K and V (MLA: latent and rotary key) one token adds to one layer's cache.
+  double kv_bytes_per_token_layer(DType kv) const;
+  // What one token adds across all layers while a sequence is shorter than every window.
   double kv_bytes_per_token(DType kv) const;
+  // The cache of one sequence of `tokens` tokens: sliding layers hold at most the window.
+  double kv_cache_bytes(DType kv, std::int64_t tokens) const;
 };
 
 // What is wrong with a model's dimensions, if anything: non-positive sizes, sizes beyond any
@@ -47,7 +119,8 @@ std::optional<ModelProblem> model_problem(const ModelConfig& m);
 void check_model(const ModelConfig& m, const std::string& where);
 
 ModelConfig load_model_file(const std::string& path);
-// Preset name ("llama-3-8b") or path to a model .toml.
+// Preset name ("llama-3-8b"), hub id of a shipped config ("deepseek-ai/DeepSeek-V3") or path
+// to a model .toml or config.json.
 ModelConfig load_model(const std::string& name_or_path);
 
 }  // namespace roofsim

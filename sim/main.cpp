@@ -32,6 +32,7 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_cases_command(app);
   roofsim::add_collective_command(app);
   roofsim::add_whatif_command(app);
+  roofsim::add_explain_command(app);
   roofsim::add_validate_command(app);
   roofsim::add_serve_command(app);
   roofsim::add_serving_cases_command(app);

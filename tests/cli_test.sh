@@ -138,6 +138,12 @@ prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $
 if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \
      'BEGIN { exit !(bd > 1.6 && bp < 1.2 && cp > 1.4 && cd < 1.1 && bp >= 1 && cd >= 1) }'; then ok; else
   bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
+# explain: the gap to the bound, part by part, as text, JSON and CSV.
+expect_ok "explain" "$roofsim" explain --gen 4 --json "$tmp/explain.json" --csv "$tmp/explain.csv"
+contains "explain table" "time per output token"
+for k in '"causes"' '"decode_step"' '"launch_s"' '"tiles_s"' '"gap_s"'; do
+  if grep -qF -- "$k" "$tmp/explain.json"; then ok; else bad "explain json lacks $k"; fi; done
+if head -1 "$tmp/explain.csv" | grep -q "clock_s"; then ok; else bad "explain csv header: $(head -1 "$tmp/explain.csv")"; fi
 # Near-memory compute wins batch-1 decode and loses at batch 64, where the chip's units win.
 expect_ok "whatif pim b1" "$roofsim" whatif --variant h100_pim --variant h100_2xbw --batch 1 --gen 4 --near-memory all --json "$tmp/pim1.json"
 expect_ok "whatif pim b64" "$roofsim" whatif --variant h100_pim --batch 64 --gen 4 --near-memory all --json "$tmp/pim64.json"

@@ -31,6 +31,8 @@ hw_with() {
   echo "$tmp/hw.toml"
 }
 
+# explain compares the chip with its ideal self: --ideal leaves nothing to explain.
+refused "explain ideal" "leave --ideal out" "$roofsim" explain --ideal --gen 2
 # Ranges after unit conversion: a bandwidth of 1e-300 GB/s once ran a GEMM faster than the chip.
 refused "tiny bandwidth" "hw.toml:46: hbm.bandwidth_gb_per_s: 1e-300 GB/s is outside" \
   "$roofsim" op --hw "$(hw_with hbm.bandwidth_gb_per_s 1e-300)" --gemm 4096,4096,4096

@@ -1,0 +1,142 @@
+#include "experiment/gap_explain.hpp"
+
+#include <map>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace roofsim {
+
+const std::vector<GapCause>& gap_causes() {
+  // make_ideal (core/hardware.cpp) in steps; tests/test_gap_explain.cpp checks that the last
+  // step's run equals the --ideal run, so a cost added to one and not the other is caught.
+  static const std::vector<GapCause> causes = {
+      {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain",
+       [](HardwareSpec& hw) {
+         hw.op_overhead_s = 0;
+         hw.host_launch_interval_s = 0;
+       }},
+      {"clock", "the matrix units run at their sustained clock, below the one behind the peak (power, stalls)",
+       [](HardwareSpec& hw) { hw.matrix.sustained_clock_hz = hw.matrix.clock_hz; }},
+      {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency)",
+       [](HardwareSpec& hw) { hw.matrix.dtype_efficiency.clear(); }},
+      {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles)",
+       [](HardwareSpec& hw) {
+         hw.hbm.efficiency = 1.0;
+         hw.hbm.tile_efficiency = 1.0;
+       }},
+      {"latency", "memory latency and the units' pipeline fill and drain, where nothing hides them",
+       [](HardwareSpec& hw) {
+         hw.hbm.access_latency_s = 0;
+         hw.matrix.pipeline_latency_cycles = 0;
+         hw.vector.pipeline_latency_cycles = 0;
+       }},
+      {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link efficiency and latency",
+       [](HardwareSpec& hw) {
+         hw.links.latency_s = 0;
+         hw.links.efficiency = 1.0;
+         hw.links.switch_reduction_rate = 0;
+         hw.collectives = CollectiveKernelSpec{};
+       }},
+  };
+  return causes;
+}
+
+namespace {
+
+using OpKey = std::pair<std::string, std::string>;  // phase, op name
+
+std::map<OpKey, OpSummary> ops_by_key(const ExperimentResult& r) {
+  std::map<OpKey, OpSummary> out;
+  for (OpSummary& o : summarize_ops(r)) out.emplace(OpKey{o.phase, o.name}, std::move(o));
+  return out;
+}
+
+// Splits the drop from `times[0]` (the real chip) to `times.back()` (the ideal chip) into the
+// causes, and what the ideal chip spends above `bound` into the tiles.
+GapParts parts_of(const std::vector<double>& times, double bound) {
+  GapParts p;
+  p.sim_s = times.front();
+  p.bound_s = bound;
+  for (std::size_t i = 1; i < times.size(); ++i) p.parts.push_back(times[i - 1] - times[i]);
+  p.tiles = times.back() - bound;
+  return p;
+}
+
+nlohmann::json parts_json(const GapParts& p) {
+  nlohmann::json parts = nlohmann::json::object();
+  for (std::size_t i = 0; i < p.parts.size(); ++i) parts[gap_causes()[i].name + "_s"] = p.parts[i];
+  parts[std::string(kTilesAndOverlap) + "_s"] = p.tiles;
+  return {{"sim_s", p.sim_s}, {"bound_s", p.bound_s}, {"gap_s", p.gap()}, {"parts", parts}};
+}
+
+}  // namespace
+
+GapExplanation explain_gaps(const Experiment& e, const RunControl& control) {
+  if (e.ideal) {
+    throw InputError("${ideal}: explaining the gap compares the chip with its ideal self; leave --ideal out");
+  }
+  HardwareSpec hw = e.hardware ? *e.hardware : load_hardware(e.hw);
+  const std::size_t runs = gap_causes().size() + 1;
+  std::vector<ExperimentResult> results;
+  for (std::size_t i = 0; i < runs; ++i) {
+    if (control.stop_requested()) throw Cancelled();
+    if (i > 0) gap_causes()[i - 1].remove(hw);
+    Experiment step = e;
+    step.hardware = hw;
+    results.push_back(run_experiment(step, RunControl{}));
+    control.report(i + 1, runs, i == 0 ? "the chip as it is" : "without " + gap_causes()[i - 1].name);
+  }
+
+  GapExplanation g;
+  std::vector<double> ttft, tpot;
+  for (const ExperimentResult& r : results) {
+    ttft.push_back(r.ttft_s);
+    tpot.push_back(r.tpot_s);
+  }
+  g.prefill = parts_of(ttft, results[0].bound_ttft_s);
+  g.decode = parts_of(tpot, results[0].bound_tpot_s);
+
+  std::vector<std::map<OpKey, OpSummary>> by_key;
+  for (const ExperimentResult& r : results) by_key.push_back(ops_by_key(r));
+  for (OpSummary& op : summarize_ops(results[0])) {
+    std::vector<double> times;
+    const OpKey key{op.phase, op.name};
+    for (const auto& ops : by_key) {
+      auto it = ops.find(key);
+      // The same graph runs every time: only the chip changes.
+      if (it == ops.end()) throw std::logic_error("explain_gaps: op " + op.name + " missing from a run");
+      times.push_back(it->second.sim_s);
+    }
+    g.ops.push_back(OpGap{op, parts_of(times, op.bound_s)});
+  }
+  g.result = std::move(results[0]);
+  return g;
+}
+
+nlohmann::json to_json(const GapExplanation& g) {
+  nlohmann::json causes = nlohmann::json::array();
+  for (const GapCause& c : gap_causes()) causes.push_back({{"name", c.name}, {"what", c.what}});
+  causes.push_back({{"name", kTilesAndOverlap},
+                    {"what", "what the ideal chip still spends above the bound: work padded to tile shapes, partial "
+                             "waves of tiles, units waiting on each other"}});
+  nlohmann::json j = {{"run", to_json(g.result)}, {"causes", causes}, {"prefill", parts_json(g.prefill)}};
+  if (g.result.decode_steps > 0) j["decode_step"] = parts_json(g.decode);
+  j["ops"] = gap_records(g);
+  return versioned(std::move(j));
+}
+
+nlohmann::json gap_records(const GapExplanation& g) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const OpGap& o : g.ops) {
+    nlohmann::json row = {{"phase", o.op.phase}, {"op", o.op.name}, {"class", o.op.op_class}, {"roof", o.op.roof},
+                          {"count", o.op.count}, {"sim_s", o.time.sim_s}, {"bound_s", o.time.bound_s},
+                          {"gap_s", o.time.gap()}};
+    for (std::size_t i = 0; i < o.time.parts.size(); ++i) row[gap_causes()[i].name + "_s"] = o.time.parts[i];
+    row[std::string(kTilesAndOverlap) + "_s"] = o.time.tiles;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace roofsim

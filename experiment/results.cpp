@@ -57,6 +57,23 @@ nlohmann::json versioned(nlohmann::json j) {
   return j;
 }
 
+std::string op_shape(const OpNode& op) {
+  const auto n = [](std::int64_t v) { return std::to_string(v); };
+  if (op.is_collective) {
+    return n(op.collective_elements) + " " + std::string(dtype_name(op.vector.dtype)) + " values (" +
+           std::to_string(op.collective_bytes()) + " B per chip)";
+  }
+  if (!op.is_gemm) {
+    return n(op.vector.elements_in) + " -> " + n(op.vector.elements_out) + " " +
+           std::string(dtype_name(op.vector.output_dtype())) + " values";
+  }
+  const GemmShape& g = op.gemm;
+  // M x N x K as BLAS names them; a fused attention's N is the head dim and K the keys.
+  std::string s = (g.batch > 1 ? n(g.batch) + " x " : "") + n(g.m) + "x" + n(g.n) + "x" + n(g.k) + " " +
+                  std::string(dtype_name(g.a)) + " x " + std::string(dtype_name(g.b));
+  return g.fused_attention ? "fused attention " + s : s;
+}
+
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   // One pass over the instances (142,000 in a 70B TP8 run): a summary per (phase, base name) in
   // order of first appearance, found by hash; names are views into the graphs' op names. Sums
@@ -94,6 +111,7 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     const OpInstance& o = *last[i];
     out[i].op_class = o.op->op_class;
+    out[i].shape = op_shape(*o.op);
     out[i].roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
   }
   return out;
@@ -157,7 +175,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
     j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count},
                         {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
                         {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
-                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}});
+                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}, {"shape", o.shape}});
   }
   return versioned(std::move(j));
 }

@@ -24,9 +24,13 @@ struct OpSummary {
   double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
   double sim_bytes = 0, padded_flops = 0;  // what the simulation moved and spent
   std::string roof;
+  std::string shape;  // the last instance's (op_shape): decode attention grows with the context
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
 };
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r);
+// An op's shape for people: "2048x12288x4096 bf16 x bf16" (M x N x K, A and B types) for a
+// GEMM, elements in and out for vector work, values per chip for a collective.
+std::string op_shape(const OpNode& op);
 
 // `run`: the experiment, its metrics beside their bounds, and the summed ops.
 nlohmann::json to_json(const ExperimentResult& r);

@@ -23,6 +23,7 @@
 #include "experiment/results.hpp"
 #include "experiment/single_op.hpp"
 #include "experiment/validation_suite.hpp"
+#include "experiment/gap_explain.hpp"
 #include "experiment/whatif.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
@@ -252,6 +253,13 @@ PYBIND11_MODULE(roofsim, m) {
   m.def("analyze", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
     return to_python(analysis_json(analyze_experiment(experiment_from(hw, model, kw))));
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
+
+  m.def("explain", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
+    return to_python(to_json(explain_gaps(experiment_from(hw, model, kw), control_from(progress))));
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(),
+     "Why the run is slower than its roofline bound: the run's settings (as for run()), simulated on the chip and again "
+     "with one cost taken away after another down to the ideal chip; each cost's share of the gap per phase and op. "
+     "As `roofsim explain --json` (docs/schema.md).");
 
   m.def("serve", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     const ServingSetup s = serving_setup_from(hw, model, kw);

@@ -218,3 +218,15 @@ def test_serve_reports_progress_as_requests_finish():
     seen = []
     roofsim.serve(concurrency=2, requests=6, prompt=64, output=4, progress=lambda done, total, what: seen.append((done, total)))
     assert seen and seen[-1] == (6, 6) and all(d <= t for d, t in seen)
+
+
+def test_explain_splits_the_gap_into_causes_that_add_up():
+    g = roofsim.explain(model="llama-3-8b", batch=2, prompt=128, gen=4)
+    names = [c["name"] for c in g["causes"]]
+    assert names[0] == "launch" and names[-1] == "tiles"
+    step = g["decode_step"]
+    assert step["sim_s"] == pytest.approx(g["run"]["tpot_s"])
+    assert sum(step["parts"].values()) == pytest.approx(step["gap_s"], rel=1e-9)
+    # Decode at batch 2 is memory-bound: HBM efficiency costs more than the sustained clock.
+    assert step["parts"]["memory_s"] > step["parts"]["clock_s"]
+    assert all("shape" in o for o in g["run"]["ops"])

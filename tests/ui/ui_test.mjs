@@ -138,6 +138,10 @@ async function main() {
     await page.waitForSelector('#vg-tooltip-element.visible', {timeout: 5000}).catch(() => {});
     const tip = await page.locator('#vg-tooltip-element').textContent().catch(() => '');
     check(/FLOP/.test(tip) && /of roof/.test(tip), 'hovering a point shows its FLOPs, bytes, time and % of roof', tip.slice(0, 120));
+    check(/shape/.test(tip) && /above the bound: /.test(tip), 'the hover shows the op\'s shape and what its gap is made of',
+      tip.slice(0, 400));
+    const gaps = await page.evaluate(() => window.roofsimState.result.ops.filter((o) => o.gap).length);
+    check(gaps === run.ops.length, 'every op of the base run carries its gap parts (roofsim explain)', `${gaps} of ${run.ops.length}`);
 
     // What-if: twice the bandwidth; only the variant runs (the base is kept).
     await page.fill('#wi-bw', '2');

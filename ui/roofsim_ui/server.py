@@ -416,10 +416,27 @@ class App:
         # Settings the analysis refuses are refused here, at once, with its message.
         self.analyze(body)
 
+        explain = body.get("explain", False)
+        if not isinstance(explain, bool):
+            raise BadRequest(f"explain={json.dumps(explain)}: expected true or false")
+
         def fn(emit):
             hw = self._hardware(s.pop("hw"), scale, setk)
             progress = throttled_progress(emit)
-            return roofsim.run(hw=hw, progress=progress, **s)
+            if not explain:
+                return roofsim.run(hw=hw, progress=progress, **s)
+            # The run on the chip, each op carrying what its gap to the bound is made of
+            # (roofsim.explain: the chip simulated again without one cost after another).
+            g = roofsim.explain(hw=hw, progress=progress, **s)
+            gaps = {(o["phase"], o["op"]): o for o in g["ops"]}
+            causes = [c["name"] for c in g["causes"]]
+            run = g["run"]
+            for o in run["ops"]:
+                row = gaps.get((o["phase"], o["name"]))
+                if row is not None:
+                    o["gap"] = {c: row[c + "_s"] for c in causes}
+            run["gap_causes"] = g["causes"]
+            return run
         return fn, replace
 
     def collective_settings(self, settings, replace):

@@ -244,7 +244,8 @@ function mergedOps() {
     const sim = o.sim_time_s;
     return {
       phase: o.phase, name: o.name, class: o.class, count: o.count, flops: o.flops, bytes: o.bytes,
-      intensity: o.intensity, roof: o.roof, bound_time_s: o.bound_time_s,
+      intensity: o.intensity, roof: o.roof, bound_time_s: o.bound_time_s, shape: o.shape || null,
+      gap: o.gap ? gapText(o, true) : null,
       sim_time_s: sim == null ? null : sim,
       percent_of_roof: sim ? o.bound_time_s / sim : null,
       variant_sim_time_s: v ? v.sim_time_s : null,
@@ -260,12 +261,13 @@ function renderOps() {
     ['bytes', 'bytes'], ['intensity', 'FLOP/B'], ['roof', 'roof'], ['bound_time_s', 'bound']];
   if (hasSim) cols.push(['sim_time_s', 'simulated'], ['percent_of_roof', '% of roof']);
   if (hasVar) cols.push(['variant_sim_time_s', 'variant'], ['speedup', 'speed-up']);
+  if (hasSim && state.result.gap_causes) cols.push(['gap', 'its gap to the bound is']);
   const fmt = {
     count: (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1)), flops: (x) => fmtSi(x, 'FLOP'), bytes: (x) => fmtSi(x, 'B'),
     intensity: (x) => (x ? x.toPrecision(3) : dash), bound_time_s: fmtTime, sim_time_s: fmtTime, percent_of_roof: fmtPct,
     variant_sim_time_s: fmtTime, speedup: fmtUp,
   };
-  $('ops').tHead.innerHTML = '<tr>' + cols.map(([k, t]) => `<th class="${k === 'name' ? 'name' : ''}">${t}</th>`).join('') + '</tr>';
+  $('ops').tHead.innerHTML = '<tr>' + cols.map(([k, t]) => `<th class="${k === 'name' || k === 'gap' ? k : ''}">${t}</th>`).join('') + '</tr>';
   const body = $('ops').tBodies[0];
   body.innerHTML = '';
   for (const o of ops) {
@@ -273,7 +275,8 @@ function renderOps() {
     tr.dataset.op = opKey(o);
     for (const [k] of cols) {
       const td = document.createElement('td');
-      if (k === 'name') td.className = 'name';
+      if (k === 'name') { td.className = 'name'; if (o.shape) td.title = o.shape; }
+      if (k === 'gap') td.className = 'gap';
       td.textContent = fmt[k] ? (o[k] == null ? dash : fmt[k](o[k])) : o[k];
       tr.appendChild(td);
     }
@@ -290,6 +293,17 @@ function roofLine(a, label, xmin, xmax) {
   ];
 }
 
+// What an op's time above its bound is made of (roofsim explain), largest parts first:
+// "2.1 ms above the bound: memory 68%, launch 17%, latency 11%".
+function gapText(o, short = false) {
+  if (!o.gap) return 'not explained (tick "explain each op\'s gap" and simulate)';
+  const gap = o.sim_time_s - o.bound_time_s;
+  if (!(gap > 0)) return 'none';
+  const parts = Object.entries(o.gap).filter(([, v]) => v / gap >= 0.05).sort((a, b) => b[1] - a[1]);
+  const list = parts.map(([k, v]) => `${k} ${fmtPct(v / gap)}`).join(', ') || 'many small parts';
+  return short ? list : `${fmtTime(gap)} above the bound: ${list}`;
+}
+
 function chartPoints() {
   const pts = [];
   const add = (ops, run, simulated) => {
@@ -301,6 +315,7 @@ function chartPoints() {
         instances: o.count % 1 ? o.count.toFixed(1) : String(o.count), FLOPs: fmtSi(o.flops, 'FLOP'),
         bytes: fmtSi(o.bytes, 'B'), intensity: fmtIntensity(o.intensity), time: fmtTime(t),
         bound: fmtTime(o.bound_time_s), 'of roof': fmtPct(o.bound_time_s / t), roof: o.roof,
+        shape: o.shape || dash, gap: simulated ? gapText(o) : dash,
       });
     }
   };
@@ -361,7 +376,7 @@ async function renderChart(error) {
         encoding: {x, y,
           color: {field: 'phase', type: 'nominal', scale: {domain: ['prefill', 'decode'], range: ['#d9822b', '#2b6cb0']}},
           shape: {field: 'run', type: 'nominal', scale: {domain: ['analytic bound', 'base (simulated)', 'variant (simulated)'], range: ['diamond', 'circle', 'triangle-up']}},
-          tooltip: ['op', 'phase', 'run', 'class', 'instances', 'FLOPs', 'bytes', 'intensity', 'time', 'bound', 'of roof', 'roof'].map((f) => ({field: f, type: 'nominal'}))}},
+          tooltip: ['op', 'phase', 'run', 'class', 'shape', 'instances', 'FLOPs', 'bytes', 'intensity', 'time', 'bound', 'of roof', 'roof', 'gap'].map((f) => ({field: f, type: 'nominal'}))}},
     ],
   };
   try {
@@ -434,7 +449,7 @@ async function simulate() {
       state.jobs.push(j.id);
       if (state.cancelRequested) throw new Error('cancelled');
     };
-    if (needBase) await start('base', {settings: s});
+    if (needBase) await start('base', {settings: s, explain: $('explain-gap').checked});
     if (e) await start('variant', {settings: s, edits: e});
     for (const [label] of started) progress[label] = {done: 0, total: 0, what: 'starting'};
     showProgress(progress);
@@ -508,7 +523,7 @@ function exportJson() {
 function exportCsv() {
   const ops = mergedOps();
   const cols = ['phase', 'name', 'class', 'count', 'flops', 'bytes', 'intensity', 'roof', 'bound_time_s', 'sim_time_s',
-    'percent_of_roof', 'variant_sim_time_s', 'speedup'];
+    'percent_of_roof', 'variant_sim_time_s', 'speedup', 'shape', 'gap'];
   const cell = (v) => (v == null ? '' : /[",\n]/.test(String(v)) ? '"' + String(v).replace(/"/g, '""') + '"' : String(v));
   const text = [cols.join(',')].concat(ops.map((o) => cols.map((c) => cell(o[c])).join(','))).join('\n') + '\n';
   download(baseName() + '-ops.csv', new Blob([text], {type: 'text/csv'}));

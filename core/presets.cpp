@@ -48,19 +48,29 @@ bool looks_like_hub_id(const std::string& name) {
          fs::path(name).extension() != ".toml" && fs::path(name).extension() != ".json";
 }
 
+namespace {
+// The config.json shipped for hub id `id` (configs/models/hf/<org>/<name>/config.json).
+fs::path shipped_config(const std::string& id) { return fs::path(config_dir()) / "models" / "hf" / id / "config.json"; }
+// A hub id with a shipped config and no local file or folder of that name: a name, like a
+// preset's, not a path (relative paths in experiment and sweep files are not rebased onto it).
+bool shipped_hub_id(const std::string& name) {
+  return looks_like_hub_id(name) && !fs::exists(name) && fs::exists(shipped_config(name));
+}
+}  // namespace
+
 bool looks_like_config_path(const std::string& name_or_path) {
+  if (shipped_hub_id(name_or_path)) return false;
   return name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml" ||
          fs::path(name_or_path).extension() == ".json";
 }
 
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path) {
+  if (kind == "models" && shipped_hub_id(name_or_path)) return shipped_config(name_or_path).string();
   if (looks_like_config_path(name_or_path)) {
     if (kind == "models" && fs::is_directory(name_or_path) && fs::exists(fs::path(name_or_path) / "config.json")) {
       return (fs::path(name_or_path) / "config.json").string();
     }
     if (kind == "models" && !fs::exists(name_or_path) && looks_like_hub_id(name_or_path)) {
-      const fs::path shipped = fs::path(config_dir()) / "models" / "hf" / name_or_path / "config.json";
-      if (fs::exists(shipped)) return shipped.string();
       std::string known;
       for (const auto& n : list_hub_configs()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("${model} '" + name_or_path + "': no such file, and no config.json shipped for that Hugging Face hub id (shipped: " +

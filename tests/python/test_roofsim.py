@@ -218,3 +218,14 @@ def test_serve_reports_progress_as_requests_finish():
     seen = []
     roofsim.serve(concurrency=2, requests=6, prompt=64, output=4, progress=lambda done, total, what: seen.append((done, total)))
     assert seen and seen[-1] == (6, 6) and all(d <= t for d, t in seen)
+
+
+def test_models_lists_presets_and_shipped_configs():
+    rows = roofsim.models()
+    by_name = {r["name"]: r for r in rows}
+    assert "llama-3-8b" in by_name and "deepseek-ai/DeepSeek-V3" in by_name
+    v3 = by_name["deepseek-ai/DeepSeek-V3"]
+    assert v3["architecture"] == "deepseek_v3"
+    assert v3["kv_bytes_per_token_bf16"] == (512 + 64) * 61 * 2
+    assert 0.99 * 671e9 < v3["total_params"] < 1.01 * 671e9
+    assert roofsim.model("deepseek-ai/DeepSeek-V3").hub_id == "deepseek-ai/DeepSeek-V3"

@@ -41,7 +41,7 @@ void add_models_command(CLI::App& app) {
     for (const CatalogEntry& e : model_catalog()) {
       const nlohmann::json row = catalog_row(e);
       const ModelConfig& m = e.model;
-      table.add_row({e.name, m.hub_id.empty() ? "-" : m.hub_id, m.architecture.empty() ? "-" : m.architecture,
+      table.add_row({e.name, m.hub_id.empty() ? "(none)" : m.hub_id, m.architecture.empty() ? "(unsaid)" : m.architecture,
                      std::to_string(m.layers), params_text(m.total_params()),
                      m.is_moe() ? params_text(m.active_params_per_token()) : "-",
                      format_bytes(m.kv_bytes_per_token(DType::bf16)),
@@ -69,6 +69,7 @@ void add_models_command(CLI::App& app) {
       std::cout << m.name << " (" << m.source << ")\n\n";
       TextTable t({"field", "value"});
       for (const auto& [key, value] : j.items()) {
+        if (key == "source") continue;  // in the heading: it would widen every row
         if (key == "mla" && value.is_object()) {
           for (const auto& [k, v] : value.items()) t.add_row({"mla." + k, v.dump()});
         } else if (key.find("params") != std::string::npos) {

@@ -177,6 +177,13 @@ void read_llama_sizes(const HfReader& r, ModelConfig& m, bool tied_default) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", tied_default);
 }
 
+// One flag per layer, all `value`; a layer count beyond any model is refused before the flags
+// are allocated (model_problem checks the rest once the family is read).
+std::vector<bool> layer_flags(const HfReader& r, const ModelConfig& m, bool value) {
+  if (m.layers > 10000) r.fail("num_hidden_layers", std::to_string(m.layers) + ": larger than any model (at most 10000)");
+  return std::vector<bool>(static_cast<std::size_t>(m.layers), value);
+}
+
 // `layer_types` ("sliding_attention" / "full_attention", one per layer) as newer configs
 // write them; false when the config has none.
 bool read_layer_types(const HfReader& r, ModelConfig& m) {
@@ -204,7 +211,7 @@ bool read_layer_types(const HfReader& r, ModelConfig& m) {
 void read_uniform_window(const HfReader& r, ModelConfig& m) {
   if (read_layer_types(r, m) || !r.has("sliding_window")) return;
   m.sliding_window = r.positive("sliding_window");
-  m.sliding_layers.assign(static_cast<std::size_t>(m.layers), true);
+  m.sliding_layers = layer_flags(r, m, true);
 }
 
 // Routed experts of the Qwen MoE models: `mlp_only_layers` and `decoder_sparse_step` choose
@@ -233,7 +240,7 @@ void read_qwen2_window(const HfReader& r, ModelConfig& m) {
   if (read_layer_types(r, m) || !r.boolean_or("use_sliding_window", false)) return;
   m.sliding_window = r.positive("sliding_window");
   const std::int64_t from = r.count_or("max_window_layers", 0);
-  m.sliding_layers.assign(static_cast<std::size_t>(m.layers), false);
+  m.sliding_layers = layer_flags(r, m, false);
   for (std::int64_t l = from; l < m.layers; ++l) m.sliding_layers[static_cast<std::size_t>(l)] = true;
 }
 
@@ -283,7 +290,7 @@ void read_gemma2(const HfReader& r, ModelConfig& m) {
   m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
   if (read_layer_types(r, m)) return;
   m.sliding_window = r.positive("sliding_window");
-  m.sliding_layers.assign(static_cast<std::size_t>(m.layers), false);
+  m.sliding_layers = layer_flags(r, m, false);
   for (std::int64_t l = 0; l < m.layers; l += 2) m.sliding_layers[static_cast<std::size_t>(l)] = true;
 }
 
@@ -304,7 +311,7 @@ void read_gemma3_text(const HfReader& r, ModelConfig& m) {
   if (read_layer_types(r, m)) return;
   m.sliding_window = r.positive_or("sliding_window", 4096);
   const std::int64_t pattern = r.positive_or("sliding_window_pattern", 6);
-  m.sliding_layers.assign(static_cast<std::size_t>(m.layers), false);
+  m.sliding_layers = layer_flags(r, m, false);
   for (std::int64_t l = 0; l < m.layers; ++l) m.sliding_layers[static_cast<std::size_t>(l)] = (l + 1) % pattern != 0;
 }
 
@@ -330,6 +337,9 @@ void read_falcon(const HfReader& r, ModelConfig& m) {
   m.head_dim = m.hidden / m.heads;
   if (r.boolean_or("new_decoder_architecture", false)) m.kv_heads = r.positive("num_kv_heads");
   else m.kv_heads = r.boolean_or("multi_query", true) ? 1 : m.heads;
+  if (!r.has("ffn_hidden_size") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
+    r.fail("hidden_size", "too large: the MLP width without ffn_hidden_size, 4 x hidden_size, overflows");
+  }
   m.intermediate = r.positive_or("ffn_hidden_size", 4 * m.hidden);
   m.vocab = r.positive("vocab_size");
   m.max_context = r.positive_or("max_position_embeddings", 2048);
@@ -347,7 +357,7 @@ void read_gpt_neox(const HfReader& r, ModelConfig& m) {
   m.layers = r.positive("num_hidden_layers");
   m.heads = r.positive("num_attention_heads");
   m.kv_heads = m.heads;
-  if (m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide hidden_size");
+  if (m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide the hidden size");
   m.head_dim = m.hidden / m.heads;
   m.max_context = r.positive_or("max_position_embeddings", 0);
   m.intermediate = r.positive("intermediate_size");

@@ -51,7 +51,10 @@ void add_models_command(CLI::App& app) {
     // Standard output carries the table unless JSON or CSV goes there.
     if (lo->json != "-" && lo->csv != "-") table.print(os);
     if (!lo->json.empty()) write_json(lo->json, versioned(nlohmann::json{{"models", rows}}));
-    if (!lo->csv.empty()) write_text(lo->csv, records_csv(rows));
+    if (!lo->csv.empty()) {
+      write_text(lo->csv, records_csv(rows, {"name", "hub_id", "architecture", "layers", "total_params",
+                                             "active_params_per_token", "kv_bytes_per_token_bf16", "max_context"}));
+    }
   });
 
   CLI::App* show = models->add_subcommand("show", "Every field of one model, where it comes from, and its sizes");

@@ -219,7 +219,8 @@ TEST_CASE("the catalog lists every preset and shipped config once", "[models]") 
     found = true;
     const auto row = catalog_row(e);
     CHECK(row["architecture"] == "deepseek_v3");
-    CHECK(row["kv_bytes_per_token_bf16"].get<double>() == Approx(70272.0));
+    CHECK(row["kv_bytes_per_token_bf16"] == 70272);
+    CHECK(row["total_params"] == 671026404352);  // integers: exact in JSON and CSV
   }
   CHECK(found);
 }

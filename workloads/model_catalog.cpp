@@ -1,5 +1,7 @@
 #include "workloads/model_catalog.hpp"
 
+#include <cmath>
+
 #include "core/dtype.hpp"
 #include "core/presets.hpp"
 
@@ -18,9 +20,10 @@ nlohmann::json catalog_row(const CatalogEntry& e) {
           {"hub_id", m.hub_id},
           {"architecture", m.architecture},
           {"layers", m.layers},
-          {"total_params", m.total_params()},
-          {"active_params_per_token", m.active_params_per_token()},
-          {"kv_bytes_per_token_bf16", m.kv_bytes_per_token(DType::bf16)},
+          // Whole numbers: written as integers, exactly, in JSON and CSV.
+          {"total_params", std::llround(m.total_params())},
+          {"active_params_per_token", std::llround(m.active_params_per_token())},
+          {"kv_bytes_per_token_bf16", std::llround(m.kv_bytes_per_token(DType::bf16))},
           {"max_context", m.max_context}};
 }
 

@@ -26,13 +26,57 @@ std::vector<std::string> list_presets(const std::string& kind) {
   return names;
 }
 
+std::vector<std::string> list_hub_configs() {
+  std::vector<std::string> ids;
+  const fs::path root = fs::path(config_dir()) / "models" / "hf";
+  std::error_code ec;
+  for (const auto& org : fs::directory_iterator(root, ec)) {
+    if (!org.is_directory()) continue;
+    for (const auto& model : fs::directory_iterator(org.path(), ec)) {
+      if (fs::exists(model.path() / "config.json")) {
+        ids.push_back(org.path().filename().string() + "/" + model.path().filename().string());
+      }
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+bool looks_like_hub_id(const std::string& name) {
+  const auto slash = name.find('/');
+  return slash != std::string::npos && slash > 0 && slash + 1 < name.size() && name.find('/', slash + 1) == std::string::npos &&
+         fs::path(name).extension() != ".toml" && fs::path(name).extension() != ".json";
+}
+
+namespace {
+// The config.json shipped for hub id `id` (configs/models/hf/<org>/<name>/config.json).
+fs::path shipped_config(const std::string& id) { return fs::path(config_dir()) / "models" / "hf" / id / "config.json"; }
+// A hub id with a shipped config and no local file or folder of that name: a name, like a
+// preset's, not a path (relative paths in experiment and sweep files are not rebased onto it).
+bool shipped_hub_id(const std::string& name) {
+  return looks_like_hub_id(name) && !fs::exists(name) && fs::exists(shipped_config(name));
+}
+}  // namespace
+
 bool looks_like_config_path(const std::string& name_or_path) {
+  if (shipped_hub_id(name_or_path)) return false;
   return name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml" ||
          fs::path(name_or_path).extension() == ".json";
 }
 
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path) {
+  if (kind == "models" && shipped_hub_id(name_or_path)) return shipped_config(name_or_path).string();
   if (looks_like_config_path(name_or_path)) {
+    if (kind == "models" && fs::is_directory(name_or_path) && fs::exists(fs::path(name_or_path) / "config.json")) {
+      return (fs::path(name_or_path) / "config.json").string();
+    }
+    if (kind == "models" && !fs::exists(name_or_path) && looks_like_hub_id(name_or_path)) {
+      std::string known;
+      for (const auto& n : list_hub_configs()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("${model} '" + name_or_path + "': no such file, and no config.json shipped for that Hugging Face hub id (shipped: " +
+                       (known.empty() ? "none" : known) +
+                       "). roofsim works offline: download the model's config.json and give its path (--model path/to/config.json)");
+    }
     if (!fs::exists(name_or_path)) {
       throw InputError(std::string(kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "") + name_or_path + ": no such file");
     }
@@ -43,9 +87,14 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
   std::string known;
   for (const auto& n : list_presets(kind)) known += (known.empty() ? "" : ", ") + n;
   const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";
+  std::string hub;
+  if (kind == "models") {
+    for (const auto& n : list_hub_configs()) hub += (hub.empty() ? "" : ", ") + n;
+    if (!hub.empty()) hub = "; Hugging Face hub ids: " + hub;
+  }
   throw InputError(setting + "'" + name_or_path + "': unknown " + kind + " preset (known: " +
-                   (known.empty() ? "none found in " + config_dir() + "/" + kind : known) +
-                   "; or give a path to a .toml file)");
+                   (known.empty() ? "none found in " + config_dir() + "/" + kind : known) + hub +
+                   (kind == "models" ? "; or give a path to a .toml file or a config.json)" : "; or give a path to a .toml file)"));
 }
 
 }  // namespace roofsim

@@ -29,6 +29,7 @@
 #include "serving/serving.hpp"
 #include "serving/serving_settings.hpp"
 #include "workloads/model.hpp"
+#include "workloads/model_catalog.hpp"
 #include "workloads/transformer.hpp"
 #include "components/fabric.hpp"
 #include "validation/workload_bounds.hpp"
@@ -235,6 +236,8 @@ PYBIND11_MODULE(roofsim, m) {
       .def_readwrite("tied_embeddings", &ModelConfig::tied_embeddings)
       .def_readwrite("experts", &ModelConfig::experts)
       .def_readwrite("experts_per_token", &ModelConfig::experts_per_token)
+      .def_readonly("hub_id", &ModelConfig::hub_id)
+      .def_readonly("architecture", &ModelConfig::architecture)
       .def_property_readonly("total_params", &ModelConfig::total_params)
       .def_property_readonly("active_params_per_token", &ModelConfig::active_params_per_token)
       .def("__repr__", [](const ModelConfig& c) { return "roofsim.Model('" + c.name + "')"; });
@@ -244,6 +247,12 @@ PYBIND11_MODULE(roofsim, m) {
     if (kind != "hardware" && kind != "models") throw InputError("presets('" + kind + "'): expected 'hardware' or 'models'");
     return list_presets(kind);
   }, py::arg("kind") = "hardware", "Names of the hardware or model presets");
+
+  m.def("models", [] {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CatalogEntry& e : model_catalog()) rows.push_back(catalog_row(e));
+    return to_python(rows);
+  }, "Every model preset and shipped Hugging Face config: the rows of `roofsim models list` (a list of dicts)");
 
   m.def("run", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     const Experiment e = experiment_from(hw, model, kw);

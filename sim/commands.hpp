@@ -8,6 +8,7 @@
 namespace roofsim {
 
 void add_hw_command(CLI::App& app);
+void add_models_command(CLI::App& app);  // `roofsim models list|show`
 void add_roofline_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_op_command(CLI::App& app);  // also adds `sweep`

@@ -26,6 +26,7 @@ int sc_main(int argc, char* argv[]) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for all subcommands");
   roofsim::add_hw_command(app);
+  roofsim::add_models_command(app);
   roofsim::add_roofline_command(app);
   roofsim::add_op_command(app);
   roofsim::add_run_command(app);

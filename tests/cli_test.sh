@@ -28,6 +28,21 @@ for p in h100_sxm5 h200_sxm a100_sxm4_80gb tpu_v4; do contains "hw list $p" "$p"
 expect_ok "hw show" "$roofsim" hw show tpu_v4
 contains "hw show has sources" "SPEC-V4-FLOPS"
 
+# Models: presets and shipped Hugging Face configs, offline by hub id.
+expect_ok "models list" "$roofsim" models list
+for p in llama-3-8b deepseek-ai/DeepSeek-V3 openai/gpt-oss-120b Qwen/Qwen3-30B-A3B; do contains "models list $p" "$p"; done
+contains "models list: DeepSeek-V3 latent KV per token" "68.6 KiB"
+expect_ok "models list csv" "$roofsim" models list --csv -
+contains "models csv header" "name,hub_id,architecture,layers,total_params,active_params_per_token,kv_bytes_per_token_bf16,max_context"
+contains "models csv DeepSeek-V3 row" "deepseek-ai/DeepSeek-V3,deepseek-ai/DeepSeek-V3,deepseek_v3,61,"
+expect_ok "models list json" "$roofsim" models list --json -
+contains "models json" '"kv_bytes_per_token_bf16": 70272'
+expect_ok "models show" "$roofsim" models show deepseek-ai/DeepSeek-V3
+contains "models show source" "models/hf/deepseek-ai/DeepSeek-V3/config.json"
+contains "models show mla" "mla.kv_lora_rank"
+expect_ok "run by hub id" "$roofsim" run --model meta-llama/Llama-3.1-8B --prompt 64 --gen 4 --json "$tmp/hub.json"
+if grep -qF '"Llama-3.1-8B"' "$tmp/hub.json"; then ok; else bad "run by hub id: result lacks the model name"; fi
+
 expect_ok "roofline json" "$roofsim" roofline --hw h100_sxm5 --json -
 for k in '"hardware"' '"peak_flops"' '"bandwidth"' '"ridge"' '"bf16"'; do contains "roofline json $k" "$k"; done
 expect_ok "roofline table" "$roofsim" roofline --hw tpu_v4

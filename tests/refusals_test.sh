@@ -64,6 +64,17 @@ printf '{"model_type": "llama", "hidden_size": 1e400}\n' > "$tmp/huge.json"
 refused "hf number beyond double" "huge.json:1: hidden_size: a number beyond what a double holds" "$roofsim" run --model "$tmp/huge.json"
 python3 -c 'print("[" * 100000 + "]" * 100000)' > "$tmp/deep.json"
 refused "hf nested deep" "deep.json:1: nested more than 64 levels deep" "$roofsim" run --model "$tmp/deep.json"
+# Hugging Face import of the newer architectures (issue 15): types, lengths, latent attention.
+refused "hf unknown hub id" "no config.json shipped for that Hugging Face hub id" "$roofsim" run --model nobody/NoSuchModel-7B
+refused "hf unknown hub id in models show" "--model path/to/config.json" "$roofsim" models show nobody/NoSuchModel-7B
+printf '{\n  "model_type": "rwkv"\n}\n' > "$tmp/type.json"
+refused "hf unsupported type lists the supported" "type.json:2: model_type: unsupported architecture 'rwkv' (supported: deepseek_v2" "$roofsim" models show "$tmp/type.json"
+printf '{"model_type": "gpt_oss", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 64,\n "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": 8,\n "layer_types": ["sliding_attention", "full_attention"]}\n' > "$tmp/layers.json"
+refused "hf layer_types of the wrong length" "layers.json:3: layer_types: 2 entries for 3 layers" "$roofsim" run --model "$tmp/layers.json"
+printf '{"model_type": "deepseek_v3", "hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 2048,\n "vocab_size": 1000, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,\n "qk_head_dim": 256}\n' > "$tmp/mla.json"
+refused "hf inconsistent MLA dims" "mla.json:3: qk_head_dim: must be qk_nope_head_dim + qk_rope_head_dim (192)" "$roofsim" run --model "$tmp/mla.json"
+printf '{"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 14336,\n "vocab_size": 32000, "num_local_experts": "8", "num_experts_per_tok": 2}\n' > "$tmp/experts.json"
+refused "hf wrong type" "experts.json:2: num_local_experts: expected a positive integer, got \"8\"" "$roofsim" run --model "$tmp/experts.json"
 
 # Errors inside the simulation end as one message and exit 2, not SystemC's E549; plans are
 # checked before the run and name the key.

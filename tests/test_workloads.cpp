@@ -185,7 +185,9 @@ TEST_CASE("Hugging Face config.json import", "[workloads][hf]") {
 
   const std::string gptj = R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16,
     "n_inner": null, "vocab_size": 50400, "rotary_dim": 64})";
-  CHECK(load_hf_config(write_temp(gptj, "config")).total_params() == Approx(load_model("gpt-j-6b").total_params()));
+  // The import counts GPT-J's MLP biases (up and down, 28 layers), which the TOML preset leaves out.
+  CHECK(load_hf_config(write_temp(gptj, "config")).total_params() ==
+        Approx(load_model("gpt-j-6b").total_params() + 28.0 * (16384 + 4096)));
 
   CHECK_THROWS_WITH(load_hf_config(write_temp(R"({"model_type": "bert", "hidden_size": 768})", "config")),
                     Catch::Contains("unsupported architecture 'bert'"));

@@ -10,8 +10,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/presets.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
@@ -19,46 +21,89 @@ namespace roofsim {
 namespace {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 
-// Reads keys of a parsed config.json; errors name the file, the key's line and the key.
+// Reads keys of one JSON object of a config.json (the top level, or a nested `text_config`);
+// errors name the file, the key's line and the key (with its parent: text_config.hidden_size).
 class HfReader {
  public:
-  HfReader(std::string path, std::string text, json doc)
-      : path_(std::move(path)), text_(std::move(text)), doc_(std::move(doc)) {}
+  HfReader(std::string path, const std::string& text, const json& obj, std::string prefix = "", std::size_t from = 0)
+      : path_(std::move(path)), text_(text), obj_(obj), prefix_(std::move(prefix)), from_(from) {}
 
+  // The line of `key`'s first mention at or after where this object starts (0: not found).
   long line_of(const std::string& key) const {
-    auto pos = text_.find("\"" + key + "\"");
+    auto pos = text_.find("\"" + key + "\"", from_);
     if (pos == std::string::npos) return 0;
     return 1 + static_cast<long>(std::count(text_.begin(), text_.begin() + static_cast<long>(pos), '\n'));
   }
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw ConfigError(path_, line_of(key), key, problem);
+    throw ConfigError(path_, line_of(key), prefix_ + key, problem);
   }
-  bool has(const std::string& key) const { return doc_.contains(key) && !doc_[key].is_null(); }
+  // Present and not null: configs write `null` for "not used" (sliding_window, q_lora_rank).
+  bool has(const std::string& key) const { return obj_.contains(key) && !obj_[key].is_null(); }
   std::int64_t positive(const std::string& key) const {
     if (!has(key)) fail(key, "missing (needed for this architecture)");
-    const json& v = doc_[key];
+    const json& v = obj_[key];
     if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) fail(key, "expected a positive integer, got " + v.dump());
     return v.get<std::int64_t>();
   }
   std::int64_t positive_or(const std::string& key, std::int64_t fallback) const {
     return has(key) ? positive(key) : fallback;
   }
+  // A count that may be 0 (n_shared_experts, first_k_dense_replace, num_nextn_predict_layers).
+  std::int64_t count_or(const std::string& key, std::int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = obj_[key];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) fail(key, "expected a non-negative integer, got " + v.dump());
+    return v.get<std::int64_t>();
+  }
   bool boolean_or(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!doc_[key].is_boolean()) fail(key, "expected true or false, got " + doc_[key].dump());
-    return doc_[key].get<bool>();
+    if (!obj_[key].is_boolean()) fail(key, "expected true or false, got " + obj_[key].dump());
+    return obj_[key].get<bool>();
   }
   std::string string_or(const std::string& key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    if (!doc_[key].is_string()) fail(key, "expected a string, got " + doc_[key].dump());
-    return doc_[key].get<std::string>();
+    if (!obj_[key].is_string()) fail(key, "expected a string, got " + obj_[key].dump());
+    return obj_[key].get<std::string>();
   }
-  const json& doc() const { return doc_; }
+  // A list of strings (layer_types).
+  std::vector<std::string> strings(const std::string& key) const {
+    const json& v = obj_[key];
+    if (!v.is_array()) fail(key, "expected a list of strings, got " + v.dump());
+    std::vector<std::string> out;
+    for (const json& e : v) {
+      if (!e.is_string()) fail(key, "expected a list of strings, got an entry " + e.dump());
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+  // A list of non-negative integers (mlp_only_layers).
+  std::vector<std::int64_t> integers(const std::string& key) const {
+    const json& v = obj_[key];
+    if (!v.is_array()) fail(key, "expected a list of layer numbers, got " + v.dump());
+    std::vector<std::int64_t> out;
+    for (const json& e : v) {
+      if (!e.is_number_integer() || e.get<std::int64_t>() < 0) fail(key, "expected layer numbers, got an entry " + e.dump());
+      out.push_back(e.get<std::int64_t>());
+    }
+    return out;
+  }
+  // The nested object `key` (gemma3's text_config), read with its own reader.
+  HfReader nested(const std::string& key) const {
+    if (!obj_.contains(key)) fail(key, "missing (this model_type keeps the language model's settings there)");
+    if (!obj_[key].is_object()) fail(key, "expected an object, got " + obj_[key].dump());
+    const auto pos = text_.find("\"" + key + "\"", from_);
+    return HfReader(path_, text_, obj_[key], prefix_ + key + ".", pos == std::string::npos ? from_ : pos);
+  }
+  const std::string& prefix() const { return prefix_; }
 
  private:
-  std::string path_, text_;
-  json doc_;
+  std::string path_;
+  const std::string& text_;
+  const json& obj_;
+  std::string prefix_;
+  std::size_t from_;
 };
 
 // The JSON parser recurses once per nesting level: a file nested 100,000 deep would overflow
@@ -111,6 +156,335 @@ std::pair<long, std::string> overflowing_number(const std::string& text) {
   return {0, ""};
 }
 
+// --- The families -------------------------------------------------------------------------
+// Each reads the keys its transformers class reads, with that class's defaults where the
+// published configs leave a key out, and sets what changes the weights, the KV cache or the
+// work: sizes, biases, norms, windows, experts. Keys that only change numerics (rope scaling,
+// soft-capping, query_pre_attn_scalar, epsilon) are read by nobody here.
+
+// The decoder sizes every Llama-style config names the same way.
+void read_llama_sizes(const HfReader& r, ModelConfig& m, bool tied_default) {
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  m.kv_heads = r.positive_or("num_key_value_heads", m.heads);
+  if (!r.has("head_dim") && m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide hidden_size and there is no head_dim");
+  m.head_dim = r.positive_or("head_dim", m.hidden / m.heads);
+  m.max_context = r.positive_or("max_position_embeddings", 0);
+  m.intermediate = r.positive("intermediate_size");
+  m.vocab = r.positive("vocab_size");
+  m.gated_mlp = true;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", tied_default);
+}
+
+// One flag per layer, all `value`; a layer count beyond any model is refused before the flags
+// are allocated (model_problem checks the rest once the family is read).
+std::vector<bool> layer_flags(const HfReader& r, const ModelConfig& m, bool value) {
+  if (m.layers > 10000) r.fail("num_hidden_layers", std::to_string(m.layers) + ": larger than any model (at most 10000)");
+  return std::vector<bool>(static_cast<std::size_t>(m.layers), value);
+}
+
+// `layer_types` ("sliding_attention" / "full_attention", one per layer) as newer configs
+// write them; false when the config has none.
+bool read_layer_types(const HfReader& r, ModelConfig& m) {
+  if (!r.has("layer_types")) return false;
+  const std::vector<std::string> types = r.strings("layer_types");
+  if (types.size() != static_cast<std::size_t>(m.layers)) {
+    r.fail("layer_types", std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers (num_hidden_layers)");
+  }
+  std::vector<bool> sliding;
+  for (const std::string& t : types) {
+    if (t != "sliding_attention" && t != "full_attention") {
+      r.fail("layer_types", "unknown entry '" + t + "' (expected sliding_attention or full_attention)");
+    }
+    sliding.push_back(t == "sliding_attention");
+  }
+  if (std::find(sliding.begin(), sliding.end(), true) != sliding.end()) {
+    if (!r.has("sliding_window")) r.fail("sliding_window", "missing: layer_types has sliding_attention layers");
+    m.sliding_window = r.positive("sliding_window");
+    m.sliding_layers = sliding;
+  }
+  return true;
+}
+
+// Every layer slides when `sliding_window` is a number (Mistral-7B-v0.1, Phi-3); null: none.
+void read_uniform_window(const HfReader& r, ModelConfig& m) {
+  if (read_layer_types(r, m) || !r.has("sliding_window")) return;
+  m.sliding_window = r.positive("sliding_window");
+  m.sliding_layers = layer_flags(r, m, true);
+}
+
+// Routed experts of the Qwen MoE models: `mlp_only_layers` and `decoder_sparse_step` choose
+// which layers have them; the model here supports dense layers only as a first block.
+void read_qwen_experts(const HfReader& r, ModelConfig& m) {
+  m.experts = r.positive("num_experts");
+  m.experts_per_token = r.positive("num_experts_per_tok");
+  m.moe_intermediate = r.positive("moe_intermediate_size");
+  if (r.positive_or("decoder_sparse_step", 1) != 1) {
+    r.fail("decoder_sparse_step", "only 1 (every layer has experts) is supported");
+  }
+  if (r.has("mlp_only_layers")) {
+    const std::vector<std::int64_t> dense = r.integers("mlp_only_layers");
+    for (std::size_t i = 0; i < dense.size(); ++i) {
+      if (dense[i] != static_cast<std::int64_t>(i)) {
+        r.fail("mlp_only_layers", "only a first block of dense layers (0, 1, 2, ...) is supported");
+      }
+    }
+    m.dense_layers = static_cast<std::int64_t>(dense.size());
+  }
+}
+
+// Qwen2 and Qwen2-MoE slide only when use_sliding_window is set, and then on the layers from
+// max_window_layers on (transformers' Qwen2Attention).
+void read_qwen2_window(const HfReader& r, ModelConfig& m) {
+  if (read_layer_types(r, m) || !r.boolean_or("use_sliding_window", false)) return;
+  m.sliding_window = r.positive("sliding_window");
+  const std::int64_t from = r.count_or("max_window_layers", 0);
+  m.sliding_layers = layer_flags(r, m, false);
+  for (std::int64_t l = from; l < m.layers; ++l) m.sliding_layers[static_cast<std::size_t>(l)] = true;
+}
+
+void read_llama(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, false);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  m.mlp_bias = r.boolean_or("mlp_bias", false);
+  read_layer_types(r, m);
+}
+
+void read_mistral(const HfReader& r, ModelConfig& m) {  // also mixtral, phi3
+  read_llama_sizes(r, m, false);
+  read_uniform_window(r, m);
+  if (m.architecture == "mixtral") {
+    m.experts = r.positive("num_local_experts");
+    m.experts_per_token = r.positive("num_experts_per_tok");
+  }
+}
+
+void read_qwen2(const HfReader& r, ModelConfig& m) {  // also qwen2_moe
+  read_llama_sizes(r, m, false);
+  m.qkv_bias = true;  // Qwen2Attention: bias on q, k and v, none on o
+  read_qwen2_window(r, m);
+  if (m.architecture == "qwen2_moe") {
+    read_qwen_experts(r, m);
+    // One shared expert of its own width (and a one-logit gate, hidden_size weights: not counted).
+    if (r.has("shared_expert_intermediate_size")) {
+      m.shared_experts = 1;
+      m.shared_intermediate = r.positive("shared_expert_intermediate_size");
+    }
+  }
+}
+
+void read_qwen3(const HfReader& r, ModelConfig& m) {  // also qwen3_moe
+  read_llama_sizes(r, m, false);
+  m.qk_norm = true;  // RMSNorm over each head's query and key
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  read_qwen2_window(r, m);
+  if (m.architecture == "qwen3_moe") read_qwen_experts(r, m);
+}
+
+// Gemma-2 and Gemma-3 slide on a fixed pattern of layers: Gemma-2 on the even ones
+// (transformers: is_sliding = not layer_idx % 2), Gemma-3 on all but every sixth
+// (sliding_window_pattern). Both tie the embeddings by default.
+void read_gemma2(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, true);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  if (read_layer_types(r, m)) return;
+  m.sliding_window = r.positive("sliding_window");
+  m.sliding_layers = layer_flags(r, m, false);
+  for (std::int64_t l = 0; l < m.layers; l += 2) m.sliding_layers[static_cast<std::size_t>(l)] = true;
+}
+
+void read_gemma3_text(const HfReader& r, ModelConfig& m) {
+  // Gemma3TextConfig's defaults for what the published gemma-3 configs leave out: the
+  // vocabulary (262,208), the context (131,072), the window (4,096) and its pattern (6).
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  m.kv_heads = r.positive("num_key_value_heads");
+  m.head_dim = r.positive("head_dim");
+  m.intermediate = r.positive("intermediate_size");
+  m.vocab = r.positive_or("vocab_size", 262208);
+  m.max_context = r.positive_or("max_position_embeddings", 131072);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  m.qk_norm = true;
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  if (read_layer_types(r, m)) return;
+  m.sliding_window = r.positive_or("sliding_window", 4096);
+  const std::int64_t pattern = r.positive_or("sliding_window_pattern", 6);
+  m.sliding_layers = layer_flags(r, m, false);
+  for (std::int64_t l = 0; l < m.layers; ++l) m.sliding_layers[static_cast<std::size_t>(l)] = (l + 1) % pattern != 0;
+}
+
+// gpt-oss: experts with biases (gate_up and down), attention with biases and a learned sink
+// per head, alternating 128-token windows. Its MXFP4 expert storage changes bytes, not counts.
+void read_gpt_oss(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, false);
+  m.experts = r.positive("num_local_experts");
+  m.experts_per_token = r.has("num_experts_per_tok") ? r.positive("num_experts_per_tok") : r.positive("experts_per_token");
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", true);
+  m.mlp_bias = true;
+  m.attention_sinks = true;
+  if (!read_layer_types(r, m)) r.fail("layer_types", "missing (gpt-oss names each layer's attention)");
+}
+
+// Falcon: MQA (7B: multi_query) or grouped KV (40B/180B: new_decoder_architecture with
+// num_kv_heads), attention and MLP side by side, a plain 4h GELU MLP, tied embeddings.
+void read_falcon(const HfReader& r, ModelConfig& m) {
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  if (m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide hidden_size");
+  m.head_dim = m.hidden / m.heads;
+  if (r.boolean_or("new_decoder_architecture", false)) m.kv_heads = r.positive("num_kv_heads");
+  else m.kv_heads = r.boolean_or("multi_query", true) ? 1 : m.heads;
+  if (!r.has("ffn_hidden_size") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
+    r.fail("hidden_size", "too large: the MLP width without ffn_hidden_size, 4 x hidden_size, overflows");
+  }
+  m.intermediate = r.positive_or("ffn_hidden_size", 4 * m.hidden);
+  m.vocab = r.positive("vocab_size");
+  m.max_context = r.positive_or("max_position_embeddings", 2048);
+  m.gated_mlp = false;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  m.parallel_block = r.boolean_or("parallel_attn", true);
+  m.qkv_bias = m.o_bias = m.mlp_bias = r.boolean_or("bias", false);
+  r.boolean_or("alibi", false);  // ALiBi instead of rotary: no weights, no cache (checked for its type only)
+}
+
+// GPT-NeoX: biases everywhere, attention and MLP in parallel by default; rotary_pct only
+// changes which dims rotate.
+void read_gpt_neox(const HfReader& r, ModelConfig& m) {
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  m.kv_heads = m.heads;
+  if (m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide the hidden size");
+  m.head_dim = m.hidden / m.heads;
+  m.max_context = r.positive_or("max_position_embeddings", 0);
+  m.intermediate = r.positive("intermediate_size");
+  m.vocab = r.positive("vocab_size");
+  m.gated_mlp = false;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.parallel_block = r.boolean_or("use_parallel_residual", true);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", true);
+  m.mlp_bias = true;
+}
+
+// GPT-J: attention and MLP in parallel, no attention biases, biased MLP (and LM head bias,
+// vocab_size numbers: not counted).
+void read_gptj(const HfReader& r, ModelConfig& m) {
+  m.hidden = r.positive("n_embd");
+  m.layers = r.positive("n_layer");
+  m.heads = r.positive("n_head");
+  m.kv_heads = m.heads;
+  if (m.hidden % m.heads != 0) r.fail("n_head", "does not divide the hidden size (n_embd)");
+  m.head_dim = m.hidden / m.heads;
+  if (!r.has("n_inner") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
+    r.fail("n_embd", "too large: the MLP width without n_inner, 4 x n_embd, overflows");
+  }
+  m.max_context = r.positive_or("n_positions", 0);
+  m.intermediate = r.positive_or("n_inner", 4 * m.hidden);
+  m.vocab = r.positive("vocab_size");
+  m.gated_mlp = false;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.parallel_block = true;
+  m.mlp_bias = true;
+}
+
+// DeepSeek-V2/V3 (and Kimi-K2, a DeepSeek-V3 with other sizes): latent attention, shared
+// plus routed experts of their own width after `first_k_dense_replace` dense layers, and
+// `num_nextn_predict_layers` MTP modules.
+void read_deepseek(const HfReader& r, ModelConfig& m) {
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  if (r.has("num_key_value_heads") && r.positive("num_key_value_heads") != m.heads) {
+    r.fail("num_key_value_heads", "latent attention has no KV heads of its own: must equal num_attention_heads (" +
+                                      std::to_string(m.heads) + ")");
+  }
+  m.kv_heads = m.heads;
+  LatentAttention a;
+  a.q_lora_rank = r.has("q_lora_rank") ? r.positive("q_lora_rank") : 0;  // null: one plain query projection (V2-Lite)
+  a.kv_lora_rank = r.positive("kv_lora_rank");
+  a.qk_nope_head_dim = r.positive("qk_nope_head_dim");
+  a.qk_rope_head_dim = r.positive("qk_rope_head_dim");
+  a.v_head_dim = r.positive("v_head_dim");
+  if (r.has("qk_head_dim") && r.positive("qk_head_dim") != a.qk_head_dim()) {
+    r.fail("qk_head_dim", "must be qk_nope_head_dim + qk_rope_head_dim (" + std::to_string(a.qk_head_dim()) + ")");
+  }
+  if (a.q_lora_rank >= m.hidden) r.fail("q_lora_rank", "must be below hidden_size (" + std::to_string(m.hidden) + "): it compresses");
+  if (a.kv_lora_rank >= m.hidden) r.fail("kv_lora_rank", "must be below hidden_size (" + std::to_string(m.hidden) + "): it compresses");
+  m.mla = a;
+  m.head_dim = a.qk_head_dim();
+  m.intermediate = r.positive("intermediate_size");
+  m.vocab = r.positive("vocab_size");
+  m.max_context = r.positive_or("max_position_embeddings", 0);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  if (r.has("n_routed_experts")) {  // absent or null: a dense model
+    m.experts = r.positive("n_routed_experts");
+    m.experts_per_token = r.positive("num_experts_per_tok");
+    m.moe_intermediate = r.positive("moe_intermediate_size");
+    m.shared_experts = r.count_or("n_shared_experts", 0);
+    m.dense_layers = r.count_or("first_k_dense_replace", 0);
+    if (r.positive_or("moe_layer_freq", 1) != 1) r.fail("moe_layer_freq", "only 1 (every layer after the dense ones has experts) is supported");
+  }
+  m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
+}
+
+using FamilyReader = void (*)(const HfReader&, ModelConfig&);
+const std::map<std::string, FamilyReader>& families() {
+  static const std::map<std::string, FamilyReader> f = {
+      {"llama", read_llama},          {"mistral", read_mistral},       {"mixtral", read_mistral},
+      {"phi3", read_mistral},         {"qwen2", read_qwen2},           {"qwen2_moe", read_qwen2},
+      {"qwen3", read_qwen3},          {"qwen3_moe", read_qwen3},       {"gemma2", read_gemma2},
+      {"gemma3_text", read_gemma3_text}, {"gpt_oss", read_gpt_oss},    {"falcon", read_falcon},
+      {"gpt_neox", read_gpt_neox},    {"gptj", read_gptj},             {"deepseek_v2", read_deepseek},
+      {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek}};
+  return f;
+}
+
+// The config's own name for a ModelConfig member, for model_problem's messages.
+std::string config_key(const std::string& type, const std::string& field) {
+  if (type == "gptj") {
+    const std::map<std::string, std::string> k = {{"hidden", "n_embd"}, {"layers", "n_layer"}, {"heads", "n_head"},
+                                                  {"intermediate", "n_inner"}, {"max_context", "n_positions"}};
+    if (k.count(field)) return k.at(field);
+  }
+  const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2";
+  const bool qwen_moe = type == "qwen2_moe" || type == "qwen3_moe";
+  std::map<std::string, std::string> k = {
+      {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
+      {"kv_heads", type == "falcon" ? "num_kv_heads" : "num_key_value_heads"}, {"head_dim", "head_dim"},
+      {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"},
+      {"experts", deepseek ? "n_routed_experts" : qwen_moe ? "num_experts" : "num_local_experts"},
+      {"experts_per_token", "num_experts_per_tok"}, {"max_context", "max_position_embeddings"},
+      {"moe_intermediate", "moe_intermediate_size"}, {"shared_experts", "n_shared_experts"},
+      {"shared_intermediate", "shared_expert_intermediate_size"}, {"dense_layers", deepseek ? "first_k_dense_replace" : "mlp_only_layers"},
+      {"mtp_layers", "num_nextn_predict_layers"}, {"sliding_window", "sliding_window"}, {"sliding_layers", "layer_types"},
+      {"mla.q_lora_rank", "q_lora_rank"}, {"mla.kv_lora_rank", "kv_lora_rank"}, {"mla.qk_nope_head_dim", "qk_nope_head_dim"},
+      {"mla.qk_rope_head_dim", "qk_rope_head_dim"}, {"mla.v_head_dim", "v_head_dim"}};
+  return k.count(field) ? k.at(field) : field;
+}
+
+std::string supported_list() {
+  std::string s;
+  for (const auto& [name, reader] : families()) s += (s.empty() ? "" : ", ") + name;
+  return s + ", gemma3 (its text_config)";
+}
+
+// A shipped config lies at <configs>/models/hf/<org>/<name>/config.json: its hub id is org/name.
+std::string shipped_hub_id(const std::string& path) {
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(path, ec);
+  const fs::path root = fs::weakly_canonical(fs::path(config_dir()) / "models" / "hf", ec);
+  if (ec) return "";
+  const fs::path rel = file.lexically_relative(root);
+  std::vector<std::string> parts;
+  for (const auto& p : rel) parts.push_back(p.string());
+  if (parts.size() != 3 || parts[0] == ".." || parts[2] != "config.json") return "";
+  return parts[0] + "/" + parts[1];
+}
+
 }  // namespace
 
 ModelConfig load_hf_config(const std::string& path) {
@@ -131,64 +505,28 @@ ModelConfig load_hf_config(const std::string& path) {
     throw ConfigError(path, line, key, "a number beyond what a double holds (" + std::string(e.what()) + ")");
   }
   if (!doc.is_object()) throw ConfigError(path, 1, "", "expected a JSON object (a Hugging Face config.json)");
-  HfReader r(path, text, doc);
+  const HfReader top(path, text, doc);
+  if (!top.has("model_type")) top.fail("model_type", "missing (it names the architecture; supported: " + supported_list() + ")");
+  std::string type = top.string_or("model_type", "");
+  // Multimodal Gemma-3 keeps the language model in text_config; its vision tower is not modelled.
+  const HfReader r = type == "gemma3" ? top.nested("text_config") : top;
+  if (type == "gemma3") {
+    type = r.string_or("model_type", "gemma3_text");
+    if (type != "gemma3_text") r.fail("model_type", "expected gemma3_text, got '" + type + "'");
+  }
+  const auto family = families().find(type);
+  if (family == families().end()) {
+    top.fail("model_type", "unsupported architecture '" + type + "' (supported: " + supported_list() + ")");
+  }
 
-  if (!r.has("model_type")) r.fail("model_type", "missing (it names the architecture: llama, mistral, mixtral, qwen2, gptj, gpt_neox)");
-  const std::string type = r.string_or("model_type", "");
   ModelConfig m;
-  m.name = std::filesystem::path(path).parent_path().filename().string();
-  if (m.name.empty() || m.name == ".") m.name = std::filesystem::path(path).stem().string();
-  m.source = path + " (Hugging Face config.json, model_type " + type + ")";
+  m.hub_id = shipped_hub_id(path);
+  m.name = fs::path(path).parent_path().filename().string();
+  if (m.name.empty() || m.name == ".") m.name = fs::path(path).stem().string();
+  m.source = path + " (Hugging Face config.json, model_type " + top.string_or("model_type", "") + ")";
   m.architecture = type;
-  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
-    m.hidden = r.positive("hidden_size");
-    m.layers = r.positive("num_hidden_layers");
-    m.heads = r.positive("num_attention_heads");
-    m.kv_heads = r.positive_or("num_key_value_heads", m.heads);
-    if (!r.has("head_dim") && m.hidden % m.heads != 0) r.fail("num_attention_heads", "does not divide hidden_size and there is no head_dim");
-    m.head_dim = r.positive_or("head_dim", m.hidden / m.heads);
-    m.max_context = r.positive_or("max_position_embeddings", 0);
-    m.intermediate = r.positive("intermediate_size");
-    m.vocab = r.positive("vocab_size");
-    m.gated_mlp = true;
-    m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
-    if (type == "mixtral") {
-      m.experts = r.positive("num_local_experts");
-      m.experts_per_token = r.positive("num_experts_per_tok");
-    }
-  } else if (type == "gptj" || type == "gpt_neox") {
-    // Multi-head attention and a plain (up, down) MLP; the two name their keys differently.
-    const bool j = type == "gptj";
-    m.hidden = r.positive(j ? "n_embd" : "hidden_size");
-    m.layers = r.positive(j ? "n_layer" : "num_hidden_layers");
-    m.heads = r.positive(j ? "n_head" : "num_attention_heads");
-    m.kv_heads = m.heads;
-    if (m.hidden % m.heads != 0) r.fail(j ? "n_head" : "num_attention_heads", "does not divide the hidden size");
-    m.head_dim = m.hidden / m.heads;
-    if (j && !r.has("n_inner") && m.hidden > std::numeric_limits<std::int64_t>::max() / 4) {
-      r.fail("n_embd", "too large: the MLP width without n_inner, 4 x n_embd, overflows");
-    }
-    m.max_context = r.positive_or(j ? "n_positions" : "max_position_embeddings", 0);
-    m.intermediate = j ? r.positive_or("n_inner", 4 * m.hidden) : r.positive("intermediate_size");
-    m.vocab = r.positive("vocab_size");
-    m.gated_mlp = false;
-    m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
-  } else {
-    r.fail("model_type", "unsupported architecture '" + type +
-                             "' (supported: llama, mistral, mixtral, qwen2, gptj, gpt_neox)");
-  }
-  if (auto p = model_problem(m)) {
-    // The config's own key names.
-    std::map<std::string, std::string> key = {
-        {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
-        {"kv_heads", "num_key_value_heads"}, {"intermediate", "intermediate_size"}, {"vocab", "vocab_size"},
-        {"experts", "num_local_experts"}, {"experts_per_token", "num_experts_per_tok"}, {"max_context", "max_position_embeddings"}};
-    if (type == "gptj") {
-      key = {{"hidden", "n_embd"}, {"layers", "n_layer"}, {"heads", "n_head"}, {"intermediate", "n_inner"},
-             {"vocab", "vocab_size"}, {"max_context", "n_positions"}};
-    }
-    r.fail(key.count(p->field) ? key.at(p->field) : p->field, p->problem);
-  }
+  family->second(r, m);
+  if (auto p = model_problem(m)) r.fail(config_key(type, p->field), p->problem);
   return m;
 }
 

@@ -230,3 +230,14 @@ def test_explain_splits_the_gap_into_causes_that_add_up():
     # Decode at batch 2 is memory-bound: HBM efficiency costs more than the sustained clock.
     assert step["parts"]["memory_s"] > step["parts"]["clock_s"]
     assert all("shape" in o for o in g["run"]["ops"])
+
+
+def test_models_lists_presets_and_shipped_configs():
+    rows = roofsim.models()
+    by_name = {r["name"]: r for r in rows}
+    assert "llama-3-8b" in by_name and "deepseek-ai/DeepSeek-V3" in by_name
+    v3 = by_name["deepseek-ai/DeepSeek-V3"]
+    assert v3["architecture"] == "deepseek_v3"
+    assert v3["kv_bytes_per_token_bf16"] == (512 + 64) * 61 * 2
+    assert 0.99 * 671e9 < v3["total_params"] < 1.01 * 671e9
+    assert roofsim.model("deepseek-ai/DeepSeek-V3").hub_id == "deepseek-ai/DeepSeek-V3"

@@ -9,6 +9,7 @@
 
 #include "experiment/inference.hpp"
 #include "serving/kv_cache.hpp"
+#include "core/hardware.hpp"
 #include "validation/analytic.hpp"
 #include "validation/workload_bounds.hpp"
 #include "workloads/transformer.hpp"
@@ -303,6 +304,23 @@ TEST_CASE("The analytic FLOPs follow MLA's forms, windows, shared experts and de
   }
 }
 
+TEST_CASE("The closed-form bound of a sliding-window decode averages its steps (the cost stops growing at the window)",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("gemma2-like"));
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  InferenceSetup s;
+  s.prompt = 3000;
+  s.generate = 3001;  // contexts 3002 .. 6001: sliding layers stop at 4096
+  const InferenceBound b = bound_inference(m, hw, s);
+  double bytes = 0;
+  for (std::int64_t j = 1; j < s.generate; ++j) bytes += m.kv_cache_bytes(DType::bf16, s.prompt + j + 1);
+  const double kv_mean = bytes / static_cast<double>(s.generate - 1);
+  const double weights = b.decode_mean.bytes - kv_mean;
+  CHECK(weights == Approx(m.total_params() * 2).epsilon(1e-9));  // tied: the LM head reads the table
+  // The step at the mean context would count more KV than the mean step reads.
+  CHECK(m.kv_cache_bytes(DType::bf16, 3000 + 1501) > kv_mean);
+}
+
 TEST_CASE("Every new architecture simulates without beating its bounds (ops, phases, whole run)", "[systemc][architectures]") {
   struct Case {
     std::string model;
@@ -335,5 +353,16 @@ TEST_CASE("Every new architecture simulates without beating its bounds (ops, pha
     CHECK(r.ttft_s >= r.bound_ttft_s);
     CHECK(r.tpot_s >= r.bound_tpot_s);
     CHECK(r.total_s >= r.bound_total_s);
+    if (c.tp == 1 && c.ep == 1) {
+      // The closed form from the model's sizes alone (validation/workload_bounds.cpp) too.
+      InferenceSetup s;
+      s.batch = c.batch;
+      s.prompt = c.prompt;
+      s.generate = c.generate;
+      const InferenceBound b = bound_inference(r.model, r.hw, s);
+      CHECK(r.ttft_s >= b.ttft_s);
+      CHECK(r.tpot_s >= b.tpot_s);
+      CHECK(r.total_s >= b.total_s);
+    }
   }
 }

@@ -93,7 +93,9 @@ InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
   // Causal prefill: query i attends to i keys, (S + 1) / 2 on average.
   // The prompt's cache is written once (sliding layers keep at most the window, but write
   // every token: the bound counts what is kept, the smaller).
-  r.prefill = phase(forward_flops(m, s.batch, s.prompt, (prompt + 1) / 2),
+  // Only the last position of each prompt gets logits: the LM head's other rows are not work.
+  const double unused_logits = 2.0 * b * std::max(0.0, prompt - 1) * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  r.prefill = phase(forward_flops(m, s.batch, s.prompt, (prompt + 1) / 2) - unused_logits,
                     step_weight_bytes + b * (m.sliding_window > 0 ? m.kv_cache_bytes(s.kv, s.prompt) : prompt * r.kv_bytes_per_token), hw, compute);
 
   auto decode_at = [&](double context) {

@@ -254,7 +254,9 @@ class Builder : public AttentionGraph {
       if (g.prefill) {
         // kv_b expands the latent of every token the chunk attends to (its own, and earlier
         // ones from the cache) into each head's key (nope part) and value.
-        const std::int64_t expanded = g.count * shape.decode_keys();
+        // (A window keeps the chunk's own tokens and the window before its first one.)
+        const std::int64_t reach = shape.window > 0 ? std::min(g.context, shape.window + g.new_tokens - 1) : g.context;
+        const std::int64_t expanded = g.count * reach;
         const OpId kv_b = gemm("kv_b", "kv_b", {1, expanded, H * (nope + vd), r, act, p_.weights, act}, {{kv_write, rows * r}});
         shape.v_dim = vd;
         shape.precision.kv = act;  // the expanded keys and values are activations, not the cache

@@ -149,6 +149,32 @@ TEST_CASE("MLA prefill expands the latent per head (kv_b) and attends with qk 19
   CHECK(op_named(g8, "layer5.o_proj").gemm.k == 16 * 128);
 }
 
+TEST_CASE("MLA without query compression (DeepSeek-V2-Lite: q_lora_rank 0) has one plain query projection",
+          "[systemc][architectures]") {
+  ModelConfig m = load_model(fixture("mla-moe-small"));
+  m.mla->q_lora_rank = 0;
+  const OpGraph g = graph(m, prefill_pass(1, 2048));
+  CHECK_FALSE(has_op(g, "layer2.q_a_norm"));
+  const OpNode& q = op_named(g, "layer2.q_proj");
+  CHECK((q.gemm.k == m.hidden && q.gemm.n == 16 * 96));
+  CHECK(op_named(g, "layer2.qkv_a").gemm.n == 128 + 32);
+  CHECK(b_bytes(g) == Approx((m.total_params() - non_gemm_params(m)) * 2).epsilon(1e-12));
+}
+
+TEST_CASE("A mixed serving pass runs MLA's prefill form for its prompts and the absorbed form for its decodes",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("mla-moe-small"));
+  const OpGraph g = graph(m, mixed_pass({{6, 1, 700, false}, {1, 200, 200, true}, {1, 100, 500, true}}), 2);
+  CHECK(op_named(g, "layer1.g0.attention").gemm.shared_kv);
+  CHECK(op_named(g, "layer1.g0.attention").gemm.batch == 6);
+  CHECK(has_op(g, "layer1.g0.q_absorb"));
+  CHECK(op_named(g, "layer1.g1.kv_b").gemm.m == 200);
+  // A chunk of 100 after 400 cached tokens expands all 500 latents.
+  CHECK(op_named(g, "layer1.g2.kv_b").gemm.m == 500);
+  CHECK(op_named(g, "layer1.g2.attention").gemm.k == 400 + 51);
+  CHECK(op_named(g, "layer1.o_proj").gemm.m == 6 + 200 + 100);
+}
+
 TEST_CASE("Shared experts and dense first layers: ops and weight bytes = parameters x dtype bytes", "[systemc][architectures]") {
   const ModelConfig m = load_model(fixture("mla-moe-small"));
   // Enough tokens to touch all 64 experts: every weight is read once.

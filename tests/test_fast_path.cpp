@@ -178,3 +178,18 @@ TEST_CASE("layer replay is exact for the 2026 architectures: dense first layers,
   e.tp = 2;
   check_exact(e);
 }
+
+TEST_CASE("serving passes of an MLA MoE model (prefill and absorbed decode forms in one pass) replay exactly too", "[systemc][fast_path][architectures]") {
+  Experiment e;
+  e.model = test_model("mla-moe-small");
+  e.tp = 2;
+  const PassSimulator sim(e);
+  const ForwardPass pass = mixed_pass({{6, 1, 700, false}, {1, 200, 200, true}});
+  const PassOutcome slow = sim.simulate(pass), fast = sim.simulate_sampled(pass);
+  CHECK(fast.seconds == slow.seconds);
+  CHECK(fast.flops == slow.flops);
+  CHECK(fast.bytes == slow.bytes);
+  CHECK(fast.bound_s == slow.bound_s);
+  CHECK(fast.events == slow.events);
+  CHECK(fast.seconds >= fast.bound_s);
+}

@@ -84,7 +84,7 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   const GemmShape& g = plan.shape;
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
-  c_base_ = allocate(tensor_bytes(g.batch * g.m * g.n, g.c));
+  c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
 }
 
 void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
@@ -94,7 +94,7 @@ void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
   const std::int64_t a_block = (s.batch * plan_.blocks_m() + s.mb) * plan_.k_steps() + s.ks;
   const std::int64_t b_block = (s.batch * plan_.blocks_n() + s.nb) * plan_.k_steps() + s.ks;
   out[0] = {a_base_ + tensor_bytes(a_block * plan_.bm * plan_.bk, g.a), s.a_bytes};
-  out[1] = {b_base_ + tensor_bytes(b_block * g.matmuls() * plan_.bk * plan_.bn, g.b), s.b_bytes};
+  out[1] = {b_base_ + tensor_bytes(b_block * plan_.bk * (g.fused_attention ? g.b_cols() : plan_.bn), g.b), s.b_bytes};
 }
 
 void GemmRun::dispatch(std::int64_t step) {
@@ -112,28 +112,35 @@ void GemmRun::dispatch(std::int64_t step) {
   const std::int64_t parts = (s.k + tk - 1) / tk, edge_k = s.k - (parts - 1) * tk;
   const std::int64_t tiles_m = (s.m + plan_.tm - 1) / plan_.tm, tiles_n = (s.n + plan_.tn - 1) / plan_.tn;
   const std::int64_t rows_of_tiles = tiles_m * s.batch_count;  // the batch elements side by side
+  // A fused attention's output has v_n columns for its n query/key columns: column x of n
+  // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
+  auto out_col = [&](std::int64_t x) { return g.fused_attention ? x * g.out_n() / g.n : x; };
+  auto value_cols = [&](std::int64_t cols) { return std::max<std::int64_t>(1, (cols * g.out_n() + g.n - 1) / g.n); };
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
       for (int last = 0; last < 2; ++last) {
         const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, last ? edge_k : tk};
-        cycles[bottom][right][last] = g.matmuls() * matrix_tile_cycles(spec, t, compute);
+        // A fused attention: QK^T on the tile, then AV on its share of the value columns.
+        const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
+        cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
+                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) : 0.0);
       }
     }
   }
-  const double step_flops = g.matmuls() * 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
-                            static_cast<double>(s.n) * static_cast<double>(s.k);
+  const double step_flops = 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
+                            static_cast<double>(s.n + (g.fused_attention ? value_cols(s.n) : 0)) * static_cast<double>(s.k);
   flops += step_flops;
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
   auto c_address = [&](std::int64_t batch, std::int64_t m0, std::int64_t n0) {
     const std::int64_t row = batch * g.m + s.mb * plan_.bm + m0;
-    return c_base_ + tensor_bytes(row * g.n + s.nb * plan_.bn + n0, g.c);
+    return c_base_ + tensor_bytes(row * g.out_n() + out_col(s.nb * plan_.bn + n0), g.c);
   };
   if (!fine) {
     const WaveCycles wave = coarse_wave(rows_of_tiles, tiles_m, tiles_n, parts, cycles);
     padded_flops += 2.0 * wave.padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
-    const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * s.n, g.c) : 0};
+    const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
     Picoseconds ready = now;
     for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
@@ -164,7 +171,8 @@ void GemmRun::dispatch(std::int64_t step) {
         // One event per job; the C tile is written when its last part of the last k step is done.
         const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
         const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
-        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0), s.last_k && last ? tensor_bytes(tm * tn, g.c) : 0};
+        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0),
+                           s.last_k && last ? tensor_bytes(tm * (out_col(n0 + tn) - out_col(n0)), g.c) : 0};
         jobs_added(step, 1);
         const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
         if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());

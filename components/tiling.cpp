@@ -71,14 +71,19 @@ GemmStep GemmPlan::step(std::int64_t i) const {
   } else {
     s.a_bytes = a_resident ? 0 : tensor_bytes(s.batch_count * s.m * s.k, shape.a);
   }
-  s.b_bytes = b_resident ? 0 : tensor_bytes(s.batch_count * shape.matmuls() * s.k * s.n, shape.b);
+  // A fused attention's block spans all of head_dim (s.n == n): its keys and values together.
+  s.b_bytes = b_resident ? 0 : tensor_bytes(s.batch_count * s.k * (shape.fused_attention ? shape.b_cols() : s.n), shape.b);
   return s;
 }
 
 std::uint64_t GemmPlan::footprint_bytes() const {
   const std::uint64_t a = tensor_bytes(bb * bm * (shape.fused_attention ? bn : bk), shape.a);
-  const std::uint64_t b = tensor_bytes(bb * shape.matmuls() * bk * bn, shape.b);
-  return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bb * bm * bn, shape.c);
+  // A fused attention's block holds all of head_dim (bn: n padded): K and V (or the shared
+  // latent), and the output's value columns, in proportion.
+  const std::int64_t b_cols = shape.fused_attention ? bn * shape.b_cols() / shape.n : bn;
+  const std::int64_t c_cols = shape.fused_attention ? bn * shape.out_n() / shape.n : bn;
+  const std::uint64_t b = tensor_bytes(bb * bk * b_cols, shape.b);
+  return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bb * bm * c_cols, shape.c);
 }
 
 std::uint64_t GemmPlan::traffic_bytes() const {
@@ -95,7 +100,7 @@ std::uint64_t GemmPlan::traffic_bytes() const {
            (rest ? tensor_bytes(rest * elements_per_batch, t) : 0);
   };
   return grouped(shape.a_elements_per_batch(), shape.a) * a_loads +
-         grouped(shape.matmuls() * shape.k * shape.n, shape.b) * b_loads + grouped(shape.m * shape.n, shape.c);
+         grouped(shape.b_elements_per_batch(), shape.b) * b_loads + grouped(shape.c_elements_per_batch(), shape.c);
 }
 
 TilingLimits tiling_limits(const HardwareSpec& hw) {
@@ -137,7 +142,7 @@ std::optional<ScoredPlan> candidate(const GemmShape& g, const MatrixSpec& spec, 
   if (p.footprint_bytes() > lim.buffer_bytes) return std::nullopt;
   const std::uint64_t step_load =
       tensor_bytes(std::min(bm, g.m) * (g.fused_attention ? g.n : std::min(bk, g.k)), g.a) +
-      tensor_bytes(g.matmuls() * std::min(bk, g.k) * std::min(bn, g.n), g.b);
+      tensor_bytes(std::min(bk, g.k) * (g.fused_attention ? g.b_cols() : std::min(bn, g.n)), g.b);
   // Small batched matrices: several batch elements per step, up to the target load.
   if (g.batch > 1 && step_load < lim.target_step_bytes) {
     p.bb = std::min<std::int64_t>(g.batch, static_cast<std::int64_t>(lim.target_step_bytes / std::max<std::uint64_t>(step_load, 1)));

@@ -339,12 +339,23 @@ MemoryNeed memory_need_of(const ModelConfig& m, const Experiment& e, const OpGra
   // Per chip: the linear layers and the vocabulary split tp ways; KV heads split, or
   // replicated when there are fewer than tp. With EP, each EP rank holds every non-expert
   // weight (TP-split) and its ep-th of the experts (TP-split too).
+  // Shared experts are not split by EP (in total_params() - experts: TP-split like the rest).
+  // MLA's down projections and their norms are replicated on every TP rank.
   const double experts = m.routed_expert_params();
-  need.weights = ((m.total_params() - experts) / tp + experts / (tp * static_cast<double>(e.ep))) *
+  double replicated = 0;
+  if (m.mla) {
+    const LatentAttention& a = *m.mla;
+    replicated = static_cast<double>(m.layers) * static_cast<double>(a.q_lora_rank + a.kv_lora_rank + m.hidden * (a.q_lora_rank + a.cache_dims()));
+  }
+  need.weights = ((m.total_params() - experts - replicated) / tp + replicated + experts / (tp * static_cast<double>(e.ep))) *
                  dtype_bytes(e.precision.weights) * (e.pp > 1 ? layer_share : 1.0);
-  const double kv_share = static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
-  need.kv_cache = m.kv_bytes_per_token(e.precision.kv) * kv_share * layer_share * static_cast<double>(e.batch / e.ep) *
-                  static_cast<double>(e.prompt + e.generate);
+  // KV heads split over the TP group, or replicated when fewer; MLA's latent is one shared
+  // "KV head": every TP rank holds the whole latent cache of its sequences (vLLM and SGLang
+  // without DP attention). Sliding-window layers hold at most the window (kv_cache_bytes).
+  const double kv_share =
+      m.mla ? 1.0 : static_cast<double>(std::max<std::int64_t>(1, m.kv_heads / e.tp)) / static_cast<double>(m.kv_heads);
+  need.kv_cache = m.kv_cache_bytes(e.precision.kv, e.prompt + e.generate) * kv_share * layer_share *
+                  static_cast<double>(e.batch / e.ep);
   // The live activations of the largest op of prefill: its inputs and its output (which is the
   // next op's input, so it is not counted again). Engines reuse these buffers from op to op.
   double largest = 0;
@@ -582,7 +593,21 @@ PreparedMachine prepare_machine(const Experiment& e) {
   check_pipeline(r.model, pass_for(e, 0));
   check_expert_parallel(r.model, pass_for(e, 0));
   const std::int64_t chips = e.tp * e.pp * e.ep;
-  if (e.tp > r.model.kv_heads) {
+  if (r.model.mla && e.tp > 1) {
+    r.notes.push_back("latent attention: every one of the " + std::to_string(e.tp) + " TP ranks holds the whole latent KV cache (" +
+                      std::to_string(r.model.mla->cache_dims()) + " values per token and layer) of its sequences, as vLLM and "
+                      "SGLang do without DP attention; the heads split");
+  }
+  if (r.model.sliding_window > 0) {
+    std::int64_t sliding = 0;
+    for (std::int64_t l = 0; l < r.model.layers; ++l) sliding += r.model.sliding_layer(l) ? 1 : 0;
+    r.notes.push_back(std::to_string(sliding) + " of " + std::to_string(r.model.layers) + " layers attend through a sliding window of " +
+                      std::to_string(r.model.sliding_window) + " tokens: they read and cache at most that many keys");
+  }
+  if (r.model.attention_sinks) {
+    r.notes.push_back("attention sinks (one logit per head in the softmax) are not simulated: no cache, negligible work");
+  }
+  if (!r.model.mla && e.tp > r.model.kv_heads) {
     r.notes.push_back((r.model.kv_heads == 1 ? std::string("the one KV head") : "each of the " + std::to_string(r.model.kv_heads) + " KV heads") +
                       " is replicated on " + std::to_string(e.tp / r.model.kv_heads) + " chips (tp " + std::to_string(e.tp) + ")");
   }

@@ -10,7 +10,20 @@ namespace roofsim {
 class KvBlockPool {
  public:
   KvBlockPool(std::int64_t blocks, std::int64_t block_tokens) : capacity_(blocks), block_tokens_(block_tokens) {}
-  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  // A model with sliding-window layers: `sliding` of `layers` layers hold at most `window`
+  // tokens. A block is block_tokens tokens of every layer; a sequence's sliding layers stop
+  // growing at the window, so a long one needs fewer blocks than its tokens fill.
+  void set_sliding(std::int64_t window, std::int64_t sliding, std::int64_t layers) {
+    window_ = window;
+    sliding_ = sliding;
+    layers_ = layers;
+  }
+  std::int64_t blocks_for(std::int64_t tokens) const {
+    if (window_ == 0 || tokens <= window_) return (tokens + block_tokens_ - 1) / block_tokens_;
+    // Token-layers held, in blocks of block_tokens x layers, rounded up.
+    const std::int64_t held = tokens * (layers_ - sliding_) + window_ * sliding_;
+    return (held + block_tokens_ * layers_ - 1) / (block_tokens_ * layers_);
+  }
   // Takes n blocks when that many are free; false (nothing taken) otherwise.
   bool try_take(std::int64_t n) {
     if (n > capacity_ - used_) return false;
@@ -25,6 +38,7 @@ class KvBlockPool {
 
  private:
   std::int64_t capacity_, block_tokens_, used_ = 0;
+  std::int64_t window_ = 0, sliding_ = 0, layers_ = 1;
 };
 
 // Prefix caching (vLLM's automatic prefix caching, TensorRT-LLM's KV cache reuse): the whole

@@ -104,6 +104,13 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
   e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
   e.generate = 0;
   MemoryNeed need = memory_need(model, e);
+  if (model.sliding_window > 0) {
+    // Sliding-window layers: need.kv_cache is capped at the window; a block holds
+    // block_tokens tokens of every layer (KvBlockPool::blocks_for counts the window), so the
+    // per-token rate is the uncapped one.
+    const DType kv = machine.precision.kv;
+    need.kv_cache *= model.kv_bytes_per_token(kv) * static_cast<double>(e.prompt) / model.kv_cache_bytes(kv, e.prompt);
+  }
   if (draft) {
     const MemoryNeed d = draft_memory(s, *draft, e);
     need.weights += d.weights;
@@ -213,7 +220,14 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup) {
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
-      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching) {}
+      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching) {
+  const ModelConfig& m = pool.target().model();
+  if (m.sliding_window > 0) {
+    std::int64_t sliding = 0;
+    for (std::int64_t l = 0; l < m.layers; ++l) sliding += m.sliding_layer(l) ? 1 : 0;
+    kv_.set_sliding(m.sliding_window, sliding, m.layers);
+  }
+}
 
 bool Worker::start(double now) {
   while (true) {

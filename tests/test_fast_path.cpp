@@ -154,3 +154,42 @@ TEST_CASE("serving passes replay layers too, with the same outcome", "[systemc][
   CHECK(fast.events == slow.events);
   CHECK(fast.server_jobs == slow.server_jobs);
 }
+
+namespace {
+std::string test_model(const std::string& name) { return std::string(ROOFSIM_TEST_MODELS_DIR) + "/" + name + ".toml"; }
+}  // namespace
+
+TEST_CASE("layer replay is exact for the 2026 architectures: dense first layers, MLA, shared experts, sliding and global "
+          "layers, parallel blocks, biases and QK norm",
+          "[systemc][fast_path][architectures]") {
+  // A dense first layer, then MoE layers with latent attention and shared experts (grouped
+  // experts in prefill, one op per expert in decode).
+  Experiment e = short_run("h100_sxm5", test_model("mla-moe-small"));
+  check_exact(e);
+  e.ep = 2;
+  e.tp = 2;
+  e.batch = 4;
+  check_exact(e);
+  // Sliding and global layers alternate (a context beyond the window in decode).
+  e = short_run("h100_sxm5", test_model("bias-qknorm-small"));
+  e.prompt = 200;
+  check_exact(e);
+  e = short_run("h100_sxm5", test_model("gpt-j-parallel"));
+  e.tp = 2;
+  check_exact(e);
+}
+
+TEST_CASE("serving passes of an MLA MoE model (prefill and absorbed decode forms in one pass) replay exactly too", "[systemc][fast_path][architectures]") {
+  Experiment e;
+  e.model = test_model("mla-moe-small");
+  e.tp = 2;
+  const PassSimulator sim(e);
+  const ForwardPass pass = mixed_pass({{6, 1, 700, false}, {1, 200, 200, true}});
+  const PassOutcome slow = sim.simulate(pass), fast = sim.simulate_sampled(pass);
+  CHECK(fast.seconds == slow.seconds);
+  CHECK(fast.flops == slow.flops);
+  CHECK(fast.bytes == slow.bytes);
+  CHECK(fast.bound_s == slow.bound_s);
+  CHECK(fast.events == slow.events);
+  CHECK(fast.seconds >= fast.bound_s);
+}

@@ -58,6 +58,17 @@ std::vector<OpSpec> random_gemms(const HardwareSpec& hw, unsigned seed) {
     op.name += " fused attention";
     ops.push_back(op);
   }
+  // MLA's attentions: prefill (qk 192, v 128) and decode over the shared latent (576, 512),
+  // with the query heads of a sequence as its rows.
+  for (int i = 0; i < 10; ++i) {
+    const bool decode = i % 2 == 1;
+    OpSpec op = gemm_op(dim(7), decode ? 16 << (rng() % 4) : dim(11), decode ? 576 : 192, dim(13), dtypes[0], dtypes[0]);
+    op.gemm.fused_attention = true;
+    op.gemm.v_n = decode ? 512 : 128;
+    op.gemm.shared_kv = decode;
+    op.name += decode ? " MLA decode attention" : " MLA prefill attention";
+    ops.push_back(op);
+  }
   return ops;
 }
 
@@ -83,7 +94,7 @@ void check_never_beats_bound_and_counts_match(const char* preset) {
       const double diff = std::abs(static_cast<double>(r.bytes_read + r.bytes_written) - static_cast<double>(plan.traffic_bytes()));
       CHECK(diff <= 2.0 * static_cast<double>(plan.steps()));
     }
-    CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.m * g.n, g.c));
+    CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.c_elements_per_batch(), g.c));
     CHECK(static_cast<double>(r.bytes_read + r.bytes_written) >= gemm_cost(g).bytes() * (1 - 1e-9));
   }
 }

@@ -11,18 +11,48 @@ double decode_step_bound_s(double weight_bytes, double kv_bytes, double bandwidt
   return (weight_bytes + kv_bytes) / bandwidth;
 }
 
+namespace {
+// Keys a query attends to on layer l, on average: `context` in decode (capped by a sliding
+// window); in a prefill of `tokens` tokens from scratch, `context` (the causal mean) on global
+// layers and the banded mean, sum over p = 1..S of min(p, W) / S, on sliding ones (not
+// min(mean, W): that is larger, and a bound must not be).
+double keys_on_layer(const ModelConfig& m, std::int64_t l, std::int64_t tokens, double context, bool decode) {
+  if (!m.sliding_layer(l)) return context;
+  const double w = static_cast<double>(m.sliding_window);
+  if (decode || tokens <= 1) return std::min(context, w);
+  const double s = static_cast<double>(tokens);
+  if (s <= w) return context;
+  return (w * (w + 1) / 2 + (s - w) * w) / s;
+}
+}  // namespace
+
 double forward_flops(const ModelConfig& m, std::int64_t batch, std::int64_t tokens,
-                     double context) {
+                     double context, bool decode) {
   const double b = static_cast<double>(batch), t = static_cast<double>(tokens);
   // Every weight that a token touches does one multiply-add per token, except the input
-  // embedding, which is a lookup.
+  // embedding, which is a lookup. (MLA: prefill's kv_b on each token and decode's W_UK and
+  // W_UV on each query are the same weights, the same FLOPs per token.)
   const double table = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
   const double matmul_params = m.active_params_per_token() - table +
                                (m.tied_embeddings ? table : 0.0);
   const double linear = 2.0 * matmul_params * b * t;
-  // QK^T and AV: 2 x 2 x heads x head_dim FLOPs per (query, key) pair per layer.
-  const double attention = 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.heads) *
-                           static_cast<double>(m.head_dim) * b * t * context;
+  // QK^T and AV: 2 x heads x (qk dim + v dim) FLOPs per (query, key) pair per layer: 4 x
+  // heads x head_dim for MHA/GQA; MLA's prefill form 2 x heads x (nope + rope + v), its
+  // absorbed decode form 2 x heads x (kv_lora + rope + kv_lora) over the latent.
+  double per_pair = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.head_dim);
+  if (m.mla) {
+    const LatentAttention& a = *m.mla;
+    const double dims = decode ? static_cast<double>(a.cache_dims() + a.kv_lora_rank)
+                               : static_cast<double>(a.qk_head_dim() + a.v_head_dim);
+    per_pair = 2.0 * static_cast<double>(m.heads) * dims;
+  }
+  double keys = 0;  // summed over layers
+  if (m.sliding_window == 0) {
+    keys = static_cast<double>(m.layers) * context;
+  } else {
+    for (std::int64_t l = 0; l < m.layers; ++l) keys += keys_on_layer(m, l, tokens, context, decode);
+  }
+  const double attention = per_pair * b * t * keys;
   return linear + attention;
 }
 
@@ -61,18 +91,34 @@ InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
 
   const double prompt = static_cast<double>(s.prompt);
   // Causal prefill: query i attends to i keys, (S + 1) / 2 on average.
-  r.prefill = phase(forward_flops(m, s.batch, s.prompt, (prompt + 1) / 2),
-                    step_weight_bytes + b * prompt * r.kv_bytes_per_token, hw, compute);
+  // The prompt's cache is written once (sliding layers keep at most the window, but write
+  // every token: the bound counts what is kept, the smaller).
+  // Only the last position of each prompt gets logits: the LM head's other rows are not work.
+  const double unused_logits = 2.0 * b * std::max(0.0, prompt - 1) * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  r.prefill = phase(forward_flops(m, s.batch, s.prompt, (prompt + 1) / 2) - unused_logits,
+                    step_weight_bytes + b * (m.sliding_window > 0 ? m.kv_cache_bytes(s.kv, s.prompt) : prompt * r.kv_bytes_per_token), hw, compute);
 
   auto decode_at = [&](double context) {
-    return phase(forward_flops(m, s.batch, 1, context),
-                 step_weight_bytes + b * context * r.kv_bytes_per_token, hw, compute);
+    const double kv = m.sliding_window > 0 ? m.kv_cache_bytes(s.kv, static_cast<std::int64_t>(context)) : context * r.kv_bytes_per_token;
+    return phase(forward_flops(m, s.batch, 1, context, true), step_weight_bytes + b * kv, hw, compute);
   };
   r.decode_first = decode_at(prompt + 1);
   const double gen = static_cast<double>(s.generate);
   // Decode step j = 1 .. gen-1 attends to prompt + j tokens; its cost is linear in context,
   // so the mean step is the step at the mean context, prompt + gen / 2.
   r.decode_mean = decode_at(prompt + std::max(1.0, gen / 2));
+  if (m.sliding_window > 0 && s.generate > 2) {
+    // A window makes the cost concave in context (it stops growing): the step at the mean
+    // context would exceed the mean step. Average FLOPs and bytes over the steps instead.
+    double flops = 0, bytes = 0;
+    for (std::int64_t j = 1; j < s.generate; ++j) {
+      const PhaseBound p = decode_at(prompt + static_cast<double>(j) + 1);
+      flops += p.flops;
+      bytes += p.bytes;
+    }
+    const double steps = static_cast<double>(s.generate - 1);
+    r.decode_mean = phase(flops / steps, bytes / steps, hw, compute);
+  }
   r.ttft_s = r.prefill.bound_time_s;
   // The first generated token comes out of prefill; the remaining gen - 1 are decode steps.
   r.tpot_s = r.decode_mean.bound_time_s;

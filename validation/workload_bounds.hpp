@@ -37,9 +37,11 @@ struct InferenceBound {
   double tokens_per_s = 0;       // generated tokens per second over the decode phase, all batch
 };
 
-// FLOPs of one forward pass for `tokens` new tokens per sequence attending to `context` tokens.
+// FLOPs of one forward pass for `tokens` new tokens per sequence attending to `context` keys on
+// average (a prefill from scratch: (tokens + 1) / 2; sliding layers band it themselves).
+// `decode`: a decode step (MLA's absorbed form; sliding layers cap `context` at the window).
 double forward_flops(const ModelConfig& m, std::int64_t batch, std::int64_t tokens,
-                     double context);
+                     double context, bool decode = false);
 InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
                                const InferenceSetup& s);
 // Speed of light for one decode step: bytes that must cross the HBM interface / bandwidth.

@@ -4,6 +4,7 @@
 // workloads/attention_kernels/NAME.cpp, which defines register_attention_kernels_NAME(registry);
 // CMake finds the files and generates the list that calls them, so adding a kernel is one new
 // file plus its test.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -53,15 +54,48 @@ class AttentionGraph {
 struct AttentionShape {
   OpId q = 0, kv_write = 0;
   std::int64_t sequences = 0;  // per micro-batch, on this chip
-  std::int64_t heads = 0, kv_heads = 0, head_dim = 0;  // this chip's share
+  std::int64_t heads = 0, kv_heads = 0, head_dim = 0;  // this chip's share; head_dim: a query's and a key's
   std::int64_t new_tokens = 0;  // per sequence: the prompt in prefill, 1 in decode
-  std::int64_t context = 0;     // keys the newest token attends to
+  std::int64_t context = 0;     // keys the newest token attends to (before any window)
   bool prefill = false;
-  Precision precision;
+  Precision precision;  // precision.kv: the type K and V are read in
+  // Value head dim when it differs from head_dim (MLA: 128 against 192 in prefill; 512 over
+  // the latent in decode). 0: head_dim.
+  std::int64_t v_dim = 0;
+  // The values are the first v_dim columns of the keys (MLA's absorbed decode reads its cached
+  // latent once for both).
+  bool shared_kv = false;
+  // A sliding-window layer: a query attends to at most `window` keys (0: no window).
+  std::int64_t window = 0;
+  // The ops feeding attention when not just q and kv_write (MLA: the absorbed query, the rotary
+  // query and the cache write); empty: {q, q_elements()} and {kv_write, kv_elements_written()}.
+  std::vector<OpInput> inputs{};
   std::int64_t rows() const { return sequences * new_tokens; }
   std::int64_t group() const { return heads > kv_heads ? (heads + kv_heads - 1) / kv_heads : 1; }  // query heads per KV head
+  std::int64_t value_dim() const { return v_dim > 0 ? v_dim : head_dim; }
   std::int64_t q_elements() const { return rows() * heads * head_dim; }
-  std::int64_t kv_elements_written() const { return rows() * 2 * kv_heads * head_dim; }
+  std::int64_t out_elements() const { return rows() * heads * value_dim(); }
+  // Elements per cached token and KV head: K and V, or the shared latent once.
+  std::int64_t kv_dims() const { return head_dim + (shared_kv ? 0 : value_dim()); }
+  std::int64_t kv_elements_written() const { return rows() * kv_heads * kv_dims(); }
+  std::vector<OpInput> feeds() const {
+    if (!inputs.empty()) return inputs;
+    return {{q, q_elements()}, {kv_write, kv_elements_written()}};
+  }
+  // Keys the newest token reads: the context, or the window on a sliding layer.
+  std::int64_t decode_keys() const { return window > 0 && context > window ? window : context; }
+  // Keys a query of a causal pass attends to on average, rounded up: a prompt's query i reads
+  // i keys ((S + 1) / 2 on average); a chunk of n new tokens reads every earlier key and its
+  // own causally; a window caps each query at `window` keys (banded causal attention).
+  std::int64_t causal_keys() const {
+    const std::int64_t earlier = context - new_tokens;
+    if (window == 0 || window >= context) return earlier + (new_tokens + 2) / 2;
+    // Sum over positions p = earlier + 1 .. context of min(p, window).
+    const std::int64_t ramp_end = std::max(earlier, std::min(context, window));  // last position below the cap
+    const std::int64_t ramp = (ramp_end - earlier) * (earlier + 1 + ramp_end) / 2;
+    const std::int64_t capped = (context - ramp_end) * window;
+    return (ramp + capped + new_tokens - 1) / new_tokens;
+  }
 };
 
 class AttentionKernel {
@@ -69,7 +103,7 @@ class AttentionKernel {
   virtual ~AttentionKernel() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;  // for --help and the docs
-  // Adds the ops and returns the one whose output (rows x heads x head_dim) feeds o_proj.
+  // Adds the ops and returns the one whose output (rows x heads x value_dim()) feeds o_proj.
   virtual OpId build(AttentionGraph& g, const AttentionShape& s) const = 0;
 };
 

@@ -9,7 +9,7 @@ namespace roofsim {
 
 std::int64_t OpNode::output_elements() const {
   if (is_collective) return collective_elements;
-  return is_gemm ? gemm.batch * gemm.m * gemm.n : vector.elements_out;
+  return is_gemm ? gemm.batch * gemm.c_elements_per_batch() : vector.elements_out;
 }
 
 std::uint64_t OpNode::collective_bytes() const {

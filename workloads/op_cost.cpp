@@ -16,10 +16,11 @@ OpCost gemm_cost(const GemmShape& g) {
   const double b = static_cast<double>(g.batch);
   const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
                k = static_cast<double>(g.k);
-  c.flops = g.matmuls() * 2.0 * b * m * n * k;
+  c.flops = 2.0 * b * m * static_cast<double>(g.mac_cols()) * k;
+  (void)n;
   c.read_bytes = b * (static_cast<double>(g.a_elements_per_batch()) * dtype_bytes(g.a) +
                       static_cast<double>(g.b_elements_per_batch()) * dtype_bytes(g.b));
-  c.write_bytes = b * m * n * dtype_bytes(g.c);
+  c.write_bytes = b * static_cast<double>(g.c_elements_per_batch()) * dtype_bytes(g.c);
   return c;
 }
 

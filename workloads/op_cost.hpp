@@ -23,11 +23,24 @@ struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
   bool fused_attention = false;
+  // A fused attention whose values are narrower or wider than its queries and keys (MLA:
+  // qk 192 and v 128 in prefill; 576 and 512 over the latent in decode): `v_n` value columns
+  // (0: n). C is m x v_n. With `shared_kv` the values are the first v_n columns of the keys
+  // (MLA's cached latent serves as both), so B is read once: k x n, not k x (n + v_n).
+  std::int64_t v_n = 0;
+  bool shared_kv = false;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
+  // Output columns: the value head dim of a fused attention, n otherwise.
+  std::int64_t out_n() const { return fused_attention && v_n > 0 ? v_n : n; }
+  // Columns of B per reduction row: K and V (n + v_n) for a fused attention, n otherwise.
+  std::int64_t b_cols() const { return fused_attention ? n + (shared_kv ? 0 : out_n()) : n; }
+  // Multiply-adds per (row, reduction step): n, or n + v_n for QK^T and AV together.
+  std::int64_t mac_cols() const { return fused_attention ? n + out_n() : n; }
   // Q of a fused attention is m x head_dim (= m x n); a plain A is m x k.
   std::int64_t a_elements_per_batch() const { return fused_attention ? m * n : m * k; }
-  std::int64_t b_elements_per_batch() const { return matmuls() * k * n; }
+  std::int64_t b_elements_per_batch() const { return k * b_cols(); }
+  std::int64_t c_elements_per_batch() const { return m * out_n(); }
 };
 
 // Element-wise and row-wise work for the vector units: reads elements_in values, writes

@@ -134,49 +134,153 @@ class Builder : public AttentionGraph {
   }
 
   OpId layer(int l, OpId x) {
+    const std::int64_t h = m_.hidden, T = rows_;
+    // Row-parallel biases (o_proj, a dense MLP's down) are added once, in the residual: their
+    // bytes fold into the add that reads the sum anyway (engines fuse them into the GEMM's
+    // epilogue; a separate pass over the activations would overstate them).
+    const std::int64_t o_bias = m_.o_bias ? h : 0;
+    const std::int64_t down_bias = m_.mlp_bias && !m_.moe_layer(l) ? h : 0;
+    OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
+    OpId attn = m_.mla ? latent_attention(l, norm) : attention(l, norm);
+    if (m_.parallel_block) {
+      // GPT-J, GPT-NeoX, Falcon: the MLP reads the same normed input as attention, so the two
+      // branches have no path between them; their row-parallel partial sums are added and
+      // all-reduced once (Megatron's and TensorRT-LLM's parallel residual), then the residual.
+      OpId mlp_out = mlp_block(l, norm);
+      if (tp_ == 1) {
+        // x + attention + MLP: two adds per output from three inputs.
+        return vector_op("residual", "residual", l, 3 * T * h + o_bias + down_bias, T * h, 2.0 / 3.0,
+                         {{x, T * h}, {attn, T * h}, {mlp_out, T * h}});
+      }
+      OpId sum = vector_op("parallel_sum", "residual", l, 2 * T * h, T * h, kAddFlops, {{attn, T * h}, {mlp_out, T * h}});
+      sum = all_reduce("allreduce", l, sum, T * h);
+      return vector_op("residual", "residual", l, 2 * T * h + o_bias + down_bias, T * h, kAddFlops, {{x, T * h}, {sum, T * h}});
+    }
+    OpId o = all_reduce("attn_allreduce", l, attn, T * h);
+    OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h + o_bias, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
+
+    OpId norm2 = vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
+    OpId mlp_out = all_reduce("mlp_allreduce", l, mlp_block(l, norm2), T * h);
+    return vector_op("mlp_residual", "residual", l, 2 * T * h + down_bias, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  }
+
+  // Layer l's MLP: routed experts (MoE layers) or a dense MLP (dense models, and an MoE
+  // model's first dense_layers layers).
+  OpId mlp_block(int l, OpId in) {
+    if (m_.moe_layer(l)) return moe(l, in);
+    return mlp(l, "", in, rows_, m_.intermediate);
+  }
+
+  // A sliding-window layer's window (0: global).
+  std::int64_t window(int l) const { return m_.sliding_layer(l) ? m_.sliding_window : 0; }
+
+  // MHA / GQA / MQA: one QKV projection, rotary embedding, the cache write, the attention
+  // kernel per group of sequences, the output projection (partial sums under TP).
+  OpId attention(int l, OpId norm) {
     // Per chip: its share of the heads (KV heads replicate when fewer than the TP degree).
     const std::int64_t h = m_.hidden, hd = m_.head_dim, H = heads_, Hkv = kv_heads_;
-    const std::int64_t T = rows_, group = std::max<std::int64_t>(1, ceil_div(H, Hkv));
+    const std::int64_t T = rows_;
     const DType act = p_.activations;
 
-    OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
     const std::int64_t qkv_cols = (H + 2 * Hkv) * hd;
     OpId qkv = gemm_op("qkv", "qkv", l, {1, T, qkv_cols, h, act, p_.weights, act}, {{norm, T * h}});
-    // Rotary embedding on Q and K; the new K and V go into the cache in its storage type.
-    OpId rope = vector_op("rope", "rope", l, T * (H + Hkv) * hd, T * (H + Hkv) * hd, kRopeFlops,
-                          {{qkv, T * (H + Hkv) * hd}});
+    const std::int64_t qk = T * (H + Hkv) * hd;
+    // Qwen3, Gemma-3: RMSNorm over each head's query and key, before the rotary embedding.
+    OpId rope_in = m_.qk_norm ? vector_op("qk_norm", "norm", l, qk, qk, kNormFlops, {{qkv, qk}}) : qkv;
+    // Rotary embedding on Q and K; the new K and V go into the cache in its storage type. The
+    // QKV bias (Qwen2, gpt-oss, NeoX) is read by this first element-wise pass (bias add fused).
+    const std::int64_t qkv_bias = m_.qkv_bias ? qkv_cols : 0;
+    OpId rope = vector_op("rope", "rope", l, qk + qkv_bias, qk, kRopeFlops, {{rope_in, qk}});
     OpId kv_write = vector_op("kv_write", "kv_write", l, T * 2 * Hkv * hd, T * 2 * Hkv * hd, 0,
                               {{rope, T * 2 * Hkv * hd}}, p_.kv, true);
 
     // Attention per (sequence, KV head): the group's query heads share one K and one V; the
-    // kernel (workloads/attention_kernels/) decides which ops that takes.
-    (void)group;
+    // kernel (workloads/attention_kernels/) decides which ops that takes. A mixed pass runs the
+    // kernel once per group (ops named g0., g1., ...); o_proj reads every group's output.
+    // Attention sinks (gpt-oss) add one logit per head to the softmax: no cache, no op.
     attention_layer_ = l;
-    // A mixed pass runs the kernel once per group (ops named g0., g1., ...); o_proj reads
-    // every group's output.
     std::vector<Input> attn_out;
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       const SequenceGroup& g = groups_[i];
       group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
       const std::int64_t rows = g.count * g.new_tokens;
-      const OpId attn = attention_.build(*this, AttentionShape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context,
-                                                               g.prefill, p_});
-      attn_out.push_back({attn, rows * H * hd});
+      AttentionShape shape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context, g.prefill, p_};
+      shape.window = window(l);
+      const OpId out = attention_.build(*this, shape);
+      attn_out.push_back({out, rows * H * hd});
     }
     group_prefix_.clear();
-    OpId o = gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
-    o = all_reduce("attn_allreduce", l, o, T * h);
-    OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
+    return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
+  }
 
-    OpId norm2 = vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
-    OpId mlp_out;
-    if (m_.experts > 1) {
-      mlp_out = moe(l, norm2);
+  // Multi-head latent attention (DeepSeek-V2 section 2.1, V3). The down projections (queries
+  // to q_lora_rank, keys and values to the latent plus the shared rotary key) are replicated
+  // on every TP rank (vLLM and SGLang: ReplicatedLinear); the up projections and the heads
+  // split. The cache holds the normed latent and the rotary key: kv_lora_rank + rope per token.
+  // Prefill expands the latent into per-head keys and values (kv_b) and attends per head;
+  // decode absorbs kv_b into the query (W_UK) and the output (W_UV) and attends over the
+  // latent like MQA, so it reads kv_lora_rank + rope values per cached token.
+  OpId latent_attention(int l, OpId norm) {
+    const LatentAttention& a = *m_.mla;
+    const std::int64_t h = m_.hidden, H = heads_, T = rows_;
+    const std::int64_t nope = a.qk_nope_head_dim, rd = a.qk_rope_head_dim, qkd = a.qk_head_dim(), vd = a.v_head_dim;
+    const std::int64_t r = a.kv_lora_rank, qr = a.q_lora_rank, cache = a.cache_dims();
+    const DType act = p_.activations;
+
+    // The down projections as one GEMM (vLLM's fused_qkv_a_proj): [q latent | kv latent | k_pe].
+    OpId down = gemm_op("qkv_a", "qkv", l, {1, T, qr + cache, h, act, p_.weights, act}, {{norm, T * h}});
+    OpId q;
+    if (qr > 0) {
+      OpId q_norm = vector_op("q_a_norm", "norm", l, T * qr, T * qr, kNormFlops, {{down, T * qr}});
+      q = gemm_op("q_b", "qkv", l, {1, T, H * qkd, qr, act, p_.weights, act}, {{q_norm, T * qr}});
     } else {
-      mlp_out = mlp(l, "", norm2, T);
+      q = gemm_op("q_proj", "qkv", l, {1, T, H * qkd, h, act, p_.weights, act}, {{norm, T * h}});
     }
-    mlp_out = all_reduce("mlp_allreduce", l, mlp_out, T * h);
-    return vector_op("mlp_residual", "residual", l, 2 * T * h, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+    OpId kv_norm = vector_op("kv_a_norm", "norm", l, T * r, T * r, kNormFlops, {{down, T * r}});
+    // Rotary embedding on each head's rope part of the query and on the one shared rotary key.
+    const std::int64_t roped = T * (H + 1) * rd;
+    OpId rope = vector_op("rope", "rope", l, roped, roped, kRopeFlops, {{q, T * H * rd}, {down, T * rd}});
+    // The cache write: latent and rotary key of every new token, one "KV head".
+    OpId kv_write = vector_op("kv_write", "kv_write", l, T * cache, T * cache, 0, {{kv_norm, T * r}, {rope, T * rd}}, p_.kv, true);
+
+    attention_layer_ = l;
+    std::vector<Input> attn_out;
+    for (std::size_t i = 0; i < groups_.size(); ++i) {
+      const SequenceGroup& g = groups_[i];
+      group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
+      const std::int64_t rows = g.count * g.new_tokens;
+      AttentionShape shape{q, kv_write, g.count, H, H, qkd, g.new_tokens, g.context, g.prefill, p_};
+      shape.window = window(l);
+      if (g.prefill) {
+        // kv_b expands the latent of every token the chunk attends to (its own, and earlier
+        // ones from the cache) into each head's key (nope part) and value.
+        // (A window keeps the chunk's own tokens and the window before its first one.)
+        const std::int64_t reach = shape.window > 0 ? std::min(g.context, shape.window + g.new_tokens - 1) : g.context;
+        const std::int64_t expanded = g.count * reach;
+        const OpId kv_b = gemm("kv_b", "kv_b", {1, expanded, H * (nope + vd), r, act, p_.weights, act}, {{kv_write, rows * r}});
+        shape.v_dim = vd;
+        shape.precision.kv = act;  // the expanded keys and values are activations, not the cache
+        shape.inputs = {{q, rows * H * nope}, {rope, rows * (H + 1) * rd}, {kv_b, expanded * H * (nope + vd)}};
+        const OpId out = attention_.build(*this, shape);
+        attn_out.push_back({out, rows * H * vd});
+      } else {
+        // W_UK per head: the query's nope part into the latent space (batched over heads).
+        const OpId q_abs = gemm("q_absorb", "q_absorb", {H, rows, r, nope, act, p_.weights, act}, {{q, rows * H * nope}});
+        // Attention over the latent: every head shares the one cached "KV head" (key dims
+        // r + rope, values the first r of them).
+        shape.kv_heads = 1;
+        shape.head_dim = cache;
+        shape.v_dim = r;
+        shape.shared_kv = true;
+        shape.inputs = {{q_abs, rows * H * r}, {rope, rows * H * rd}, {kv_write, rows * cache}};
+        const OpId latent_out = attention_.build(*this, shape);
+        // W_UV per head: the attended latent to each head's value.
+        const OpId v_up = gemm("v_up", "v_up", {H, rows, vd, r, act, p_.weights, act}, {{latent_out, rows * H * r}});
+        attn_out.push_back({v_up, rows * H * vd});
+      }
+    }
+    group_prefix_.clear();
+    return gemm_op("o_proj", "o_proj", l, {1, T, h, H * vd, act, p_.weights, act}, attn_out);
   }
 
   // A collective on `elements` activations that `in` produced.
@@ -210,20 +314,64 @@ class Builder : public AttentionGraph {
     return collective_op("layer" + std::to_string(layer) + "." + name, "allreduce", layer, in, elements, false);
   }
 
-  // One dense MLP (or one expert) over `rows` tokens.
-  OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, const OpId* after = nullptr) {
-    const std::int64_t h = m_.hidden, I = ceil_div(m_.intermediate, tp_);  // column-parallel share
+  // One dense MLP (or one expert, or the shared experts) of `width` over `rows` tokens; its
+  // columns split over the TP group. Up-projection biases fold into the activation's reads.
+  OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, std::int64_t width, const OpId* after = nullptr) {
+    const std::int64_t h = m_.hidden, I = ceil_div(width, tp_);  // column-parallel share
     const DType act = p_.activations;
     const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
     OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, {1, rows, up_cols, h, act, p_.weights, act},
                       {{in, rows * h}});
     if (after) g_.connect_control(*after, up);
-    OpId a = vector_op(prefix + "activation", "activation", l, rows * up_cols, rows * I, kActMulFlops, {{up, rows * up_cols}});
+    const std::int64_t bias = m_.mlp_bias ? up_cols : 0;
+    OpId a = vector_op(prefix + "activation", "activation", l, rows * up_cols + bias, rows * I, kActMulFlops, {{up, rows * up_cols}});
     return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});
   }
 
+  // The touched experts' MLPs, `rows` tokens each (uniform routing), reading `in`. Up to
+  // kExpertOps experts get ops of their own; more (DeepSeek-V3's 256, Qwen3's 128) run as one
+  // grouped GEMM per projection, as fused-MoE kernels do: batch = experts, each expert's
+  // weights read once and its own tokens' rows only. The outputs: touched x rows x hidden.
+  static constexpr std::int64_t kExpertOps = 32;
+  std::vector<Input> experts(int l, OpId in, std::int64_t in_elements, std::int64_t touched, std::int64_t rows,
+                             const OpId* after) {
+    const std::int64_t h = m_.hidden;
+    std::vector<Input> outs;
+    if (touched <= kExpertOps) {
+      for (std::int64_t e = 0; e < touched; ++e) {
+        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, rows, m_.expert_width(), after);
+        outs.push_back({out, rows * h});
+      }
+      return outs;
+    }
+    const std::int64_t I = ceil_div(m_.expert_width(), tp_), up_cols = (m_.gated_mlp ? 2 : 1) * I;
+    const DType act = p_.activations;
+    OpId up = gemm_op(std::string("experts.") + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l,
+                      {touched, rows, up_cols, h, act, p_.weights, act}, {{in, in_elements}});
+    if (after) g_.connect_control(*after, up);
+    const std::int64_t bias = m_.mlp_bias ? touched * up_cols : 0;
+    OpId a = vector_op("experts.activation", "activation", l, touched * rows * up_cols + bias, touched * rows * I, kActMulFlops,
+                       {{up, touched * rows * up_cols}});
+    OpId down = gemm_op("experts.down", "mlp_down", l, {touched, rows, h, I, act, p_.weights, act}, {{a, touched * rows * I}});
+    outs.push_back({down, touched * rows * h});
+    return outs;
+  }
+
+  // The shared experts (DeepSeek, Qwen2-MoE): every token of this rank goes through them, one
+  // MLP of their summed width (as the reference implementations run them), TP-split.
+  void shared_experts(int l, OpId in, std::vector<Input>& outs) {
+    if (m_.shared_experts == 0) return;
+    outs.push_back({mlp(l, "shared.", in, rows_, m_.shared_experts * m_.shared_width()), rows_ * m_.hidden});
+  }
+
+  // Bias elements the combine reads: each touched expert's down bias, and the shared one's.
+  std::int64_t combine_bias(std::int64_t touched) const {
+    return m_.mlp_bias ? (touched + (m_.shared_experts > 0 ? 1 : 0)) * m_.hidden : 0;
+  }
+
   // Mixture of experts: a router, then only the touched experts run, on the tokens routed to
-  // them (uniform routing), and their outputs are combined.
+  // them (uniform routing), and their outputs are combined with the shared experts'. Top-k
+  // weights normalised or not: the same work.
   OpId moe(int l, OpId in) {
     if (pass_.ep > 1) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
@@ -231,13 +379,11 @@ class Builder : public AttentionGraph {
                           {{in, T * h}});
     const std::int64_t touched = experts_touched(m_, T);
     const std::int64_t rows = ceil_div(T * m_.experts_per_token, touched);
-    std::vector<Input> outs;
-    for (std::int64_t e = 0; e < touched; ++e) {
-      // The router's decision gates every expert.
-      OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, rows, &router);
-      outs.push_back({out, rows * h});
-    }
-    return vector_op("combine", "moe_combine", l, touched * rows * h, T * h, 2, outs);
+    // The router's decision gates every expert.
+    std::vector<Input> outs = experts(l, in, T * h, touched, rows, &router);
+    shared_experts(l, in, outs);
+    const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
+    return vector_op("combine", "moe_combine", l, touched * rows * h + shared + combine_bias(touched), T * h, 2, outs);
   }
 
   // Expert parallel MoE: route this chip's tokens, send each token's k copies to the chips
@@ -246,6 +392,7 @@ class Builder : public AttentionGraph {
   // With TP, each TP rank dispatches the same tokens over its own EP group and runs its column
   // share of the local experts; layer() all-reduces the combined partial sums over the TP
   // group afterwards (combining is linear, so reducing after it moves T rows, not T x k).
+  // Shared experts are not split by EP: each rank runs them on its own tokens.
   OpId moe_expert_parallel(int l, OpId in) {
     const std::int64_t h = m_.hidden, T = rows_, k = m_.experts_per_token, ep = pass_.ep;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
@@ -258,15 +405,14 @@ class Builder : public AttentionGraph {
     const std::int64_t local_experts = m_.experts / ep;
     const std::int64_t touched = std::min(local_experts, ceil_div(experts_touched(m_, T * ep), ep));
     const std::int64_t rows = ceil_div(copies, touched);
-    std::vector<Input> outs;
-    for (std::int64_t e = 0; e < touched; ++e) {
-      OpId out = mlp(l, "expert" + std::to_string(e) + ".", dispatch, rows, nullptr);
-      outs.push_back({out, rows * h});
-    }
+    std::vector<Input> outs = experts(l, dispatch, touched <= kExpertOps ? rows * h : copies * h, touched, rows, nullptr);
     OpId gathered = vector_op("expert_outputs", "moe_combine", l, touched * rows * h, copies * h, 0, outs);
     OpId back = collective_op("layer" + std::to_string(l) + ".combine_alltoall", "alltoall", l, gathered, copies * h,
                               false, true);
-    return vector_op("combine", "moe_combine", l, copies * h, T * h, 2, {{back, copies * h}});
+    std::vector<Input> combine_in{{back, copies * h}};
+    shared_experts(l, in, combine_in);
+    const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
+    return vector_op("combine", "moe_combine", l, copies * h + shared + combine_bias(touched), T * h, 2, combine_in);
   }
 
   const ModelConfig& m_;

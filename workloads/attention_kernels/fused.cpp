@@ -12,10 +12,13 @@ class Fused : public AttentionKernel {
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
     // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
     // average; a chunk of n new tokens reads every earlier key and half of its own.
-    const std::int64_t keys = s.prefill ? (s.context - s.new_tokens) + (s.new_tokens + 2) / 2 : s.context;
+    // A sliding window bands it: each query reads at most the window.
+    const std::int64_t keys = s.prefill ? s.causal_keys() : s.decode_keys();
     const DType act = s.precision.activations;
-    const GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
-    return g.gemm("attention", "attention", shape, {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}});
+    GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
+    if (s.value_dim() != s.head_dim) shape.v_n = s.value_dim();
+    shape.shared_kv = s.shared_kv;
+    return g.gemm("attention", "attention", shape, s.feeds());
   }
 };
 

@@ -23,9 +23,9 @@ class Vector : public AttentionKernel {
   }
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
     if (s.prefill) return attention_kernels().get("fused", "attention").build(g, s);
-    const std::int64_t kv_elements = s.sequences * s.kv_heads * s.context * 2 * s.head_dim;
-    return g.vector("attention", "attention", kv_elements, s.q_elements(), kVectorAttentionFlops * static_cast<double>(s.group() * s.new_tokens),
-                    {{s.q, s.q_elements()}, {s.kv_write, s.kv_elements_written()}}, s.precision.activations, true, s.precision.kv);
+    const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
+    return g.vector("attention", "attention", kv_elements, s.out_elements(), kVectorAttentionFlops * static_cast<double>(s.group() * s.new_tokens),
+                    s.feeds(), s.precision.activations, true, s.precision.kv);
   }
 };
 

@@ -1,0 +1,394 @@
+// The 2026 architectures in the operator graph: multi-head latent attention (prefill and
+// absorbed decode forms), shared experts and dense first layers, sliding windows, parallel
+// blocks, biases and QK norm; their shapes, bytes, TP splits, and simulations that never beat
+// their bounds. Fixtures: tests/models/*.toml.
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+#include <string>
+
+#include "experiment/inference.hpp"
+#include "serving/kv_cache.hpp"
+#include "core/hardware.hpp"
+#include "validation/analytic.hpp"
+#include "validation/workload_bounds.hpp"
+#include "workloads/transformer.hpp"
+
+using namespace roofsim;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(ROOFSIM_TEST_MODELS_DIR) + "/" + name + ".toml"; }
+
+OpGraph graph(const ModelConfig& m, ForwardPass pass, std::int64_t tp = 1, Precision p = {}) {
+  pass.tp = tp;
+  return build_forward(m, pass, p, AttentionImpl::fused);
+}
+
+// Bytes of the B operands (weights, or K and V) of the GEMMs whose class is in `classes`, or
+// of every GEMM but attention when `classes` is empty.
+double b_bytes(const OpGraph& g, const std::set<std::string>& classes = {}) {
+  double bytes = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (!op.is_gemm) continue;
+    const bool take = classes.empty() ? op.op_class != "attention" : classes.count(op.op_class) > 0;
+    if (take) bytes += static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+  }
+  return bytes;
+}
+
+const OpNode& op_named(const OpGraph& g, const std::string& name) {
+  for (OpId v = 0; v < g.size(); ++v) {
+    if (g.op(v).name == name) return g.op(v);
+  }
+  FAIL("no op " << name);
+  throw;
+}
+
+bool has_op(const OpGraph& g, const std::string& name) {
+  for (OpId v = 0; v < g.size(); ++v) {
+    if (g.op(v).name == name) return true;
+  }
+  return false;
+}
+
+OpId id_of(const OpGraph& g, const std::string& name) {
+  for (OpId v = 0; v < g.size(); ++v) {
+    if (g.op(v).name == name) return v;
+  }
+  FAIL("no op " << name);
+  throw;
+}
+
+bool reaches(const OpGraph& g, OpId from, OpId to) {
+  std::vector<OpId> stack{from};
+  std::vector<bool> seen(g.size(), false);
+  while (!stack.empty()) {
+    const OpId v = stack.back();
+    stack.pop_back();
+    if (v == to) return true;
+    if (seen[v]) continue;
+    seen[v] = true;
+    for (OpId s : g.successor_range(v)) stack.push_back(s);
+  }
+  return false;
+}
+
+// Parameters no GEMM reads: the norms' gains (and MLA's two latent norms), the input
+// embedding table (a lookup), and the final norm.
+double non_gemm_params(const ModelConfig& m) {
+  double p = static_cast<double>(m.layers) * 2.0 * static_cast<double>(m.hidden) + static_cast<double>(m.hidden) +
+             static_cast<double>(m.vocab * m.hidden);
+  if (m.mla) p += static_cast<double>(m.layers * (m.mla->q_lora_rank + m.mla->kv_lora_rank));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("DeepSeek-V3's fixture has the published sizes: 671B total, 37B active", "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("deepseek-v3"));
+  CHECK(m.total_params() == Approx(671e9).epsilon(0.005));
+  CHECK(m.active_params_per_token() == Approx(37e9).epsilon(0.02));
+  CHECK(m.mtp_params() == Approx(11.5e9).epsilon(0.05));  // the published 14B includes its embedding and head
+}
+
+TEST_CASE("MLA decode reads (kv_lora_rank + rope) values per cached token and layer: 70,272 B for DeepSeek-V3 in bf16",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("deepseek-v3"));
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 70272);
+  const std::int64_t batch = 2, prompt = 1000;
+  const ForwardPass pass = decode_pass(batch, prompt, 23);  // context 1024
+  for (std::int64_t tp : {1, 8}) {
+    INFO("tp " << tp);
+    const OpGraph g = graph(m, pass, tp);
+    // Every TP rank reads the whole latent cache of its sequences (the heads split, not it).
+    CHECK(b_bytes(g, {"attention"}) == static_cast<double>(batch * pass.context) * 70272);
+  }
+  const OpGraph g = graph(m, pass);
+  const OpNode& attn = op_named(g, "layer10.attention");
+  CHECK(attn.gemm.fused_attention);
+  CHECK(attn.gemm.shared_kv);
+  CHECK(attn.gemm.batch == batch);         // one latent "KV head" per sequence
+  CHECK(attn.gemm.m == 128);               // every head's query against it
+  CHECK(attn.gemm.n == 576);               // key dims: kv_lora_rank + rope
+  CHECK(attn.gemm.out_n() == 512);         // values: the latent
+  CHECK(attn.gemm.k == pass.context);
+  const OpNode& q_abs = op_named(g, "layer10.q_absorb");
+  CHECK((q_abs.gemm.batch == 128 && q_abs.gemm.m == batch && q_abs.gemm.n == 512 && q_abs.gemm.k == 128));
+  const OpNode& v_up = op_named(g, "layer10.v_up");
+  CHECK((v_up.gemm.batch == 128 && v_up.gemm.n == 128 && v_up.gemm.k == 512));
+  CHECK_FALSE(has_op(g, "layer10.kv_b"));
+  // The cache write: 576 values per new token in the cache's type.
+  CHECK(op_named(g, "layer10.kv_write").vector.elements_out == batch * 576);
+}
+
+TEST_CASE("MLA prefill expands the latent per head (kv_b) and attends with qk 192 and v 128", "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("deepseek-v3"));
+  const std::int64_t prompt = 512;
+  const OpGraph g = graph(m, prefill_pass(1, prompt));
+  const OpNode& kv_b = op_named(g, "layer5.kv_b");
+  CHECK((kv_b.gemm.m == prompt && kv_b.gemm.n == 128 * (128 + 128) && kv_b.gemm.k == 512));
+  const OpNode& attn = op_named(g, "layer5.attention");
+  CHECK(attn.gemm.batch == 128);  // (sequence, head) pairs: keys per head after the expansion
+  CHECK(attn.gemm.n == 192);
+  CHECK(attn.gemm.out_n() == 128);
+  CHECK_FALSE(attn.gemm.shared_kv);
+  CHECK(attn.gemm.k == (prompt + 2) / 2);
+  CHECK(attn.gemm.b == DType::bf16);
+  CHECK_FALSE(has_op(g, "layer5.q_absorb"));
+  // The down projections and the norms: q_lora 1536 + latent 512 + rope 64 columns.
+  CHECK(op_named(g, "layer5.qkv_a").gemm.n == 1536 + 576);
+  CHECK(op_named(g, "layer5.q_b").gemm.n == 128 * 192);
+  // TP 8: the up projections and heads split, the down projections replicated.
+  const OpGraph g8 = graph(m, prefill_pass(1, prompt), 8);
+  CHECK(op_named(g8, "layer5.qkv_a").gemm.n == 1536 + 576);
+  CHECK(op_named(g8, "layer5.q_b").gemm.n == 16 * 192);
+  CHECK(op_named(g8, "layer5.kv_b").gemm.n == 16 * 256);
+  CHECK(op_named(g8, "layer5.attention").gemm.batch == 16);
+  CHECK(op_named(g8, "layer5.o_proj").gemm.k == 16 * 128);
+}
+
+TEST_CASE("MLA without query compression (DeepSeek-V2-Lite: q_lora_rank 0) has one plain query projection",
+          "[systemc][architectures]") {
+  ModelConfig m = load_model(fixture("mla-moe-small"));
+  m.mla->q_lora_rank = 0;
+  const OpGraph g = graph(m, prefill_pass(1, 2048));
+  CHECK_FALSE(has_op(g, "layer2.q_a_norm"));
+  const OpNode& q = op_named(g, "layer2.q_proj");
+  CHECK((q.gemm.k == m.hidden && q.gemm.n == 16 * 96));
+  CHECK(op_named(g, "layer2.qkv_a").gemm.n == 128 + 32);
+  CHECK(b_bytes(g) == Approx((m.total_params() - non_gemm_params(m)) * 2).epsilon(1e-12));
+}
+
+TEST_CASE("A mixed serving pass runs MLA's prefill form for its prompts and the absorbed form for its decodes",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("mla-moe-small"));
+  const OpGraph g = graph(m, mixed_pass({{6, 1, 700, false}, {1, 200, 200, true}, {1, 100, 500, true}}), 2);
+  CHECK(op_named(g, "layer1.g0.attention").gemm.shared_kv);
+  CHECK(op_named(g, "layer1.g0.attention").gemm.batch == 6);
+  CHECK(has_op(g, "layer1.g0.q_absorb"));
+  CHECK(op_named(g, "layer1.g1.kv_b").gemm.m == 200);
+  // A chunk of 100 after 400 cached tokens expands all 500 latents.
+  CHECK(op_named(g, "layer1.g2.kv_b").gemm.m == 500);
+  CHECK(op_named(g, "layer1.g2.attention").gemm.k == 400 + 51);
+  CHECK(op_named(g, "layer1.o_proj").gemm.m == 6 + 200 + 100);
+}
+
+TEST_CASE("Shared experts and dense first layers: ops and weight bytes = parameters x dtype bytes", "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("mla-moe-small"));
+  // Enough tokens to touch all 64 experts: every weight is read once.
+  const OpGraph g = graph(m, prefill_pass(1, 2048));
+  CHECK(experts_touched(m, 2048) == 64);
+  CHECK(b_bytes(g) == Approx((m.total_params() - non_gemm_params(m)) * 2).epsilon(1e-12));
+  // Layer 0 is dense (the full intermediate), no router; layers 1.. route.
+  CHECK(op_named(g, "layer0.gate_up").gemm.n == 2 * m.intermediate);
+  CHECK_FALSE(has_op(g, "layer0.router"));
+  CHECK(has_op(g, "layer1.router"));
+  // 64 touched experts > 32: one grouped GEMM per projection, batch = experts.
+  const OpNode& up = op_named(g, "layer1.experts.gate_up");
+  CHECK((up.gemm.batch == 64 && up.gemm.m == 2048 * 6 / 64 && up.gemm.n == 2 * 256 && up.gemm.k == m.hidden));
+  // The two shared experts: one MLP of twice the expert width over every token.
+  const OpNode& shared = op_named(g, "layer1.shared.gate_up");
+  CHECK((shared.gemm.m == 2048 && shared.gemm.n == 2 * 2 * 256));
+  // A decode step of one sequence touches 6 experts: six expert MLPs of their own.
+  const OpGraph d = graph(m, decode_pass(1, 100, 0));
+  CHECK(has_op(d, "layer3.expert5.down"));
+  CHECK_FALSE(has_op(d, "layer3.expert6.down"));
+  CHECK(has_op(d, "layer3.shared.down"));
+  // TP 2: the shared experts split like a dense MLP.
+  CHECK(op_named(graph(m, decode_pass(1, 100, 0), 2), "layer3.shared.gate_up").gemm.n == 2 * 256);
+}
+
+TEST_CASE("DeepSeek-V3 at 256 experts stays a graph of thousands of ops, and its weights are its parameters",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("deepseek-v3"));
+  CHECK(experts_touched(m, 1) == 8);
+  CHECK(experts_touched(m, 64) == 223);
+  CHECK(experts_touched(m, 100000) == 256);
+  const OpGraph g = graph(m, prefill_pass(1, 4096));
+  CHECK(g.size() < 61 * 40);
+  CHECK(b_bytes(g) == Approx((m.total_params() - non_gemm_params(m)) * 2).epsilon(1e-12));
+  // Expert parallelism over 16 ranks: 16 local experts, shared experts on each rank's tokens.
+  ForwardPass ep = decode_pass(64, 1000, 0);
+  ep.ep = 16;
+  const OpGraph e = graph(m, ep);
+  CHECK(has_op(e, "layer3.shared.down"));
+  CHECK(op_named(e, "layer3.shared.gate_up").gemm.m == 4);  // 64 / 16 sequences on this rank
+  CHECK(has_op(e, "layer3.expert13.down"));                  // ceil(223 / 16) = 14 experts
+  CHECK_FALSE(has_op(e, "layer3.expert14.down"));
+}
+
+TEST_CASE("Sliding windows: decode at 8192 reads 4096 keys on sliding layers, prefill is banded, the cache is capped",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("gemma2-like"));
+  REQUIRE(m.sliding_layer(0));
+  REQUIRE_FALSE(m.sliding_layer(1));
+  const OpGraph d = graph(m, decode_pass(1, 8191, 0));  // context 8192
+  CHECK(op_named(d, "layer0.attention").gemm.k == 4096);
+  CHECK(op_named(d, "layer1.attention").gemm.k == 8192);
+  const double per_token = m.kv_bytes_per_token_layer(DType::bf16) / 2;  // K or V of a token and layer, bf16 bytes
+  CHECK(b_bytes(d, {"attention"}) == (21 * 4096 + 21 * 8192) * 2 * per_token);
+  // Unfused and vector kernels read the window in decode too.
+  ForwardPass pass = decode_pass(1, 8191, 0);
+  CHECK(op_named(build_forward(m, pass, {}, AttentionImpl::unfused), "layer0.attention_v").gemm.k == 4096);
+  CHECK(op_named(build_forward(m, pass, {}, AttentionImpl::vector), "layer0.attention").vector.elements_in ==
+        8 * 4096 * 2 * 256);
+  // Prefill of 8192: a query attends to min(position, 4096) keys on sliding layers.
+  const OpGraph p = graph(m, prefill_pass(1, 8192));
+  const std::int64_t banded = (4096 * 4097 / 2 + 4096 * 4096 + 8191) / 8192;
+  CHECK(op_named(p, "layer0.attention").gemm.k == banded);
+  CHECK(op_named(p, "layer1.attention").gemm.k == (8192 + 2) / 2);
+  // A prompt inside the window is plain causal on every layer.
+  CHECK(op_named(graph(m, prefill_pass(1, 1000)), "layer0.attention").gemm.k == 501);
+  // A chunk of 1024 after 7168 earlier tokens: every query capped at the window.
+  const OpGraph c = graph(m, mixed_pass({{1, 1024, 8192, true}}));
+  CHECK(op_named(c, "layer0.attention").gemm.k == 4096);
+  // Memory: the sliding half of the layers holds 4096 tokens.
+  CHECK(m.kv_cache_bytes(DType::bf16, 8192) == Approx((21 * 4096 + 21 * 8192) * m.kv_bytes_per_token_layer(DType::bf16)));
+  Experiment e;
+  e.model = fixture("gemma2-like");
+  e.prompt = 8000;
+  e.generate = 192;
+  CHECK(memory_need(m, e).kv_cache == Approx(m.kv_cache_bytes(DType::bf16, 8192)));
+}
+
+TEST_CASE("Serving's paged KV cache counts a sliding layer's blocks up to the window only", "[systemc][architectures]") {
+  KvBlockPool pool(1000, 16);
+  CHECK(pool.blocks_for(8192) == 512);
+  pool.set_sliding(4096, 21, 42);  // Gemma-2: every other of 42 layers slides at 4096
+  CHECK(pool.blocks_for(100) == 7);
+  CHECK(pool.blocks_for(4096) == 256);
+  CHECK(pool.blocks_for(8192) == (8192 * 21 + 4096 * 21) / (16 * 42));  // 384: half the layers stopped at 4096
+  CHECK(pool.blocks_for(8193) == 385);
+}
+
+TEST_CASE("Parallel blocks: attention and MLP have no path between them, one all-reduce per layer under TP",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("gpt-j-parallel"));
+  for (std::int64_t tp : {1, 2}) {
+    INFO("tp " << tp);
+    const OpGraph g = graph(m, prefill_pass(1, 64), tp);
+    const OpId o = id_of(g, "layer3.o_proj"), down = id_of(g, "layer3.down"), qkv = id_of(g, "layer3.qkv"),
+               up = id_of(g, "layer3.up");
+    CHECK_FALSE(reaches(g, o, up));
+    CHECK_FALSE(reaches(g, down, qkv));
+    CHECK_FALSE(reaches(g, qkv, down));
+    CHECK_FALSE(reaches(g, up, o));
+    CHECK(reaches(g, o, id_of(g, "layer3.residual")));
+    CHECK(reaches(g, down, id_of(g, "layer3.residual")));
+    CHECK_FALSE(has_op(g, "layer3.mlp_norm"));
+    int allreduces = 0;
+    for (OpId v = 0; v < g.size(); ++v) allreduces += g.op(v).op_class == "allreduce" ? 1 : 0;
+    CHECK(allreduces == (tp == 1 ? 0 : m.layers));
+  }
+}
+
+TEST_CASE("Biases fold into the element-wise op that follows, QK norm is a vector op on Q and K", "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("bias-qknorm-small"));
+  const std::int64_t T = 32, h = m.hidden, hd = m.head_dim;
+  const OpGraph g = graph(m, prefill_pass(1, T));
+  const std::int64_t qkv_cols = (m.heads + 2 * m.kv_heads) * hd;
+  const OpNode& qk_norm = op_named(g, "layer0.qk_norm");
+  CHECK(qk_norm.vector.elements_in == T * (m.heads + m.kv_heads) * hd);
+  CHECK(op_named(g, "layer0.rope").vector.elements_in == T * (m.heads + m.kv_heads) * hd + qkv_cols);
+  CHECK(op_named(g, "layer0.attn_residual").vector.elements_in == 2 * T * h + h);
+  CHECK(op_named(g, "layer0.activation").vector.elements_in == T * 2 * m.intermediate + 2 * m.intermediate);
+  CHECK(op_named(g, "layer0.mlp_residual").vector.elements_in == 2 * T * h + h);
+  // Every weight and bias is read: GEMM weights plus the folded bias elements are the
+  // parameters less the norms, sinks and input table.
+  double biases = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (op.op_class == "rope") biases += static_cast<double>(op.vector.elements_in - T * (m.heads + m.kv_heads) * hd);
+    if (op.op_class == "residual") biases += static_cast<double>(op.vector.elements_in - 2 * T * h);
+    if (op.op_class == "activation") biases += static_cast<double>(op.vector.elements_in - T * 2 * m.intermediate);
+  }
+  const double qk_norms = static_cast<double>(m.layers * 2 * hd), sinks = static_cast<double>(m.layers * m.heads);
+  CHECK(b_bytes(g) / 2 + biases == Approx(m.total_params() - non_gemm_params(m) - qk_norms - sinks).epsilon(1e-12));
+  // Sliding every other layer at 128: a decode at 300 reads 128 keys on layer 0.
+  CHECK(op_named(graph(m, decode_pass(1, 299, 0)), "layer0.attention").gemm.k == 128);
+  CHECK(op_named(graph(m, decode_pass(1, 299, 0)), "layer1.attention").gemm.k == 300);
+}
+
+TEST_CASE("The analytic FLOPs follow MLA's forms, windows, shared experts and dense layers, and stay below the graph's",
+          "[systemc][architectures]") {
+  for (const char* name : {"deepseek-v3", "mla-moe-small", "gemma2-like", "gpt-j-parallel", "bias-qknorm-small"}) {
+    INFO(name);
+    const ModelConfig m = load_model(fixture(name));
+    // Prefill of 4096 tokens (all experts touched) and a decode step of 64 sequences at 5000.
+    const OpGraph p = graph(m, prefill_pass(1, 4096));
+    const double prefill = forward_flops(m, 1, 4096, 4097 / 2.0);
+    double lm_head_skipped = 2.0 * 4095 * static_cast<double>(m.vocab * m.hidden);  // logits of the last position only
+    CHECK(p.total_flops() >= prefill - lm_head_skipped);
+    CHECK(p.total_flops() == Approx(prefill - lm_head_skipped).epsilon(0.03));
+    const OpGraph d = graph(m, decode_pass(64, 4999, 0));
+    const double decode = forward_flops(m, 64, 1, 5000, true);
+    if (!m.is_moe()) CHECK(d.total_flops() == Approx(decode).epsilon(0.03));
+    // Uniform routing rounds each touched expert's tokens up: never fewer than active x tokens.
+    CHECK(d.total_flops() >= decode);
+  }
+}
+
+TEST_CASE("The closed-form bound of a sliding-window decode averages its steps (the cost stops growing at the window)",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("gemma2-like"));
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  InferenceSetup s;
+  s.prompt = 3000;
+  s.generate = 3001;  // contexts 3002 .. 6001: sliding layers stop at 4096
+  const InferenceBound b = bound_inference(m, hw, s);
+  double bytes = 0;
+  for (std::int64_t j = 1; j < s.generate; ++j) bytes += m.kv_cache_bytes(DType::bf16, s.prompt + j + 1);
+  const double kv_mean = bytes / static_cast<double>(s.generate - 1);
+  const double weights = b.decode_mean.bytes - kv_mean;
+  CHECK(weights == Approx(m.total_params() * 2).epsilon(1e-9));  // tied: the LM head reads the table
+  // The step at the mean context would count more KV than the mean step reads.
+  CHECK(m.kv_cache_bytes(DType::bf16, 3000 + 1501) > kv_mean);
+}
+
+TEST_CASE("Every new architecture simulates without beating its bounds (ops, phases, whole run)", "[systemc][architectures]") {
+  struct Case {
+    std::string model;
+    std::int64_t tp = 1, ep = 1, batch = 2, prompt = 256, generate = 3;
+    AttentionImpl attention = AttentionImpl::fused;
+  };
+  const std::vector<Case> cases = {
+      {"mla-moe-small", 1, 1, 2, 256, 3, AttentionImpl::fused},
+      {"mla-moe-small", 2, 2, 4, 128, 3, AttentionImpl::fused},
+      {"mla-moe-small", 1, 1, 2, 128, 3, AttentionImpl::unfused},
+      {"mla-moe-small", 1, 1, 2, 128, 3, AttentionImpl::vector},
+      {"bias-qknorm-small", 2, 1, 2, 300, 3, AttentionImpl::fused},
+      {"gpt-j-parallel", 2, 1, 2, 128, 3, AttentionImpl::fused},
+  };
+  for (const Case& c : cases) {
+    INFO(c.model << " tp " << c.tp << " ep " << c.ep << " " << c.attention.name);
+    Experiment e;
+    e.model = fixture(c.model);
+    e.tp = c.tp;
+    e.ep = c.ep;
+    e.batch = c.batch;
+    e.prompt = c.prompt;
+    e.generate = c.generate;
+    e.attention = c.attention;
+    const ExperimentResult r = run_experiment(e, RunControl{});
+    for (const OpInstance& op : r.ops) {
+      INFO(op.op->name);
+      CHECK(op.result.seconds() >= op.bound.bound_time_s * (1 - 1e-9));
+    }
+    CHECK(r.ttft_s >= r.bound_ttft_s);
+    CHECK(r.tpot_s >= r.bound_tpot_s);
+    CHECK(r.total_s >= r.bound_total_s);
+    if (c.tp == 1 && c.ep == 1) {
+      // The closed form from the model's sizes alone (validation/workload_bounds.cpp) too.
+      InferenceSetup s;
+      s.batch = c.batch;
+      s.prompt = c.prompt;
+      s.generate = c.generate;
+      const InferenceBound b = bound_inference(r.model, r.hw, s);
+      CHECK(r.ttft_s >= b.ttft_s);
+      CHECK(r.tpot_s >= b.tpot_s);
+      CHECK(r.total_s >= b.total_s);
+    }
+  }
+}

@@ -16,7 +16,13 @@ inline std::string no_rings_refusal(const Topology& t) {
 }
 
 inline std::string alltoall_refusal(const Topology& t) {
+  if (t.direct_pairs()) return "all-to-all on a full mesh is mesh_oneshot";
   return on_switch(t) ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed";
+}
+
+// Algorithms of a full mesh refuse other fabrics with one wording.
+inline std::string no_mesh_refusal(const Topology& t) {
+  return t.direct_pairs() ? "" : "needs a full mesh (mesh:N), where every pair of chips has links of its own";
 }
 
 // A group on a ring or torus that has no links of its own runs only a routed ring.

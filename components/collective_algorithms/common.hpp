@@ -40,6 +40,16 @@ inline CollectiveStream ring_stream(int dim, int direction, std::uint64_t bytes,
            collective_share(bytes, static_cast<std::uint64_t>(members))}};
 }
 
+// A collective library kernel's per-call launch and handshake (collectives.launch_ns), before
+// any transfer; nothing when the hardware file gives none.
+inline CollectiveStream launch_phases(const HardwareSpec& hw) {
+  if (hw.collectives.launch_s <= 0) return {};
+  CollectivePhase launch;
+  launch.pattern = CollectivePhase::Pattern::delay;
+  launch.seconds = hw.collectives.launch_s;
+  return {launch};
+}
+
 inline CollectiveStream send_stream(std::uint64_t bytes) { return {{CollectivePhase::Pattern::send, 0, +1, 1, bytes}}; }
 
 }  // namespace roofsim::collective_detail

@@ -3,7 +3,8 @@
 // steps of a stride coprime with their number (1, 3, 5, 7 on 8 chips), so each ring passes
 // through every member and no two rings share a pair's links in the same direction. It uses
 // phi(p) of the p - 1 links a chip has to its peers (4 of 7 on 8 chips): slower than
-// mesh_oneshot at large sizes, with fewer, larger transfers. Sends of sendrecv go direct.
+// mesh_oneshot at large sizes, with fewer, larger transfers. Sends of sendrecv go direct. The
+// kernel's launch (collectives.launch_ns) comes first.
 #include <numeric>
 
 #include "components/collective_algorithms/common.hpp"
@@ -39,8 +40,10 @@ class MeshRings : public CollectiveAlgorithm {
     const std::uint64_t part = collective_share(l.bytes, strides.size());
     std::vector<CollectiveStream> out;
     for (int stride : strides) {
-      CollectiveStream s = ring_stream(0, +1, part, l.members, ring_rounds(l.kind));
-      for (CollectivePhase& ph : s) ph.stride = stride;
+      CollectiveStream ring = ring_stream(0, +1, part, l.members, ring_rounds(l.kind));
+      for (CollectivePhase& ph : ring) ph.stride = stride;
+      CollectiveStream s = launch_phases(l.hw);
+      s.insert(s.end(), ring.begin(), ring.end());
       out.push_back(s);
     }
     return out;
@@ -51,8 +54,8 @@ class MeshRings : public CollectiveAlgorithm {
     if (in.kind == CollectiveKind::sendrecv) return in.bytes / B + in.latency;
     if (in.members < 2) return 0;
     const double part = in.bytes / static_cast<double>(ring_strides(in.members).size());
-    return in.kind == CollectiveKind::allreduce ? ring_allreduce_s(in.members, part, B, in.latency)
-                                                : ring_gather_s(in.members, part, B, in.latency);
+    return in.hw.collectives.launch_s + (in.kind == CollectiveKind::allreduce ? ring_allreduce_s(in.members, part, B, in.latency)
+                                                                               : ring_gather_s(in.members, part, B, in.latency));
   }
 };
 }  // namespace

@@ -67,7 +67,9 @@ expect_error "unsupported hf" "unsupported architecture 't5'" "$roofsim" run --m
 expect_error "bad kv dtype" "--kv-dtype int4: the KV cache must be" "$roofsim" run --kv-dtype int4
 expect_error "tpu fp8" "--activations-dtype fp8: the matrix units of tpu_v4 do not compute in it" "$roofsim" run --hw tpu_v4 --activations-dtype fp8
 expect_error "h100 nvfp4" "--activations-dtype nvfp4: the matrix units of h100_sxm5 do not compute in it" "$roofsim" run --hw h100_sxm5 --activations-dtype nvfp4
-expect_error "h100 op mxfp4" "mxfp4" "$roofsim" op --hw h100_sxm5 --gemm 16,4096,4096 --dtype mxfp4
+expect_error "h100 op mxfp4" "--dtype mxfp4: the matrix units of h100_sxm5 do not compute in it" "$roofsim" op --hw h100_sxm5 --gemm 16,4096,4096 --dtype mxfp4
+expect_error "tpu op int4" "--dtype int4: the matrix units of tpu_v4 do not compute in it; supported: bf16, int8" "$roofsim" op --hw tpu_v4 --gemm 16,4096,4096 --dtype int4
+expect_error "h100 roofline nvfp4" "--dtype nvfp4: no unit of h100_sxm5 computes in it" "$roofsim" roofline --hw h100_sxm5 --dtype nvfp4 --gemm 1,4096,4096
 expect_ok "b200 nvfp4 weights" "$roofsim" run --hw b200 --weights-dtype nvfp4 --gen 4
 contains "b200 nvfp4 weights shown" "nvfp4"
 expect_ok "b200 nvfp4 gemm" "$roofsim" op --hw b200 --gemm 4096,4096,4096 --dtype nvfp4

@@ -22,6 +22,10 @@ const CollectiveAlgo CollectiveAlgo::switch_oneshot{"switch_oneshot"};
 const CollectiveAlgo CollectiveAlgo::switch_reduce{"switch_reduce"};
 const CollectiveAlgo CollectiveAlgo::routed{"routed"};
 
+double mesh_pair_bandwidth(const Topology& fabric, const HardwareSpec& hw, double link_bandwidth) {
+  return link_bandwidth * static_cast<double>(mesh_links_per_peer(fabric.chips(), hw.links.count));
+}
+
 bool parse_collective_kind(const std::string& s, CollectiveKind& out) {
   for (std::size_t i = 0; i < std::size(kKinds); ++i) {
     if (s == kKinds[i]) {

@@ -45,6 +45,10 @@ struct CollectivePhase {
   // Fabric::Wire): the default is the links alone.
   Wire wire{};
   double seconds = 0;  // delay
+  // ring on a mesh or switch: a member sends to the member `stride` positions on in
+  // `direction` (1: its neighbour). A stride coprime with the members makes one ring through
+  // all of them; different strides use different links of a full mesh.
+  int stride = 1;
 };
 // Phases one after another; a stream's next phase starts when every member finished this one.
 using CollectiveStream = std::vector<CollectivePhase>;
@@ -60,6 +64,9 @@ struct CollectiveLowering {
   int spanned_dims;  // ring/torus sub-torus groups; 0 otherwise
   DType dtype;
 };
+
+// Bytes/s one direction of a pair of chips of a full mesh gets: its share of the chip's links.
+double mesh_pair_bandwidth(const Topology& fabric, const HardwareSpec& hw, double link_bandwidth);
 
 // What a closed form needs: the collective over p members and the links' numbers.
 struct CollectiveBoundInputs {

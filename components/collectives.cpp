@@ -13,6 +13,9 @@ constexpr int kMaxRoutedAllToAll = 512;
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
   // On a switch, NCCL as its tuner chooses (components/collective_algorithms/nccl.cpp).
   if (t.through_switch()) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"nccl"};
+  // On a full mesh, every share on its own pair's links (components/collective_algorithms/mesh_oneshot.cpp
+  // says why rather than RCCL's rings).
+  if (t.direct_pairs()) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"mesh_oneshot"};
   if (!t.rings()) return CollectiveAlgo::ring;  // over whatever links the family sends on
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
   if (k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return CollectiveAlgo::ring;
@@ -148,9 +151,10 @@ void CollectiveRun::start_phase(std::size_t s) {
 void CollectiveRun::send_step(std::size_t s, int chip, int step) {
   const CollectivePhase& ph = streams_[s]->phases[streams_[s]->phase];
   if (!fabric_.topology().rings() || routed_ring_) {
-    // `chip` is a position in the group's ring; the step goes through the switch, or is routed
-    // over the torus to the next member.
-    const int to = (chip + ph.direction + members()) % members();
+    // `chip` is a position in the group's ring; the step goes through the switch, over the
+    // mesh's direct link, or is routed over the torus to the member `stride` on.
+    const int p = members();
+    const int to = ((chip + ph.direction * ph.stride) % p + p) % p;
     fabric_.send_to(
         members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
         [this, s, to, step] { chip_received(s, to, step); }, ph.wire);

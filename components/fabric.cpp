@@ -161,6 +161,21 @@ void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done,
   events_.at(std::max(up_end, down_end) + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
+void Fabric::send_direct(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
+  if (from == to) {
+    at_now(std::move(done));
+    return;
+  }
+  const int p = chips();
+  const std::size_t l = static_cast<std::size_t>(from * (p - 1) + (to < from ? to : to - 1));
+  // The pair's links work as one wider link (a transfer is striped over them).
+  const double pair = link_bandwidth_ * static_cast<double>(mesh_links_per_peer(p, hw_.links.count));
+  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, rate(pair, wire)));
+  link_bytes_[l] += bytes;
+  traced(l, wire);
+  events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+}
+
 void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
   topology_.family->send_to(*this, from, to, bytes, std::move(done), wire);
 }

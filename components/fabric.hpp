@@ -27,6 +27,7 @@ struct Topology {
   // What the family offers collectives: a switch's ports, or rings along `dims`.
   bool through_switch() const { return family && family->through_switch(); }
   bool rings() const { return family && family->rings(); }
+  bool direct_pairs() const { return family && family->direct_pairs(); }
   bool multi_dimensional() const { return rings() && dims.size() > 1; }
 
   // Ring/torus coordinates of a chip (x fastest) and back.
@@ -106,6 +107,9 @@ class Fabric : public sc_core::sc_module {
   // order their heads arrive); `done` a hop latency after
   // the last link has carried it all. Without contention: hops x latency + bytes / bandwidth.
   void send_routed(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
+  // Full mesh: moves `bytes` from `from` to `to` over the links that pair owns (its share of
+  // the chip's links, mesh_links_per_peer), a latency after they have carried it.
+  void send_direct(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Any chip to any chip, as the topology's family sends (through the switch, routed, ...).
   void send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the
@@ -161,7 +165,9 @@ class Fabric : public sc_core::sc_module {
   EventQueue events_;
   double link_bandwidth_;
   Picoseconds latency_ps_;
-  std::vector<Timeline> links_;  // as the family lays them out (ring/torus: chip x dim x direction; switch: up then down ports)
+  // As the family lays them out (ring/torus: chip x dim x direction; switch: up then down
+  // ports; mesh: per sending chip, its chips - 1 peers in order).
+  std::vector<Timeline> links_;
   std::vector<std::uint64_t> link_bytes_;
   TraceSink trace_;
 };

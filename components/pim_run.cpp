@@ -37,7 +37,10 @@ void PimRun::issue_step(std::int64_t s) {
   const std::uint64_t bytes = std::min(step_weight_bytes_, total - std::min(total, first));
   const std::vector<std::uint64_t> share = hbm.split(first / hbm.interleave_bytes(), bytes);
   const Picoseconds now = now_ps();
-  const double flops_per_weight = 2.0 * static_cast<double>(g_.m) / dtype_bytes(g_.b);
+  // FLOPs per byte of weights, from the whole matrix: packed formats round the matrix's bytes
+  // up, and the op's FLOPs must still come to 2 m k n per batch.
+  const double flops_per_weight = 2.0 * static_cast<double>(g_.m) * static_cast<double>(g_.batch * g_.k * g_.n) /
+                                  static_cast<double>(total);
   Picoseconds ready = now;
   for (std::size_t c = 0; c < share.size(); ++c) {
     if (share[c] == 0) continue;

@@ -75,6 +75,7 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string n = "chip" + std::to_string(i);
     chips.push_back(std::make_unique<Chip>(n.c_str(), jobs[i].hw, jobs[i].granularity));
+    chips.back()->set_near_memory(jobs[i].near_memory);
     sequences.push_back(std::make_unique<OpSequence>((n + "_ops").c_str(), *chips.back(), jobs[i].ops));
   }
   auto t1 = std::chrono::steady_clock::now();

@@ -20,6 +20,8 @@ struct ChipJob {
   HardwareSpec hw;
   Granularity granularity = Granularity::coarse;
   std::vector<OpSpec> ops;
+  // Which GEMMs near-memory units take on hardware with [pim] (off: the matrix units' roofline).
+  NearMemory near_memory = NearMemory::small_rows;
 };
 
 struct ChipOutcome {

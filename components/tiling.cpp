@@ -25,7 +25,7 @@ std::vector<std::int64_t> block_candidates(std::int64_t extent, std::int64_t gra
 }  // namespace
 
 std::uint64_t tensor_bytes(std::int64_t elements, DType t) {
-  return (static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(dtype_bits(t)) + 7) / 8;
+  return dtype_storage_bytes(static_cast<std::uint64_t>(elements), t);
 }
 
 std::int64_t GemmPlan::blocks_m() const { return ceil_div(shape.m, bm); }
@@ -207,7 +207,8 @@ GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
 // allow. Blocks group tiles so the operands stream through the L2 with the least HBM traffic.
 // Partial sums of split-K are reduced on chip: their traffic is not modelled.
 GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
-  const std::int64_t bits = dtype_bits(g.compute());
+  // A k-tile holds kernel_k_bytes of values; block formats' scales travel beside them.
+  const std::int64_t bits = dtype_value_bits(g.compute());
   const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, spec.kernel_k_bytes * 8 / bits), spec.granule_k),
                                    round_up(g.k, spec.granule_k));
   const std::int64_t k_tiles = ceil_div(g.k, kc);

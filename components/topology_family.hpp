@@ -40,6 +40,10 @@ class TopologyFamily {
   // own, wrap-around included; ring and torus algorithms and sub-tori apply.
   virtual bool through_switch() const = 0;
   virtual bool rings() const = 0;
+  // Every pair of chips has links of its own (a full mesh, as AMD Infinity Fabric between the
+  // GPUs of an MI300X node): a send uses only its pair's links, so all-pairs algorithms move
+  // every share at once and a ring of any order runs on direct links.
+  virtual bool direct_pairs() const { return false; }
 
   // The fabric's links (one direction each): how many, and their names for people.
   virtual std::size_t link_count(const Topology& t) const = 0;
@@ -55,6 +59,12 @@ class TopologyFamily {
 };
 
 using TopologyFamilyRegistry = Registry<TopologyFamily>;
+
+// A full mesh of `chips` chips with `links_per_chip` links each: the links each pair gets
+// (split evenly over the chips' chips - 1 peers, the remainder left unused; 0 when too few).
+inline std::int64_t mesh_links_per_peer(int chips, std::int64_t links_per_chip) {
+  return chips > 1 ? links_per_chip / (chips - 1) : links_per_chip;
+}
 
 const TopologyFamilyRegistry& topology_families();
 // "N (a ring), AxBxC (a torus) or switch:N": every family's syntax, for messages and help.

@@ -178,6 +178,7 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
 
   if (auto links = top.optional_table("links")) {
     read_table(*links, hw);
+    if (links->has("fabric")) links->one_of("fabric", {"switch", "mesh", "torus"});
     if (hw.links.switch_reduction_rate > 0 && !hw.links.in_switch_reduction) {
       links->fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
     }

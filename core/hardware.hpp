@@ -85,6 +85,9 @@ struct PimSpec {
 
 struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
+  // How the chips' links join them: "switch", "mesh" or "torus"; "" = by kind (ici: torus,
+  // others: switch). Picks the default topology of multi-chip runs.
+  std::string fabric;
   std::int64_t count = 0;
   double bandwidth_per_direction = 0;  // bytes/s per link
   double efficiency = 1;               // achievable fraction (calibrated)

@@ -68,7 +68,11 @@ std::vector<HardwareParam> make_params() {
       {"onchip.NAME.capacity_bytes", "bytes", 1, K::positive, true, 0, "Capacity of an on-chip memory (L2, shared memory, CMEM, ...)", nullptr},
       {"onchip.NAME.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Its aggregate bandwidth (carried, not yet a server)", nullptr},
 
-      {"links.kind", "", 1, K::text, true, 0, "Link family: nvlink4, ici, ... (ici: default topologies are tori)", FIELD(links.kind)},
+      {"links.kind", "", 1, K::text, true, 0, "Link family: nvlink4, ici, xgmi, ... (names it; links.fabric says how chips are joined)", FIELD(links.kind)},
+      {"links.fabric", "", 1, K::text, false, 0,
+       "How the links join the chips, which picks a multi-chip run's default topology: switch (switch:N, NVLink with "
+       "NVSwitch), mesh (mesh:N, a link to every peer, as Infinity Fabric) or torus (rings and tori, TPU ICI)",
+       FIELD(links.fabric), false, "torus when kind is ici, else switch"},
       {"links.count", "", 1, K::count, true, 0, "Links per chip (on a switch: the chip's port)", FIELD(links.count)},
       {"links.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Bandwidth per link per direction", FIELD(links.bandwidth_per_direction)},
       {"links.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of link bandwidth (calibrated)", FIELD(links.efficiency)},

@@ -52,7 +52,9 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   for (const HardwareParam& param : hardware_params()) {
     if (!param.field || !table_present(h, param.key)) continue;
     const nlohmann::json v = value_in_file_units(param, copy);
+    // A default is left out unless it is always shown (an optional text's default is "").
     if (!param.always_shown && v.is_number() && v.get<double>() == param.fallback) continue;
+    if (!param.always_shown && v.is_string() && v.get<std::string>().empty()) continue;
     p[param.key] = v;
   }
   for (const auto& [t, rate] : h.matrix.dtype_rate) p["matrix.dtype_rate." + std::string(dtype_name(t))] = rate;

@@ -228,7 +228,9 @@ double resource_bound(const OpGraph& g, const HardwareSpec& hw, NearMemory polic
 }  // namespace
 
 std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::int64_t tp) {
-  if (hw.links.kind != "ici") return "switch:" + std::to_string(chips);
+  const std::string fabric = !hw.links.fabric.empty() ? hw.links.fabric : hw.links.kind == "ici" ? "torus" : "switch";
+  if (fabric == "switch") return "switch:" + std::to_string(chips);
+  if (fabric == "mesh") return "mesh:" + std::to_string(chips);
   // A torus as close to a cube as the chip count allows, among those whose leading dimensions
   // a TP group of `tp` chips spans (its all-reduces need links of their own).
   auto spread = [](const std::vector<std::int64_t>& d) { return *std::max_element(d.begin(), d.end()) - *std::min_element(d.begin(), d.end()); };
@@ -580,14 +582,16 @@ PreparedMachine prepare_machine(const Experiment& e) {
                        return s;
                      }());
   }
-  if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8) {
-    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": activations must be bf16, fp16 or fp8");
+  if (p.activations != DType::bf16 && p.activations != DType::fp16 && p.activations != DType::fp8 &&
+      p.activations != DType::nvfp4 && p.activations != DType::mxfp4) {
+    throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) +
+                     ": activations must be bf16, fp16, fp8, nvfp4 or mxfp4");
   }
   if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
     throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");
   }
   if (p.weights == DType::tf32 || p.weights == DType::fp32) {
-    throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8 or int4");
+    throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4");
   }
   check_tensor_parallel(r.model, e.tp);
   check_pipeline(r.model, pass_for(e, 0));

@@ -181,7 +181,8 @@ class PassSimulator {
 };
 
 // The topology a run on `chips` chips with TP groups of `tp` uses when none is given: a switch
-// for NVLink; for ICI the most cubic torus whose leading dimensions a TP group spans.
+// for NVLink (links.fabric switch), a full mesh for links.fabric mesh (Infinity Fabric); for ICI
+// (torus) the most cubic torus whose leading dimensions a TP group spans.
 std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::int64_t tp);
 
 // Memory the experiment needs in HBM (per chip).

@@ -8,12 +8,22 @@ namespace roofsim {
 
 HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal) { return ideal ? make_ideal(hw) : hw; }
 
+namespace {
+// A GEMM in a dtype the matrix units have no rate for is refused, naming the setting (--dtype)
+// and the chip, with what it does compute in.
+void check_matrix_dtype(const HardwareSpec& hw, DType t) {
+  if (hw.matrix_supports(t)) return;
+  std::string supported;
+  for (const auto& [d, rate] : hw.matrix.dtype_rate) supported += (supported.empty() ? "" : ", ") + std::string(dtype_name(d));
+  throw InputError("${dtype} " + std::string(dtype_name(t)) + ": the matrix units of " + hw.name +
+                   " do not compute in it; supported: " + supported);
+}
+}  // namespace
+
 OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops, Granularity granularity,
                      double max_events) {
   for (const OpSpec& op : ops) {
-    if (op.is_gemm && !hw.matrix_supports(op.gemm.a)) {
-      throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(op.gemm.a)));
-    }
+    if (op.is_gemm) check_matrix_dtype(hw, op.gemm.a);
   }
   for (const OpSpec& op : ops) {
     // The op's tensors (compulsory traffic: each operand read once, the result written once)
@@ -86,7 +96,7 @@ OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
 }
 
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {
-  if (!hw.matrix_supports(dtype)) throw InputError(hw.name + ": the matrix units do not compute in " + std::string(dtype_name(dtype)));
+  check_matrix_dtype(hw, dtype);
   if (points < 6) throw InputError("${points} must be at least 6");
   RooflineSweepResult r;
   r.dtype = dtype;

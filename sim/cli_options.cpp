@@ -63,8 +63,8 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
     cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(positive_number());
     cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(positive_number());
   }
-  cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4 (default bf16)");
-  cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8 (default bf16)");
+  cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 (default bf16; a format the matrix units lack is dequantized to the activations' type)");
+  cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8, nvfp4, mxfp4 where the hardware has a rate (default bf16)");
   cmd->add_option("--kv-dtype", f.kv, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
   cmd->add_option("--near-memory", f.near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")

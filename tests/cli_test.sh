@@ -24,7 +24,7 @@ contains "help lists subcommands" "roofline"
 for sub in hw roofline run; do expect_ok "$sub --help" "$roofsim" "$sub" --help; done
 
 expect_ok "hw list" "$roofsim" hw list
-for p in h100_sxm5 h200_sxm a100_sxm4_80gb tpu_v4; do contains "hw list $p" "$p"; done
+for p in h100_sxm5 h200_sxm a100_sxm4_80gb tpu_v4 b200 gb200_nvl72 mi300x tpu_v5e tpu_v5p tpu_v6e; do contains "hw list $p" "$p"; done
 expect_ok "hw show" "$roofsim" hw show tpu_v4
 contains "hw show has sources" "SPEC-V4-FLOPS"
 
@@ -81,6 +81,16 @@ printf '{"model_type": "t5"}\n' > "$tmp/t5.json"
 expect_error "unsupported hf" "unsupported architecture 't5'" "$roofsim" run --model "$tmp/t5.json"
 expect_error "bad kv dtype" "--kv-dtype int4: the KV cache must be" "$roofsim" run --kv-dtype int4
 expect_error "tpu fp8" "--activations-dtype fp8: the matrix units of tpu_v4 do not compute in it" "$roofsim" run --hw tpu_v4 --activations-dtype fp8
+expect_error "h100 nvfp4" "--activations-dtype nvfp4: the matrix units of h100_sxm5 do not compute in it" "$roofsim" run --hw h100_sxm5 --activations-dtype nvfp4
+expect_error "h100 op mxfp4" "--dtype mxfp4: the matrix units of h100_sxm5 do not compute in it" "$roofsim" op --hw h100_sxm5 --gemm 16,4096,4096 --dtype mxfp4
+expect_error "tpu op int4" "--dtype int4: the matrix units of tpu_v4 do not compute in it; supported: bf16, int8" "$roofsim" op --hw tpu_v4 --gemm 16,4096,4096 --dtype int4
+expect_error "h100 roofline nvfp4" "--dtype nvfp4: no unit of h100_sxm5 computes in it" "$roofsim" roofline --hw h100_sxm5 --dtype nvfp4 --gemm 1,4096,4096
+expect_ok "b200 nvfp4 weights" "$roofsim" run --hw b200 --weights-dtype nvfp4 --gen 4
+contains "b200 nvfp4 weights shown" "nvfp4"
+expect_ok "b200 nvfp4 gemm" "$roofsim" op --hw b200 --gemm 4096,4096,4096 --dtype nvfp4
+expect_ok "mi300x mesh collective" "$roofsim" collective --hw mi300x --topology mesh:8 --op allreduce --bytes 256MiB
+contains "mesh default algorithm" "mesh_oneshot"
+expect_error "mesh too large" "a full mesh of 9 chips needs at least 8" "$roofsim" collective --hw mi300x --topology mesh:9 --op allreduce --bytes 1MiB
 expect_ok "op" "$roofsim" op --gemm 1,4096,4096 --json "$tmp/op.json"
 for k in sim_time_s achieved_flops roof_flops intensity events wall_s; do
   if grep -q "\"$k\"" "$tmp/op.json"; then ok; else bad "op json lacks $k"; fi
@@ -104,7 +114,7 @@ expect_error "torus algo on a group that is no sub-torus" "(sizes that do: 1, 4,
 expect_ok "routed send" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 19 --bytes 64MiB
 contains "routed send hops" "chip 0 to chip 19 (5 hops)"
 expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 64
-expect_error "bad topology" "expected N (a ring), AxBxC" "$roofsim" collective --topology 4x0x4
+expect_error "bad topology" "N (a ring), AxBxC (a torus) or switch:N, with positive sizes" "$roofsim" collective --topology 4x0x4
 expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
 # NCCL's protocols and the frameworks' custom all-reduce (docs/calibration.md).

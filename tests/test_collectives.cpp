@@ -289,7 +289,7 @@ TEST_CASE("every registered collective algorithm runs where it says it can, neve
   CHECK(names.size() >= 7);
   for (const std::string& name : names) {
     int ran = 0;
-    for (const char* topology : {"switch:8", "8", "4x4"}) {
+    for (const char* topology : {"switch:8", "8", "4x4", "mesh:8"}) {
       const Topology t = parse_topology(topology);
       for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
                                CollectiveKind::alltoall}) {
@@ -408,4 +408,81 @@ TEST_CASE("ideal links: NCCL costs its link transfers only", "[systemc][collecti
   CollectiveResult r = simulate_collective(hw, parse_topology("switch:8"), spec);
   const double port = hw.links.bandwidth_per_direction * static_cast<double>(hw.links.count);
   CHECK(r.sim_time_s == Approx(switch_ring_s(8, 8192, port, 0, 2)).epsilon(0.001));
+}
+
+// A full mesh (mesh:N, components/topology_families/mesh.cpp) as an 8-GPU MI300X node: seven
+// xGMI links per GPU, one to each peer.
+namespace {
+CollectiveResult on_mesh(const HardwareSpec& hw, const char* topology, CollectiveKind k, const char* algo, std::uint64_t bytes,
+                         std::vector<int> group = {}) {
+  return simulate_collective(hw, parse_topology(topology), CollectiveSpec{k, CollectiveAlgo{algo}, bytes, std::move(group)});
+}
+}  // namespace
+
+TEST_CASE("mesh all-pairs all-reduce on 8 MI300X: each pair's link carries 2 shares, as its closed form says", "[systemc][collective]") {
+  const HardwareSpec hw = ideal_links("mi300x");
+  const std::uint64_t n = 256ull << 20;
+  const CollectiveResult r = on_mesh(hw, "mesh:8", CollectiveKind::allreduce, "mesh_oneshot", n);
+  // The launch, then two rounds; in each every link carries n / 8 at 64 GB/s, then a latency.
+  const double closed =
+      hw.collectives.launch_s + 2 * (static_cast<double>(n) / 8 / hw.links.bandwidth_per_direction + hw.links.latency_s);
+  CHECK(r.bound_time_s == Approx(closed).epsilon(1e-9));
+  CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
+  CHECK(r.sim_time_s == Approx(closed).epsilon(0.001));
+  // Every one of the 56 directed links carried two shares of n / 8.
+  REQUIRE(r.links.size() == 56);
+  for (const Fabric::LinkUse& l : r.links) CHECK(l.bytes == 2 * (n / 8));
+}
+
+TEST_CASE("mesh all-pairs beats one ring 7x at large sizes: a ring uses one of a chip's 7 links", "[systemc][collective]") {
+  const HardwareSpec hw = ideal_links("mi300x");
+  const std::uint64_t n = 256ull << 20;
+  const CollectiveResult pairs = on_mesh(hw, "mesh:8", CollectiveKind::allreduce, "mesh_oneshot", n);
+  const CollectiveResult ring = on_mesh(hw, "mesh:8", CollectiveKind::allreduce, "ring", n);
+  const CollectiveResult rings = on_mesh(hw, "mesh:8", CollectiveKind::allreduce, "mesh_rings", n);
+  CHECK(ring.sim_time_s >= ring.bound_time_s * (1 - 1e-9));
+  CHECK(ring.sim_time_s == Approx(ring_allreduce_s(8, static_cast<double>(n), hw.links.bandwidth_per_direction, hw.links.latency_s)).epsilon(0.01));
+  CHECK(ring.sim_time_s / pairs.sim_time_s == Approx(7).epsilon(0.02));
+  // Four rings (strides 1, 3, 5, 7) on disjoint links: a quarter of the buffer each.
+  CHECK(rings.sim_time_s >= rings.bound_time_s * (1 - 1e-9));
+  CHECK(rings.sim_time_s == Approx(rings.bound_time_s).epsilon(0.01));
+  CHECK(ring.sim_time_s / rings.sim_time_s == Approx(4).epsilon(0.02));
+}
+
+TEST_CASE("mesh all-gather, reduce-scatter, all-to-all and send/recv never beat their closed forms", "[systemc][collective]") {
+  const HardwareSpec hw = load_hardware("mi300x");
+  const Topology t = parse_topology("mesh:8");
+  for (CollectiveKind k : {CollectiveKind::allgather, CollectiveKind::reducescatter, CollectiveKind::alltoall, CollectiveKind::sendrecv}) {
+    INFO(collective_kind_name(k));
+    const CollectiveAlgo algo = default_algo(t, k);
+    CHECK(algo.name == (k == CollectiveKind::sendrecv ? "ring" : "mesh_oneshot"));
+    const CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{k, algo, 64ull << 20, k == CollectiveKind::sendrecv ? std::vector<int>{2, 5} : std::vector<int>{}});
+    CHECK(r.sim_time_s >= r.bound_time_s * (1 - 1e-9));
+    CHECK(r.sim_time_s <= 1.01 * r.bound_time_s);  // alone on idle links
+  }
+  // A send uses its pair's link only.
+  const CollectiveResult send = on_mesh(hw, "mesh:8", CollectiveKind::sendrecv, "ring", 1 << 20, {2, 5});
+  int used = 0;
+  for (const Fabric::LinkUse& l : send.links) used += l.bytes > 0;
+  CHECK(used == 1);
+}
+
+TEST_CASE("a TP group of 4 on an 8-chip mesh all-reduces over its own pairs' links", "[systemc][collective]") {
+  const HardwareSpec hw = load_hardware("mi300x");
+  const CollectiveResult group = on_mesh(hw, "mesh:8", CollectiveKind::allreduce, "mesh_oneshot", 64ull << 20, {4, 5, 6, 7});
+  CHECK(group.sim_time_s >= group.bound_time_s * (1 - 1e-9));
+  CHECK(group.sim_time_s == Approx(group.bound_time_s).epsilon(0.01));
+  int used = 0;
+  for (const Fabric::LinkUse& l : group.links) used += l.bytes > 0;
+  CHECK(used == 12);  // 4 x 3 directed links among the group
+}
+
+TEST_CASE("a mesh needs a link to every peer, and mesh algorithms need a mesh", "[systemc][collective]") {
+  const HardwareSpec hw = load_hardware("mi300x");  // 7 links
+  CHECK_THROWS_WITH(on_mesh(hw, "mesh:9", CollectiveKind::allreduce, "mesh_oneshot", 1 << 20),
+                    Catch::Contains("mi300x has 7 links per chip; a full mesh of 9 chips needs at least 8"));
+  CHECK_THROWS_WITH(on_mesh(hw, "switch:8", CollectiveKind::allreduce, "mesh_oneshot", 1 << 20), Catch::Contains("needs a full mesh"));
+  CHECK_THROWS_WITH(on_mesh(hw, "mesh:8", CollectiveKind::alltoall, "mesh_rings", 1 << 20), Catch::Contains("mesh_oneshot"));
+  CHECK_THROWS_AS(parse_topology("mesh:0"), InputError);
+  CHECK_THROWS_AS(parse_topology("mesh:x"), InputError);
 }

@@ -261,3 +261,44 @@ TEST_CASE("a case table's reference beyond a double is refused naming file, line
   CHECK_THROWS_WITH(first_number("~1e-999"), Catch::Contains("out of range"));
   CHECK(first_number("~370") == 370);
 }
+
+TEST_CASE("default topologies follow links.fabric: a mesh for MI300X, a switch for B200, a torus for TPUs", "[systemc][inference]") {
+  CHECK(default_topology(load_hardware("mi300x"), 8, 8) == "mesh:8");
+  CHECK(default_topology(load_hardware("mi300x"), 4, 4) == "mesh:4");
+  CHECK(default_topology(load_hardware("b200"), 8, 8) == "switch:8");
+  CHECK(default_topology(load_hardware("gb200_nvl72"), 72, 72) == "switch:72");
+  CHECK(default_topology(load_hardware("tpu_v6e"), 4, 4) == "2x2");
+  CHECK(default_topology(load_hardware("tpu_v4"), 8, 4) == "2x2x2");
+}
+
+TEST_CASE("nvfp4 weights on B200: 4.5 bits a weight, and decode of Llama-3-70B takes under half bf16's time", "[systemc][inference]") {
+  Experiment e = llama3(1, 128, 4);
+  e.model = "llama-3-70b";
+  e.hw = "b200";
+  ExperimentResult bf16 = run_experiment(e, nullptr);
+  e.precision.weights = DType::nvfp4;
+  ExperimentResult fp4 = run_experiment(e, nullptr);
+  // Every 16 weights carry one E4M3 scale: 72 bits per 16.
+  CHECK(fp4.memory.weights == Approx(fp4.model.total_params() * 4.5 / 8).epsilon(1e-6));
+  CHECK(fp4.tpot_s >= fp4.decode_speed_of_light_s);
+  CHECK(fp4.tpot_s >= fp4.bound_tpot_s);
+  for (const OpInstance& o : fp4.ops) {
+    INFO(o.op->name << " step " << o.step);
+    CHECK(o.result.seconds() >= o.bound.bound_time_s);
+  }
+  // Decode at batch 1 is mostly the weights: 16/4.5 = 3.6x fewer bytes (each op's fixed
+  // start and drain stays: Llama-3-8B, with smaller ops, gets 0.58x).
+  CHECK(fp4.tpot_s < 0.5 * bf16.tpot_s);
+}
+
+TEST_CASE("fp4 activations need a rate for them: B200 computes in nvfp4, H100 refuses naming the flag and chip", "[systemc][inference]") {
+  Experiment e = llama3(1, 128, 2);
+  e.precision.activations = DType::nvfp4;
+  e.precision.weights = DType::nvfp4;
+  CHECK_THROWS_WITH(run_experiment(e, nullptr), Catch::Contains("activations_dtype nvfp4: the matrix units of h100_sxm5 do not compute in it"));
+  e.hw = "b200";
+  ExperimentResult r = run_experiment(e, nullptr);
+  CHECK(r.ttft_s >= r.bound_ttft_s);
+  // The matmuls' bound uses the fp4 peak (9 PFLOP/s), four times bf16's.
+  CHECK(peak_flops(r.hw, DType::nvfp4) == Approx(4 * peak_flops(r.hw, DType::bf16)));
+}

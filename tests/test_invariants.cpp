@@ -1,11 +1,16 @@
-// The design's invariants on the simulated chip, for H100 and TPU v4. Each test case is one
+// The design's invariants on the simulated chip: all of them for H100 and TPU v4, and the
+// bound, counts and ridge for every other hardware preset. Each test case is one
 // simulation (one process); cases that compare hardware run the chips side by side.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "components/simulation.hpp"
 #include "components/sweep.hpp"
+#include "core/presets.hpp"
 #include "validation/analytic.hpp"
 #include "validation/knee.hpp"
 
@@ -85,16 +90,26 @@ void check_never_beats_bound_and_counts_match(const char* preset) {
     // Invariant 5: FLOPs executed are the op's; bytes moved are the plan's (reuse included),
     // never fewer than reading each operand once.
     CHECK(r.flops == Approx(gemm_cost(g).flops).epsilon(1e-12));
-    const GemmPlan plan = plan_gemm(g, hw.matrix, lim);
-    if (dtype_bits(g.a) % 8 == 0 && dtype_bits(g.b) % 8 == 0) {
-      CHECK(r.bytes_read + r.bytes_written == plan.traffic_bytes());
-    } else {
-      // Packed int4: each load rounds its half bytes up, the closed form rounds per matrix, so
-      // they may differ by under a byte per operand load.
-      const double diff = std::abs(static_cast<double>(r.bytes_read + r.bytes_written) - static_cast<double>(plan.traffic_bytes()));
-      CHECK(diff <= 2.0 * static_cast<double>(plan.steps()));
+    if (r.plan.rfind("near-memory", 0) == 0) {
+      // On near-memory units (h100_pim) the weights never cross the chip's interface: what
+      // moves is the activations, broadcast to every channel's unit, and the results back.
+      CHECK(r.bytes_read == tensor_bytes(g.batch * g.m * g.k, g.a) * static_cast<std::uint64_t>(hw.hbm.channels));
+      CHECK(r.bytes_written == tensor_bytes(g.batch * g.m * g.n, g.c));
+      continue;
     }
-    CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.c_elements_per_batch(), g.c));
+    const GemmPlan plan = plan_gemm(g, hw.matrix, lim);
+    if (dtype_whole_bytes(g.a) && dtype_whole_bytes(g.b)) {
+      CHECK(r.bytes_read + r.bytes_written == plan.traffic_bytes());
+      CHECK(r.bytes_written == static_cast<std::uint64_t>(g.batch) * tensor_bytes(g.c_elements_per_batch(), g.c));
+    } else {
+      // Packed int4 and fp4 with their scales: each load or write-back rounds its part bytes
+      // up, the closed form rounds per matrix, so they may differ by under a byte per operand
+      // load and per output matrix.
+      const double diff = std::abs(static_cast<double>(r.bytes_read + r.bytes_written) - static_cast<double>(plan.traffic_bytes()));
+      CHECK(diff <= 2.0 * static_cast<double>(plan.steps()) + static_cast<double>(g.batch));
+      const double written = static_cast<double>(g.batch) * static_cast<double>(tensor_bytes(g.c_elements_per_batch(), g.c));
+      CHECK(std::abs(static_cast<double>(r.bytes_written) - written) <= static_cast<double>(g.batch));
+    }
     CHECK(static_cast<double>(r.bytes_read + r.bytes_written) >= gemm_cost(g).bytes() * (1 - 1e-9));
   }
 }
@@ -122,7 +137,9 @@ void check_ideal_near_bound_far_from_ridge(const char* preset) {
 void check_emergent_ridge(const char* preset) {
   HardwareSpec hw = make_ideal(load_hardware(preset));
   std::vector<OpSpec> ops = roofline_sweep_ops(hw, DType::bf16, 25);
-  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops}});
+  // The matrix units' and HBM's roofline: near-memory units (h100_pim) would take the GEMVs
+  // below the HBM roof's reach and move the knee.
+  SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops, NearMemory::off}});
   std::vector<RooflinePoint> pts;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     OpCost c = gemm_cost(ops[i].gemm);
@@ -207,4 +224,41 @@ TEST_CASE("H100: coarse and fine granularity agree within 1%", "[systemc][invari
 }
 TEST_CASE("TPU v4: coarse and fine granularity agree within 1%", "[systemc][invariant]") {
   check_granularity_agrees("tpu_v4");
+}
+
+// The same invariants over every hardware preset (configs/hardware/): no simulated op beats
+// its bound, FLOPs and bytes match the counts, and the emergent ridge of the ideal chip lies
+// within 5% of the analytic one. H100 and TPU v4 have their cases above; each other preset
+// has its own two cases here, so that ctest runs them side by side. The last case fails when
+// a preset is added without them.
+namespace {
+const std::vector<std::string> kOtherPresets = {"a100_sxm4_80gb", "b200",    "gb200_nvl72", "h100_2xbw", "h100_pim",
+                                                "h200_sxm",       "mi300x",  "tpu_v5e",     "tpu_v5p",   "tpu_v6e"};
+}  // namespace
+
+#define ROOFSIM_PRESET_INVARIANTS(preset)                                                                              \
+  TEST_CASE(preset ": no simulated GEMM beats its bound, and FLOPs and bytes match the counts", "[systemc][invariant]") { \
+    check_never_beats_bound_and_counts_match(preset);                                                                  \
+  }                                                                                                                    \
+  TEST_CASE(preset " ideal: the emergent ridge is within 5% of the analytic ridge", "[systemc][invariant]") {          \
+    check_emergent_ridge(preset);                                                                                      \
+  }
+ROOFSIM_PRESET_INVARIANTS("a100_sxm4_80gb")
+ROOFSIM_PRESET_INVARIANTS("b200")
+ROOFSIM_PRESET_INVARIANTS("gb200_nvl72")
+ROOFSIM_PRESET_INVARIANTS("h100_2xbw")
+ROOFSIM_PRESET_INVARIANTS("h100_pim")
+ROOFSIM_PRESET_INVARIANTS("h200_sxm")
+ROOFSIM_PRESET_INVARIANTS("mi300x")
+ROOFSIM_PRESET_INVARIANTS("tpu_v5e")
+ROOFSIM_PRESET_INVARIANTS("tpu_v5p")
+ROOFSIM_PRESET_INVARIANTS("tpu_v6e")
+#undef ROOFSIM_PRESET_INVARIANTS
+
+TEST_CASE("every hardware preset is in the invariant suite", "[systemc][invariant]") {
+  std::vector<std::string> covered = kOtherPresets;
+  covered.push_back("h100_sxm5");
+  covered.push_back("tpu_v4");
+  std::sort(covered.begin(), covered.end());
+  CHECK(list_presets("hardware") == covered);
 }

@@ -3,6 +3,7 @@
 #include <functional>
 #include <toml++/toml.h>
 
+#include "core/dtype.hpp"
 #include "core/hardware.hpp"
 #include "core/hardware_params.hpp"
 #include "core/presets.hpp"
@@ -12,7 +13,8 @@ using namespace roofsim;
 
 TEST_CASE("the required hardware presets exist and load", "[presets]") {
   auto names = list_presets("hardware");
-  for (const char* required : {"h100_sxm5", "h200_sxm", "a100_sxm4_80gb", "tpu_v4"}) {
+  for (const char* required : {"h100_sxm5", "h200_sxm", "a100_sxm4_80gb", "tpu_v4", "b200", "gb200_nvl72", "mi300x", "tpu_v5e",
+                               "tpu_v5p", "tpu_v6e"}) {
     CHECK(std::find(names.begin(), names.end(), required) != names.end());
   }
   for (const auto& n : names) {
@@ -30,7 +32,8 @@ TEST_CASE("every hardware number has a provenance entry", "[presets]") {
         [&](const toml::table& t, const std::string& prefix) {
           for (auto&& [k, v] : t) {
             std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-            if (path == "provenance" || v.is_string()) continue;  // names, not numbers
+            // Names are not numbers, but a choice that changes results (links.fabric) is sourced too.
+            if (path == "provenance" || (v.is_string() && path != "links.fabric")) continue;
             if (auto sub = v.as_table()) {
               walk(*sub, path);
             } else {
@@ -73,4 +76,38 @@ TEST_CASE("every key of every hardware preset is a declared parameter, and only 
   CHECK(find_hardware_param("onchip.l2.capacity_bytes") != nullptr);
   CHECK(find_hardware_param("hbm.bandwidth") == nullptr);
   CHECK(find_hardware_param("matrix.dtype_rate") == nullptr);
+}
+
+TEST_CASE("the 2026 presets carry their datasheet peaks", "[presets]") {
+  // Dense peaks per chip as the vendors publish them (provenance in each file).
+  auto peak = [](const char* preset, DType t) { return load_hardware(preset).matrix_peak_flops(t); };
+  CHECK(peak("b200", DType::bf16) == Approx(2.25e15).epsilon(0.001));
+  CHECK(peak("b200", DType::fp8) == Approx(4.5e15).epsilon(0.001));
+  CHECK(peak("b200", DType::nvfp4) == Approx(9e15).epsilon(0.001));
+  CHECK(peak("gb200_nvl72", DType::nvfp4) == Approx(10e15).epsilon(0.001));
+  CHECK(peak("mi300x", DType::bf16) == Approx(1307.4e12).epsilon(0.001));
+  CHECK(peak("mi300x", DType::fp8) == Approx(2614.9e12).epsilon(0.001));
+  CHECK(peak("mi300x", DType::nvfp4) == 0);  // no fp4 on CDNA 3
+  CHECK(peak("tpu_v5e", DType::bf16) == Approx(197e12).epsilon(0.001));
+  CHECK(peak("tpu_v5p", DType::bf16) == Approx(459e12).epsilon(0.001));
+  CHECK(peak("tpu_v6e", DType::bf16) == Approx(918e12).epsilon(0.001));
+  CHECK(peak("tpu_v6e", DType::int8) == Approx(1836e12).epsilon(0.001));
+  CHECK(load_hardware("mi300x").hbm.bandwidth == Approx(5.3e12));
+  CHECK(load_hardware("mi300x").links.fabric == "mesh");
+  CHECK(load_hardware("gb200_nvl72").hbm.capacity_bytes == Approx(186e9));
+}
+
+TEST_CASE("fp4 formats count their scales: nvfp4 4.5 bits a value, mxfp4 4.25", "[presets]") {
+  DType t;
+  REQUIRE(parse_dtype("nvfp4", t));
+  CHECK(t == DType::nvfp4);
+  CHECK(dtype_bits(DType::nvfp4) == 4.5);
+  CHECK(dtype_bits(DType::mxfp4) == 4.25);
+  CHECK(dtype_value_bits(DType::nvfp4) == 4);
+  CHECK(dtype_storage_bytes(16, DType::nvfp4) == 9);   // 16 x 4 bits + one E4M3 scale
+  CHECK(dtype_storage_bytes(32, DType::mxfp4) == 17);  // 32 x 4 bits + one E8M0 scale
+  CHECK(dtype_storage_bytes(1, DType::nvfp4) == 1);    // part bytes round up
+  CHECK(dtype_storage_bytes(3, DType::int4) == 2);
+  CHECK_FALSE(dtype_whole_bytes(DType::mxfp4));
+  CHECK(dtype_whole_bytes(DType::fp8));
 }

@@ -19,7 +19,7 @@ double peak_flops(const HardwareSpec& hw, DType t) {
 Roofline roofline_for(const HardwareSpec& hw, DType t) {
   double p = peak_flops(hw, t);
   if (p <= 0) {
-    throw InputError(hw.name + ": no unit computes in " + std::string(dtype_name(t)));
+    throw InputError("${dtype} " + std::string(dtype_name(t)) + ": no unit of " + hw.name + " computes in it");
   }
   return Roofline{p, hw.hbm.bandwidth};
 }

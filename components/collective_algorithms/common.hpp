@@ -16,7 +16,13 @@ inline std::string no_rings_refusal(const Topology& t) {
 }
 
 inline std::string alltoall_refusal(const Topology& t) {
+  if (t.direct_pairs()) return "all-to-all on a full mesh is mesh_oneshot";
   return on_switch(t) ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed";
+}
+
+// Algorithms of a full mesh refuse other fabrics with one wording.
+inline std::string no_mesh_refusal(const Topology& t) {
+  return t.direct_pairs() ? "" : "needs a full mesh (mesh:N), where every pair of chips has links of its own";
 }
 
 // A group on a ring or torus that has no links of its own runs only a routed ring.
@@ -32,6 +38,16 @@ inline int ring_rounds(CollectiveKind k) { return k == CollectiveKind::allreduce
 inline CollectiveStream ring_stream(int dim, int direction, std::uint64_t bytes, int members, int rounds) {
   return {{CollectivePhase::Pattern::ring, dim, direction, rounds * (members - 1),
            collective_share(bytes, static_cast<std::uint64_t>(members))}};
+}
+
+// A collective library kernel's per-call launch and handshake (collectives.launch_ns), before
+// any transfer; nothing when the hardware file gives none.
+inline CollectiveStream launch_phases(const HardwareSpec& hw) {
+  if (hw.collectives.launch_s <= 0) return {};
+  CollectivePhase launch;
+  launch.pattern = CollectivePhase::Pattern::delay;
+  launch.seconds = hw.collectives.launch_s;
+  return {launch};
 }
 
 inline CollectiveStream send_stream(std::uint64_t bytes) { return {{CollectivePhase::Pattern::send, 0, +1, 1, bytes}}; }

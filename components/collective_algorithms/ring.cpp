@@ -1,5 +1,5 @@
 // One ring, one direction: NCCL's ring on a switch (ring neighbours through the switch), the
-// ring of a ring topology, or a ring routed from member to member over a torus for groups
+// ring of a ring topology, a ring over a full mesh's direct links, or a ring routed from member to member over a torus for groups
 // without links of their own. Also sends of sendrecv.
 #include "components/collective_algorithms/common.hpp"
 #include "validation/collective_bounds.hpp"
@@ -24,6 +24,12 @@ class Ring : public CollectiveAlgorithm {
   }
   double bound_s(const CollectiveBoundInputs& in) const override {
     if (on_switch(in.fabric)) return switch_ring_s(in.members, in.bytes, in.port_bandwidth, in.latency, ring_rounds(in.kind));
+    // On a full mesh every step crosses one pair's links.
+    const double B = in.fabric.direct_pairs() ? mesh_pair_bandwidth(in.fabric, in.hw, in.link_bandwidth) : in.link_bandwidth;
+    if (in.fabric.direct_pairs()) {
+      return in.kind == CollectiveKind::allreduce ? ring_allreduce_s(in.members, in.bytes, B, in.latency)
+                                                  : ring_gather_s(in.members, in.bytes, B, in.latency);
+    }
     // A routed ring crosses at least one link a step: more hops and shared links only add time.
     return in.kind == CollectiveKind::allreduce ? ring_allreduce_s(in.members, in.bytes, in.link_bandwidth, in.latency)
                                                 : ring_gather_s(in.members, in.bytes, in.link_bandwidth, in.latency);

@@ -42,7 +42,7 @@ MAX_UPLOAD = 1 << 20        # characters of an uploaded file
 SYNC_TIMEOUT_S = 60         # analyze, uploads, hardware summaries
 STALE_JOB_S = 60            # a running job nobody asked about for this long is killed
 KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
-DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4"], "activations": ["bf16", "fp16", "fp8"],
+DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"], "activations": ["bf16", "fp16", "fp8", "nvfp4", "mxfp4"],
           "kv": ["bf16", "fp16", "fp8", "int8"]}
 # What-if knobs: friendly names the module's Hardware.scale takes, and plain hardware keys.
 WHATIF_KNOBS = ["hbm.bandwidth", "compute", "links.bandwidth", "pim.flops_per_clock"]

@@ -195,6 +195,14 @@ async function main() {
     await page.screenshot({path: path.join(artifacts, '4-impossible.png'), fullPage: true});
     await page.fill('#tp', '1');
 
+    // A shipped Hugging Face config by its hub id, labelled with its size, analyzed at once.
+    const hubLabel = await page.locator('#model option[value="deepseek-ai/DeepSeek-V3"]').textContent();
+    check(/671B, 37\.\dB active/.test(hubLabel), 'hub ids are offered with their total and active parameters', hubLabel);
+    await page.selectOption('#model', 'Qwen/Qwen3-8B');
+    await page.waitForFunction(() => { const a = window.roofsimState.analysis; return a && /Qwen3-8B/i.test(a.model); }, null,
+      {timeout: 60000});
+    check(true, 'a hub id (Qwen/Qwen3-8B) is analyzed');
+
     // A good upload: a Hugging Face config.json of a small model.
     const cfg = {architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 1024, intermediate_size: 2816,
       num_attention_heads: 16, num_key_value_heads: 4, num_hidden_layers: 8, vocab_size: 32000, max_position_embeddings: 4096};

@@ -273,7 +273,10 @@ class App:
         self.next_job = 1
         self.upload_dir = tempfile.mkdtemp(prefix="roofsim-ui-")
         self.uploads = {}  # id -> (kind, path, file name)
-        self.presets = {"hardware": roofsim.presets("hardware"), "models": roofsim.presets("models")}
+        # Models: the TOML presets and the shipped Hugging Face configs by hub id
+        # ("deepseek-ai/DeepSeek-V3"), with their sizes for the picker's labels.
+        self.model_rows = roofsim.models()
+        self.presets = {"hardware": roofsim.presets("hardware"), "models": [r["name"] for r in self.model_rows]}
         threading.Thread(target=self._reaper, daemon=True).start()
 
     # Settings: the names of `roofsim run`'s flags with underscores; hw and model are preset
@@ -673,7 +676,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                          "(npm ci --prefix ui)", 404)
                     return self.send_file(file)
                 if path == "/api/presets":
-                    return self.send_json(200, {**self.app.presets, "dtypes": DTYPES,
+                    return self.send_json(200, {**self.app.presets, "model_rows": self.app.model_rows, "dtypes": DTYPES,
                                                 "attention": ["fused", "unfused", "vector"],
                                                 "near_memory": ["off", "auto", "all"],
                                                 "whatif_knobs": WHATIF_KNOBS,

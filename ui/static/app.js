@@ -577,7 +577,15 @@ async function init() {
     return;
   }
   for (const h of presets.hardware) addOption($('hw'), h, h);
-  for (const m of presets.models) addOption($('model'), m, m);
+  // Presets, then the shipped Hugging Face configs by hub id, each with its size.
+  const rows = new Map((presets.model_rows || []).map((r) => [r.name, r]));
+  for (const m of presets.models) {
+    const r = rows.get(m);
+    const params = (x) => (x >= 1e12 ? (x / 1e12).toPrecision(3) + 'T' : (x / 1e9).toPrecision(3) + 'B');
+    const size = r ? ` (${params(r.total_params)}` + (r.active_params_per_token < r.total_params * 0.99 ?
+      `, ${params(r.active_params_per_token)} active)` : ')') : '';
+    addOption($('model'), m, m + size);
+  }
   for (const [field, list] of [['weights_dtype', presets.dtypes.weights], ['activations_dtype', presets.dtypes.activations],
     ['kv_dtype', presets.dtypes.kv], ['attention', presets.attention]]) {
     for (const v of list) addOption($(field), v, v);

@@ -379,25 +379,6 @@ MemoryNeed memory_need(const ModelConfig& m, const Experiment& e) {
   return memory_need_of(m, e, build_forward(m, pass_for(e, 0), e.precision, e.attention));
 }
 
-ExperimentResult run_experiment(const Experiment& e, std::ostream* progress) {
-  if (!progress) return run_experiment(e, RunControl{});
-  // Lines for people, once the run has taken 2 s and at most one a second.
-  const auto start = std::chrono::steady_clock::now();
-  auto last = start;
-  RunControl control;
-  control.progress = [&](std::size_t done, std::size_t total, const std::string&) {
-    const auto now = std::chrono::steady_clock::now();
-    const double since_start = std::chrono::duration<double>(now - start).count();
-    if (since_start < 2.0 || std::chrono::duration<double>(now - last).count() < 1.0 || done >= total) return;
-    last = now;
-    // Steps cost about the same (prefill aside): the time left goes as the steps left.
-    const std::string eta = done > 0 ? ", about " + format_fixed(since_start / static_cast<double>(done) * static_cast<double>(total - done), 0) + " s left" : "";
-    *progress << "  simulating " << (done == 0 ? std::string("prefill") : "decode step " + std::to_string(done) + "/" + std::to_string(total - 1))
-              << " (" << format_fixed(since_start, 1) << " s" << eta << ")\n";
-  };
-  return run_experiment(e, control);
-}
-
 namespace {
 
 // Sizes first: once these hold, every product of them (tokens x hidden, tp x pp x ep) stays

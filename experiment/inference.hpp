@@ -131,9 +131,8 @@ struct ExperimentResult {
 // Checks that the model fits (throws InputError saying how much is needed and available),
 // then simulates, in a fresh SystemC kernel: call it as often as needed. `control` hears of
 // each simulated phase (prefill, decode steps) and may cancel between them (Cancelled).
+// (The CLI shows it as sim/progress_line.hpp's line, as every long command does.)
 ExperimentResult run_experiment(const Experiment& e, const RunControl& control);
-// The same; `progress` gets lines for people on long runs (nullptr: silent).
-ExperimentResult run_experiment(const Experiment& e, std::ostream* progress);
 
 // The analytic side of a run without simulating it: the same checks, machine, steps and graphs,
 // every op's bound and each phase's (collectives included, as a run computes them), intensities,

@@ -43,7 +43,7 @@ void add_cases_command(CLI::App& app) {
     check_output_path(o->json, "--json");
     const std::vector<PublicCase> all = load_public_cases();
     const PublicCase& c = find_public_case(all, o->id);
-    ExperimentResult r = run_experiment(c.experiment, nullptr);
+    ExperimentResult r = run_experiment(c.experiment, RunControl{});
     const double sim = case_metric(c, r);
     const double error = sim / c.reference - 1;
     std::ostream& os = human_out(o->json);

@@ -12,6 +12,7 @@
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
 #include "sim/output.hpp"
+#include "sim/progress_line.hpp"
 #include "experiment/trace.hpp"
 #include "validation/analytic.hpp"
 
@@ -133,7 +134,9 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (e.near_memory == NearMemory::all && !(e.hardware ? *e.hardware : load_hardware(e.hw)).pim.present) {
     throw InputError("${near_memory} all: " + e.hw + " has no near-memory units (no [pim] table)");
   }
-  ExperimentResult r = run_experiment(e, &std::cerr);
+  ProgressLine progress("roofsim run", "simulated steps");
+  ExperimentResult r = run_experiment(e, progress.control());
+  progress.finish();
   print_report(os, r, summarize_ops(r), o.top);
   if (!o.json.empty()) write_json(o.json, to_json(r));
   if (!o.csv.empty()) write_text(o.csv, records_csv(op_instance_records(r), kOpInstanceColumns));

@@ -55,11 +55,11 @@ TEST_CASE("experiments, single ops and collectives interleave in one process wit
   Experiment e;
   e.generate = 4;
   e.prompt = 128;
-  const ExperimentResult a = run_experiment(e, nullptr);
+  const ExperimentResult a = run_experiment(e, RunControl{});
   const SimulationOutcome op = simulate(one_gemm_job("tpu_v4", 8192));
   const CollectiveResult c = simulate_collective(load_hardware("tpu_v4"), parse_topology("4x4"),
                                                  CollectiveSpec{CollectiveKind::allreduce, CollectiveAlgo::torus, 64u << 20, {}});
-  const ExperimentResult b = run_experiment(e, nullptr);
+  const ExperimentResult b = run_experiment(e, RunControl{});
   const SimulationOutcome op_again = simulate(one_gemm_job("tpu_v4", 8192));
   CHECK(b.ttft_s == a.ttft_s);
   CHECK(b.tpot_s == a.tpot_s);
@@ -107,5 +107,5 @@ TEST_CASE("cancelling stops an experiment between phases and a sweep between poi
   CHECK_THROWS_AS(run_sweep(e, HardwareDocument::load("h100_sxm5"), axes, 0, 1, stop_after_one), Cancelled);
   CHECK(points == 1);
   // The process simulates on afterwards as if nothing had happened.
-  CHECK(run_experiment(e, nullptr).tpot_s > 0);
+  CHECK(run_experiment(e, RunControl{}).tpot_s > 0);
 }

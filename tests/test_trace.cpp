@@ -115,7 +115,7 @@ TEST_CASE("trace of a pipeline run: slices nest, ops first, a process per stage,
   Experiment e = two_layers("llama-3-8b", 4);
   e.tp = 2;
   e.pp = 2;
-  const ExperimentResult r = run_experiment(e, nullptr);
+  const ExperimentResult r = run_experiment(e, RunControl{});
   const std::string text = trace_json(r);
   const Trace t = parse(text);
   const std::set<std::string> names = check_layout(t);
@@ -136,13 +136,13 @@ TEST_CASE("trace of a pipeline run: slices nest, ops first, a process per stage,
   CHECK(text.find("attn_allreduce\",\"ph\":\"X\",\"pid\":3") != std::string::npos);
   CHECK(text.find("send_to_stage1\",\"ph\":\"X\",\"pid\":3") != std::string::npos);
   // Deterministic: the same run, the same bytes.
-  CHECK(trace_json(run_experiment(e, nullptr)) == text);
+  CHECK(trace_json(run_experiment(e, RunControl{})) == text);
 }
 
 TEST_CASE("trace of an expert-parallel run: overlapping work goes to further lanes", "[systemc][trace]") {
   Experiment e = two_layers("mixtral-8x7b", 8);
   e.ep = 2;
-  const ExperimentResult r = run_experiment(e, nullptr);
+  const ExperimentResult r = run_experiment(e, RunControl{});
   const Trace t = parse(trace_json(r));
   const std::set<std::string> names = check_layout(t);
   REQUIRE(t.processes.size() == 2);
@@ -159,7 +159,7 @@ TEST_CASE("trace size limit: fewer steps, or a refusal naming the flag", "[syste
   Experiment e = two_layers("llama-3-8b", 1);
   e.trace_steps = 3;
   e.generate = 4;
-  const ExperimentResult r = run_experiment(e, nullptr);
+  const ExperimentResult r = run_experiment(e, RunControl{});
   const TraceLayout t(r);
   REQUIRE(t.steps() == 3);
   const std::uint64_t one = t.events(1), two = t.events(2), three = t.events(3);

@@ -45,6 +45,15 @@ struct CollectivePhase {
   // Fabric::Wire): the default is the links alone.
   Wire wire{};
   double seconds = 0;  // delay
+  // ring: the group's positions form rings of `ring_size` members `ring_stride` positions
+  // apart (0: one ring of the whole group). On several nodes, with the group listed node by
+  // node, L members a node: size L stride 1 is a ring inside each node, size N stride L a ring
+  // across the nodes through the members at the same position.
+  int ring_size = 0;
+  int ring_stride = 1;
+  // Pipelining (a stream per chunk of the buffer): this phase starts only once the previous
+  // stream has finished its phase of the same index.
+  bool after_previous_stream = false;
 };
 // Phases one after another; a stream's next phase starts when every member finished this one.
 using CollectiveStream = std::vector<CollectivePhase>;
@@ -59,6 +68,7 @@ struct CollectiveLowering {
   int members;
   int spanned_dims;  // ring/torus sub-torus groups; 0 otherwise
   DType dtype;
+  std::vector<int> group;  // the members' chips (empty: every chip)
 };
 
 // What a closed form needs: the collective over p members and the links' numbers.

@@ -51,9 +51,10 @@ struct CollectivePhase {
   // across the nodes through the members at the same position.
   int ring_size = 0;
   int ring_stride = 1;
-  // Pipelining (a stream per chunk of the buffer): this phase starts only once the previous
-  // stream has finished its phase of the same index.
-  bool after_previous_stream = false;
+  // Pipelining (a stream per chunk of the buffer): this phase starts only once the stream
+  // `pipeline_depth` before it has finished its phase of the same index (0: no wait; 1: one
+  // chunk in a phase at a time; 2: two, as double-buffered kernels keep).
+  int pipeline_depth = 0;
 };
 // Phases one after another; a stream's next phase starts when every member finished this one.
 using CollectiveStream = std::vector<CollectivePhase>;

@@ -106,8 +106,9 @@ void CollectiveRun::start_stream(std::size_t s) {
 void CollectiveRun::try_start(std::size_t s) {
   Stream& st = *streams_[s];
   if (st.running || st.phase >= st.phases.size()) return;
-  // A pipelined phase waits for the stream before it to have finished the same phase.
-  if (st.phases[st.phase].after_previous_stream && s > 0 && streams_[s - 1]->finished <= st.phase) return;
+  // A pipelined phase waits for the stream `depth` before it to have finished the same phase.
+  const std::size_t depth = static_cast<std::size_t>(st.phases[st.phase].pipeline_depth);
+  if (depth > 0 && s >= depth && streams_[s - depth]->finished <= st.phase) return;
   st.running = true;
   start_phase(s);
 }
@@ -203,7 +204,8 @@ void CollectiveRun::chip_received(std::size_t s, int chip, int step) {
   } else {
     stream_done();
   }
-  if (s + 1 < streams_.size()) try_start(s + 1);  // a pipelined stream waiting for this phase
+  // Pipelined streams that waited for this phase.
+  for (std::size_t later = s + 1; later < streams_.size(); ++later) try_start(later);
 }
 
 void CollectiveRun::stream_done() {

@@ -23,7 +23,8 @@ CollectiveSpec spec_of(CollectiveKind k, const CollectiveAlgo& a, std::uint64_t 
   return s;
 }
 CollectiveSpec spec_default(const Topology& t, CollectiveKind k, std::uint64_t bytes, std::vector<int> group = {}) {
-  return spec_of(k, default_algo(t, k, group), bytes, std::move(group));
+  const CollectiveAlgo a = default_algo(t, k, group);
+  return spec_of(k, a, bytes, std::move(group));
 }
 double seconds_of(const HardwareSpec& hw, const Topology& t, const std::vector<CollectiveSpec>& specs) {
   return simulate_collectives(hw, t, specs).sim_time_s;
@@ -127,7 +128,11 @@ TEST_CASE("a fat tree's oversubscribed spine slows traffic that a rail network c
   std::vector<CollectiveSpec> all_rails;
   for (int c = 0; c < 8; ++c) all_rails.push_back(spec_of(CollectiveKind::sendrecv, CollectiveAlgo::ring, 64ull << 20, {c, c + 8}));
   const double r = seconds_of(rail, t, all_rails), f = seconds_of(tree, t, all_rails);
-  CHECK(f == Approx(4 * r).epsilon(0.03));
+  // The uplink carries 8 flows at twice a NIC's rate: 4 NIC-times at least. Links serve whole
+  // transfers first come first served, so the last flow's head reaches its NIC down only when
+  // the uplink starts it and then needs a NIC-time more: at most 5.
+  CHECK(f >= 4 * r * 0.999);
+  CHECK(f <= 5 * r);
 }
 
 TEST_CASE("a 16-chip all-to-all over two nodes is slower than over one 16-chip switch", "[systemc][scale_out]") {

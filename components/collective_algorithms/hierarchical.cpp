@@ -12,7 +12,7 @@
 //   send/receive:    one transfer over the network.
 //
 // Large buffers are cut into chunks that flow through the phases as a pipeline (chunk i's
-// phase j starts once chunk i - 1 has left phase j), so the NVLink phases of one chunk overlap
+// phase j starts once chunk i - 2 has left phase j: two chunks per phase), so the NVLink phases of one chunk overlap
 // the network phase of another; contention between them emerges from the links. The protocol
 // (LL, LL128, Simple) is the one whose closed form costs least, as NCCL's tuner picks.
 #include <algorithm>
@@ -30,6 +30,9 @@ using namespace collective_detail;
 // Simple chunk per channel times the channels a network ring keeps in flight).
 constexpr double kPipelineChunkBytes = 4.0 * 1024 * 1024;
 constexpr int kMaxPipelineChunks = 8;
+// Chunks in one phase at a time (assumed: double buffering, so that one chunk's step latency
+// hides behind another's transfer).
+constexpr int kPipelineDepth = 2;
 
 int pipeline_chunks(double bytes) {
   return static_cast<int>(std::clamp(std::floor(bytes / kPipelineChunkBytes), 1.0, static_cast<double>(kMaxPipelineChunks)));
@@ -190,13 +193,12 @@ class Hierarchical : public CollectiveAlgorithm {
     const Wire w = nccl::wire(c, pr, b);
     std::vector<CollectiveStream> out;
     for (int i = 0; i < chunks; ++i) {
-      // The launch delays the first chunk; each later chunk enters a phase when the one
-      // before it has left it.
+      // The launch delays the first chunks; a chunk enters a phase when the one two before it
+      // has left it.
       CollectiveStream st{{Pattern::delay, 0, 0, 1, 0, {}, i == 0 ? c.launch_s : 0.0}};
       for (const CollectivePhase& ph : chunk_phases(l.kind, s, b, w)) st.push_back(ph);
-      if (i > 0) {
-        for (CollectivePhase& ph : st) ph.after_previous_stream = true;
-      }
+      for (CollectivePhase& ph : st) ph.pipeline_depth = kPipelineDepth;
+      st.front().pipeline_depth = 1;  // no chunk moves before the launch
       out.push_back(std::move(st));
     }
     return out;

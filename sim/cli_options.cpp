@@ -107,8 +107,9 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
       ->check(positive_number());
   }
   cmd->add_option("--topology", f.topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
-                                            "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
-                                            "for NVLink, a near-cubic torus for ICI)");
+                                            "then TP rank): switch:N, a ring N, a torus AxBxC, or nodes:NxL (N nodes of L chips "
+                                            "joined by the hardware's [network]) (default: switch:N for NVLink, "
+                                            "nodes:MxL with --nodes, a near-cubic torus for ICI)");
   cmd->add_flag("--allow-long-context", f.allow_long_context,
                 "Simulate a prompt + output longer than the model's maximum context (refused otherwise)");
   if (!machine_only) {

@@ -87,7 +87,8 @@ std::vector<HardwareParam> make_params() {
        "rail (rail-optimised: NIC i of every node on rail switch i; PXN crosses rails over NVLink) or fat_tree", FIELD(network.shape),
        true, "rail"},
       {"network.oversubscription", "x", 1, K::positive, false, 1,
-       "fat_tree: a leaf's bandwidth down to its NICs over its bandwidth up to the spine (1: non-blocking)", FIELD(network.oversubscription)},
+       "fat_tree: a leaf's bandwidth down to its NICs over its bandwidth up to the spine (1: non-blocking)", FIELD(network.oversubscription),
+       false},
 
       {"collectives.launch_ns", "ns", kNs, K::non_negative, false, 0, "NCCL: per call, kernel launch and the ranks' first handshake", FIELD(collectives.launch_s)},
       {"collectives.ll_efficiency", "", 1, K::fraction, false, 1, "LL protocol: fraction of the link the payload gets (8 B of flag per 8 B)", FIELD(collectives.ll_efficiency)},

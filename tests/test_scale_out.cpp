@@ -193,7 +193,7 @@ TEST_CASE("data-parallel replicas multiply throughput and chips, not a replica's
   CHECK(four.total_chips() == 32);
 }
 
-TEST_CASE("--nodes and --replicas that do not fill the nodes are refused", "[systemc][scale_out]") {
+TEST_CASE("nodes and replicas that do not fill the nodes are refused", "[systemc][scale_out]") {
   Experiment e;
   e.model = "llama-3-8b";
   e.prompt = 64;

@@ -28,10 +28,11 @@ class Ring : public CollectiveAlgorithm {
   double bound_s(const CollectiveBoundInputs& in) const override {
     if (on_switch(in.fabric, in.group)) return switch_ring_s(in.members, in.bytes, in.port_bandwidth, in.latency, ring_rounds(in.kind));
     if (in.fabric.networked()) {
-      // A ring through nodes: a chip's last share has come from every other member in turn,
-      // hop by hop; those p - 1 hops per round cross from node to node at least once per node
-      // spanned after the first (a NIC at its rate and a traversal), the others go through a
-      // node's switch.
+      // A ring through nodes: some ring link crosses from node to node, and it carries a
+      // share at every step (a NIC at its rate); and a chip's last share has come from every
+      // other member in turn, hop by hop, those p - 1 hops per round crossing from node to
+      // node at least once per node spanned after the first (a traversal each), the others
+      // going through a node's switch.
       const NetworkSpec& net = in.hw.network;
       std::vector<int> nodes;
       for (int c = 0; c < in.fabric.chips(); ++c) {
@@ -40,8 +41,9 @@ class Ring : public CollectiveAlgorithm {
       nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
       const double rounds = ring_rounds(in.kind), share = std::ceil(in.bytes / in.members);
       const double crossings = rounds * (static_cast<double>(nodes.size()) - 1), hops = rounds * (in.members - 1.0);
-      return crossings * (share / std::min(net.port_bandwidth(), in.port_bandwidth) + net.latency_s) +
-             (hops - crossings) * (share / in.port_bandwidth + 2 * in.latency);
+      const double nic = std::min(net.port_bandwidth(), in.port_bandwidth);
+      return std::max(hops * share / nic + net.latency_s,
+                      crossings * (share / nic + net.latency_s) + (hops - crossings) * (share / in.port_bandwidth + 2 * in.latency));
     }
     // A routed ring crosses at least one link a step: more hops and shared links only add time.
     return in.kind == CollectiveKind::allreduce ? ring_allreduce_s(in.members, in.bytes, in.link_bandwidth, in.latency)

@@ -49,6 +49,16 @@ struct CollectivePhase {
   // `direction` (1: its neighbour). A stride coprime with the members makes one ring through
   // all of them; different strides use different links of a full mesh.
   int stride = 1;
+  // ring: the group's positions form rings of `ring_size` members `ring_stride` positions
+  // apart (0: one ring of the whole group). On several nodes, with the group listed node by
+  // node, L members a node: size L stride 1 is a ring inside each node, size N stride L a ring
+  // across the nodes through the members at the same position.
+  int ring_size = 0;
+  int ring_stride = 1;
+  // Pipelining (a stream per chunk of the buffer): this phase starts only once the stream
+  // `pipeline_depth` before it has finished its phase of the same index (0: no wait; 1: one
+  // chunk in a phase at a time; 2: two, as double-buffered kernels keep).
+  int pipeline_depth = 0;
 };
 // Phases one after another; a stream's next phase starts when every member finished this one.
 using CollectiveStream = std::vector<CollectivePhase>;
@@ -63,6 +73,7 @@ struct CollectiveLowering {
   int members;
   int spanned_dims;  // ring/torus sub-torus groups; 0 otherwise
   DType dtype;
+  std::vector<int> group;  // the members' chips (empty: every chip)
 };
 
 // Bytes/s one direction of a pair of chips of a full mesh gets: its share of the chip's links.

@@ -11,11 +11,19 @@ constexpr int kMaxRoutedAllToAll = 512;
 }  // namespace
 
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group) {
-  // On a switch, NCCL as its tuner chooses (components/collective_algorithms/nccl.cpp).
-  if (t.through_switch()) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"nccl"};
+  // On a switch, NCCL as its tuner chooses (components/collective_algorithms/nccl.cpp); so too
+  // a group inside one node of several.
+  if (t.switched(group)) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"nccl"};
   // On a full mesh, every share on its own pair's links (components/collective_algorithms/mesh_oneshot.cpp
   // says why rather than RCCL's rings).
   if (t.direct_pairs()) return k == CollectiveKind::sendrecv ? CollectiveAlgo::ring : CollectiveAlgo{"mesh_oneshot"};
+  if (t.networked()) {
+    // Across nodes, NCCL's hierarchy (hierarchical.cpp); a group it cannot split evenly over
+    // its nodes runs one ring through its members, and a send is one transfer.
+    const CollectiveAlgo h{"hierarchical"};
+    if (k != CollectiveKind::sendrecv && collective_algorithms().get(h.name, "algo").refusal(t, k, group).empty()) return h;
+    return CollectiveAlgo::ring;
+  }
   if (!t.rings()) return CollectiveAlgo::ring;  // over whatever links the family sends on
   if (k == CollectiveKind::alltoall) return CollectiveAlgo::routed;
   if (k == CollectiveKind::sendrecv || !is_subtorus(t, group)) return CollectiveAlgo::ring;
@@ -33,6 +41,8 @@ void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std
 struct CollectiveRun::Stream {
   CollectiveStream phases;
   std::size_t phase = 0;
+  bool running = false;  // its current phase has started
+  std::size_t finished = 0;  // phases finished
   std::vector<int> received;  // per chip, steps (ring) or shares (all pairs) received in the current phase
   int chips_done = 0;
 };
@@ -57,10 +67,10 @@ CollectiveRun::CollectiveRun(Fabric& fabric, const CollectiveSpec& spec) : fabri
     }
   }
   const int p = members();
-  const CollectiveLowering lowering{fabric.hw(), t, spec.kind, spec.bytes, p, dims_, spec.dtype};
+  const CollectiveLowering lowering{fabric.hw(), t, spec.kind, spec.bytes, p, dims_, spec.dtype, spec.group};
   for (CollectiveStream& phases : collective_algorithms().get(spec.algo.name, "algo").lower(lowering)) {
     for (const CollectivePhase& ph : phases) {
-      if (ph.pattern == CollectivePhase::Pattern::all_pairs && !t.through_switch() && p > kMaxRoutedAllToAll) {
+      if (ph.pattern == CollectivePhase::Pattern::all_pairs && t.rings() && p > kMaxRoutedAllToAll) {
         // Every pair is a routed transfer with an event per hop: 4096 chips would be 16.8 M
         // transfers and 200 M events (minutes, gigabytes).
         throw InputError("a routed all-to-all over " + std::to_string(p) + " chips: at most " +
@@ -93,6 +103,16 @@ void CollectiveRun::start_stream(std::size_t s) {
     stream_done();
     return;
   }
+  try_start(s);
+}
+
+void CollectiveRun::try_start(std::size_t s) {
+  Stream& st = *streams_[s];
+  if (st.running || st.phase >= st.phases.size()) return;
+  // A pipelined phase waits for the stream `depth` before it to have finished the same phase.
+  const std::size_t depth = static_cast<std::size_t>(st.phases[st.phase].pipeline_depth);
+  if (depth > 0 && s >= depth && streams_[s - depth]->finished <= st.phase) return;
+  st.running = true;
   start_phase(s);
 }
 
@@ -151,10 +171,15 @@ void CollectiveRun::start_phase(std::size_t s) {
 void CollectiveRun::send_step(std::size_t s, int chip, int step) {
   const CollectivePhase& ph = streams_[s]->phases[streams_[s]->phase];
   if (!fabric_.topology().rings() || routed_ring_) {
-    // `chip` is a position in the group's ring; the step goes through the switch, over the
-    // mesh's direct link, or is routed over the torus to the member `stride` on.
+    // `chip` is a position in the group's ring (or in one of the phase's rings); the step goes
+    // through the switch, over the mesh's direct link, is routed over the torus, or crosses
+    // the network to the member `stride` on (mesh rings) or the next one in its ring.
     const int p = members();
-    const int to = ((chip + ph.direction * ph.stride) % p + p) % p;
+    int to = ((chip + ph.direction * ph.stride) % p + p) % p;
+    if (ph.ring_size > 0) {
+      const int at = (chip / ph.ring_stride) % ph.ring_size;
+      to = chip + ((at + ph.direction + ph.ring_size) % ph.ring_size - at) * ph.ring_stride;
+    }
     fabric_.send_to(
         members_[static_cast<std::size_t>(chip)], members_[static_cast<std::size_t>(to)], ph.chunk,
         [this, s, to, step] { chip_received(s, to, step); }, ph.wire);
@@ -177,11 +202,15 @@ void CollectiveRun::chip_received(std::size_t s, int chip, int step) {
     }
   }
   if (++st.chips_done < members()) return;
+  st.running = false;
+  ++st.finished;
   if (++st.phase < st.phases.size()) {
-    start_phase(s);
+    try_start(s);
   } else {
     stream_done();
   }
+  // Pipelined streams that waited for this phase.
+  for (std::size_t later = s + 1; later < streams_.size(); ++later) try_start(later);
 }
 
 void CollectiveRun::stream_done() {

@@ -45,6 +45,8 @@ class CollectiveRun {
  private:
   struct Stream;
   void start_stream(std::size_t s);
+  // Starts stream s's current phase unless it runs, is over, or waits for the stream before it.
+  void try_start(std::size_t s);
   void start_phase(std::size_t s);
   void chip_received(std::size_t s, int chip, int step);
   void send_step(std::size_t s, int chip, int step);

@@ -176,6 +176,19 @@ void Fabric::send_direct(int from, int to, std::uint64_t bytes, Callback done, c
   events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
+void Fabric::send_path(const std::vector<PathLink>& path, std::uint64_t bytes, Callback done, const Wire& wire) {
+  Picoseconds earliest = now_ps(), arrival = now_ps();
+  for (const PathLink& h : path) {
+    Timeline& l = links_[h.link];
+    const Picoseconds end = l.reserve(earliest, service(bytes, rate(h.bandwidth, wire)));
+    link_bytes_[h.link] += bytes;
+    traced(h.link, wire);
+    arrival = std::max(arrival, end + ceil_ps(h.tail_latency_s));
+    earliest = l.last_start() + ceil_ps(h.head_delay_s);
+  }
+  events_.at(arrival + ceil_ps(wire.extra_latency_s), std::move(done));
+}
+
 void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
   topology_.family->send_to(*this, from, to, bytes, std::move(done), wire);
 }

@@ -29,6 +29,10 @@ struct Topology {
   bool rings() const { return family && family->rings(); }
   bool direct_pairs() const { return family && family->direct_pairs(); }
   bool multi_dimensional() const { return rings() && dims.size() > 1; }
+  // Several nodes joined by a network (nodes:NxL); whether a group reaches itself through one
+  // switch (TopologyFamily::switched_group).
+  bool networked() const { return family && family->networked(); }
+  bool switched(const std::vector<int>& group) const { return family && family->switched_group(*this, group); }
 
   // Ring/torus coordinates of a chip (x fastest) and back.
   std::vector<int> coords(int chip) const;
@@ -110,6 +114,19 @@ class Fabric : public sc_core::sc_module {
   // Full mesh: moves `bytes` from `from` to `to` over the links that pair owns (its share of
   // the chip's links, mesh_links_per_peer), a latency after they have carried it.
   void send_direct(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
+  // One link of a path (send_path): its index in the family's layout, its bandwidth (bytes/s,
+  // before the wire), how long after this link starts the data's head reaches the next link,
+  // and the latency from this link's last byte to the data's arrival.
+  struct PathLink {
+    std::size_t link;
+    double bandwidth;
+    double head_delay_s;
+    double tail_latency_s;
+  };
+  // Moves `bytes` over `path`, cut-through: each link is claimed when the head of the data
+  // reaches it (later when busy) and carries all of it at its own rate; `done` when the last
+  // link's data has arrived. A switch traversal (send_switched) is the path {up, down}.
+  void send_path(const std::vector<PathLink>& path, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Any chip to any chip, as the topology's family sends (through the switch, routed, ...).
   void send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire = {});
   // Through the switch with in-network reduction: `bytes` up from every chip, reduced in the

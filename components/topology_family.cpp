@@ -1,5 +1,7 @@
 #include "components/topology_family.hpp"
 
+#include <algorithm>
+
 #include "components/fabric.hpp"
 
 namespace roofsim {
@@ -20,7 +22,9 @@ const TopologyFamilyRegistry& topology_families() {
 }
 
 std::string topology_syntax_list() {
-  const std::vector<const TopologyFamily*> all = topology_families().all();
+  std::vector<const TopologyFamily*> all = topology_families().all();
+  // One node's families first, as before there were several nodes.
+  std::stable_partition(all.begin(), all.end(), [](const TopologyFamily* f) { return !f->networked(); });
   std::string list;
   for (std::size_t i = 0; i < all.size(); ++i) {
     list += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i]->syntax();

@@ -44,6 +44,12 @@ class TopologyFamily {
   // GPUs of an MI300X node): a send uses only its pair's links, so all-pairs algorithms move
   // every share at once and a ring of any order runs on direct links.
   virtual bool direct_pairs() const { return false; }
+  // Several nodes joined by a scale-out network (hw.network): a group may span nodes.
+  virtual bool networked() const { return false; }
+  // Whether the chips of `group` (empty: every chip) reach each other through one switch
+  // (switch algorithms apply to them): on a switch always; on several nodes, a group inside
+  // one node.
+  virtual bool switched_group(const Topology&, const std::vector<int>&) const { return through_switch(); }
 
   // The fabric's links (one direction each): how many, and their names for people.
   virtual std::size_t link_count(const Topology& t) const = 0;
@@ -56,6 +62,11 @@ class TopologyFamily {
   // direction, `links_per_chip`, `latency` per link.
   virtual double send_bound_s(const Topology& t, int from, int to, double bytes, double link, std::int64_t links_per_chip,
                               double latency) const = 0;
+  // The same from the hardware (families whose paths leave the chips' links, such as a
+  // network between nodes, override this one); what callers use.
+  virtual double send_bound_s(const Topology& t, const HardwareSpec& hw, int from, int to, double bytes) const {
+    return send_bound_s(t, from, to, bytes, hw.links.bandwidth_per_direction * hw.links.efficiency, hw.links.count, hw.links.latency_s);
+  }
 };
 
 using TopologyFamilyRegistry = Registry<TopologyFamily>;

@@ -183,6 +183,16 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
       links->fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
     }
   }
+  if (auto net = top.optional_table("network")) {
+    hw.network.present = true;
+    read_table(*net, hw);
+    if (hw.network.shape.empty()) hw.network.shape = "rail";
+    if (net->has("shape")) net->one_of("shape", {"rail", "fat_tree"});
+    if (net->has("oversubscription") && hw.network.shape != "fat_tree") {
+      net->fail("oversubscription", "is for shape = \"fat_tree\" (a rail-optimised network has no spine in its path)");
+    }
+    if (hw.links.count <= 0) net->fail("chips_per_node", "a node's chips need [links] (their NVLink switch)");
+  }
   if (auto pim = top.optional_table("pim")) {
     hw.pim.present = true;
     read_table(*pim, hw);
@@ -217,6 +227,8 @@ HardwareSpec make_ideal(HardwareSpec hw) {
   hw.links.latency_s = 0;
   hw.links.efficiency = 1.0;
   hw.links.switch_reduction_rate = 0;
+  hw.network.latency_s = 0;
+  hw.network.efficiency = 1.0;
   hw.collectives = CollectiveKernelSpec{};  // the links alone
   hw.op_overhead_s = 0;
   hw.host_launch_interval_s = 0;

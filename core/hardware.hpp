@@ -96,6 +96,24 @@ struct LinkSpec {
   double switch_reduction_rate = 0;    // bytes/s per port the switch reduces (0 = port speed)
 };
 
+// The scale-out network that joins nodes (an optional [network] section): each node's
+// `chips_per_node` chips share an NVLink switch; each chip has `nics_per_chip` NICs of
+// `nic_bandwidth` bytes/s per direction into a rail-optimised network (NIC i of every node on
+// rail switch i) or a fat tree whose leaves have `oversubscription` times more bandwidth down
+// than up. `latency_s` is one traversal, NIC to NIC.
+struct NetworkSpec {
+  bool present = false;
+  std::int64_t chips_per_node = 0;
+  std::int64_t nics_per_chip = 1;
+  double nic_bandwidth = 0;  // bytes/s per NIC per direction
+  double latency_s = 0;
+  double efficiency = 1;  // achievable fraction of the NIC's line rate
+  std::string shape;      // "rail" or "fat_tree"
+  double oversubscription = 1;
+  // A chip's NIC port, efficiency applied: all of its NICs (bytes/s per direction).
+  double port_bandwidth() const { return static_cast<double>(nics_per_chip) * nic_bandwidth * efficiency; }
+};
+
 // How a collective library's kernels use the links: NCCL's protocols (LL, LL128, Simple) with
 // their wire efficiency and per-step latency, its channels (CTAs, each copying at a bounded
 // rate), its per-call launch, NVLS, point-to-point (all-to-all) and the serving frameworks'
@@ -133,6 +151,7 @@ struct HardwareSpec {
   std::vector<OnChipMemory> onchip;
   std::string tile_buffer;  // which on-chip memory holds an op's tiles
   LinkSpec links;
+  NetworkSpec network;
   CollectiveKernelSpec collectives;
   PimSpec pim;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)

@@ -82,6 +82,18 @@ std::vector<HardwareParam> make_params() {
        "port speed"},
       {"links.latency_ns", "ns", kNs, K::non_negative, false, 0, "Latency of a transfer over one link (or through the switch)", FIELD(links.latency_s)},
 
+      {"network.chips_per_node", "", 1, K::count, true, 0, "Chips on one node's NVLink switch (the nodes the network joins)", FIELD(network.chips_per_node)},
+      {"network.nics_per_chip", "", 1, K::count, false, 1, "NICs per chip on the scale-out network", FIELD(network.nics_per_chip)},
+      {"network.nic_bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Bandwidth per NIC per direction", FIELD(network.nic_bandwidth)},
+      {"network.latency_ns", "ns", kNs, K::non_negative, false, 0, "Latency of one traversal of the network, NIC to NIC", FIELD(network.latency_s)},
+      {"network.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of a NIC's bandwidth", FIELD(network.efficiency)},
+      {"network.shape", "", 1, K::text, false, 0,
+       "rail (rail-optimised: NIC i of every node on rail switch i; PXN crosses rails over NVLink) or fat_tree", FIELD(network.shape),
+       true, "rail"},
+      {"network.oversubscription", "x", 1, K::positive, false, 1,
+       "fat_tree: a leaf's bandwidth down to its NICs over its bandwidth up to the spine (1: non-blocking)", FIELD(network.oversubscription),
+       false},
+
       {"collectives.launch_ns", "ns", kNs, K::non_negative, false, 0, "NCCL: per call, kernel launch and the ranks' first handshake", FIELD(collectives.launch_s)},
       {"collectives.ll_efficiency", "", 1, K::fraction, false, 1, "LL protocol: fraction of the link the payload gets (8 B of flag per 8 B)", FIELD(collectives.ll_efficiency)},
       {"collectives.ll128_efficiency", "", 1, K::fraction, false, 1, "LL128 protocol: fraction of the link the payload gets (8 B of flag per 128 B)", FIELD(collectives.ll128_efficiency)},
@@ -185,6 +197,7 @@ const std::vector<OptionalTable>& optional_hardware_tables() {
   static const std::vector<OptionalTable> tables = {
       {"matrix.dtype_efficiency", "every dtype runs at its full rate"},
       {"links", "the chip has no chip-to-chip links: single-chip runs only"},
+      {"network", "no scale-out network: runs stay on one node (--nodes and nodes:NxL are refused)"},
       {"pim", "no near-memory compute units"},
       {"host", "no host launch cost (ops launch as one graph)"},
       {"collectives", "collectives cost only their link transfers (no protocol, launch or channel costs)"},

@@ -58,7 +58,7 @@ double collective_bound_s(const HardwareSpec& hw, const Topology& fabric, const 
   if (spec.kind == CollectiveKind::sendrecv) {
     const int from = spec.group.empty() ? 0 : spec.group[0];
     const int to = spec.group.empty() ? 1 : spec.group[p > 1 ? 1 : 0];
-    return fabric.family->send_bound_s(fabric, from, to, n, B, hw.links.count, a);
+    return fabric.family->send_bound_s(fabric, hw, from, to, n);
   }
   // A sub-torus group runs over the dimensions it spans only.
   const Topology links = fabric.rings() && is_subtorus(fabric, spec.group) ? fabric.subtorus(p) : fabric;

@@ -14,7 +14,8 @@ const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
     {"batch", &Experiment::batch},       {"prompt", &Experiment::prompt}, {"gen", &Experiment::generate},
     {"generate", &Experiment::generate}, {"tp", &Experiment::tp},         {"pp", &Experiment::pp},
     {"ep", &Experiment::ep},             {"microbatches", &Experiment::microbatches},
-    {"decode_stride", &Experiment::decode_stride}};
+    {"decode_stride", &Experiment::decode_stride}, {"nodes", &Experiment::nodes},
+    {"replicas", &Experiment::replicas}};
 
 const char* const kOthers[] = {"hw",     "model",  "weights_dtype", "activations_dtype", "kv_dtype",          "attention",
                                "ideal",  "launch", "near_memory",   "topology",          "allow_long_context", "max_events",

@@ -31,11 +31,13 @@ const std::vector<GapCause>& gap_causes() {
          hw.matrix.pipeline_latency_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
        }},
-      {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link efficiency and latency",
+      {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",
        [](HardwareSpec& hw) {
          hw.links.latency_s = 0;
          hw.links.efficiency = 1.0;
          hw.links.switch_reduction_rate = 0;
+         hw.network.latency_s = 0;
+         hw.network.efficiency = 1.0;
          hw.collectives = CollectiveKernelSpec{};
        }},
   };

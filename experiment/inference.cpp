@@ -52,14 +52,12 @@ struct Comm {
 double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
   if (!op.is_collective) return bound_of(op, hw, policy).bound_time_s;
   const Topology& t = *comm.topology;
-  const double link = hw.links.bandwidth_per_direction * hw.links.efficiency;
   if (op.send_to_next) {
     // The stage's sends run at once; the slowest alone sets the bound.
     double longest = 0;
     const ChipLayout& l = comm.layout;
     for (int c = l.stage_base(op.device); c < l.stage_base(op.device + 1); ++c) {
-      longest = std::max(longest, t.family->send_bound_s(t, c, c + l.stage_size(), static_cast<double>(op.collective_bytes()), link,
-                                                         hw.links.count, hw.links.latency_s));
+      longest = std::max(longest, t.family->send_bound_s(t, hw, c, c + l.stage_size(), static_cast<double>(op.collective_bytes())));
     }
     return longest;
   }
@@ -302,6 +300,8 @@ Experiment load_experiment_file(const std::string& path) {
     e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
   }
   e.topology = t.string_or("topology", "");
+  e.nodes = t.positive_integer_or("nodes", 0);
+  e.replicas = t.positive_integer_or("replicas", 1);
   e.allow_long_context = t.boolean_or("allow_long_context", false);
   t.reject_unknown_keys();
   top.reject_unknown_keys();
@@ -309,7 +309,7 @@ Experiment load_experiment_file(const std::string& path) {
   // CLI does: "gen" for the file's "generate").
   for (const auto& [name, key] : {std::pair{"batch", "batch"}, {"prompt", "prompt"}, {"gen", "generate"}, {"tp", "tp"},
                                   {"pp", "pp"}, {"ep", "ep"}, {"microbatches", "microbatches"},
-                                  {"decode_stride", "decode_stride"}, {"topology", "topology"},
+                                  {"decode_stride", "decode_stride"}, {"topology", "topology"}, {"nodes", "nodes"}, {"replicas", "replicas"},
                                   {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
                                   {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
                                   {"kv_dtype", "kv_dtype"}}) {
@@ -390,9 +390,14 @@ void check_sizes(const Experiment& e) {
   check_range(e.tp, 1, kMaxChips, "${tp}");
   check_range(e.pp, 1, kMaxChips, "${pp}");
   check_range(e.ep, 1, kMaxChips, "${ep}");
+  check_range(e.nodes, 0, kMaxChips, "${nodes}", "0: not given");
+  check_range(e.replicas, 1, kMaxChips, "${replicas}");
   const std::int64_t chips = e.tp * e.pp * e.ep;  // each at most 2^16: no overflow
   if (chips > kMaxChips) {
     throw InputError("${tp} x ${pp} x ${ep}: " + std::to_string(chips) + " chips, at most " + std::to_string(kMaxChips));
+  }
+  if (chips * e.replicas > kMaxChips) {
+    throw InputError("${replicas} x ${tp} x ${pp} x ${ep}: " + std::to_string(chips * e.replicas) + " chips, at most " + std::to_string(kMaxChips));
   }
   check_range(e.microbatches, 0, e.batch, "${microbatches}", "0: automatic");
   check_range(e.decode_stride, 0, e.generate, "${decode_stride}", "0: automatic");
@@ -548,6 +553,33 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
   return out;
 }
 
+// Where --nodes puts one replica: nodes:MxL when it spans M nodes of L chips, switch:C when
+// it fits in a node (several replicas to a node when C divides L), "" for one chip or when no
+// nodes were given. Refuses chips that do not fill the nodes.
+std::string place_on_nodes(const HardwareSpec& hw, const Experiment& e) {
+  if (e.nodes <= 0) return "";
+  const std::int64_t chips = e.tp * e.pp * e.ep, total = chips * e.replicas;
+  if (!hw.network.present) {
+    throw InputError("${nodes} " + std::to_string(e.nodes) + ": " + hw.name +
+                     " has no [network] section in its hardware file (the NICs that join nodes): it runs on one node only");
+  }
+  const std::int64_t L = hw.network.chips_per_node;
+  const std::string need = "${replicas} " + std::to_string(e.replicas) + " x ${tp} " + std::to_string(e.tp) + " x ${pp} " +
+                           std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) + " = " + std::to_string(total) + " chips";
+  if (total != e.nodes * L) {
+    throw InputError("${nodes} " + std::to_string(e.nodes) + " of " + std::to_string(L) + " chips (network.chips_per_node of " + hw.name +
+                     ") hold " + std::to_string(e.nodes * L) + " chips; " + need + " (the replicas must fill the nodes)");
+  }
+  if (chips > L && chips % L != 0) {
+    throw InputError(need + ": a replica of " + std::to_string(chips) + " chips spans nodes and must fill whole nodes of " + std::to_string(L));
+  }
+  if (chips < L && L % chips != 0) {
+    throw InputError(need + ": replicas of " + std::to_string(chips) + " chips do not pack evenly into nodes of " + std::to_string(L));
+  }
+  if (chips > L) return "nodes:" + std::to_string(chips / L) + "x" + std::to_string(L);
+  return chips > 1 ? "switch:" + std::to_string(chips) : "";
+}
+
 PreparedMachine prepare_machine(const Experiment& e) {
   PreparedMachine r;
   r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
@@ -607,8 +639,14 @@ PreparedMachine prepare_machine(const Experiment& e) {
     throw InputError("${topology} " + t.name() + " has " + std::to_string(t.chips()) +
                      " chips; ${tp} 1 x ${pp} 1 x ${ep} 1 runs on one");
   }
+  const std::string placed = place_on_nodes(r.hw, e);
+  if (!placed.empty() && !e.topology.empty() && parse_topology(e.topology).name() != placed) {
+    throw InputError("${topology} " + parse_topology(e.topology).name() + ": ${nodes} " + std::to_string(e.nodes) + " puts each replica on " +
+                     placed + " (leave ${topology} out)");
+  }
   if (chips > 1) {
-    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? default_topology(r.hw, chips, e.tp) : e.topology));
+    const std::string fallback = !placed.empty() ? placed : default_topology(r.hw, chips, e.tp);
+    topology = std::make_unique<Topology>(parse_topology(e.topology.empty() ? fallback : e.topology));
     if (topology->chips() != chips) {
       throw InputError("${topology} " + topology->name() + " has " + std::to_string(topology->chips()) + " chips; ${tp} " +
                        std::to_string(e.tp) + " x ${pp} " + std::to_string(e.pp) + " x ${ep} " + std::to_string(e.ep) +

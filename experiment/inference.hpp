@@ -49,6 +49,12 @@ struct Experiment {
   // Expert parallelism over `ep` ranks of tp chips: data-parallel attention, experts spread,
   // all-to-alls over the chips of the same TP rank (switch topologies only).
   std::int64_t ep = 1;
+  // Scale-out (docs/scale-out.md): the nodes of hw.network.chips_per_node chips that all the
+  // replicas fill together (0: not given, one switch as before), and data-parallel replicas of
+  // the tp x ep x pp deployment, each serving its own batch. Replicas exchange nothing in
+  // inference, so one is simulated and stands for each.
+  std::int64_t nodes = 0;
+  std::int64_t replicas = 1;
   // Which GEMMs run on near-memory units, when the hardware has [pim].
   NearMemory near_memory = NearMemory::small_rows;
   std::string topology;
@@ -125,7 +131,13 @@ struct ExperimentResult {
   // Layers replayed instead of simulated (Experiment::all_layers); in no output, which is the
   // same either way.
   int replayed_layers = 0;
+  // Tokens per second of one replica (throughput_tok_s; every replica serves its own batch at
+  // the same pace), and of all replicas together.
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
+  double replica_throughput_tok_s() const { return throughput_tok_s(); }
+  double total_throughput_tok_s() const { return throughput_tok_s() * static_cast<double>(setup.replicas); }
+  std::int64_t replica_chips() const { return setup.tp * setup.pp * setup.ep; }
+  std::int64_t total_chips() const { return replica_chips() * setup.replicas; }
 };
 
 // Checks that the model fits (throws InputError saying how much is needed and available),

@@ -50,6 +50,22 @@ void write_csv_cell(std::ostream& os, const nlohmann::json& v) {
   }  // null, objects and arrays: an empty cell
 }
 
+// Scale-out runs only (--nodes or --replicas given; a run on one node without replicas keeps
+// its output as it was): the nodes, the replicas, every chip, and the throughput of one
+// replica (the simulated one: replicas exchange nothing) and of all.
+void put_scale_out(nlohmann::json& j, const ExperimentResult& r) {
+  const Experiment& e = r.setup;
+  if (e.nodes <= 0 && e.replicas <= 1) return;
+  j["nodes"] = e.nodes > 0 ? nlohmann::json(e.nodes) : nlohmann::json(nullptr);
+  j["replicas"] = e.replicas;
+  j["chips_per_replica"] = r.replica_chips();
+  j["chips_total"] = r.total_chips();
+  if (r.total_s > 0) {
+    j["replica_throughput_tok_s"] = r.replica_throughput_tok_s();
+    j["total_throughput_tok_s"] = r.total_throughput_tok_s();
+  }
+}
+
 }  // namespace
 
 nlohmann::json versioned(nlohmann::json j) {
@@ -157,6 +173,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["pp"] = e.pp;
   j["ep"] = e.ep;
   j["topology"] = r.topology;
+  put_scale_out(j, r);
   j["notes"] = r.notes;
   j["prefill_comm_s"] = r.prefill_comm_s;
   j["prefill_exposed_comm_s"] = r.prefill_exposed_comm_s;
@@ -190,6 +207,7 @@ nlohmann::json analysis_json(const ExperimentResult& r) {
   j["pp"] = e.pp;
   j["ep"] = e.ep;
   j["topology"] = r.topology;
+  put_scale_out(j, r);
   j["notes"] = r.notes;
   j["ideal"] = e.ideal;
   j["peak_flops"] = roof.peak_flops;

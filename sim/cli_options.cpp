@@ -94,13 +94,22 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                 "attention data parallel across them, tokens sent to their experts and back by "
                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
       ->check(positive_number());
+  cmd->add_option("--nodes", f.nodes, "Nodes of the hardware's network.chips_per_node chips that all replicas fill together "
+                                      "(needs [network]; default: one switch). A replica larger than a node spans whole nodes "
+                                      "(nodes:MxL, joined by the network), a smaller one runs on its node's switch")
+      ->check(whole_number_between(1, kMaxChips));
+  cmd->add_option("--replicas", f.replicas, "Data-parallel replicas of the --tp x --ep x --pp deployment, each serving its own "
+                                            "batch; they exchange nothing, so one is simulated and throughput reported per "
+                                            "replica and in total (default 1)")
+      ->check(whole_number_between(1, kMaxChips));
   cmd->add_option("--microbatches", f.microbatches, "Micro-batches the batch is cut into for the pipeline (default: "
                                                     "--pp, or the most the batch divides into)")
       ->check(positive_number());
   }
   cmd->add_option("--topology", f.topology, "How the --tp x --ep x --pp chips are wired (stage-major, then EP rank, "
-                                            "then TP rank): switch:N, a ring N, or a torus AxBxC (default: switch:N "
-                                            "for NVLink, a near-cubic torus for ICI)");
+                                            "then TP rank): switch:N, a ring N, a torus AxBxC, or nodes:NxL (N nodes of L chips "
+                                            "joined by the hardware's [network]) (default: switch:N for NVLink, "
+                                            "nodes:MxL with --nodes, a near-cubic torus for ICI)");
   cmd->add_flag("--allow-long-context", f.allow_long_context,
                 "Simulate a prompt + output longer than the model's maximum context (refused otherwise)");
   if (!machine_only) {
@@ -136,6 +145,8 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--pp")) e.pp = f.pp;
   if (given(cmd, "--microbatches")) e.microbatches = f.microbatches;
   if (given(cmd, "--ep")) e.ep = f.ep;
+  if (given(cmd, "--nodes")) e.nodes = f.nodes;
+  if (given(cmd, "--replicas")) e.replicas = f.replicas;
   if (given(cmd, "--near-memory")) {
     e.near_memory = f.near_memory == "off" ? NearMemory::off : f.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
   }

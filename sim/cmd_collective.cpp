@@ -118,7 +118,9 @@ void add_collective_command(CLI::App& app) {
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "Simulate a collective on a fabric of chips, link by link, beside its closed form");
   add_hw_option(cmd, o->hw);
-  cmd->add_option("--topology", o->topology, "N (a ring), AxBxC (a 3D torus with wrap-around) or switch:N "
+  cmd->add_option("--topology", o->topology, "N (a ring), AxBxC (a 3D torus with wrap-around), switch:N, or "
+                                             "nodes:NxL (N nodes of L chips on their switches, joined by the "
+                                             "hardware's [network]; groups across nodes run hierarchical) "
                                              "(default: switch:8 for NVLink, 4x4x4 for ICI)");
   cmd->add_option("--op", o->op, "allreduce, allgather, reducescatter, alltoall or sendrecv")->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "Bytes per chip: 1GiB, 58MB, 1048576, ...")->capture_default_str();

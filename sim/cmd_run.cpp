@@ -63,6 +63,15 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
              format_fixed(static_cast<double>(e.batch * e.generate) / r.bound_total_s, 1), percent(r.bound_total_s, r.total_s)});
   t.add_row({"total", format_seconds(r.total_s), format_seconds(r.bound_total_s), percent(r.bound_total_s, r.total_s)});
   t.print(os);
+  if (e.nodes > 0 || e.replicas > 1) {
+    // Replicas exchange nothing in inference: the one simulated stands for each.
+    os << "\nscale-out " << e.replicas << (e.replicas == 1 ? " replica" : " replicas") << " x " << chips << (chips == 1 ? " chip" : " chips")
+       << " = " << r.total_chips() << " chips" << (e.nodes > 0 ? " on " + std::to_string(e.nodes) + (e.nodes == 1 ? " node" : " nodes") : std::string())
+       << "; each replica serves its own batch and exchanges nothing, so one replica is simulated and stands for each\n"
+       << "throughput per replica " << format_fixed(r.replica_throughput_tok_s(), 1) << " tokens/s"
+       << (e.replicas > 1 ? ", all " + std::to_string(e.replicas) + " replicas " + format_fixed(r.total_throughput_tok_s(), 1) + " tokens/s" : std::string())
+       << "\n";
+  }
   if (r.decode_steps + 1 > static_cast<int>(r.simulated_steps.size())) {
     os << "\ndecode steps simulated: " << r.simulated_steps.size() - 1 << " of " << r.decode_steps
        << ", the others interpolated linearly in context length (--decode-stride 1 simulates all)\n";

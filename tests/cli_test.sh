@@ -248,5 +248,26 @@ expect_error "negative units" "neg.toml:14: matrix.units: expected a positive in
 printf '[chip\n' > "$tmp/syntax.toml"
 expect_error "syntax error" "syntax.toml:1" "$roofsim" roofline --hw "$tmp/syntax.toml"
 
+# Scale-out (docs/scale-out.md): nodes joined by the network, hierarchical collectives, replicas.
+expect_ok "collective across nodes" "$roofsim" collective --hw h100_sxm5 --topology nodes:2x8 --op allreduce --bytes 1GiB
+contains "collective across nodes is hierarchical" "hierarchical"
+expect_ok "run on two nodes" "$roofsim" run --model llama-2-70b --tp 8 --pp 2 --nodes 2 --gen 2 --prompt 64 --json "$tmp/nodes.json"
+contains "run on two nodes names its topology" "nodes:2x8"
+python3 - "$tmp/nodes.json" <<'PY' && ok || bad "run on two nodes JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["topology"] == "nodes:2x8" and j["nodes"] == 2 and j["replicas"] == 1 and j["chips_total"] == 16, j
+assert any(l["link"].endswith("->net") and l["bytes"] > 0 for l in j["links"])
+PY
+expect_ok "replicas" "$roofsim" run --model llama-3-8b --tp 8 --replicas 4 --nodes 4 --gen 2 --prompt 64 --json "$tmp/rep.json"
+contains "replicas report per replica and total" "all 4 replicas"
+python3 - "$tmp/rep.json" <<'PY' && ok || bad "replicas JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["replicas"] == 4 and j["chips_total"] == 32 and j["topology"] == "switch:8", j
+assert abs(j["total_throughput_tok_s"] - 4 * j["replica_throughput_tok_s"]) < 1e-6 * j["total_throughput_tok_s"]
+assert j["throughput_tok_s"] == j["replica_throughput_tok_s"]
+PY
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -170,5 +170,23 @@ refused "csv NUL byte" "gemm.csv:2: a NUL byte" "$roofsim" validate --kernels "$
 refused "work guard" "raise --max-events" "$roofsim" run --gen 4000 --decode-stride 1 --max-events 1e6
 refused "memory guard" "of results in memory (1000000 simulated steps)" "$roofsim" run --gen 1000000 --decode-stride 1 --allow-long-context --kv-dtype fp8 --weights-dtype int4
 
+# Scale-out: bad [network] keys at their line, --nodes and --replicas that do not fill the nodes.
+refused "network shape" 'network.shape: expected one of "rail", "fat_tree", got "torus"' \
+  "$roofsim" collective --hw "$(hw_with network.shape '"torus"')" --topology nodes:2x8 --bytes 1MiB
+refused "network bandwidth located" "hw.toml:76: network.nic_bandwidth_gb_per_s: expected a positive number" \
+  "$roofsim" collective --hw "$(hw_with network.nic_bandwidth_gb_per_s -50)" --topology nodes:2x8 --bytes 1MiB
+refused "network oversubscription on a rail" "network.oversubscription: is for shape" \
+  "$roofsim" collective --hw "$(sed 's/^shape = "rail"/shape = "rail"\noversubscription = 2/' "$hw/h100_sxm5.toml" > "$tmp/os.toml"; echo "$tmp/os.toml")" --topology nodes:2x8 --bytes 1MiB
+refused "network unknown key" "network.nic_count: unknown key" \
+  "$roofsim" collective --hw "$(sed 's/^nics_per_chip = 1/nic_count = 1/' "$hw/h100_sxm5.toml" > "$tmp/nk.toml"; echo "$tmp/nk.toml")" --topology nodes:2x8 --bytes 1MiB
+refused "nodes without a network" "--nodes 2: tpu_v4 has no [network] section" "$roofsim" run --hw tpu_v4 --model llama-2-7b --tp 8 --nodes 2
+refused "nodes not filled" "--nodes 3 of 8 chips (network.chips_per_node of h100_sxm5) hold 24 chips" "$roofsim" run --model llama-2-70b --tp 8 --pp 2 --nodes 3
+refused "replicas not filling nodes" "--replicas 3 x --tp 8" "$roofsim" run --model llama-3-8b --tp 8 --replicas 3 --nodes 2
+refused "nodes zero" "--nodes: '0' is not a whole number" "$roofsim" run --nodes 0
+refused "nodes topology mismatch" "--nodes 2 puts each replica on nodes:2x8" "$roofsim" run --model llama-2-70b --tp 8 --pp 2 --nodes 2 --topology switch:16
+refused "nodes topology malformed" "expected nodes:NxL" "$roofsim" collective --topology nodes:2y8 --bytes 1MiB
+refused "one node is a switch" "one node is switch:8" "$roofsim" collective --topology nodes:1x8 --bytes 1MiB
+refused "node larger than the hardware's" "network.chips_per_node = 8" "$roofsim" collective --topology nodes:2x16 --bytes 1MiB
+
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

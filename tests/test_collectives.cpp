@@ -289,7 +289,7 @@ TEST_CASE("every registered collective algorithm runs where it says it can, neve
   CHECK(names.size() >= 7);
   for (const std::string& name : names) {
     int ran = 0;
-    for (const char* topology : {"switch:8", "8", "4x4", "mesh:8"}) {
+    for (const char* topology : {"switch:8", "8", "4x4", "mesh:8", "nodes:2x4"}) {
       const Topology t = parse_topology(topology);
       for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
                                CollectiveKind::alltoall}) {
@@ -310,10 +310,11 @@ TEST_CASE("every registered topology family reads back its own names, and its ch
   // Covers families added later too: a family's example parses, prints as written, lays out
   // links the chips have, sends between any two chips no faster than its closed form, and runs
   // the default all-reduce no faster than the algorithm's closed form.
-  const HardwareSpec hw = load_hardware("tpu_v4");
   CHECK(topology_families().all().size() >= 2);
   for (const TopologyFamily* family : topology_families().all()) {
     INFO(family->name());
+    // Several nodes need a chip with a scale-out network.
+    const HardwareSpec hw = load_hardware(family->networked() ? "h100_sxm5" : "tpu_v4");
     const Topology t = parse_topology(family->example());
     CHECK(t.family == family);
     CHECK(t.name() == family->example());

@@ -1,6 +1,7 @@
 // `roofsim explain`: the gap between a run and its bound, split by simulating the chip with one
 // cost taken away after another (experiment/gap_explain.hpp).
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "experiment/gap_explain.hpp"
 
@@ -31,9 +32,14 @@ std::size_t cause_index(const std::string& name) {
 TEST_CASE("explain: the last step is the ideal chip, so no cost is left out of the list", "[systemc][explain]") {
   // make_ideal and gap_causes must take away the same costs; a cost added to one only shows
   // here as a difference in the ideal chip's time.
-  for (const char* hw : {"h100_sxm5", "tpu_v4"}) {
-    Experiment e = small_run(hw);
+  for (const char* hw : {"h100_sxm5", "tpu_v4", "h100_nodes"}) {
+    const bool nodes = std::string(hw) == "h100_nodes";
+    Experiment e = small_run(nodes ? "h100_sxm5" : hw);
     e.tp = 2;
+    if (nodes) {  // two nodes: the pipeline's sends cross the scale-out network
+      e.pp = 8;
+      e.nodes = 2;
+    }
     GapExplanation g = explain_gaps(e);
     Experiment ideal = e;
     ideal.ideal = true;

@@ -9,6 +9,12 @@
 namespace roofsim::collective_detail {
 
 inline bool on_switch(const Topology& t) { return t.through_switch(); }
+// Whether a group (empty: every chip) reaches itself through one switch: a switch, or a group
+// inside one node of several (switch algorithms run there exactly as on that node alone).
+inline bool on_switch(const Topology& t, const std::vector<int>& group) { return t.switched(group); }
+inline std::string switch_refusal(const Topology& t) {
+  return t.networked() ? "needs a group inside one node (the group spans nodes: hierarchical)" : "needs a switch topology (switch:N)";
+}
 
 // Ring and torus algorithms need rings of links along dimensions.
 inline std::string no_rings_refusal(const Topology& t) {
@@ -17,6 +23,7 @@ inline std::string no_rings_refusal(const Topology& t) {
 
 inline std::string alltoall_refusal(const Topology& t) {
   if (t.direct_pairs()) return "all-to-all on a full mesh is mesh_oneshot";
+  if (t.networked()) return "all-to-all on several nodes is switch_oneshot inside a node, hierarchical across nodes";
   return on_switch(t) ? "all-to-all on a switch is switch_oneshot" : "all-to-all on a ring or torus is routed";
 }
 

@@ -18,8 +18,8 @@ class CustomAllreduce : public CollectiveAlgorithm {
     return std::string(trtllm_ ? "TensorRT-LLM" : "vLLM") +
            "'s custom all-reduce: one-shot or two-shot through the switch by size, NCCL above its largest buffer";
   }
-  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>&) const override {
-    if (!on_switch(t)) return "needs a switch topology (switch:N)";
+  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
+    if (!on_switch(t, group)) return switch_refusal(t);
     if (k != CollectiveKind::allreduce) return "a custom all-reduce is an all-reduce";
     return "";
   }

@@ -187,8 +187,8 @@ class Nccl : public CollectiveAlgorithm {
     if (only_) return "NCCL's ring with the " + nccl::proto_name(*only_) + " protocol";
     return "NCCL's ring, the protocol (LL, LL128, Simple) that costs least";
   }
-  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>&) const override {
-    if (!on_switch(t)) return "needs a switch topology (switch:N)";
+  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
+    if (!on_switch(t, group)) return switch_refusal(t);
     if (!ring_ && k != CollectiveKind::allreduce) return "NVLS is an all-reduce";
     if (!nvls_ && (k == CollectiveKind::alltoall || k == CollectiveKind::sendrecv)) {
       return "NCCL's all-to-all and send/receive are point-to-point (nccl)";

@@ -12,8 +12,8 @@ class SwitchOneshot : public CollectiveAlgorithm {
  public:
   std::string name() const override { return "switch_oneshot"; }
   std::string summary() const override { return "every chip sends each other chip its share through the switch"; }
-  std::string refusal(const Topology& t, CollectiveKind, const std::vector<int>&) const override {
-    return on_switch(t) ? "" : "needs a switch topology (switch:N)";
+  std::string refusal(const Topology& t, CollectiveKind, const std::vector<int>& group) const override {
+    return on_switch(t, group) ? "" : switch_refusal(t);
   }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {
     const std::uint64_t each = collective_share(l.bytes, static_cast<std::uint64_t>(l.members));

@@ -13,8 +13,8 @@ class SwitchReduce : public CollectiveAlgorithm {
  public:
   std::string name() const override { return "switch_reduce"; }
   std::string summary() const override { return "in-switch reduction (NVLink SHARP): up once, reduced, down once"; }
-  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>&) const override {
-    if (!on_switch(t)) return "needs a switch topology (switch:N)";
+  std::string refusal(const Topology& t, CollectiveKind k, const std::vector<int>& group) const override {
+    if (!on_switch(t, group)) return switch_refusal(t);
     if (k != CollectiveKind::allreduce) return "in-switch reduction is an all-reduce";
     return "";
   }

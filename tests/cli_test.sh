@@ -114,7 +114,7 @@ expect_error "torus algo on a group that is no sub-torus" "(sizes that do: 1, 4,
 expect_ok "routed send" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 19 --bytes 64MiB
 contains "routed send hops" "chip 0 to chip 19 (5 hops)"
 expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 64
-expect_error "bad topology" "N (a ring), AxBxC (a torus) or switch:N, with positive sizes" "$roofsim" collective --topology 4x0x4
+expect_error "bad topology" "expected mesh:N, N (a ring), AxBxC (a torus), switch:N or nodes:NxL (N nodes of L chips), with positive sizes" "$roofsim" collective --topology 4x0x4
 expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
 # NCCL's protocols and the frameworks' custom all-reduce (docs/calibration.md).

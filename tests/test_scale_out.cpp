@@ -166,7 +166,7 @@ TEST_CASE("a run on two nodes puts TP inside a node and pipeline sends across th
   e.nodes = 2;
   e.prompt = 64;
   e.generate = 2;
-  const ExperimentResult r = run_experiment(e, nullptr);
+  const ExperimentResult r = run_experiment(e, RunControl{});
   CHECK(r.topology == "nodes:2x8");
   std::uint64_t nic_bytes = 0;
   for (const auto& l : r.links) {
@@ -182,10 +182,10 @@ TEST_CASE("data-parallel replicas multiply throughput and chips, not a replica's
   e.tp = 8;
   e.prompt = 64;
   e.generate = 2;
-  const ExperimentResult one = run_experiment(e, nullptr);
+  const ExperimentResult one = run_experiment(e, RunControl{});
   e.replicas = 4;
   e.nodes = 4;
-  const ExperimentResult four = run_experiment(e, nullptr);
+  const ExperimentResult four = run_experiment(e, RunControl{});
   CHECK(four.topology == "switch:8");  // a replica per node
   CHECK(four.total_s == one.total_s);
   CHECK(four.replica_throughput_tok_s() == one.throughput_tok_s());
@@ -200,11 +200,11 @@ TEST_CASE("nodes and replicas that do not fill the nodes are refused", "[systemc
   e.generate = 2;
   e.tp = 8;
   e.nodes = 3;
-  CHECK_THROWS_WITH(run_experiment(e, nullptr), Catch::Contains("nodes"));
+  CHECK_THROWS_WITH(run_experiment(e, RunControl{}), Catch::Contains("nodes"));
   e.nodes = 2;
   e.replicas = 3;
-  CHECK_THROWS_WITH(run_experiment(e, nullptr), Catch::Contains("replicas"));
+  CHECK_THROWS_WITH(run_experiment(e, RunControl{}), Catch::Contains("replicas"));
   e.hw = "tpu_v4";
   e.replicas = 1;
-  CHECK_THROWS_WITH(run_experiment(e, nullptr), Catch::Contains("[network]"));
+  CHECK_THROWS_WITH(run_experiment(e, RunControl{}), Catch::Contains("[network]"));
 }

@@ -198,19 +198,27 @@ class Builder : public AttentionGraph {
     // kernel (workloads/attention_kernels/) decides which ops that takes. A mixed pass runs the
     // kernel once per group (ops named g0., g1., ...); o_proj reads every group's output.
     // Attention sinks (gpt-oss) add one logit per head to the softmax: no cache, no op.
-    attention_layer_ = l;
-    std::vector<Input> attn_out;
-    for (std::size_t i = 0; i < groups_.size(); ++i) {
-      const SequenceGroup& g = groups_[i];
-      group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
-      const std::int64_t rows = g.count * g.new_tokens;
+    const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context, g.prefill, p_};
       shape.window = window(l);
-      const OpId out = attention_.build(*this, shape);
-      attn_out.push_back({out, rows * H * hd});
+      return {attention_.build(*this, shape), rows * H * hd};
+    });
+    return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
+  }
+
+  // Runs `attend` once per sequence group of the pass (a mixed pass names group i's ops "gi.")
+  // and gathers each group's output for o_proj.
+  template <typename Attend>
+  std::vector<Input> per_group(int l, Attend attend) {
+    attention_layer_ = l;
+    std::vector<Input> outs;
+    for (std::size_t i = 0; i < groups_.size(); ++i) {
+      group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
+      const SequenceGroup& g = groups_[i];
+      outs.push_back(attend(g, g.count * g.new_tokens));
     }
     group_prefix_.clear();
-    return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
+    return outs;
   }
 
   // Multi-head latent attention (DeepSeek-V2 section 2.1, V3). The down projections (queries
@@ -243,12 +251,7 @@ class Builder : public AttentionGraph {
     // The cache write: latent and rotary key of every new token, one "KV head".
     OpId kv_write = vector_op("kv_write", "kv_write", l, T * cache, T * cache, 0, {{kv_norm, T * r}, {rope, T * rd}}, p_.kv, true);
 
-    attention_layer_ = l;
-    std::vector<Input> attn_out;
-    for (std::size_t i = 0; i < groups_.size(); ++i) {
-      const SequenceGroup& g = groups_[i];
-      group_prefix_ = groups_.size() > 1 ? "g" + std::to_string(i) + "." : "";
-      const std::int64_t rows = g.count * g.new_tokens;
+    const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{q, kv_write, g.count, H, H, qkd, g.new_tokens, g.context, g.prefill, p_};
       shape.window = window(l);
       if (g.prefill) {
@@ -261,25 +264,22 @@ class Builder : public AttentionGraph {
         shape.v_dim = vd;
         shape.precision.kv = act;  // the expanded keys and values are activations, not the cache
         shape.inputs = {{q, rows * H * nope}, {rope, rows * (H + 1) * rd}, {kv_b, expanded * H * (nope + vd)}};
-        const OpId out = attention_.build(*this, shape);
-        attn_out.push_back({out, rows * H * vd});
-      } else {
-        // W_UK per head: the query's nope part into the latent space (batched over heads).
-        const OpId q_abs = gemm("q_absorb", "q_absorb", {H, rows, r, nope, act, p_.weights, act}, {{q, rows * H * nope}});
-        // Attention over the latent: every head shares the one cached "KV head" (key dims
-        // r + rope, values the first r of them).
-        shape.kv_heads = 1;
-        shape.head_dim = cache;
-        shape.v_dim = r;
-        shape.shared_kv = true;
-        shape.inputs = {{q_abs, rows * H * r}, {rope, rows * H * rd}, {kv_write, rows * cache}};
-        const OpId latent_out = attention_.build(*this, shape);
-        // W_UV per head: the attended latent to each head's value.
-        const OpId v_up = gemm("v_up", "v_up", {H, rows, vd, r, act, p_.weights, act}, {{latent_out, rows * H * r}});
-        attn_out.push_back({v_up, rows * H * vd});
+        return {attention_.build(*this, shape), rows * H * vd};
       }
-    }
-    group_prefix_.clear();
+      // W_UK per head: the query's nope part into the latent space (batched over heads).
+      const OpId q_abs = gemm("q_absorb", "q_absorb", {H, rows, r, nope, act, p_.weights, act}, {{q, rows * H * nope}});
+      // Attention over the latent: every head shares the one cached "KV head" (key dims
+      // r + rope, values the first r of them).
+      shape.kv_heads = 1;
+      shape.head_dim = cache;
+      shape.v_dim = r;
+      shape.shared_kv = true;
+      shape.inputs = {{q_abs, rows * H * r}, {rope, rows * H * rd}, {kv_write, rows * cache}};
+      const OpId latent_out = attention_.build(*this, shape);
+      // W_UV per head: the attended latent to each head's value.
+      const OpId v_up = gemm("v_up", "v_up", {H, rows, vd, r, act, p_.weights, act}, {{latent_out, rows * H * r}});
+      return {v_up, rows * H * vd};
+    });
     return gemm_op("o_proj", "o_proj", l, {1, T, h, H * vd, act, p_.weights, act}, attn_out);
   }
 

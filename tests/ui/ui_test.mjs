@@ -187,6 +187,25 @@ async function main() {
     check(await page.locator('#chart svg').count() > 0, 'the chart is still there after bad uploads');
     await page.screenshot({path: path.join(artifacts, '3-bad-upload.png'), fullPage: true});
 
+    // The hardware TOML edited in the page: twice the HBM bandwidth is analyzed at once; a bad
+    // value gets the loader's message naming its key.
+    await page.waitForFunction(() => document.getElementById('hw-toml').value.includes('bandwidth_gb_per_s = 3350'), null,
+      {timeout: 60000});
+    const bw0 = await page.evaluate(() => window.roofsimState.analysis.bandwidth);
+    await page.click('#hw-edit summary');
+    const toml = await page.inputValue('#hw-toml');
+    await page.fill('#hw-toml', toml.replace('bandwidth_gb_per_s = 3350', 'bandwidth_gb_per_s = 6700'));
+    await page.click('#hw-apply');
+    await page.waitForFunction((b) => document.getElementById('hw').value.startsWith('upload:') && window.roofsimState.analysis &&
+      window.roofsimState.analysis.bandwidth > 1.99 * b, bw0, {timeout: 60000});
+    check(true, 'a hardware TOML edited in the page is used (HBM bandwidth doubled)');
+    await page.fill('#hw-toml', toml.replace('bandwidth_gb_per_s = 3350', 'bandwidth_gb_per_s = -1'));
+    await page.click('#hw-apply');
+    await page.waitForFunction(() => /Edited hardware TOML/.test(document.getElementById('message').textContent), null, {timeout: 60000});
+    const editMessage = await page.textContent('#message');
+    check(/hbm\.bandwidth_gb_per_s/.test(editMessage), 'a bad value in the edited TOML names its key', editMessage.slice(0, 200));
+    await page.screenshot({path: path.join(artifacts, '3b-edited-hardware.png'), fullPage: true});
+
     // Impossible settings: a message and a chart placeholder saying why, never a blank chart.
     await page.fill('#tp', '3');
     await page.waitForSelector('#chart .chart-empty', {timeout: 60000});

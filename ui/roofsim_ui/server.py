@@ -356,7 +356,7 @@ class App:
             keys = h.keys()
             knobs = {k: h[k] for k in ("hbm.bandwidth_gb_per_s", "matrix.macs_per_clock", "links.bandwidth_gb_per_s",
                                        "pim.flops_per_clock") if k in keys}
-            return {"name": h.name, "summary": h.summary(), "knobs": knobs}
+            return {"name": h.name, "summary": h.summary(), "knobs": knobs, "toml": h.toml()}
         return call_in_child(fn, replace=replace)
 
     def upload(self, body):

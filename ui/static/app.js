@@ -481,6 +481,23 @@ async function cancel() {
 }
 
 // --- uploads ---------------------------------------------------------------------------------
+// The hardware TOML as edited in the page becomes an upload of its own (checked by the same
+// loader as a file: a bad value gets its line and key).
+async function applyEditedHardware() {
+  const name = (state.hwName || 'hardware').replace(/[^A-Za-z0-9_.-]/g, '_') + '-edited.toml';
+  try {
+    const r = await api('POST', '/api/upload', {kind: 'hardware', text: $('hw-toml').value, filename: name});
+    let opt = [...$('hw').options].find((o) => o.value === r.id);
+    if (!opt) opt = addOption($('hw'), r.id, `${r.name} (edited in the page)`);
+    $('hw').value = r.id;
+    clearMessage();
+    settingsChanged();
+    loadHardwareKnobs();
+  } catch (err) {
+    showMessage('Edited hardware TOML: ' + err.message, 'error');
+  }
+}
+
 async function upload(input, kind, select) {
   const file = input.files[0];
   if (!file) return;
@@ -540,6 +557,8 @@ async function loadHardwareKnobs() {
   try {
     const h = await api('GET', '/api/hardware?hw=' + encodeURIComponent($('hw').value));
     state.knobs = h.knobs;
+    state.hwName = h.name;
+    $('hw-toml').value = h.toml || '';
     $('wi-pim-row').hidden = !('pim.flops_per_clock' in h.knobs);
     updateKnobText();
   } catch (err) {
@@ -604,6 +623,7 @@ async function init() {
     $(k.id).addEventListener('input', () => { range.value = $(k.id).value; whatifChanged(); });
   }
   $('hw-file').addEventListener('change', () => upload($('hw-file'), 'hardware', $('hw')));
+  $('hw-apply').addEventListener('click', applyEditedHardware);
   $('model-file').addEventListener('change', () => upload($('model-file'), 'model', $('model')));
   $('simulate').addEventListener('click', simulate);
   $('cancel').addEventListener('click', cancel);

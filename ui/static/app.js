@@ -484,7 +484,7 @@ async function cancel() {
 // The hardware TOML as edited in the page becomes an upload of its own (checked by the same
 // loader as a file: a bad value gets its line and key).
 async function applyEditedHardware() {
-  const name = (state.hwName || 'hardware').replace(/[^A-Za-z0-9_.-]/g, '_') + '-edited.toml';
+  const name = (state.hwName || 'hardware').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/(-edited)+$/, '') + '-edited.toml';
   try {
     const r = await api('POST', '/api/upload', {kind: 'hardware', text: $('hw-toml').value, filename: name});
     let opt = [...$('hw').options].find((o) => o.value === r.id);

@@ -238,6 +238,16 @@ PYBIND11_MODULE(roofsim, m) {
       .def_readwrite("experts_per_token", &ModelConfig::experts_per_token)
       .def_readonly("hub_id", &ModelConfig::hub_id)
       .def_readonly("architecture", &ModelConfig::architecture)
+      .def_readwrite("max_context", &ModelConfig::max_context)
+      .def_readwrite("moe_intermediate", &ModelConfig::moe_intermediate)
+      .def_readwrite("shared_experts", &ModelConfig::shared_experts)
+      .def_readwrite("shared_intermediate", &ModelConfig::shared_intermediate)
+      .def_readwrite("dense_layers", &ModelConfig::dense_layers)
+      .def_readwrite("parallel_block", &ModelConfig::parallel_block)
+      .def_readwrite("sliding_window", &ModelConfig::sliding_window)
+      .def("fields", [](const ModelConfig& mc) { return to_python(model_fields_json(mc)); },
+           "Every field of the model (latent attention, sliding layers, biases, ...) and its derived sizes, as "
+           "`roofsim models show --json`")
       .def_property_readonly("total_params", &ModelConfig::total_params)
       .def_property_readonly("active_params_per_token", &ModelConfig::active_params_per_token)
       .def("__repr__", [](const ModelConfig& c) { return "roofsim.Model('" + c.name + "')"; });

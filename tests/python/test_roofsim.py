@@ -241,3 +241,12 @@ def test_models_lists_presets_and_shipped_configs():
     assert v3["kv_bytes_per_token_bf16"] == (512 + 64) * 61 * 2
     assert 0.99 * 671e9 < v3["total_params"] < 1.01 * 671e9
     assert roofsim.model("deepseek-ai/DeepSeek-V3").hub_id == "deepseek-ai/DeepSeek-V3"
+
+
+def test_model_fields_show_the_new_architectures():
+    v3 = roofsim.model("deepseek-ai/DeepSeek-V3")
+    f = v3.fields()
+    assert v3.dense_layers == 3 and v3.shared_experts == 1 and v3.moe_intermediate == 2048
+    assert f["mla"]["kv_lora_rank"] == 512 and f["mla"]["qk_rope_head_dim"] == 64
+    gemma = roofsim.model("google/gemma-2-9b")
+    assert gemma.sliding_window == 4096

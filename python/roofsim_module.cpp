@@ -244,7 +244,7 @@ PYBIND11_MODULE(roofsim, m) {
       .def_readwrite("shared_intermediate", &ModelConfig::shared_intermediate)
       .def_readwrite("dense_layers", &ModelConfig::dense_layers)
       .def_readwrite("parallel_block", &ModelConfig::parallel_block)
-      .def_readwrite("sliding_window", &ModelConfig::sliding_window)
+      .def_readonly("sliding_window", &ModelConfig::sliding_window)  // which layers slide: fields()
       .def("fields", [](const ModelConfig& mc) { return to_python(model_fields_json(mc)); },
            "Every field of the model (latent attention, sliding layers, biases, ...) and its derived sizes, as "
            "`roofsim models show --json`")

@@ -77,8 +77,12 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
                        (known.empty() ? "none" : known) +
                        "). roofsim works offline: download the model's config.json and give its path (--model path/to/config.json)");
     }
-    if (!fs::exists(name_or_path)) {
-      throw InputError(std::string(kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "") + name_or_path + ": no such file");
+    const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";
+    if (!fs::exists(name_or_path)) throw InputError(setting + name_or_path + ": no such file");
+    // A folder is no config (reading one as TOML would blame a missing key at line 1).
+    if (fs::is_directory(name_or_path)) {
+      throw InputError(setting + name_or_path + ": a folder" +
+                       (kind == "models" ? " without a config.json in it" : "") + ", not a file");
     }
     return name_or_path;
   }

@@ -31,6 +31,9 @@ hw_with() {
   echo "$tmp/hw.toml"
 }
 
+# A folder is no config file: say so rather than parse it.
+refused "model folder" "a folder without a config.json in it, not a file" "$roofsim" run --model /
+refused "hw folder" "a folder, not a file" "$roofsim" run --hw /tmp/
 # explain compares the chip with its ideal self: --ideal leaves nothing to explain.
 refused "explain ideal" "leave --ideal out" "$roofsim" explain --ideal --gen 2
 # Ranges after unit conversion: a bandwidth of 1e-300 GB/s once ran a GEMM faster than the chip.

@@ -12,6 +12,7 @@
 #include "core/format.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/single_op.hpp"
+#include "workloads/attention_kernel.hpp"
 
 namespace roofsim {
 
@@ -101,6 +102,78 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
     p.simulate = [&hw, ops] {
+      const OpsRunResult r = run_ops(hw, false, ops);
+      return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
+    };
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The ops an attention kernel builds for one call, captured instead of added to a graph.
+class CapturedAttention : public AttentionGraph {
+ public:
+  OpId gemm(const std::string& name, const std::string&, const GemmShape& shape, const std::vector<OpInput>&) override {
+    ops.push_back(gemm_op(shape, name));
+    return static_cast<OpId>(ops.size() - 1);
+  }
+  OpId vector(const std::string& name, const std::string&, std::int64_t, std::int64_t, double,
+              const std::vector<OpInput>&, DType, bool, std::optional<DType>) override {
+    throw std::logic_error("kernel tables: the fused attention kernel built a vector op (" + name + ")");
+  }
+  std::vector<OpSpec> ops;
+};
+
+DType attention_dtype(const std::string& path, const CsvRow& row, const std::string& column) {
+  const std::string& text = csv_text(path, row, column);
+  if (text == "bfloat16") return DType::bf16;
+  if (text == "fp8") return DType::fp8;
+  throw InputError(path + ":" + row.at("#line") + ": " + column + ": unknown '" + text + "' (expected bfloat16 or fp8)");
+}
+
+// context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
+// generation_attention.csv (decode: one new token per sequence over a cache of isl + step
+// tokens): one call of the fused attention kernel (workloads/attention_kernels/fused.cpp, what
+// `run` builds) on one layer's heads, with its window.
+std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill) {
+  std::vector<PendingRow> out;
+  const AttentionKernel& kernel = attention_kernels().get("fused", "attention");
+  for (const CsvRow& row : read_csv(path)) {
+    AttentionShape s;
+    s.sequences = csv_positive_integer(path, row, "batch_size");
+    const std::int64_t isl = csv_positive_integer(path, row, "isl");
+    s.heads = csv_positive_integer(path, row, "num_heads");
+    s.kv_heads = csv_positive_integer(path, row, "num_key_value_heads");
+    s.head_dim = csv_positive_integer(path, row, "head_dim");
+    const std::string where = path + ":" + row.at("#line") + ": ";
+    if (s.heads % s.kv_heads != 0) throw InputError(where + "num_key_value_heads must divide num_heads");
+    const std::int64_t window = csv_integer(path, row, "window_size");
+    const std::int64_t step = prefill ? 0 : csv_integer(path, row, "step");
+    if (window < 0 || step < 0) throw InputError(where + "window_size and step must not be negative");
+    for (std::int64_t v : {s.sequences, isl, s.heads, s.head_dim, step, window}) {
+      if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any attention call (at most 2^24)");
+    }
+    // The kernel's operands (queries, keys, values) stay far from int64's range.
+    const double elements = static_cast<double>(s.sequences) * static_cast<double>(s.heads) *
+                            static_cast<double>(isl + step) * static_cast<double>(s.head_dim);
+    if (elements > std::ldexp(1.0, 48)) throw InputError(where + "batch x heads x tokens x head_dim beyond 2^48 elements");
+    s.prefill = prefill;
+    s.new_tokens = prefill ? isl : 1;
+    s.context = prefill ? isl : isl + step;
+    s.window = window;
+    s.precision.activations = attention_dtype(path, row, "attn_dtype");
+    s.precision.kv = attention_dtype(path, row, "kv_cache_dtype");
+    CapturedAttention captured;
+    kernel.build(captured, s);
+    PendingRow p;
+    p.result.family = std::string(prefill ? "context attention " : "generation attention ") +
+                      std::string(dtype_name(s.precision.activations)) + "/" + std::string(dtype_name(s.precision.kv));
+    p.result.label = "b" + std::to_string(s.sequences) + " isl" + std::to_string(isl) + " h" + std::to_string(s.heads) + "/" +
+                     std::to_string(s.kv_heads) + "x" + std::to_string(s.head_dim) + (window > 0 ? " w" + std::to_string(window) : "");
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    p.simulate = [&hw, ops = std::move(captured.ops)] {
       const OpsRunResult r = run_ops(hw, false, ops);
       return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
     };
@@ -212,8 +285,8 @@ const std::vector<TableKind>& table_kinds() {
       {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", ""},
       {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
       {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
-      {"context_attention.csv", nullptr, "context attention", "roofsim has no single attention op yet (issue 12)"},
-      {"generation_attention.csv", nullptr, "generation attention", "roofsim has no single attention op yet (issue 12)"},
+      {"context_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, true); }, "", ""},
+      {"generation_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, false); }, "", ""},
       {"moe.csv", nullptr, "moe", "roofsim has no single MoE layer op yet (issue 12)"},
   };
   return kinds;

@@ -123,8 +123,14 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, last ? edge_k : tk};
         // A fused attention: QK^T on the tile, then AV on its share of the value columns.
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
+        // Between them, the softmax's exponentials on the SFUs: one per score of the tile
+        // (a tile along the head dim carries its share of its rows' scores).
+        const double exps = g.fused_attention && spec.exp_per_clock > 0
+                                ? static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n) /
+                                      static_cast<double>(g.n) / spec.exp_per_clock
+                                : 0.0;
         cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
-                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) : 0.0);
+                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0);
       }
     }
   }

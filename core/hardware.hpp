@@ -41,6 +41,9 @@ struct MatrixSpec {
   bool weight_stationary = false;
   double weight_load_cycles = 0;
   double pipeline_latency_cycles = 0;  // fill + drain of one tile job
+  // A fused attention's softmax: exponentials per clock per unit (the SFUs), one per score,
+  // spent between the tile's two matmuls (0: not modelled).
+  double exp_per_clock = 0;
 };
 
 struct VectorSpec {

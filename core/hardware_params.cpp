@@ -40,6 +40,9 @@ std::vector<HardwareParam> make_params() {
       {"matrix.weight_load_cycles", "cycles", 1, K::non_negative, false, 0,
        "Cycles to load a weight tile (required when weight_stationary)", FIELD(matrix.weight_load_cycles)},
       {"matrix.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0, "Fill and drain of one tile job", FIELD(matrix.pipeline_latency_cycles)},
+      {"matrix.exp_per_clock", "1/clock", 1, K::non_negative, false, 0,
+       "Exponentials per clock per unit for a fused attention's softmax (GPU SFUs), one per score, not overlapped with "
+       "the MMAs (0: not modelled)", FIELD(matrix.exp_per_clock)},
       {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
        "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,

@@ -208,3 +208,53 @@ TEST_CASE("nodes and replicas that do not fill the nodes are refused", "[systemc
   e.replicas = 1;
   CHECK_THROWS_WITH(run_experiment(e, RunControl{}), Catch::Contains("[network]"));
 }
+
+TEST_CASE("More HBM bandwidth, FLOP/s, link or NIC bandwidth never makes a run slower (new models, fabrics and nodes)",
+          "[systemc][scale_out]") {
+  // A monotonic oracle on whole runs: each resource doubled alone, TTFT and TPOT must not grow.
+  struct Case {
+    const char* hw;
+    const char* model;
+    std::int64_t tp, pp, ep, nodes, batch;
+    DType weights;
+  };
+  const std::vector<Case> cases = {
+      {"h100_sxm5", "deepseek-ai/DeepSeek-V2-Lite", 1, 1, 1, 0, 4, DType::bf16},  // MLA, shared experts
+      {"h100_sxm5", "google/gemma-2-9b", 1, 1, 1, 0, 2, DType::bf16},             // sliding layers
+      {"h100_sxm5", "llama-2-70b", 8, 2, 1, 2, 2, DType::bf16},                   // pipeline over the network
+      {"h100_sxm5", "mixtral-8x7b", 2, 1, 8, 2, 16, DType::bf16},                 // all-to-all across nodes
+      {"mi300x", "llama-3-8b", 8, 1, 1, 0, 2, DType::bf16},                       // full mesh
+      {"b200", "llama-3-8b", 1, 1, 1, 0, 2, DType::nvfp4},                        // fp4 weights
+  };
+  using Edit = std::function<void(HardwareSpec&)>;
+  const std::vector<std::pair<std::string, Edit>> edits = {
+      {"hbm x2", [](HardwareSpec& h) { h.hbm.bandwidth *= 2; }},
+      {"compute x2", [](HardwareSpec& h) { h.matrix.macs_per_clock *= 2; }},
+      {"links x2", [](HardwareSpec& h) { h.links.bandwidth_per_direction *= 2; }},
+      {"nics x2", [](HardwareSpec& h) { h.network.nic_bandwidth *= 2; }},
+  };
+  for (const Case& c : cases) {
+    Experiment e;
+    e.hw = c.hw;
+    e.model = c.model;
+    e.tp = c.tp;
+    e.pp = c.pp;
+    e.ep = c.ep;
+    e.nodes = c.nodes;
+    e.batch = c.batch;
+    e.prompt = 256;
+    e.generate = 3;
+    e.precision.weights = c.weights;
+    const ExperimentResult base = run_experiment(e, RunControl{});
+    for (const auto& [name, edit] : edits) {
+      INFO(c.model << " on " << c.hw << ", " << name);
+      HardwareSpec hw = load_hardware(c.hw);
+      edit(hw);
+      Experiment v = e;
+      v.hardware = hw;
+      const ExperimentResult r = run_experiment(v, RunControl{});
+      CHECK(r.ttft_s <= base.ttft_s * (1 + 1e-9));
+      CHECK(r.tpot_s <= base.tpot_s * (1 + 1e-9));
+    }
+  }
+}

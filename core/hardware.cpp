@@ -217,22 +217,43 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
   return load_hardware_file(resolve_preset("hardware", name_or_path));
 }
 
+const std::vector<NonIdealCost>& non_ideal_costs() {
+  static const std::vector<NonIdealCost> costs = {
+      {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain",
+       [](HardwareSpec& hw) {
+         hw.op_overhead_s = 0;
+         hw.host_launch_interval_s = 0;
+       }},
+      {"clock", "the matrix units run at their sustained clock, below the one behind the peak (power, stalls)",
+       [](HardwareSpec& hw) { hw.matrix.sustained_clock_hz = hw.matrix.clock_hz; }},
+      {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency)",
+       [](HardwareSpec& hw) { hw.matrix.dtype_efficiency.clear(); }},
+      {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles)",
+       [](HardwareSpec& hw) {
+         hw.hbm.efficiency = 1.0;
+         hw.hbm.tile_efficiency = 1.0;
+       }},
+      {"latency", "memory latency and the units' pipeline fill and drain, where nothing hides them",
+       [](HardwareSpec& hw) {
+         hw.hbm.access_latency_s = 0;
+         hw.matrix.pipeline_latency_cycles = 0;
+         hw.vector.pipeline_latency_cycles = 0;
+       }},
+      {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",
+       [](HardwareSpec& hw) {
+         hw.links.latency_s = 0;
+         hw.links.efficiency = 1.0;
+         hw.links.switch_reduction_rate = 0;
+         hw.network.latency_s = 0;
+         hw.network.efficiency = 1.0;
+         hw.collectives = CollectiveKernelSpec{};  // the links alone
+       }},
+  };
+  return costs;
+}
+
 HardwareSpec make_ideal(HardwareSpec hw) {
-  hw.matrix.sustained_clock_hz = hw.matrix.clock_hz;
-  hw.matrix.pipeline_latency_cycles = 0;
-  hw.vector.pipeline_latency_cycles = 0;
-  hw.hbm.efficiency = 1.0;
-  hw.hbm.tile_efficiency = 1.0;
-  hw.hbm.access_latency_s = 0;
-  hw.links.latency_s = 0;
-  hw.links.efficiency = 1.0;
-  hw.links.switch_reduction_rate = 0;
-  hw.network.latency_s = 0;
-  hw.network.efficiency = 1.0;
-  hw.collectives = CollectiveKernelSpec{};  // the links alone
-  hw.op_overhead_s = 0;
-  hw.host_launch_interval_s = 0;
-  hw.matrix.dtype_efficiency.clear();
+  for (const NonIdealCost& c : non_ideal_costs()) c.remove(hw);
   hw.name += " (ideal)";
   return hw;
 }

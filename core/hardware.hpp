@@ -182,8 +182,17 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
 // A preset name ("h100_sxm5") or a path to a .toml file.
 HardwareSpec load_hardware(const std::string& name_or_path);
 
+// One non-ideal cost of a chip and how to take it away. In order, they turn a chip into its
+// ideal self: make_ideal applies them all, `roofsim explain` one after another.
+struct NonIdealCost {
+  std::string name;  // "launch", "clock", ...
+  std::string what;  // for people
+  void (*remove)(HardwareSpec&);
+};
+const std::vector<NonIdealCost>& non_ideal_costs();
+
 // The same hardware with every efficiency at 1 and every latency and overhead at zero; the
-// sustained clock becomes the datasheet clock. Used by --ideal.
+// sustained clock becomes the datasheet clock (every non_ideal_costs() removed). Used by --ideal.
 HardwareSpec make_ideal(HardwareSpec hw);
 
 }  // namespace roofsim

@@ -7,43 +7,6 @@
 
 namespace roofsim {
 
-const std::vector<GapCause>& gap_causes() {
-  // make_ideal (core/hardware.cpp) in steps; tests/test_gap_explain.cpp checks that the last
-  // step's run equals the --ideal run, so a cost added to one and not the other is caught.
-  static const std::vector<GapCause> causes = {
-      {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain",
-       [](HardwareSpec& hw) {
-         hw.op_overhead_s = 0;
-         hw.host_launch_interval_s = 0;
-       }},
-      {"clock", "the matrix units run at their sustained clock, below the one behind the peak (power, stalls)",
-       [](HardwareSpec& hw) { hw.matrix.sustained_clock_hz = hw.matrix.clock_hz; }},
-      {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency)",
-       [](HardwareSpec& hw) { hw.matrix.dtype_efficiency.clear(); }},
-      {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles)",
-       [](HardwareSpec& hw) {
-         hw.hbm.efficiency = 1.0;
-         hw.hbm.tile_efficiency = 1.0;
-       }},
-      {"latency", "memory latency and the units' pipeline fill and drain, where nothing hides them",
-       [](HardwareSpec& hw) {
-         hw.hbm.access_latency_s = 0;
-         hw.matrix.pipeline_latency_cycles = 0;
-         hw.vector.pipeline_latency_cycles = 0;
-       }},
-      {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",
-       [](HardwareSpec& hw) {
-         hw.links.latency_s = 0;
-         hw.links.efficiency = 1.0;
-         hw.links.switch_reduction_rate = 0;
-         hw.network.latency_s = 0;
-         hw.network.efficiency = 1.0;
-         hw.collectives = CollectiveKernelSpec{};
-       }},
-  };
-  return causes;
-}
-
 namespace {
 
 using OpKey = std::pair<std::string, std::string>;  // phase, op name
@@ -67,7 +30,7 @@ GapParts parts_of(const std::vector<double>& times, double bound) {
 
 nlohmann::json parts_json(const GapParts& p) {
   nlohmann::json parts = nlohmann::json::object();
-  for (std::size_t i = 0; i < p.parts.size(); ++i) parts[gap_causes()[i].name + "_s"] = p.parts[i];
+  for (std::size_t i = 0; i < p.parts.size(); ++i) parts[non_ideal_costs()[i].name + "_s"] = p.parts[i];
   parts[std::string(kTilesAndOverlap) + "_s"] = p.tiles;
   return {{"sim_s", p.sim_s}, {"bound_s", p.bound_s}, {"gap_s", p.gap()}, {"parts", parts}};
 }
@@ -79,15 +42,15 @@ GapExplanation explain_gaps(const Experiment& e, const RunControl& control) {
     throw InputError("${ideal}: explaining the gap compares the chip with its ideal self; leave --ideal out");
   }
   HardwareSpec hw = e.hardware ? *e.hardware : load_hardware(e.hw);
-  const std::size_t runs = gap_causes().size() + 1;
+  const std::size_t runs = non_ideal_costs().size() + 1;
   std::vector<ExperimentResult> results;
   for (std::size_t i = 0; i < runs; ++i) {
     if (control.stop_requested()) throw Cancelled();
-    if (i > 0) gap_causes()[i - 1].remove(hw);
+    if (i > 0) non_ideal_costs()[i - 1].remove(hw);
     Experiment step = e;
     step.hardware = hw;
     results.push_back(run_experiment(step, RunControl{}));
-    control.report(i + 1, runs, i == 0 ? "the chip as it is" : "without " + gap_causes()[i - 1].name);
+    control.report(i + 1, runs, i == 0 ? "the chip as it is" : "without " + non_ideal_costs()[i - 1].name);
   }
 
   GapExplanation g;
@@ -118,7 +81,7 @@ GapExplanation explain_gaps(const Experiment& e, const RunControl& control) {
 
 nlohmann::json to_json(const GapExplanation& g) {
   nlohmann::json causes = nlohmann::json::array();
-  for (const GapCause& c : gap_causes()) causes.push_back({{"name", c.name}, {"what", c.what}});
+  for (const NonIdealCost& c : non_ideal_costs()) causes.push_back({{"name", c.name}, {"what", c.what}});
   causes.push_back({{"name", kTilesAndOverlap},
                     {"what", "what the ideal chip still spends above the bound: work padded to tile shapes, partial "
                              "waves of tiles, units waiting on each other"}});
@@ -134,7 +97,7 @@ nlohmann::json gap_records(const GapExplanation& g) {
     nlohmann::json row = {{"phase", o.op.phase}, {"op", o.op.name}, {"class", o.op.op_class}, {"roof", o.op.roof},
                           {"count", o.op.count}, {"sim_s", o.time.sim_s}, {"bound_s", o.time.bound_s},
                           {"gap_s", o.time.gap()}};
-    for (std::size_t i = 0; i < o.time.parts.size(); ++i) row[gap_causes()[i].name + "_s"] = o.time.parts[i];
+    for (std::size_t i = 0; i < o.time.parts.size(); ++i) row[non_ideal_costs()[i].name + "_s"] = o.time.parts[i];
     row[std::string(kTilesAndOverlap) + "_s"] = o.time.tiles;
     rows.push_back(std::move(row));
   }

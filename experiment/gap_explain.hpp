@@ -7,7 +7,6 @@
 // above the bound is the tiles (work padded to tile shapes, partial waves) and the units
 // waiting on each other. The order is fixed and stated: a cost's share is measured with the
 // costs before it already gone.
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,18 +18,10 @@
 
 namespace roofsim {
 
-// One non-ideal cost of a chip and how to take it away.
-struct GapCause {
-  std::string name;  // "launch", "clock", ...
-  std::string what;  // for people
-  std::function<void(HardwareSpec&)> remove;
-};
-// In the order they are removed; removing all of them gives make_ideal's chip.
-const std::vector<GapCause>& gap_causes();
 // The name of what is left on the ideal chip.
 inline constexpr const char* kTilesAndOverlap = "tiles";
 
-// Times and their parts: `parts[i]` is what removing gap_causes()[i] saved; `tiles` what the
+// Times and their parts: `parts[i]` is what removing non_ideal_costs()[i] (core/hardware.hpp) saved; `tiles` what the
 // ideal chip spends above the bound.
 struct GapParts {
   double sim_s = 0, bound_s = 0;
@@ -50,7 +41,7 @@ struct GapExplanation {
   std::vector<OpGap> ops;    // summed over layers and steps, as summarize_ops gives them
 };
 
-// Simulates `e` on its chip and on each step towards the ideal one (gap_causes().size() + 1
+// Simulates `e` on its chip and on each step towards the ideal one (non_ideal_costs().size() + 1
 // runs). Refuses an experiment that already runs on the ideal chip.
 GapExplanation explain_gaps(const Experiment& e, const RunControl& control = {});
 nlohmann::json to_json(const GapExplanation& g);

@@ -33,7 +33,7 @@ std::string share(double part, double gap) {
 }
 
 std::vector<std::string> part_header(std::vector<std::string> first) {
-  for (const GapCause& c : gap_causes()) first.push_back(c.name);
+  for (const NonIdealCost& c : non_ideal_costs()) first.push_back(c.name);
   first.push_back(kTilesAndOverlap);
   return first;
 }
@@ -51,7 +51,7 @@ void print_explanation(std::ostream& os, const GapExplanation& g, int top) {
   const Experiment& e = r.setup;
   os << "roofsim explain: " << r.model.name << " on " << r.hw.description << ", batch " << e.batch << ", prompt "
      << e.prompt << ", generate " << e.generate << "\n\n"
-     << "What the time above the roofline bound is made of. The run was simulated " << gap_causes().size() + 1
+     << "What the time above the roofline bound is made of. The run was simulated " << non_ideal_costs().size() + 1
      << " times: on the chip, then with one\ncost taken away after another in the order of the columns. A part is the "
         "time its removal saved, as a share\nof the gap (simulated - bound); what the ideal chip still spends above the "
         "bound is '" << kTilesAndOverlap << "'.\n\n";
@@ -69,7 +69,7 @@ void print_explanation(std::ostream& os, const GapExplanation& g, int top) {
   ot.print(os);
 
   os << "\nthe costs, in the order they were taken away:\n";
-  for (const GapCause& c : gap_causes()) os << "  " << c.name << ": " << c.what << "\n";
+  for (const NonIdealCost& c : non_ideal_costs()) os << "  " << c.name << ": " << c.what << "\n";
   os << "  " << kTilesAndOverlap << ": what the ideal chip (--ideal) still spends above the bound: work padded to tile "
         "shapes, partial waves of tiles, units waiting on each other\n";
 }

@@ -20,8 +20,8 @@ Experiment small_run(const char* hw) {
 }
 
 std::size_t cause_index(const std::string& name) {
-  for (std::size_t i = 0; i < gap_causes().size(); ++i) {
-    if (gap_causes()[i].name == name) return i;
+  for (std::size_t i = 0; i < non_ideal_costs().size(); ++i) {
+    if (non_ideal_costs()[i].name == name) return i;
   }
   FAIL("no cause " << name);
   return 0;
@@ -30,8 +30,8 @@ std::size_t cause_index(const std::string& name) {
 }  // namespace
 
 TEST_CASE("explain: the last step is the ideal chip, so no cost is left out of the list", "[systemc][explain]") {
-  // make_ideal and gap_causes must take away the same costs; a cost added to one only shows
-  // here as a difference in the ideal chip's time.
+  // explain's chain of runs must end on the --ideal run exactly (both take away
+  // non_ideal_costs(); the chain also keeps the run's other settings).
   for (const char* hw : {"h100_sxm5", "tpu_v4", "h100_nodes"}) {
     const bool nodes = std::string(hw) == "h100_nodes";
     Experiment e = small_run(nodes ? "h100_sxm5" : hw);

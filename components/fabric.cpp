@@ -168,12 +168,9 @@ void Fabric::send_direct(int from, int to, std::uint64_t bytes, Callback done, c
   }
   const int p = chips();
   const std::size_t l = static_cast<std::size_t>(from * (p - 1) + (to < from ? to : to - 1));
-  // The pair's links work as one wider link (a transfer is striped over them).
+  // The pair's links work as one wider link (a transfer is striped over them): a path of one.
   const double pair = link_bandwidth_ * static_cast<double>(mesh_links_per_peer(p, hw_.links.count));
-  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, rate(pair, wire)));
-  link_bytes_[l] += bytes;
-  traced(l, wire);
-  events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+  send_path({PathLink{l, pair, 0.0, hw_.links.latency_s}}, bytes, std::move(done), wire);
 }
 
 void Fabric::send_path(const std::vector<PathLink>& path, std::uint64_t bytes, Callback done, const Wire& wire) {

@@ -68,6 +68,12 @@ double measured_seconds(const std::string& path, const CsvRow& row) {
   return ms * 1e-3;
 }
 
+// A measured call's ops simulated one after another: from the first's start to the last's end.
+double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) {
+  const OpsRunResult r = run_ops(hw, false, ops);
+  return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
+}
+
 // gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
 std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw) {
   std::vector<PendingRow> out;
@@ -101,10 +107,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    p.simulate = [&hw, ops] {
-      const OpsRunResult r = run_ops(hw, false, ops);
-      return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
-    };
+    p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;
@@ -173,10 +176,7 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    p.simulate = [&hw, ops = std::move(captured.ops)] {
-      const OpsRunResult r = run_ops(hw, false, ops);
-      return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
-    };
+    p.simulate = [&hw, ops = std::move(captured.ops)] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;

@@ -137,6 +137,15 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_flops = 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                             static_cast<double>(s.n + (g.fused_attention ? value_cols(s.n) : 0)) * static_cast<double>(s.k);
   flops += step_flops;
+  // The units' cycles spent on MACs (padded_flops) leave out the softmax's exponentials.
+  const double step_exp_cycles = g.fused_attention && spec.exp_per_clock > 0
+                                     ? static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
+                                           static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
+                                           spec.exp_per_clock
+                                     : 0.0;
+  auto mac_flops = [&](double cycles) {
+    return 2.0 * (cycles - step_exp_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
+  };
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
   auto c_address = [&](std::int64_t batch, std::int64_t m0, std::int64_t n0) {
@@ -145,7 +154,7 @@ void GemmRun::dispatch(std::int64_t step) {
   };
   if (!fine) {
     const WaveCycles wave = coarse_wave(rows_of_tiles, tiles_m, tiles_n, parts, cycles);
-    padded_flops += 2.0 * wave.padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    padded_flops += mac_flops(wave.padded_cycles);
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
     Picoseconds ready = now;
@@ -186,7 +195,7 @@ void GemmRun::dispatch(std::int64_t step) {
       }
     }
   }
-  padded_flops += 2.0 * padded_cycles * spec.macs_per_clock * spec.dtype_rate.at(compute);
+  padded_flops += mac_flops(padded_cycles);
 }
 
 // The jobs of a step go to the units in turn, row of tiles by row, tile by tile, k part by

@@ -116,6 +116,16 @@ void GemmRun::dispatch(std::int64_t step) {
   // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
   auto out_col = [&](std::int64_t x) { return g.fused_attention ? x * g.out_n() / g.n : x; };
   auto value_cols = [&](std::int64_t cols) { return std::max<std::int64_t>(1, (cols * g.out_n() + g.n - 1) / g.n); };
+  // A kernel that counts its CTAs (a context FMHA) pays each CTA's fixed cycles once, spread
+  // over the op's tiles and charged to each tile's last job of its last k step.
+  auto tiles_along = [](std::int64_t extent, std::int64_t block, std::int64_t tile) {
+    const std::int64_t rest = extent % block;
+    return extent / block * ((block + tile - 1) / tile) + (rest + tile - 1) / tile;
+  };
+  const std::int64_t op_tiles = g.batch * tiles_along(g.m, plan_.bm, plan_.tm) * tiles_along(g.n, plan_.bn, plan_.tn);
+  const double tile_cta_cycles = g.kernel_ctas > 0 && s.last_k
+                                     ? spec.attention_cta_cycles * static_cast<double>(g.kernel_ctas) / static_cast<double>(op_tiles)
+                                     : 0.0;
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -130,7 +140,8 @@ void GemmRun::dispatch(std::int64_t step) {
                                       static_cast<double>(g.n) / spec.exp_per_clock
                                 : 0.0;
         cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
-                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0);
+                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0) +
+                                      (last ? tile_cta_cycles : 0.0);
       }
     }
   }
@@ -143,8 +154,9 @@ void GemmRun::dispatch(std::int64_t step) {
                                            static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
                                            spec.exp_per_clock
                                      : 0.0;
+  const double step_cta_cycles = tile_cta_cycles * static_cast<double>(rows_of_tiles * tiles_n);
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    return 2.0 * (cycles - step_exp_cycles - step_cta_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.

@@ -233,10 +233,11 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.efficiency = 1.0;
          hw.hbm.tile_efficiency = 1.0;
        }},
-      {"latency", "memory latency and the units' pipeline fill and drain, where nothing hides them",
+      {"latency", "memory latency and the units' pipeline fill and drain (an attention CTA's prologue and epilogue too), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;
+         hw.matrix.attention_cta_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",

@@ -44,6 +44,10 @@ struct MatrixSpec {
   // A fused attention's softmax: exponentials per clock per unit (the SFUs), one per score,
   // spent between the tile's two matmuls (0: not modelled).
   double exp_per_clock = 0;
+  // A fused attention kernel's fixed cycles per CTA (GemmShape::kernel_ctas): loading its
+  // query tile and first key/value tiles before the first MMA, normalising and storing its
+  // output after the last, which the SM does not hide behind other CTAs' work (0: none).
+  double attention_cta_cycles = 0;
 };
 
 struct VectorSpec {

@@ -43,6 +43,10 @@ std::vector<HardwareParam> make_params() {
       {"matrix.exp_per_clock", "1/clock", 1, K::non_negative, false, 0,
        "Exponentials per clock per unit for a fused attention's softmax (GPU SFUs), one per score, not overlapped with "
        "the MMAs (0: not modelled)", FIELD(matrix.exp_per_clock)},
+      {"matrix.attention_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Fixed cycles per CTA of a fused attention kernel that counts its CTAs (a context FMHA: one per sequence, query "
+       "head and query tile): loading the query tile and first key/value tiles, normalising and storing the output (0: none)",
+       FIELD(matrix.attention_cta_cycles)},
       {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
        "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,

@@ -20,6 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr double kRopeFlopsPerElement = 3;  // as the graph's rope op (workloads/transformer.cpp)
+
 // A row ready to simulate: where it came from, what it measured, and how to simulate it.
 struct PendingRow {
   KernelRowResult result;
@@ -113,6 +115,29 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
   return out;
 }
 
+// The kernels TensorRT-LLM's attention op launches before its attention kernel
+// (attentionOp.cpp): in prefill, the decoder-info kernel (cumulative sequence lengths, RoPE
+// frequencies, the FMHA's tile counter; one small job per sequence) and the QKV preprocessing
+// (RoPE on Q and K, the new K and V into the paged cache in its type); in decode, the
+// preprocessing only on a 16-bit cache (Hopper's XQA on an fp8 cache does it inside).
+std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
+  std::vector<OpSpec> ops;
+  auto vector_op = [&](const std::string& name, const VectorShape& v) {
+    OpSpec op;
+    op.is_gemm = false;
+    op.vector = v;
+    op.name = name;
+    ops.push_back(op);
+  };
+  if (s.prefill) vector_op("decoder info", VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true});
+  const bool preprocess = s.prefill || s.precision.kv != DType::fp8;
+  if (preprocess) {
+    const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
+    vector_op("qkv preprocessing", VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16});
+  }
+  return ops;
+}
+
 // The ops an attention kernel builds for one call, captured instead of added to a graph.
 class CapturedAttention : public AttentionGraph {
  public:
@@ -120,9 +145,14 @@ class CapturedAttention : public AttentionGraph {
     ops.push_back(gemm_op(shape, name));
     return static_cast<OpId>(ops.size() - 1);
   }
-  OpId vector(const std::string& name, const std::string&, std::int64_t, std::int64_t, double,
-              const std::vector<OpInput>&, DType, bool, std::optional<DType>) override {
-    throw std::logic_error("kernel tables: the fused attention kernel built a vector op (" + name + ")");
+  OpId vector(const std::string& name, const std::string&, std::int64_t in, std::int64_t out, double flops,
+              const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype) override {
+    OpSpec op;
+    op.is_gemm = false;
+    op.vector = VectorShape{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
+    op.name = name;
+    ops.push_back(op);
+    return static_cast<OpId>(ops.size() - 1);
   }
   std::vector<OpSpec> ops;
 };
@@ -136,8 +166,9 @@ DType attention_dtype(const std::string& path, const CsvRow& row, const std::str
 
 // context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
 // generation_attention.csv (decode: one new token per sequence over a cache of isl + step
-// tokens): one call of the fused attention kernel (workloads/attention_kernels/fused.cpp, what
-// `run` builds) on one layer's heads, with its window.
+// tokens): one call of TensorRT-LLM's attention op on one layer's heads, with its window: the
+// kernels before the attention kernel (trtllm_call_prologue), then the fused attention kernel
+// (workloads/attention_kernels/fused.cpp, what `run` builds: the context FMHA or XQA).
 std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill) {
   std::vector<PendingRow> out;
   const AttentionKernel& kernel = attention_kernels().get("fused", "attention");
@@ -167,6 +198,7 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     s.precision.activations = attention_dtype(path, row, "attn_dtype");
     s.precision.kv = attention_dtype(path, row, "kv_cache_dtype");
     CapturedAttention captured;
+    captured.ops = trtllm_call_prologue(s);
     kernel.build(captured, s);
     PendingRow p;
     p.result.family = std::string(prefill ? "context attention " : "generation attention ") +

@@ -29,6 +29,10 @@ struct GemmShape {
   // (MLA's cached latent serves as both), so B is read once: k x n, not k x (n + v_n).
   std::int64_t v_n = 0;
   bool shared_kv = false;
+  // The CTAs a library's fused attention kernel launches for this op (a context FMHA: one per
+  // sequence, query head and query tile), each paying the units' matrix.attention_cta_cycles
+  // once; 0: not counted (the tiles alone).
+  std::int64_t kernel_ctas = 0;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
   // Output columns: the value head dim of a fused attention, n otherwise.

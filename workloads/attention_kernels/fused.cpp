@@ -5,6 +5,10 @@
 namespace roofsim {
 namespace {
 
+// Query rows per CTA of a context FMHA (TensorRT-LLM's Hopper kernels and FlashAttention-3 use
+// 128-row query tiles).
+constexpr std::int64_t kFmhaQueryTileRows = 128;
+
 class Fused : public AttentionKernel {
  public:
   std::string name() const override { return "fused"; }
@@ -18,6 +22,13 @@ class Fused : public AttentionKernel {
     GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
     if (s.value_dim() != s.head_dim) shape.v_n = s.value_dim();
     shape.shared_kv = s.shared_kv;
+    // A prompt's own keys and values are read from the pass's QKV output, in the activations'
+    // type; the cache (perhaps fp8) is only written. Earlier context comes from the cache.
+    if (s.prefill && s.context == s.new_tokens) shape.b = act;
+    // Prefill runs as a context FMHA: one CTA per sequence, query head and 128-row query tile,
+    // each with a fixed cost (matrix.attention_cta_cycles) beside the tiles' work. Decode
+    // kernels (XQA) keep several small CTAs per SM: their fixed costs are not modelled yet.
+    if (s.prefill) shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
     return g.gemm("attention", "attention", shape, s.feeds());
   }
 };

@@ -76,7 +76,24 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
 void OpRun::finish_if_done() {
   if (finished_ || steps_done_ < steps_ || writes_pending_ > 0) return;
   finished_ = true;
-  if (done_) done_();
+  if (!done_) return;
+  if (tail_ps_ == 0) {
+    done_();
+    return;
+  }
+  chip_.matrix_events().at(now_ps() + tail_ps_, [this] {
+    ++events;
+    done_();
+  });
+}
+
+Picoseconds attention_cta_ps(const HardwareSpec& hw, std::size_t units, std::int64_t ctas, std::int64_t ctas_per_unit,
+                             bool decode, double clock_hz) {
+  const double cycles = decode ? hw.matrix.decode_attention_cta_cycles : hw.matrix.attention_cta_cycles;
+  if (ctas <= 0 || cycles <= 0) return 0;
+  const std::int64_t resident = static_cast<std::int64_t>(units) * std::max<std::int64_t>(1, ctas_per_unit);
+  const double waves = static_cast<double>((ctas + resident - 1) / resident);
+  return ceil_ps(cycles * waves / clock_hz);
 }
 
 GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
@@ -85,6 +102,8 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
+  tail_ps_ = attention_cta_ps(chip.hw(), chip.matrix_units(), g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel,
+                              chip.hw().matrix.sustained_clock_hz);
 }
 
 void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
@@ -116,16 +135,6 @@ void GemmRun::dispatch(std::int64_t step) {
   // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
   auto out_col = [&](std::int64_t x) { return g.fused_attention ? x * g.out_n() / g.n : x; };
   auto value_cols = [&](std::int64_t cols) { return std::max<std::int64_t>(1, (cols * g.out_n() + g.n - 1) / g.n); };
-  // A kernel that counts its CTAs (a context FMHA) pays each CTA's fixed cycles once, spread
-  // over the op's tiles and charged to each tile's last job of its last k step.
-  auto tiles_along = [](std::int64_t extent, std::int64_t block, std::int64_t tile) {
-    const std::int64_t rest = extent % block;
-    return extent / block * ((block + tile - 1) / tile) + (rest + tile - 1) / tile;
-  };
-  const std::int64_t op_tiles = g.batch * tiles_along(g.m, plan_.bm, plan_.tm) * tiles_along(g.n, plan_.bn, plan_.tn);
-  const double tile_cta_cycles = g.kernel_ctas > 0 && s.last_k
-                                     ? spec.attention_cta_cycles * static_cast<double>(g.kernel_ctas) / static_cast<double>(op_tiles)
-                                     : 0.0;
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -140,8 +149,7 @@ void GemmRun::dispatch(std::int64_t step) {
                                       static_cast<double>(g.n) / spec.exp_per_clock
                                 : 0.0;
         cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
-                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0) +
-                                      (last ? tile_cta_cycles : 0.0);
+                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0);
       }
     }
   }
@@ -154,9 +162,8 @@ void GemmRun::dispatch(std::int64_t step) {
                                            static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
                                            spec.exp_per_clock
                                      : 0.0;
-  const double step_cta_cycles = tile_cta_cycles * static_cast<double>(rows_of_tiles * tiles_n);
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles - step_cta_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    return 2.0 * (cycles - step_exp_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.
@@ -270,6 +277,8 @@ VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
     : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {
   in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
   out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.output_dtype()));
+  tail_ps_ = attention_cta_ps(chip.hw(), chip.vector_units(), plan.shape.kernel_ctas, plan.shape.kernel_ctas_per_unit,
+                              plan.shape.decode_kernel, chip.hw().matrix.sustained_clock_hz);  // the SM's clock under load
 }
 
 void VectorRun::loads(std::int64_t step, MemRange out[2]) const {

@@ -20,6 +20,12 @@ struct MemRange {
   std::uint64_t bytes = 0;
 };
 
+// A kernel's CTAs' fixed cycles (matrix.attention_cta_cycles, or decode_attention_cta_cycles
+// for a decode kernel) paid once per wave of `units` x `ctas_per_unit` resident CTAs, at
+// `clock_hz`; 0 without CTAs counted.
+Picoseconds attention_cta_ps(const HardwareSpec& hw, std::size_t units, std::int64_t ctas, std::int64_t ctas_per_unit,
+                             bool decode, double clock_hz);
+
 class OpRun {
  public:
   OpRun(Chip& chip, std::int64_t steps, int stages);
@@ -46,6 +52,9 @@ class OpRun {
   // Reserves `bytes` of HBM address space for one of the op's tensors.
   std::uint64_t allocate(std::uint64_t bytes);
   Chip& chip_;
+  // Latency after the last job and write before the op is done: a library kernel's CTAs'
+  // fixed cycles (attention_cta_ps).
+  Picoseconds tail_ps_ = 0;
 
  private:
   void issue_load();

@@ -314,7 +314,12 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimit
     if (s.tiles < tiles_wanted) continue;
     if (!best || better(s, *best)) best = &s;
   }
-  return deepest_pipeline(best->plan, lim);
+  GemmPlan plan = best->plan;
+  // A decode kernel's multi-block mode: each step's keys split over the units.
+  if (g.fused_attention && g.kernel_k_splits > 1) {
+    plan.tk = ceil_div(std::min(plan.bk, g.k), g.kernel_k_splits);
+  }
+  return deepest_pipeline(plan, lim);
 }
 
 std::int64_t VectorPlan::steps() const { return ceil_div(shape.elements_in, chunk_elements); }

@@ -238,6 +238,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.access_latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;
          hw.matrix.attention_cta_cycles = 0;
+         hw.matrix.decode_attention_cta_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",

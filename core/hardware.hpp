@@ -48,6 +48,9 @@ struct MatrixSpec {
   // query tile and first key/value tiles before the first MMA, normalising and storing its
   // output after the last, which the SM does not hide behind other CTAs' work (0: none).
   double attention_cta_cycles = 0;
+  // The same for a decode attention kernel's CTAs (XQA, MMHA): the paged cache's indirection
+  // and the merge of a sequence's blocks through memory.
+  double decode_attention_cta_cycles = 0;
 };
 
 struct VectorSpec {

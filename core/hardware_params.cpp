@@ -47,6 +47,10 @@ std::vector<HardwareParam> make_params() {
        "Fixed cycles per CTA of a fused attention kernel that counts its CTAs (a context FMHA: one per sequence, query "
        "head and query tile): loading the query tile and first key/value tiles, normalising and storing the output (0: none)",
        FIELD(matrix.attention_cta_cycles)},
+      {"matrix.decode_attention_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Fixed cycles per CTA of a decode attention kernel that counts its CTAs (XQA: one per sequence, KV head and cache "
+       "block; MMHA: one per sequence and query head), paid once per wave of resident CTAs (0: none)",
+       FIELD(matrix.decode_attention_cta_cycles)},
       {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
        "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,

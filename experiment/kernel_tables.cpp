@@ -119,7 +119,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
 // (attentionOp.cpp): in prefill, the decoder-info kernel (cumulative sequence lengths, RoPE
 // frequencies, the FMHA's tile counter; one small job per sequence) and the QKV preprocessing
 // (RoPE on Q and K, the new K and V into the paged cache in its type); in decode, the
-// preprocessing only on a 16-bit cache (Hopper's XQA on an fp8 cache does it inside).
+// preprocessing only before XQA on a 16-bit cache (XQA on an fp8 cache and MMHA do it inside).
 std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
   std::vector<OpSpec> ops;
   auto vector_op = [&](const std::string& name, const VectorShape& v) {
@@ -130,7 +130,7 @@ std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
     ops.push_back(op);
   };
   if (s.prefill) vector_op("decoder info", VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true});
-  const bool preprocess = s.prefill || s.precision.kv != DType::fp8;
+  const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && s.precision.kv != DType::fp8);
   if (preprocess) {
     const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
     vector_op("qkv preprocessing", VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16});
@@ -146,10 +146,14 @@ class CapturedAttention : public AttentionGraph {
     return static_cast<OpId>(ops.size() - 1);
   }
   OpId vector(const std::string& name, const std::string&, std::int64_t in, std::int64_t out, double flops,
-              const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype) override {
+              const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype,
+              std::int64_t kernel_ctas, std::int64_t ctas_per_unit) override {
     OpSpec op;
     op.is_gemm = false;
     op.vector = VectorShape{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
+    op.vector.kernel_ctas = kernel_ctas;
+    op.vector.kernel_ctas_per_unit = ctas_per_unit;
+    op.vector.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
     op.name = name;
     ops.push_back(op);
     return static_cast<OpId>(ops.size() - 1);
@@ -167,11 +171,11 @@ DType attention_dtype(const std::string& path, const CsvRow& row, const std::str
 // context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
 // generation_attention.csv (decode: one new token per sequence over a cache of isl + step
 // tokens): one call of TensorRT-LLM's attention op on one layer's heads, with its window: the
-// kernels before the attention kernel (trtllm_call_prologue), then the fused attention kernel
-// (workloads/attention_kernels/fused.cpp, what `run` builds: the context FMHA or XQA).
+// kernels before the attention kernel (trtllm_call_prologue), then the `trtllm` attention
+// kernel (workloads/attention_kernels/trtllm.cpp: the context FMHA, XQA or MMHA).
 std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill) {
   std::vector<PendingRow> out;
-  const AttentionKernel& kernel = attention_kernels().get("fused", "attention");
+  const AttentionKernel& kernel = attention_kernels().get("trtllm", "attention");
   for (const CsvRow& row : read_csv(path)) {
     AttentionShape s;
     s.sequences = csv_positive_integer(path, row, "batch_size");

@@ -312,5 +312,5 @@ TEST_CASE("every registered attention kernel reads the whole KV cache in decode 
     CHECK(flops >= min_flops * (1 - 1e-9));
     CHECK_NOTHROW(build_forward(m, prefill_pass(1, 256), Precision{}, AttentionImpl{name}));
   }
-  CHECK_THROWS_WITH(parse_attention("flash", "--attention"), Catch::Contains("expected one of fused, unfused, vector"));
+  CHECK_THROWS_WITH(parse_attention("flash", "--attention"), Catch::Contains("expected one of fused, trtllm, unfused, vector"));
 }

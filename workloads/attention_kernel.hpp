@@ -45,9 +45,11 @@ class AttentionGraph {
                     const std::vector<OpInput>& inputs) = 0;
   // Reads `in` elements (of `in_dtype`, default the activations' type), writes `out` (of
   // `out_dtype` when `convert`), `flops` per input element on the vector units.
+  // `kernel_ctas` (0: not counted) and `ctas_per_unit`: see VectorShape.
   virtual OpId vector(const std::string& name, const std::string& op_class, std::int64_t in, std::int64_t out, double flops,
                       const std::vector<OpInput>& inputs, DType out_dtype = DType::bf16, bool convert = false,
-                      std::optional<DType> in_dtype = std::nullopt) = 0;
+                      std::optional<DType> in_dtype = std::nullopt, std::int64_t kernel_ctas = 0,
+                      std::int64_t ctas_per_unit = 1) = 0;
 };
 
 // One layer's attention on one chip: Q after RoPE and the K and V this pass wrote to the cache.
@@ -108,6 +110,24 @@ class AttentionKernel {
 };
 
 using AttentionKernelRegistry = Registry<AttentionKernel>;
+
+// TensorRT-LLM's masked multi-head attention kernel (MMHA, decode on the CUDA cores): work per
+// cached K or V element and query head (the dequantise, the fp32 multiply-add, and the
+// kernel's share of reductions, masking and index arithmetic) as FLOP-equivalent issue slots
+// (2 per lane-instruction, as the vector units' FLOP/s count an FMA twice). Fitted on the
+// eight H100 fp8 throughput cases of public-cases.csv
+// (TensorRT-LLM 0.9; least mean error at 24 of 20-28; held out: the H200 and A100 rows of
+// validation/held-out-cases.csv), and checked on validation/kernels/h100
+// generation_attention.csv, the calls TensorRT-LLM 1.3 runs on MMHA: over 2-48 the odd lines'
+// MAPE is flat from 16 (21.3% for all generation rows) to 24 (21.6%) and worse beyond
+// (docs/calibration.md).
+constexpr double kMmhaFlopsPerElement = 24;
+
+// Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp).
+// XQA on a 16-bit cache needs the QKV preprocessing kernel before it; Hopper's XQA on an fp8
+// cache and MMHA apply RoPE and write the cache themselves.
+enum class TrtllmDecodeKernel { xqa, mmha };
+TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 
 const AttentionKernelRegistry& attention_kernels();
 std::string attention_name(const AttentionImpl& a);

@@ -33,6 +33,14 @@ struct GemmShape {
   // sequence, query head and query tile), each paying the units' matrix.attention_cta_cycles
   // once; 0: not counted (the tiles alone).
   std::int64_t kernel_ctas = 0;
+  // A decode kernel that splits each (sequence, KV head)'s keys over this many CTAs (XQA's
+  // multi-block mode), whose partial results merge on chip: the units share the keys.
+  std::int64_t kernel_k_splits = 1;
+  // CTAs of that kernel resident on one unit at once: their fixed cycles overlap, so the units
+  // pay them once per wave of units x this many CTAs.
+  std::int64_t kernel_ctas_per_unit = 1;
+  // Those CTAs are a decode kernel's (matrix.decode_attention_cta_cycles each).
+  bool decode_kernel = false;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
   // Output columns: the value head dim of a fused attention, n otherwise.
@@ -56,6 +64,12 @@ struct VectorShape {
   DType dtype = DType::bf16;      // storage type of the inputs
   DType out_dtype = DType::bf16;  // storage type of the outputs (e.g. an fp8 KV cache)
   bool out_same_as_in = true;     // out_dtype is ignored unless this is false
+  // A library kernel that counts its CTAs (a decode attention on the CUDA cores), as in
+  // GemmShape: each pays matrix.attention_cta_cycles (decode_kernel: decode_attention_cta_cycles),
+  // once per wave of units x kernel_ctas_per_unit resident CTAs (0: not counted).
+  std::int64_t kernel_ctas = 0;
+  std::int64_t kernel_ctas_per_unit = 1;
+  bool decode_kernel = false;
   DType output_dtype() const { return out_same_as_in ? dtype : out_dtype; }
 };
 

@@ -85,8 +85,13 @@ class Builder : public AttentionGraph {
     return gemm_op(group_prefix_ + name, op_class, attention_layer_, shape, inputs);
   }
   OpId vector(const std::string& name, const std::string& op_class, std::int64_t in, std::int64_t out, double flops,
-              const std::vector<OpInput>& inputs, DType out_dtype, bool convert, std::optional<DType> in_dtype) override {
-    return vector_op(group_prefix_ + name, op_class, attention_layer_, in, out, flops, inputs, out_dtype, convert, in_dtype);
+              const std::vector<OpInput>& inputs, DType out_dtype, bool convert, std::optional<DType> in_dtype,
+              std::int64_t kernel_ctas, std::int64_t ctas_per_unit) override {
+    const OpId id = vector_op(group_prefix_ + name, op_class, attention_layer_, in, out, flops, inputs, out_dtype, convert, in_dtype);
+    g_.op_mut(id).vector.kernel_ctas = kernel_ctas;
+    g_.op_mut(id).vector.kernel_ctas_per_unit = ctas_per_unit;
+    g_.op_mut(id).vector.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
+    return id;
   }
 
   OpId add(OpNode op, const std::vector<Input>& inputs) {

@@ -2,12 +2,30 @@
 // the keys, softmax on chip, scores never in HBM; Q read once, K and V streamed.
 #include "workloads/attention_kernel.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace roofsim {
 namespace {
 
 // Query rows per CTA of a context FMHA (TensorRT-LLM's Hopper kernels and FlashAttention-3 use
 // 128-row query tiles).
 constexpr std::int64_t kFmhaQueryTileRows = 128;
+
+// XQA's multi-block mode (TensorRT-LLM decoderXQAImplCommon.h, computeMultiBlockCount): a
+// sequence's cache splits into blocks of at least 128 tokens, at most round(sqrt(8 x that
+// many)), and at most 8 CTAs per SM over the call. roofsim builds graphs without the
+// hardware: the limit counts H100's 132 SMs.
+std::int64_t decode_blocks(const AttentionShape& s) {
+  constexpr std::int64_t kMinTokensPerBlock = 128, kSms = 132, kCtasPerSm = 8;
+  std::int64_t blocks = std::max<std::int64_t>(1, s.decode_keys() / kMinTokensPerBlock);
+  blocks = std::min(blocks, std::max<std::int64_t>(1, std::llround(std::sqrt(8.0 * static_cast<double>(blocks)))));
+  return std::max<std::int64_t>(1, std::min(blocks, kSms * kCtasPerSm / (s.sequences * s.kv_heads)));
+}
+
+// XQA CTAs resident on one SM at once: the dispatcher sizes multi-block mode for at most 8 per
+// SM (decoderXQAConstants.h, kTargetWaveFactor); 4 and 8 fit the kernel tables equally.
+constexpr std::int64_t kXqaCtasPerSm = 8;
 
 class Fused : public AttentionKernel {
  public:
@@ -25,10 +43,18 @@ class Fused : public AttentionKernel {
     // A prompt's own keys and values are read from the pass's QKV output, in the activations'
     // type; the cache (perhaps fp8) is only written. Earlier context comes from the cache.
     if (s.prefill && s.context == s.new_tokens) shape.b = act;
-    // Prefill runs as a context FMHA: one CTA per sequence, query head and 128-row query tile,
-    // each with a fixed cost (matrix.attention_cta_cycles) beside the tiles' work. Decode
-    // kernels (XQA) keep several small CTAs per SM: their fixed costs are not modelled yet.
-    if (s.prefill) shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
+    // Each CTA has a fixed cost (matrix.attention_cta_cycles) beside its tiles' work. Prefill
+    // runs as a context FMHA: one CTA per sequence, query head and 128-row query tile. Decode
+    // runs as XQA: one CTA per sequence, KV head and block of the cache, the blocks' partial
+    // results merged in the kernel.
+    if (s.prefill) {
+      shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
+    } else {
+      shape.kernel_k_splits = decode_blocks(s);
+      shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
+      shape.kernel_ctas_per_unit = kXqaCtasPerSm;
+      shape.decode_kernel = true;
+    }
     return g.gemm("attention", "attention", shape, s.feeds());
   }
 };

@@ -7,14 +7,6 @@
 namespace roofsim {
 namespace {
 
-// Per cached K or V element and query head: the dequantise, the fp32 multiply-add, and the
-// kernel's share of reductions, masking and index arithmetic, counted as FLOP-equivalent issue
-// slots (2 per lane-instruction, as the vector units' FLOP/s count an FMA twice). Calibrated,
-// not derived: fitted to the eight H100 fp8 throughput cases of public-cases.csv (least mean
-// error at 24 of 20-28; docs/calibration.md). Held out: the same document's H200 and A100 rows
-// (validation/held-out-cases.csv).
-constexpr double kVectorAttentionFlops = 24;
-
 class Vector : public AttentionKernel {
  public:
   std::string name() const override { return "vector"; }
@@ -24,7 +16,7 @@ class Vector : public AttentionKernel {
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
     if (s.prefill) return attention_kernels().get("fused", "attention").build(g, s);
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
-    return g.vector("attention", "attention", kv_elements, s.out_elements(), kVectorAttentionFlops * static_cast<double>(s.group() * s.new_tokens),
+    return g.vector("attention", "attention", kv_elements, s.out_elements(), kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens),
                     s.feeds(), s.precision.activations, true, s.precision.kv);
   }
 };

@@ -1,0 +1,55 @@
+// TensorRT-LLM 1.x's attention op on Hopper, as its AttentionOp chooses kernels
+// (cpp/tensorrt_llm/common/attentionOp.cpp, enqueueContext / enqueueGeneration):
+// - prefill: the context FMHA, as `fused`;
+// - decode: XQA (GQA-aware on the tensor cores; one read of a KV head serves its query group,
+//   as `fused`) where its dispatcher takes the shape, else the masked multi-head attention
+//   kernel (MMHA): per sequence and query head on the CUDA cores.
+#include "workloads/attention_kernel.hpp"
+
+namespace roofsim {
+
+namespace {
+
+// The XQA dispatcher's gate (decoderXQAImplJIT/kernelUtils.cpp, supportConfigCommon,
+// supportConfigHMMA / QGMMA; decoderXQAImplCommon.h, mayHavePerfGain):
+// - a query group of 2 to 32 heads (plain MHA goes to MMHA);
+// - a head dim that is a multiple of 16, at most 256;
+// - enough work: KV heads x sequences x cache blocks of 128 tokens x 4 >= the GPU's SMs.
+//   roofsim builds graphs without the hardware: the gate counts H100's 132 SMs.
+constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms = 132;
+
+// MMHA CTAs resident on one SM at once (small CTAs: one per sequence and query head). Fitted:
+// of 2, 4 and 8, 4 gives the least MAPE on the odd lines of generation_attention.csv.
+constexpr std::int64_t kMmhaCtasPerSm = 4;
+
+class Trtllm : public AttentionKernel {
+ public:
+  std::string name() const override { return "trtllm"; }
+  std::string summary() const override {
+    return "TensorRT-LLM 1.x on Hopper: context FMHA in prefill; decode on XQA (GQA-aware, tensor cores) where its "
+           "dispatcher takes the shape, else MMHA per query head on the CUDA cores";
+  }
+  OpId build(AttentionGraph& g, const AttentionShape& s) const override {
+    if (s.prefill || trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) {
+      return attention_kernels().get("fused", "attention").build(g, s);
+    }
+    const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
+    return g.vector("attention", "attention", kv_elements, s.out_elements(),
+                    kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
+                    s.precision.kv, s.sequences * s.heads, kMmhaCtasPerSm);
+  }
+};
+
+}  // namespace
+
+TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s) {
+  const std::int64_t group = s.group();
+  if (group < 2 || group > kXqaMaxGroup || s.head_dim % 16 != 0 || s.head_dim > 256) return TrtllmDecodeKernel::mmha;
+  const std::int64_t blocks = std::max<std::int64_t>(1, s.decode_keys() / kXqaTokensPerBlock);
+  const double work = static_cast<double>(s.kv_heads) * static_cast<double>(s.sequences) * static_cast<double>(blocks) * 4;
+  return work >= static_cast<double>(kXqaGateSms) ? TrtllmDecodeKernel::xqa : TrtllmDecodeKernel::mmha;
+}
+
+void register_attention_kernels_trtllm(AttentionKernelRegistry& r) { r.add(std::make_unique<Trtllm>()); }
+
+}  // namespace roofsim

@@ -20,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kRopeFlopsPerElement = 3;  // as the graph's rope op (workloads/transformer.cpp)
 
 // A row ready to simulate: where it came from, what it measured, and how to simulate it.
 struct PendingRow {
@@ -115,52 +114,6 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
   return out;
 }
 
-// The kernels TensorRT-LLM's attention op launches before its attention kernel
-// (attentionOp.cpp): in prefill, the decoder-info kernel (cumulative sequence lengths, RoPE
-// frequencies, the FMHA's tile counter; one small job per sequence) and the QKV preprocessing
-// (RoPE on Q and K, the new K and V into the paged cache in its type); in decode, the
-// preprocessing only before XQA on a 16-bit cache (XQA on an fp8 cache and MMHA do it inside).
-std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
-  std::vector<OpSpec> ops;
-  auto vector_op = [&](const std::string& name, const VectorShape& v) {
-    OpSpec op;
-    op.is_gemm = false;
-    op.vector = v;
-    op.name = name;
-    ops.push_back(op);
-  };
-  if (s.prefill) vector_op("decoder info", VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true});
-  const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && s.precision.kv != DType::fp8);
-  if (preprocess) {
-    const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
-    vector_op("qkv preprocessing", VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16});
-  }
-  return ops;
-}
-
-// The ops an attention kernel builds for one call, captured instead of added to a graph.
-class CapturedAttention : public AttentionGraph {
- public:
-  OpId gemm(const std::string& name, const std::string&, const GemmShape& shape, const std::vector<OpInput>&) override {
-    ops.push_back(gemm_op(shape, name));
-    return static_cast<OpId>(ops.size() - 1);
-  }
-  OpId vector(const std::string& name, const std::string&, std::int64_t in, std::int64_t out, double flops,
-              const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype,
-              std::int64_t kernel_ctas, std::int64_t ctas_per_unit) override {
-    OpSpec op;
-    op.is_gemm = false;
-    op.vector = VectorShape{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
-    op.vector.kernel_ctas = kernel_ctas;
-    op.vector.kernel_ctas_per_unit = ctas_per_unit;
-    op.vector.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
-    op.name = name;
-    ops.push_back(op);
-    return static_cast<OpId>(ops.size() - 1);
-  }
-  std::vector<OpSpec> ops;
-};
-
 DType attention_dtype(const std::string& path, const CsvRow& row, const std::string& column) {
   const std::string& text = csv_text(path, row, column);
   if (text == "bfloat16") return DType::bf16;
@@ -170,12 +123,10 @@ DType attention_dtype(const std::string& path, const CsvRow& row, const std::str
 
 // context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
 // generation_attention.csv (decode: one new token per sequence over a cache of isl + step
-// tokens): one call of TensorRT-LLM's attention op on one layer's heads, with its window: the
-// kernels before the attention kernel (trtllm_call_prologue), then the `trtllm` attention
-// kernel (workloads/attention_kernels/trtllm.cpp: the context FMHA, XQA or MMHA).
+// tokens): one call of TensorRT-LLM's attention op on one layer's heads, with its window
+// (attention_call_ops, experiment/single_op.hpp).
 std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill) {
   std::vector<PendingRow> out;
-  const AttentionKernel& kernel = attention_kernels().get("trtllm", "attention");
   for (const CsvRow& row : read_csv(path)) {
     AttentionShape s;
     s.sequences = csv_positive_integer(path, row, "batch_size");
@@ -201,9 +152,7 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     s.window = window;
     s.precision.activations = attention_dtype(path, row, "attn_dtype");
     s.precision.kv = attention_dtype(path, row, "kv_cache_dtype");
-    CapturedAttention captured;
-    captured.ops = trtllm_call_prologue(s);
-    kernel.build(captured, s);
+    std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");
     PendingRow p;
     p.result.family = std::string(prefill ? "context attention " : "generation attention ") +
                       std::string(dtype_name(s.precision.activations)) + "/" + std::string(dtype_name(s.precision.kv));
@@ -212,7 +161,7 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    p.simulate = [&hw, ops = std::move(captured.ops)] { return call_seconds(hw, ops); };
+    p.simulate = [&hw, ops = std::move(ops)] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;

@@ -3,6 +3,7 @@
 #include "components/sweep.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "workloads/attention_kernel.hpp"
 
 namespace roofsim {
 
@@ -48,6 +49,65 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
     r.ops.push_back(s);
   }
   return r;
+}
+
+namespace {
+
+constexpr double kRopeFlopsPerElement = 3;  // as the graph's rope op (workloads/transformer.cpp)
+
+// The kernels TensorRT-LLM's attention op launches before its attention kernel
+// (attentionOp.cpp): in prefill, the decoder-info kernel (cumulative sequence lengths, RoPE
+// frequencies, the FMHA's tile counter; one small job per sequence) and the QKV preprocessing
+// (RoPE on Q and K, the new K and V into the paged cache in its type); in decode, the
+// preprocessing only before XQA on a 16-bit cache (XQA on an fp8 cache and MMHA do it inside).
+std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
+  std::vector<OpSpec> ops;
+  auto vector_op = [&](const std::string& name, const VectorShape& v) {
+    OpSpec op;
+    op.is_gemm = false;
+    op.vector = v;
+    op.name = name;
+    ops.push_back(op);
+  };
+  if (s.prefill) vector_op("decoder info", VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true});
+  const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && s.precision.kv != DType::fp8);
+  if (preprocess) {
+    const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
+    vector_op("qkv preprocessing", VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16});
+  }
+  return ops;
+}
+
+// The ops an attention kernel builds for one call, captured instead of added to a graph.
+class CapturedAttention : public AttentionGraph {
+ public:
+  OpId gemm(const std::string& name, const std::string&, const GemmShape& shape, const std::vector<OpInput>&) override {
+    ops.push_back(gemm_op(shape, name));
+    return static_cast<OpId>(ops.size() - 1);
+  }
+  OpId vector(const std::string& name, const std::string&, std::int64_t in, std::int64_t out, double flops,
+              const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype,
+              std::int64_t kernel_ctas, std::int64_t ctas_per_unit) override {
+    OpSpec op;
+    op.is_gemm = false;
+    op.vector = VectorShape{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
+    op.vector.kernel_ctas = kernel_ctas;
+    op.vector.kernel_ctas_per_unit = ctas_per_unit;
+    op.vector.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
+    op.name = name;
+    ops.push_back(op);
+    return static_cast<OpId>(ops.size() - 1);
+  }
+  std::vector<OpSpec> ops;
+};
+
+}  // namespace
+
+std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::string& kernel) {
+  CapturedAttention captured;
+  if (kernel == "trtllm") captured.ops = trtllm_call_prologue(s);
+  attention_kernels().get(kernel, "attention").build(captured, s);
+  return captured.ops;
 }
 
 OpSpec gemm_op(const GemmShape& g, const std::string& label) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "components/simulation.hpp"
+#include "workloads/attention_kernel.hpp"
 #include "validation/analytic.hpp"
 #include "validation/knee.hpp"
 
@@ -50,6 +51,13 @@ OpSpec gemm_op(const GemmShape& g, const std::string& label);
 // fp8 GEMM (bf16 output).
 enum class Fp8Scaling { per_tensor, block };
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling);
+
+// One call of an attention kernel on one layer's heads (`roofsim op --attention`, the kernel
+// tables): the ops the kernel builds (workloads/attention_kernels/). "trtllm" is TensorRT-LLM's
+// attention op, with the kernels its call launches before the attention kernel
+// (attentionOp.cpp): in prefill the decoder-info kernel and the QKV preprocessing (RoPE, the
+// new K and V into the cache); in decode the preprocessing before XQA on a 16-bit cache.
+std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::string& kernel);
 
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);

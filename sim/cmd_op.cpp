@@ -9,6 +9,9 @@
 #include "core/format.hpp"
 #include "experiment/results.hpp"
 #include "experiment/single_op.hpp"
+#include "core/parse.hpp"
+#include "core/checked.hpp"
+#include "workloads/attention_kernel.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/op_flags.hpp"
@@ -24,6 +27,10 @@ namespace {
 struct OpOptions {
   std::string hw = "h100_sxm5";
   OpFlags op;
+  std::string attention;  // KIND,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM
+  std::string attention_kernel = "trtllm";
+  std::int64_t window = 0;
+  std::string kv_dtype;
   std::string dtype = "bf16";
   bool ideal = false;
   bool fine = false;
@@ -49,11 +56,79 @@ void print_speed(std::ostream& os, const SimulationSpeed& out) {
      << ", " << format_si(static_cast<double>(out.server_jobs) / wall, "jobs/s") << "\n";
 }
 
+// --attention prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM: one layer's attention on one
+// chip. Prefill: BATCH prompts of TOKENS tokens, causal from position 0. Decode: BATCH
+// sequences each adding one token to a cache of TOKENS tokens.
+AttentionShape attention_from_flags(const OpOptions& o, DType dtype) {
+  const std::string& text = o.attention;
+  const std::string what = "--attention " + text;
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (parts.size() != 6 || (parts[0] != "prefill" && parts[0] != "decode")) {
+    throw InputError(what + ": expected prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM (e.g. decode,64,2048,32,8,128)");
+  }
+  static const char* names[] = {"", "BATCH", "TOKENS", "HEADS", "KV_HEADS", "HEAD_DIM"};
+  std::int64_t v[6] = {0};
+  for (int i = 1; i < 6; ++i) {
+    const auto n = parse_integer(parts[static_cast<std::size_t>(i)]);
+    if (!n || *n <= 0 || *n > (std::int64_t{1} << 24)) {
+      throw InputError(what + ": " + names[i] + " must be a whole number from 1 to 2^24, got '" + parts[static_cast<std::size_t>(i)] + "'");
+    }
+    v[i] = *n;
+  }
+  AttentionShape s;
+  s.prefill = parts[0] == "prefill";
+  s.sequences = v[1];
+  s.heads = v[3];
+  s.kv_heads = v[4];
+  s.head_dim = v[5];
+  if (s.heads % s.kv_heads != 0) throw InputError(what + ": KV_HEADS (" + parts[4] + ") must divide HEADS (" + parts[3] + ")");
+  s.new_tokens = s.prefill ? v[2] : 1;
+  s.context = s.prefill ? v[2] : v[2] + 1;
+  if (o.window < 0 || o.window > (std::int64_t{1} << 24)) throw InputError("--window: expected 0 (none) to 2^24 tokens");
+  s.window = o.window;
+  const double elements = static_cast<double>(s.sequences) * static_cast<double>(s.heads) * static_cast<double>(s.context) *
+                          static_cast<double>(s.head_dim);
+  if (elements > static_cast<double>(kMaxSize)) throw InputError(what + ": BATCH x HEADS x TOKENS x HEAD_DIM beyond 2^48 elements");
+  s.precision.activations = dtype;
+  s.precision.kv = o.kv_dtype.empty() ? dtype : dtype_from_flag("--kv-dtype", o.kv_dtype);
+  return s;
+}
+
+void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
+  const AttentionShape s = attention_from_flags(o, dtype);
+  parse_attention(o.attention_kernel, "--attention-kernel");
+  const OpsRunResult out = run_ops(hw, o.ideal, attention_call_ops(s, o.attention_kernel),
+                                   o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  std::ostream& os = human_out(o.json);
+  os << hw.description << " (" << hw.name << "): one " << (s.prefill ? "prefill" : "decode") << " attention call, kernel "
+     << o.attention_kernel << (o.attention_kernel == "trtllm" && !s.prefill
+                                   ? (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa ? " (XQA)" : " (MMHA)") : "")
+     << "\n\n";
+  print_ops(os, out.ops);
+  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
+  double bound = 0;
+  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
+  os << "\nthe call: " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
+  print_speed(os, out.speed);
+  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+}
+
 void run_op(const OpOptions& o) {
   check_output_path(o.json, "--json");
   HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
-  if (o.op.given() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce");
+  if (o.op.given() + !o.attention.empty() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention");
+  if (o.attention.empty() && (o.window != 0 || !o.kv_dtype.empty())) throw InputError("--window and --kv-dtype go with --attention");
+  if (!o.attention.empty()) {
+    run_attention(o, hw, dtype);
+    return;
+  }
   OpSpec spec = op_from_flags(o.op, dtype);
   const OpsRunResult out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
   const SimulatedOp& r = out.ops[0];
@@ -120,6 +195,14 @@ void add_op_command(CLI::App& app) {
                                                       format_si(kDefaultMaxEvents, "", 0) + "; 0: no limit)")
       ->check(non_negative_number());
   cmd->add_option("--reduce", o->op.reduce, "A row-wise sum: ROWS,COLS");
+  cmd->add_option("--attention", o->attention,
+                  "One layer's attention call: prefill,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM (BATCH prompts of TOKENS, causal) or "
+                  "decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM (one new token over a cache of TOKENS); heads per chip");
+  cmd->add_option("--attention-kernel", o->attention_kernel,
+                  "Attention kernel for --attention (default trtllm: TensorRT-LLM's call, its preprocessing kernels, FMHA, XQA "
+                  "or MMHA as it chooses; also " + attention_kernels().list() + ")");
+  cmd->add_option("--window", o->window, "Sliding window of --attention, in tokens (default 0: none)");
+  add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV cache type of --attention (default: --dtype)");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");

@@ -50,6 +50,15 @@ refused "gen near int64" "--gen 9223372036854775807: must be between 1 and" "$ro
 refused "decode stride beyond gen" "--decode-stride 2147483648: must be between 0 and" "$roofsim" run --gen 8 --decode-stride 2147483648
 refused "pp near int64" "--pp 9223372036854775807: must be between 1 and" "$roofsim" run --pp 9223372036854775807
 refused "gemm operand beyond 2^48" "more than 2^48 elements" "$roofsim" op --gemm 4294967296,4294967296,8
+# op --attention: the six fields, heads that split into KV groups, the attention-only flags.
+refused "attention fields" "expected prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM" "$roofsim" op --attention decode,64,2048,32,8
+refused "attention kind" "expected prefill|decode" "$roofsim" op --attention encode,64,2048,32,8,128
+refused "attention zero" "BATCH must be a whole number from 1 to 2^24" "$roofsim" op --attention decode,0,2048,32,8,128
+refused "attention groups" "KV_HEADS (5) must divide HEADS (32)" "$roofsim" op --attention decode,1,2048,32,5,128
+refused "attention beyond 2^48" "beyond 2^48 elements" "$roofsim" op --attention prefill,16777216,16777216,64,8,128
+refused "window without attention" "--window and --kv-dtype go with --attention" "$roofsim" op --gemm 64,64,64 --window 128
+refused "attention kernel" "--attention-kernel: unknown attention 'flash'" "$roofsim" op --attention decode,1,64,8,8,64 --attention-kernel flash
+refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduce, --attention" "$roofsim" op --gemm 64,64,64 --attention decode,1,64,8,8,64
 refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan
 refused "concurrent range" "--concurrent: '0' is not a whole number from 1 to 64" "$roofsim" collective --concurrent 0

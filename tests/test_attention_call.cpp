@@ -1,0 +1,87 @@
+// TensorRT-LLM's attention call as roofsim builds it (experiment/single_op.hpp,
+// attention_call_ops; workloads/attention_kernels/trtllm.cpp): which kernels run, and what the
+// CTA waves of the FMHA and of the decode kernels cost.
+#include <catch2/catch.hpp>
+
+#include "experiment/single_op.hpp"
+
+using namespace roofsim;
+
+namespace {
+AttentionShape shape(bool prefill, std::int64_t batch, std::int64_t tokens, std::int64_t heads, std::int64_t kv_heads,
+                     DType kv = DType::bf16) {
+  AttentionShape s;
+  s.prefill = prefill;
+  s.sequences = batch;
+  s.heads = heads;
+  s.kv_heads = kv_heads;
+  s.head_dim = 128;
+  s.new_tokens = prefill ? tokens : 1;
+  s.context = prefill ? tokens : tokens + 1;
+  s.precision.kv = kv;
+  return s;
+}
+
+std::vector<std::string> names(const std::vector<OpSpec>& ops) {
+  std::vector<std::string> out;
+  for (const OpSpec& op : ops) out.push_back(op.name);
+  return out;
+}
+
+double call_seconds(const std::vector<OpSpec>& ops, const HardwareSpec& hw) {
+  const OpsRunResult r = run_ops(hw, false, ops);
+  return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
+}
+}  // namespace
+
+TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode kernel its dispatcher picks", "[systemc][attention]") {
+  // Prefill: decoder info, QKV preprocessing, the FMHA with one CTA per sequence, head and
+  // 128-row query tile.
+  const std::vector<OpSpec> prefill = attention_call_ops(shape(true, 2, 300, 32, 8), "trtllm");
+  REQUIRE(names(prefill).size() == 3);
+  CHECK(names(prefill)[0] == "decoder info");
+  CHECK(names(prefill)[1] == "qkv preprocessing");
+  CHECK(prefill[2].is_gemm);
+  CHECK(prefill[2].gemm.kernel_ctas == 2 * 32 * 3);
+  CHECK_FALSE(prefill[2].gemm.decode_kernel);
+
+  // Decode, GQA with enough work: XQA, after the preprocessing on a bf16 cache, alone on fp8.
+  const AttentionShape xqa = shape(false, 64, 2048, 32, 8);
+  CHECK(trtllm_decode_kernel(xqa) == TrtllmDecodeKernel::xqa);
+  CHECK(attention_call_ops(xqa, "trtllm").size() == 2);
+  CHECK(attention_call_ops(shape(false, 64, 2048, 32, 8, DType::fp8), "trtllm").size() == 1);
+  const OpSpec& x = attention_call_ops(xqa, "trtllm").back();
+  CHECK(x.gemm.decode_kernel);
+  CHECK(x.gemm.kernel_k_splits > 1);  // multi-block: the keys split over CTAs
+  CHECK(x.gemm.kernel_ctas == 64 * 8 * x.gemm.kernel_k_splits);
+
+  // The gate: KV heads x sequences x 128-token blocks x 4 >= 132 SMs. 8 x 1 x 4 x 4 = 128 is
+  // not enough at 512 cached tokens; at 1024 it is.
+  CHECK(trtllm_decode_kernel(shape(false, 1, 512, 32, 8)) == TrtllmDecodeKernel::mmha);
+  CHECK(trtllm_decode_kernel(shape(false, 1, 1024, 32, 8)) == TrtllmDecodeKernel::xqa);
+  // Plain MHA and groups beyond 32 heads run MMHA: one vector op, RoPE and the cache write inside.
+  for (const AttentionShape& s : {shape(false, 64, 2048, 32, 32), shape(false, 64, 2048, 128, 2)}) {
+    CHECK(trtllm_decode_kernel(s) == TrtllmDecodeKernel::mmha);
+    const std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");
+    REQUIRE(ops.size() == 1);
+    CHECK_FALSE(ops[0].is_gemm);
+    CHECK(ops[0].vector.kernel_ctas == s.sequences * s.heads);
+    CHECK(ops[0].vector.decode_kernel);
+  }
+  // Other kernels build their ops alone.
+  CHECK(attention_call_ops(xqa, "fused").size() == 1);
+}
+
+TEST_CASE("An attention kernel pays its CTAs fixed latency once per wave of resident CTAs and the ideal chip drops it", "[systemc][attention]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.matrix.attention_cta_cycles > 0);
+  // One-token prompts: the FMHA is all CTAs and no work. 132 x 8 CTAs take 8 waves, 132 x 16
+  // take 16: the second call is later by 8 waves' fixed cycles (within the small work).
+  const double wave = hw.matrix.attention_cta_cycles / hw.matrix.sustained_clock_hz;
+  const double t8 = call_seconds({attention_call_ops(shape(true, 132, 1, 8, 8), "fused")}, hw);
+  const double t16 = call_seconds({attention_call_ops(shape(true, 264, 1, 8, 8), "fused")}, hw);
+  CHECK(t8 >= 8 * wave);
+  CHECK(t16 - t8 == Approx(8 * wave).epsilon(0.15));
+  const double ideal = call_seconds({attention_call_ops(shape(true, 264, 1, 8, 8), "fused")}, make_ideal(hw));
+  CHECK(ideal < 0.1 * t16);
+}

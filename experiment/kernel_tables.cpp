@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/csv.hpp"
+#include "core/parse.hpp"
 #include "core/error.hpp"
 #include "components/tiling.hpp"
 #include "core/format.hpp"
@@ -257,6 +258,59 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
   return out;
 }
 
+// moe.csv: one MoE layer's experts on one GPU (TensorRT-LLM CUTLASS MoE): moe_layer_ops.
+std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw) {
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    const std::string where = path + ":" + row.at("#line") + ": ";
+    MoeCall m;
+    m.tokens = csv_positive_integer(path, row, "num_tokens");
+    m.hidden = csv_positive_integer(path, row, "hidden_size");
+    m.inter = csv_positive_integer(path, row, "inter_size");
+    m.topk = csv_positive_integer(path, row, "topk");
+    m.experts = csv_positive_integer(path, row, "num_experts");
+    m.tp = csv_positive_integer(path, row, "moe_tp_size");
+    m.ep = csv_positive_integer(path, row, "moe_ep_size");
+    for (std::int64_t v : {m.tokens, m.hidden, m.inter, m.topk, m.experts, m.tp, m.ep}) {
+      if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any MoE layer (at most 2^24)");
+    }
+    if (m.topk > m.experts) throw InputError(where + "topk is more than num_experts");
+    if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48) ||
+        static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48)) {
+      throw InputError(where + "tokens x topk x hidden or experts x inter x hidden beyond 2^48 elements");
+    }
+    const std::string& source = csv_text(path, row, "kernel_source");
+    m.gated = source != "moe_torch_flow_nongated";
+    const std::string& dist = csv_text(path, row, "distribution");
+    if (dist == "balanced") {
+      m.power_law = 0;
+    } else if (dist.rfind("power_law_", 0) == 0) {
+      const auto a = parse_number(dist.substr(10));
+      if (!a || *a <= 0 || *a > 10) throw InputError(where + "distribution: expected power_law_A with A in (0, 10], got '" + dist + "'");
+      m.power_law = *a;
+    } else {
+      throw InputError(where + "distribution: unknown '" + dist + "' (expected balanced or power_law_A)");
+    }
+    const std::string& dtype = csv_text(path, row, "moe_dtype");
+    PendingRow p;
+    p.result.family = "moe " + dtype;
+    p.result.label = std::to_string(m.tokens) + " tok, " + std::to_string(m.experts) + "x" + std::to_string(m.hidden) + "x" +
+                     std::to_string(m.inter) + " top" + std::to_string(m.topk) + " tp" + std::to_string(m.tp) + " ep" +
+                     std::to_string(m.ep) + " " + dist;
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block") {
+      m.dtype = dtype == "bfloat16" ? DType::bf16 : DType::fp8;
+      p.simulate = [&hw, ops = moe_layer_ops(m)] { return call_seconds(hw, ops); };
+    } else {
+      p.not_simulated_reason = "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled";
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 struct TableKind {
   std::string file;
   std::function<std::vector<PendingRow>(const std::string&, const HardwareSpec&)> read;
@@ -272,7 +326,7 @@ const std::vector<TableKind>& table_kinds() {
       {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
       {"context_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, true); }, "", ""},
       {"generation_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, false); }, "", ""},
-      {"moe.csv", nullptr, "moe", "roofsim has no single MoE layer op yet (issue 12)"},
+      {"moe.csv", moe_rows, "", ""},
   };
   return kinds;
 }

@@ -1,5 +1,9 @@
 #include "experiment/single_op.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
 #include "components/sweep.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -108,6 +112,75 @@ std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::strin
   if (kernel == "trtllm") captured.ops = trtllm_call_prologue(s);
   attention_kernels().get(kernel, "attention").build(captured, s);
   return captured.ops;
+}
+
+std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {
+  const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
+  const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
+  // Token copies per expert: the copies dealt by share, largest remainders first (so fewer
+  // copies than experts touch that many experts, one copy each). Balanced: equal shares.
+  // Power law: the expert of load rank r has share r^-a, and this GPU holds ranks 1 to
+  // experts / ep: the hottest experts, as the busiest GPU of the layer.
+  const std::int64_t copies = m.tokens * m.topk;
+  std::vector<double> share(static_cast<std::size_t>(m.experts), 1.0);
+  if (m.power_law > 0) {
+    for (std::size_t r = 0; r < share.size(); ++r) share[r] = std::pow(static_cast<double>(r + 1), -m.power_law);
+  }
+  double total = 0;
+  for (double x : share) total += x;
+  std::vector<std::int64_t> count(share.size());
+  std::vector<std::pair<double, std::size_t>> remainder;
+  std::int64_t dealt = 0;
+  for (std::size_t r = 0; r < share.size(); ++r) {
+    const double exact = static_cast<double>(copies) * share[r] / total;
+    count[r] = static_cast<std::int64_t>(std::floor(exact));
+    dealt += count[r];
+    remainder.push_back({-(exact - std::floor(exact)), r});  // largest first; ties: hotter rank first
+  }
+  std::sort(remainder.begin(), remainder.end());
+  for (std::size_t i = 0; dealt < copies && i < remainder.size(); ++i, ++dealt) ++count[remainder[i].second];
+  std::int64_t local_copies = 0, touched = 0, padded_rows = 0;
+  constexpr std::int64_t kTileRows = 64;  // a grouped GEMM pads each expert's rows to its tiles
+  for (std::int64_t e = 0; e < local_experts && e * m.ep < m.experts; ++e) {
+    const std::int64_t rows = count[static_cast<std::size_t>(e * m.ep)];
+    if (rows == 0) continue;
+    local_copies += rows;
+    ++touched;
+    padded_rows += (rows + kTileRows - 1) / kTileRows * kTileRows;
+  }
+  if (touched == 0) {  // no copy lands here: the kernels still run, on nothing
+    touched = 1;
+    local_copies = 1;
+    padded_rows = kTileRows;
+  }
+  // The batched GEMMs run `touched` experts of `rows` each: as many rows in all as the copies,
+  // and their tiles' padding kept (rows averaged over the padded total when loads differ).
+  const std::int64_t rows = std::max((local_copies + touched - 1) / touched, padded_rows / touched);
+  const DType act = m.dtype, out = DType::bf16;
+  std::vector<OpSpec> ops;
+  auto vector_op = [&](const std::string& name, std::int64_t in, std::int64_t out_elements, double flops, DType in_dtype,
+                       DType out_dtype) {
+    OpSpec op;
+    op.is_gemm = false;
+    op.vector = VectorShape{in, out_elements, flops, in_dtype, out_dtype, in_dtype == out_dtype};
+    op.name = name;
+    ops.push_back(op);
+  };
+  // Routing: top-k over the router's fp32 logits (an expert id and a weight per copy), then the
+  // copies counted and sorted by expert (each local expert's first row), then the permutation
+  // of the tokens' copies into expert order, quantized when the experts compute in fp8.
+  vector_op("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
+  vector_op("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
+  vector_op("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
+  GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
+  ops.push_back(gemm_op(up, "experts up"));
+  vector_op("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
+            act == DType::bf16 ? out : act);
+  GemmShape down{touched, rows, m.hidden, inter, act, act, out};
+  ops.push_back(gemm_op(down, "experts down"));
+  // Un-permutation: each token sums its copies' outputs, weighted by the router.
+  vector_op("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);
+  return ops;
 }
 
 OpSpec gemm_op(const GemmShape& g, const std::string& label) {

@@ -59,6 +59,19 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
 // new K and V into the cache); in decode the preprocessing before XQA on a 16-bit cache.
 std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::string& kernel);
 
+// One MoE layer's expert computation on one GPU, as TensorRT-LLM's CUTLASS MoE runs it
+// (routing and the tokens' permutation, the grouped gate/up GEMM over the touched local
+// experts, the activation, the grouped down GEMM, and the un-permutation with the weighted
+// sum), no communication. `tokens` enter the layer on this GPU; the GPU holds experts / ep
+// experts, each inter / tp wide.
+struct MoeCall {
+  std::int64_t tokens = 0, hidden = 0, inter = 0, experts = 0, topk = 0, tp = 1, ep = 1;
+  bool gated = true;         // gate and up projections (SwiGLU); false: one up projection
+  double power_law = 0;      // 0: balanced routing; > 0: expert loads ~ rank^-power_law
+  DType dtype = DType::bf16;  // weights and the GEMMs' inputs (fp8: activations quantized on permutation)
+};
+std::vector<OpSpec> moe_layer_ops(const MoeCall& m);
+
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);
 OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype);

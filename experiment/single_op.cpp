@@ -193,6 +193,15 @@ OpSpec gemm_op(const GemmShape& g, const std::string& label) {
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling) {
   std::vector<OpSpec> ops;
   if (scaling == Fp8Scaling::per_tensor) {
+    // TensorRT-LLM's quantize_e4m3_per_tensor (quantization.cu,
+    // invokeComputeScalesAndQuantizeMatrix, PER_TENSOR): zero the scale (cudaMemsetAsync), find
+    // the absolute maximum (computeFP8QuantizeScale, atomic max), quantize; its Linear then
+    // converts the bf16 scale to fp32 (a one-element kernel) for the scaled GEMM.
+    OpSpec zero;
+    zero.is_gemm = false;
+    zero.vector = VectorShape{1, 1, 0.0, DType::fp32};
+    zero.name = "fp8 scale memset";
+    ops.push_back(zero);
     OpSpec amax = row_sum_op(1, m * k, DType::bf16);  // one pass over m x k, one value out
     amax.name = "fp8 amax " + std::to_string(m) + "x" + std::to_string(k);
     ops.push_back(amax);
@@ -202,6 +211,13 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   quantize.vector = VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
   quantize.name = "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k);
   ops.push_back(quantize);
+  if (scaling == Fp8Scaling::per_tensor) {
+    OpSpec convert;
+    convert.is_gemm = false;
+    convert.vector = VectorShape{1, 1, 1.0, DType::bf16, DType::fp32, false};
+    convert.name = "fp8 scale to fp32";
+    ops.push_back(convert);
+  }
   GemmShape g;
   g.m = m;
   g.n = n;

@@ -339,7 +339,11 @@ class ServingEngine {
           if (rec.spec.output_tokens == 1) {
             finish_request(static_cast<std::size_t>(l.record));
           } else {
-            tokens += rec.spec.prompt_tokens;
+            // Sliding-window layers hold at most their window: the cache sent is the capped one,
+            // counted in tokens of every layer's KV.
+            const DType kv = setup_.machine.precision.kv;
+            tokens += static_cast<std::int64_t>(std::ceil(r_.model.kv_cache_bytes(kv, rec.spec.prompt_tokens) /
+                                                          r_.model.kv_bytes_per_token(kv)));
           }
         }
         if (tokens == 0) continue;

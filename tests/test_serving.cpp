@@ -295,6 +295,27 @@ TEST_CASE("disaggregation moves each prompt's KV cache over the links, from pref
   CHECK(requests_csv(run_serving(s)) == requests_csv(r));
 }
 
+TEST_CASE("disaggregation sends a sliding-window model's capped cache and not every token's KV of every layer", "[systemc][serving]") {
+  ServingSetup s = serving_setup(6, 2, "uniform:600:900", "uniform:4:8");
+  // Llama-3-8B's layer, 4 of them, every second one sliding over 256 tokens.
+  s.machine.model = write_temp(replace_once(replace_once(preset_text("models", "llama-3-8b"), "layers = 32", "layers = 4"),
+                                            "[model]", "[model]\nsliding_window = 256\nglobal_every = 2"),
+                               "model");
+  s.buckets_per_octave = 0;
+  s.disaggregation.enabled = true;
+  const ServingResult r = run_serving(s);
+  const DType kv = s.machine.precision.kv;
+  double capped = 0, uncapped = 0;
+  for (const RequestRecord& q : r.requests) {
+    capped += r.model.kv_cache_bytes(kv, q.spec.prompt_tokens);
+    uncapped += static_cast<double>(q.spec.prompt_tokens) * r.model.kv_bytes_per_token(kv);
+  }
+  REQUIRE(capped < 0.75 * uncapped);  // two of the four layers keep 256 of 600-900 tokens
+  // Whole tokens of every layer's KV: at most one token's more per request.
+  CHECK(r.kv_transfer_bytes >= capped);
+  CHECK(r.kv_transfer_bytes <= capped + 6 * r.model.kv_bytes_per_token(kv));
+}
+
 namespace {
 
 // 24 requests 50 ms apart, each of 3 prefixes of 256 tokens in turn, prompts of 300-369 tokens.

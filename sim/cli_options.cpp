@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parse.hpp"
+#include "core/presets.hpp"
+#include "experiment/stack.hpp"
 
 namespace roofsim {
 
@@ -56,6 +58,14 @@ DType dtype_from_flag(const std::string& flag, const std::string& value) {
   return t;
 }
 
+namespace {
+std::string join_presets(const std::string& kind) {
+  std::string out;
+  for (const std::string& name : list_presets(kind)) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+}  // namespace
+
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) {
   cmd->add_option("--model", f.model, "Model preset (configs/models), model .toml, or Hugging Face config.json (default llama-3-8b)");
   if (!machine_only) {
@@ -75,6 +85,9 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
   }
   cmd->add_option("--attention", f.attention, "The attention kernel (default fused):" + kernels)
       ->check(CLI::IsMember(attention_kernels().names()));
+  cmd->add_option("--stack", f.stack, "A software stack (configs/stacks: " + join_presets("stacks") +
+                                      ", or a .toml): its attention kernel, launch mode and kernel parameters on the hardware; "
+                                      "--attention and --launch still override it");
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short")
@@ -151,6 +164,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
     e.near_memory = f.near_memory == "off" ? NearMemory::off : f.near_memory == "all" ? NearMemory::all : NearMemory::small_rows;
   }
   if (given(cmd, "--allow-long-context")) e.allow_long_context = f.allow_long_context;
+  if (given(cmd, "--stack")) apply_stack(load_stack(f.stack), e, given(cmd, "--attention"), given(cmd, "--launch"));
   e.max_events = given(cmd, "--max-events") ? f.max_events : kDefaultMaxEvents;
   // A flag overrides the file: messages about that setting name the flag again.
   for (const CLI::Option* o : cmd.get_options()) {

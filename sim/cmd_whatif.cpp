@@ -34,6 +34,7 @@ struct WhatifOptions {
 Experiment base_experiment(const WhatifOptions& o, const CLI::App& cmd) {
   Experiment e;
   if (!o.experiment.empty()) e = load_experiment_file(o.experiment);
+  if (cmd.count("--stack")) throw InputError("--stack: whatif compares hardware variants of one stack; run each stack with `roofsim run --stack`");
   if (cmd.count("--hw") || o.experiment.empty()) e.hw = o.hw;
   apply_experiment_flags(o.x, cmd, e);
   return e;

@@ -1,0 +1,53 @@
+#include "experiment/stack.hpp"
+
+#include "core/config_reader.hpp"
+#include "core/presets.hpp"
+
+namespace roofsim {
+
+SoftwareStack load_stack(const std::string& name_or_path) {
+  SoftwareStack s;
+  s.file = resolve_preset("stacks", name_or_path);
+  const toml::table doc = ConfigTable::parse_file(s.file);
+  ConfigTable top(doc, s.file, "");
+  ConfigTable stack = top.table("stack");
+  s.name = stack.string("name");
+  s.description = stack.string("description");
+  if (stack.has("attention")) {
+    const std::string a = stack.string("attention");
+    if (!attention_kernels().find(a)) stack.fail("attention", "unknown kernel '" + a + "' (expected one of " + attention_kernels().list() + ")");
+    s.attention = AttentionImpl{a};
+  }
+  if (stack.has("launch")) s.launch_per_op = stack.one_of("launch", {"graph", "per_op"}) == "per_op";
+  stack.reject_unknown_keys();
+  if (std::optional<ConfigTable> hw = top.optional_table("hardware")) {
+    std::optional<ConfigTable> provenance = top.optional_table("provenance");
+    for (const std::string& key : hw->keys_in_file_order()) {
+      s.hardware.push_back({key, hw->finite_number(key), false});
+      // Every number a stack sets says where it comes from.
+      if (!provenance || !provenance->has(key)) hw->fail(key, "has no entry in [provenance]: say where the value comes from");
+      provenance->string(key);
+    }
+    if (provenance) provenance->reject_unknown_keys();
+    hw->reject_unknown_keys();
+  } else if (top.has("provenance")) {
+    top.table("provenance");
+  }
+  top.reject_unknown_keys();
+  return s;
+}
+
+void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
+  if (!stack.hardware.empty()) {
+    if (e.hardware) throw InputError("--stack " + stack.name + " sets kernel parameters on a hardware file; give the hardware as a file or preset");
+    HardwareDocument doc = HardwareDocument::load(e.hw);
+    apply_edits(doc, stack.hardware, stack.file);
+    e.hardware = doc.spec();  // checked as the hardware file would be
+    e.hardware->name += " + " + stack.name;
+  }
+  if (stack.attention && !keep_attention) e.attention = *stack.attention;
+  if (stack.launch_per_op && !keep_launch) e.launch_per_op = *stack.launch_per_op;
+  e.source += ", stack " + stack.name;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,46 @@
+// Software stacks as configuration (experiment/stack.hpp, configs/stacks).
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "core/presets.hpp"
+#include "experiment/stack.hpp"
+#include "tests/test_util.hpp"
+
+using namespace roofsim;
+using namespace roofsim::test;
+
+TEST_CASE("a software stack sets its attention kernel, launch mode and kernel parameters unless flags do", "[systemc][stack]") {
+  REQUIRE(list_presets("stacks").size() >= 3);
+  for (const std::string& name : list_presets("stacks")) {
+    INFO(name);
+    const SoftwareStack s = load_stack(name);
+    CHECK(s.name == name);
+    CHECK_FALSE(s.description.empty());
+  }
+  Experiment e;
+  apply_stack(load_stack("ideal"), e, false, false);
+  REQUIRE(e.hardware);
+  CHECK(e.hardware->matrix.attention_cta_cycles == 0);
+  CHECK(load_hardware("h100_sxm5").matrix.attention_cta_cycles > 0);  // the hardware file keeps its own
+  Experiment old;
+  apply_stack(load_stack("trtllm-0.9"), old, false, false);
+  CHECK(old.attention == AttentionImpl::vector);
+  CHECK(old.launch_per_op);
+  CHECK_FALSE(old.hardware);  // sets no kernel parameter
+  Experiment kept;
+  kept.attention = AttentionImpl::unfused;
+  apply_stack(load_stack("trtllm-0.9"), kept, true, true);  // --attention and --launch given
+  CHECK(kept.attention == AttentionImpl::unfused);
+  CHECK_FALSE(kept.launch_per_op);
+}
+
+TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, parameters without a source", "[systemc][stack]") {
+  const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "attentoin = \"fused\"\n", "stack")), Catch::Contains(":4") && Catch::Contains("attentoin"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "attention = \"flash\"\n", "stack")), Catch::Contains("unknown kernel 'flash'"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[hardware]\n\"matrix.attention_cta_cycles\" = 5\n", "stack")),
+                    Catch::Contains("matrix.attention_cta_cycles") && Catch::Contains("[provenance]"));
+  Experiment e;
+  const SoftwareStack bad = load_stack(write_temp(head + "[hardware]\n\"hbm.bandwidth_gb_per_s\" = -1\n[provenance]\n\"hbm.bandwidth_gb_per_s\" = \"x\"\n", "stack"));
+  CHECK_THROWS_AS(apply_stack(bad, e, false, false), InputError);  // checked as the hardware file would be
+}

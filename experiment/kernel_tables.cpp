@@ -275,6 +275,7 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
       if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any MoE layer (at most 2^24)");
     }
     if (m.topk > m.experts) throw InputError(where + "topk is more than num_experts");
+    if (m.experts > 65536) throw InputError(where + "num_experts: " + std::to_string(m.experts) + " is beyond any MoE layer (at most 65536)");
     if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48) ||
         static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48)) {
       throw InputError(where + "tokens x topk x hidden or experts x inter x hidden beyond 2^48 elements");

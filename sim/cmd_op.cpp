@@ -31,6 +31,8 @@ struct OpOptions {
   std::string attention_kernel = "trtllm";
   std::int64_t window = 0;
   std::string kv_dtype;
+  std::string moe;  // TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP]
+  std::string routing = "balanced";
   std::string dtype = "bf16";
   bool ideal = false;
   bool fine = false;
@@ -119,11 +121,77 @@ void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   if (!o.json.empty()) write_json(o.json, single_op_json(out));
 }
 
+// --moe TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] with --routing balanced|power_law:A.
+MoeCall moe_from_flags(const OpOptions& o, DType dtype) {
+  const std::string what = "--moe " + o.moe;
+  std::vector<std::int64_t> v;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = o.moe.find(',', start);
+    const std::string part = o.moe.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto n = parse_integer(part);
+    if (!n || *n <= 0 || *n > (std::int64_t{1} << 24)) {
+      throw InputError(what + ": expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP], whole numbers from 1 to 2^24 (got '" + part + "')");
+    }
+    v.push_back(*n);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (v.size() != 5 && v.size() != 7) throw InputError(what + ": expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] (e.g. 256,4096,14336,8,2)");
+  MoeCall m;
+  m.tokens = v[0];
+  m.hidden = v[1];
+  m.inter = v[2];
+  m.experts = v[3];
+  m.topk = v[4];
+  if (v.size() == 7) {
+    m.tp = v[5];
+    m.ep = v[6];
+  }
+  if (m.experts > 65536) throw InputError(what + ": EXPERTS beyond any MoE layer (at most 65536)");
+  if (m.topk > m.experts) throw InputError(what + ": TOPK (" + std::to_string(m.topk) + ") is more than EXPERTS (" + std::to_string(m.experts) + ")");
+  if (m.ep > m.experts) throw InputError(what + ": EP (" + std::to_string(m.ep) + ") is more than EXPERTS: a rank without an expert");
+  if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize) ||
+      static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize)) {
+    throw InputError(what + ": TOKENS x TOPK x HIDDEN or EXPERTS x INTER x HIDDEN beyond 2^48 elements");
+  }
+  if (o.routing.rfind("power_law:", 0) == 0) {
+    const auto a = parse_number(o.routing.substr(10));
+    if (!a || *a <= 0 || *a > 10) throw InputError("--routing " + o.routing + ": expected power_law:A with A in (0, 10]");
+    m.power_law = *a;
+  } else if (o.routing != "balanced") {
+    throw InputError("--routing " + o.routing + ": expected balanced or power_law:A (e.g. power_law:1.2)");
+  }
+  m.dtype = dtype;
+  return m;
+}
+
+void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
+  const MoeCall m = moe_from_flags(o, dtype);
+  const OpsRunResult out = run_ops(hw, o.ideal, moe_layer_ops(m), o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  std::ostream& os = human_out(o.json);
+  os << hw.description << " (" << hw.name << "): one MoE layer's experts on one GPU (TensorRT-LLM's CUTLASS MoE kernels), "
+     << o.routing << " routing\n\n";
+  print_ops(os, out.ops);
+  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
+  double bound = 0;
+  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
+  os << "\nthe layer: " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
+  print_speed(os, out.speed);
+  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+}
+
 void run_op(const OpOptions& o) {
   check_output_path(o.json, "--json");
   HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
-  if (o.op.given() + !o.attention.empty() != 1) throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention");
+  if (o.op.given() + !o.attention.empty() + !o.moe.empty() != 1) {
+    throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention, --moe");
+  }
+  if (o.moe.empty() && o.routing != "balanced") throw InputError("--routing goes with --moe");
+  if (!o.moe.empty()) {
+    run_moe(o, hw, dtype);
+    return;
+  }
   if (o.attention.empty() && (o.window != 0 || !o.kv_dtype.empty())) throw InputError("--window and --kv-dtype go with --attention");
   if (!o.attention.empty()) {
     run_attention(o, hw, dtype);
@@ -201,6 +269,10 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--attention-kernel", o->attention_kernel,
                   "Attention kernel for --attention (default trtllm: TensorRT-LLM's call, its preprocessing kernels, FMHA, XQA "
                   "or MMHA as it chooses; also " + attention_kernels().list() + ")");
+  cmd->add_option("--moe", o->moe,
+                  "One MoE layer's experts on one GPU: TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] (sizes unsharded; the GPU holds "
+                  "EXPERTS/EP experts of INTER/TP); --dtype bf16 or fp8");
+  cmd->add_option("--routing", o->routing, "Token routing of --moe: balanced (default) or power_law:A (expert loads ~ rank^-A)");
   cmd->add_option("--window", o->window, "Sliding window of --attention, in tokens (default 0: none)");
   add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV cache type of --attention (default: --dtype)");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");

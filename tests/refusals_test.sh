@@ -58,6 +58,11 @@ refused "attention groups" "KV_HEADS (5) must divide HEADS (32)" "$roofsim" op -
 refused "attention beyond 2^48" "beyond 2^48 elements" "$roofsim" op --attention prefill,16777216,16777216,64,8,128
 refused "window without attention" "--window and --kv-dtype go with --attention" "$roofsim" op --gemm 64,64,64 --window 128
 refused "attention kernel" "--attention-kernel: unknown attention 'flash'" "$roofsim" op --attention decode,1,64,8,8,64 --attention-kernel flash
+refused "moe fields" "expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP]" "$roofsim" op --moe 256,4096,14336,8
+refused "moe topk" "TOPK (9) is more than EXPERTS (8)" "$roofsim" op --moe 256,4096,14336,8,9
+refused "moe ep" "EP (16) is more than EXPERTS" "$roofsim" op --moe 256,4096,14336,8,2,1,16
+refused "moe routing" "expected balanced or power_law:A" "$roofsim" op --moe 256,4096,14336,8,2 --routing zipf
+refused "routing without moe" "--routing goes with --moe" "$roofsim" op --gemm 64,64,64 --routing power_law:1.2
 refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduce, --attention" "$roofsim" op --gemm 64,64,64 --attention decode,1,64,8,8,64
 refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan

@@ -408,10 +408,17 @@ std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r
     const std::string& family = csv_text(limits_csv, row, "family");
     const double limit = csv_positive_number(limits_csv, row, "max_mape_percent");
     auto f = std::find_if(r.families.begin(), r.families.end(), [&](const KernelFamilyResult& x) { return x.family == family; });
+    // Each line names the limit's row: a family that was not simulated may be a typo there.
+    const std::string where = limits_csv + ":" + row.at("#line") + ": ";
     if (f == r.families.end() || f->rows.empty()) {
-      out.push_back(family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%)");
+      std::string simulated;
+      for (const KernelFamilyResult& x : r.families) {
+        if (!x.rows.empty()) simulated += (simulated.empty() ? "" : ", ") + x.family;
+      }
+      out.push_back(where + family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%; simulated: " +
+                    (simulated.empty() ? "none" : simulated) + ")");
     } else if (100 * f->overall.mape > limit) {
-      out.push_back(family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
+      out.push_back(where + family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
     }
   }
   return out;

@@ -64,7 +64,7 @@ std::string source_of(const std::string& path, const CsvRow& row) {
 
 double measured_seconds(const std::string& path, const CsvRow& row) {
   const double ms = csv_positive_number(path, row, "latency");  // the tables hold milliseconds
-  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + std::to_string(ms) + " ms is beyond any kernel (at most 1e6)");
+  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + format_general(ms) + " ms is beyond any kernel (at most 1e6)");
   return ms * 1e-3;
 }
 

@@ -39,7 +39,7 @@ void add_cases_command(CLI::App& app) {
   run->add_option("--tolerance", o->tolerance, "Largest relative error accepted (default 0.15)")->check(positive_number());
   add_json_option(run, o->json);
   run->callback([o] {
-    if (o->tolerance > 10) throw InputError("--tolerance " + format_fixed(o->tolerance, 2) + ": at most 10 (an error of 1000%)");
+    if (o->tolerance > 10) throw InputError("--tolerance " + format_general(o->tolerance) + ": at most 10 (an error of 1000%)");
     check_output_path(o->json, "--json");
     const std::vector<PublicCase> all = load_public_cases();
     const PublicCase& c = find_public_case(all, o->id);

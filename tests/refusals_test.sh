@@ -251,5 +251,9 @@ if [ $rc -eq 1 ] && grep -qF "limits.csv:2: bogus: not simulated" "$tmp/err"; th
 timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-300 >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc -eq 1 ] && grep -qF "beyond --tolerance 1e-300" "$tmp/err"; then ok; else bad "cases run beyond a tiny tolerance: exit $rc: $(cat "$tmp/err")"; fi
 
+# Numbers in messages are readable: 1e308 was printed with 309 digits.
+refused "huge tolerance readable" "--tolerance 1e+308: at most 10" "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e308
+printf 'm,n,k,gemm_dtype,latency\n64,64,64,bfloat16,1e308\n' > "$tmp/kd/gemm.csv"
+refused "huge kernel latency readable" "gemm.csv:2: latency: 1e+308 ms is beyond any kernel" "$roofsim" validate --kernels "$tmp/kd"
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

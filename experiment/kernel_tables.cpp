@@ -338,7 +338,8 @@ std::vector<std::string> kernel_table_files() {
 }
 
 KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw, const RunControl& control) {
-  if (!fs::is_directory(dir)) throw InputError("${kernels} " + dir + ": not a folder");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("${kernels} " + dir + ": not a folder" + (ec ? " (" + ec.message() + ")" : ""));
   KernelValidationResult out;
   out.hw = hw.name;
   out.dir = dir;
@@ -346,7 +347,7 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   std::map<std::string, std::string> family_file;
   for (const TableKind& kind : table_kinds()) {
     const std::string path = (fs::path(dir) / kind.file).string();
-    if (!fs::exists(path)) continue;
+    if (!fs::exists(path, ec)) continue;
     if (!kind.read) {
       KernelFamilyResult f;
       f.family = kind.family;

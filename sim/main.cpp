@@ -1,6 +1,7 @@
 // roofsim: a discrete-event simulator for transformer inference hardware.
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
@@ -92,6 +93,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const roofsim::InputError& e) {
     // The library names settings in its own terms; here they are flags.
     std::cerr << "roofsim: error: " << roofsim::render_setting_names(e.raw(), roofsim::SettingNames::flag) << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refuses (too long, a file used as a folder, no permission): the user's
+    // input or machine, named with the path, not a bug in roofsim.
+    std::cerr << "roofsim: error: " << (e.path1().empty() ? std::string() : e.path1().string() + ": ") << e.code().message() << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "roofsim: error: out of memory (a run larger than this machine holds; see --max-events)\n";

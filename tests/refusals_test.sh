@@ -255,5 +255,11 @@ if [ $rc -eq 1 ] && grep -qF "beyond --tolerance 1e-300" "$tmp/err"; then ok; el
 refused "huge tolerance readable" "--tolerance 1e+308: at most 10" "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e308
 printf 'm,n,k,gemm_dtype,latency\n64,64,64,bfloat16,1e308\n' > "$tmp/kd/gemm.csv"
 refused "huge kernel latency readable" "gemm.csv:2: latency: 1e+308 ms is beyond any kernel" "$roofsim" validate --kernels "$tmp/kd"
+# Names longer than a file name (fuzz_user_cases): refused as names that find nothing, not internal errors.
+long=$(printf 'a%.0s' $(seq 300))
+refused "hw name too long" "--hw '$long': unknown hardware preset" "$roofsim" run --hw "$long" --gen 2
+refused "model path too long" "--model $long/x.toml: File name too long" "$roofsim" run --model "$long/x.toml" --gen 2
+refused "kernels folder too long" "--kernels $long: not a folder" "$roofsim" validate --kernels "$long"
+refused "plot name too long, before the work" "--plot $long.png: a name in it is longer than 255 bytes" "$roofsim" sweep --points 8 --plot "$long.png"
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

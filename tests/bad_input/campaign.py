@@ -418,7 +418,8 @@ def gen_hardware(b, tree, keytable):
                 ("missing-file", "missing.toml", INVALID), ("binary-file", "{BIN}", INVALID),
                 ("empty-name", "", INVALID), ("preset-bogus", "h100_sxm6", INVALID),
                 ("preset-path-escape", "../../../../etc/passwd", INVALID),
-                ("dir-named-toml", "d.toml", INVALID)]
+                ("dir-named-toml", "d.toml", INVALID), ("name-too-long", "a" * 300, INVALID),
+                ("path-part-too-long", "a" * 300 + "/x.toml", INVALID)]
     for slug, path, exp in specials:
         files = {"d.toml/x": b""} if slug == "dir-named-toml" else {}
         for suffix, argv in (("op", ["op", "--hw", path, "--gemm", "64,64,64"]),

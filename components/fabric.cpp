@@ -95,7 +95,11 @@ Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, cons
     : sc_core::sc_module(name), hw_(hw), topology_(topology), events_("link_events", stats_),
       link_bandwidth_(hw.links.bandwidth_per_direction * hw.links.efficiency),
       latency_ps_(ceil_ps(hw.links.latency_s)) {
-  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
+  if (hw.links.count <= 0) {
+    // Located as a missing key is: the file at its root table's line.
+    throw InputError((hw.source_file.empty() ? hw.name : hw.source_file + ":1") +
+                     ": links: missing table [links] (chips without links cannot run collectives)");
+  }
   const std::string refusal = topology.family->link_refusal(topology, hw);
   if (!refusal.empty()) throw InputError(refusal);
   links_.resize(topology.family->link_count(topology));

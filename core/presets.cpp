@@ -10,6 +10,19 @@ namespace fs = std::filesystem;
 
 namespace roofsim {
 
+namespace {
+// Whether a path exists or is a folder, without throwing: a name the system cannot even look up
+// (longer than NAME_MAX, a file used as a folder) is a name that finds nothing.
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+bool folder(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+}  // namespace
+
 std::string config_dir() {
   if (const char* env = std::getenv("ROOFSIM_CONFIG_DIR"); env && *env) return env;
   return ROOFSIM_CONFIG_DIR;
@@ -33,7 +46,7 @@ std::vector<std::string> list_hub_configs() {
   for (const auto& org : fs::directory_iterator(root, ec)) {
     if (!org.is_directory()) continue;
     for (const auto& model : fs::directory_iterator(org.path(), ec)) {
-      if (fs::exists(model.path() / "config.json")) {
+      if (present(model.path() / "config.json")) {
         ids.push_back(org.path().filename().string() + "/" + model.path().filename().string());
       }
     }
@@ -54,7 +67,7 @@ fs::path shipped_config(const std::string& id) { return fs::path(config_dir()) /
 // A hub id with a shipped config and no local file or folder of that name: a name, like a
 // preset's, not a path (relative paths in experiment and sweep files are not rebased onto it).
 bool shipped_hub_id(const std::string& name) {
-  return looks_like_hub_id(name) && !fs::exists(name) && fs::exists(shipped_config(name));
+  return looks_like_hub_id(name) && !present(name) && present(shipped_config(name));
 }
 }  // namespace
 
@@ -67,10 +80,10 @@ bool looks_like_config_path(const std::string& name_or_path) {
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path) {
   if (kind == "models" && shipped_hub_id(name_or_path)) return shipped_config(name_or_path).string();
   if (looks_like_config_path(name_or_path)) {
-    if (kind == "models" && fs::is_directory(name_or_path) && fs::exists(fs::path(name_or_path) / "config.json")) {
+    if (kind == "models" && folder(name_or_path) && present(fs::path(name_or_path) / "config.json")) {
       return (fs::path(name_or_path) / "config.json").string();
     }
-    if (kind == "models" && !fs::exists(name_or_path) && looks_like_hub_id(name_or_path)) {
+    if (kind == "models" && !present(name_or_path) && looks_like_hub_id(name_or_path)) {
       std::string known;
       for (const auto& n : list_hub_configs()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("${model} '" + name_or_path + "': no such file, and no config.json shipped for that Hugging Face hub id (shipped: " +
@@ -78,16 +91,17 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
                        "). roofsim works offline: download the model's config.json and give its path (--model path/to/config.json)");
     }
     const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";
-    if (!fs::exists(name_or_path)) throw InputError(setting + name_or_path + ": no such file");
+    std::error_code ec;
+    if (!fs::exists(name_or_path, ec)) throw InputError(setting + name_or_path + ": " + (ec ? ec.message() : "no such file"));
     // A folder is no config (reading one as TOML would blame a missing key at line 1).
-    if (fs::is_directory(name_or_path)) {
+    if (folder(name_or_path)) {
       throw InputError(setting + name_or_path + ": a folder" +
                        (kind == "models" ? " without a config.json in it" : "") + ", not a file");
     }
     return name_or_path;
   }
   fs::path p = fs::path(config_dir()) / kind / (name_or_path + ".toml");
-  if (fs::exists(p)) return p.string();
+  if (present(p)) return p.string();
   std::string known;
   for (const auto& n : list_presets(kind)) known += (known.empty() ? "" : ", ") + n;
   const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";

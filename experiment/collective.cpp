@@ -78,7 +78,7 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
     check_algo(t, spec.kind, spec.algo, spec.group);
     if ((spec.algo.name == "nccl_nvls" || spec.algo.name == "switch_reduce") && spec.dtype != DType::bf16 &&
         spec.dtype != DType::fp16 && spec.dtype != DType::fp32) {
-      throw InputError("${algo} " + spec.algo.name + ": the switch reduces fp32, bf16 and fp16, not " + std::string(dtype_name(spec.dtype)));
+      throw InputError("${algo} " + spec.algo.name + ": the switch reduces fp32, bf16 and fp16, not ${dtype} " + std::string(dtype_name(spec.dtype)));
     }
     const std::string why = collective_algorithms().get(spec.algo.name, "algo").hardware_refusal(hw);
     if (!why.empty()) throw InputError(why);
@@ -93,7 +93,7 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
   }
   const double events = static_cast<double>(specs.size()) * static_cast<double>(t.chips()) * ring_steps;
   if (max_events > 0 && events > max_events) {
-    throw InputError("this collective would take about " + format_si(events, "", 1) + " simulation events on " + t.name() +
+    throw InputError("this collective would take about " + format_si(events, "", 1) + " simulation events on ${topology} " + t.name() +
                      ", more than the limit of " + format_si(max_events, "", 1) + ": raise ${max_events} (0: no limit)");
   }
   const CollectiveSpec& spec = specs.front();
@@ -124,7 +124,11 @@ CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment&
   CollectiveExperimentResult out;
   out.hw = x.ideal ? make_ideal(x.hw) : x.hw;
   const HardwareSpec& hw = out.hw;
-  if (hw.links.count <= 0) throw InputError(hw.name + ": the hardware description has no [links]");
+  if (hw.links.count <= 0) {
+    // Located as a missing key is: the file at its root table's line.
+    throw InputError((hw.source_file.empty() ? hw.name : hw.source_file + ":1") +
+                     ": links: missing table [links] (chips without links cannot run collectives)");
+  }
   const std::string topo_text = !x.topology.empty() ? x.topology : hw.links.kind == "ici" ? "4x4x4" : "switch:8";
   const Topology t = parse_topology(topo_text);
   CollectiveSpec spec;

@@ -312,7 +312,7 @@ Experiment load_experiment_file(const std::string& path) {
                                   {"decode_stride", "decode_stride"}, {"topology", "topology"}, {"nodes", "nodes"}, {"replicas", "replicas"},
                                   {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
                                   {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
-                                  {"kv_dtype", "kv_dtype"}}) {
+                                  {"kv_dtype", "kv_dtype"}, {"hw", "hw"}, {"model", "model"}}) {
     if (t.has(key)) e.set_in_file[name] = path + ":" + std::to_string(t.line_of(key)) + ": " + t.key_path(key);
   }
   // A relative path to a hardware or model file is relative to the experiment file; a name or
@@ -582,10 +582,23 @@ std::string place_on_nodes(const HardwareSpec& hw, const Experiment& e) {
 
 PreparedMachine prepare_machine(const Experiment& e) {
   PreparedMachine r;
-  r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
+  // A hardware or model file that an experiment file names is refused at that file's line too.
+  auto named_in_file = [&e](const std::string& setting, const std::string& value, const InputError& err) {
+    if (!e.set_in_file.count(setting) || err.raw().find("${" + setting + "}") != std::string::npos) return InputError(err);
+    return InputError("${" + setting + "} " + value + ": " + err.raw());
+  };
+  try {
+    r.hw = e.hardware ? *e.hardware : load_hardware(e.hw);
+  } catch (const InputError& err) {
+    throw named_in_file("hw", e.hw, err);
+  }
   if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
-  r.model = e.model_config ? *e.model_config : load_model(e.model);
+  try {
+    r.model = e.model_config ? *e.model_config : load_model(e.model);
+  } catch (const InputError& err) {
+    throw named_in_file("model", e.model, err);
+  }
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {
     throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
@@ -606,9 +619,15 @@ PreparedMachine prepare_machine(const Experiment& e) {
   if (p.weights == DType::tf32 || p.weights == DType::fp32) {
     throw InputError("${weights_dtype} " + std::string(dtype_name(p.weights)) + ": weights must be bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4");
   }
-  check_tensor_parallel(r.model, e.tp);
-  check_pipeline(r.model, pass_for(e, 0));
-  check_expert_parallel(r.model, pass_for(e, 0));
+  try {
+    check_tensor_parallel(r.model, e.tp);
+    check_pipeline(r.model, pass_for(e, 0));
+    check_expert_parallel(r.model, pass_for(e, 0));
+  } catch (const InputError& err) {
+    // These name the model; one from a file is named with its path (the file may be what is wrong).
+    if (e.model_config || !looks_like_config_path(e.model)) throw;
+    throw InputError(err.raw() + " (${model} " + e.model + ")");
+  }
   const std::int64_t chips = e.tp * e.pp * e.ep;
   if (r.model.mla && e.tp > 1) {
     r.notes.push_back("latent attention: every one of the " + std::to_string(e.tp) + " TP ranks holds the whole latent KV cache (" +
@@ -682,15 +701,21 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   r.graphs.push_back(build_forward(r.model, pass_for(e, 0), p, e.attention));
   r.memory = memory_need_of(r.model, e, r.graphs[0]);
   if (simulate && r.memory.total() > r.hw.hbm.capacity_bytes) {
-    // A model from a file is named with its path: the file may be what is wrong.
-    const std::string model = r.model.name + (!e.model_config && looks_like_config_path(e.model) ? " (" + e.model + ")" : "");
+    // The settings that decide the need are named with their values (as flags, or at their
+    // experiment file's lines): the model (a file is named with its path), the sequences, the
+    // context, the chips and the dtypes.
+    const std::string model = r.model.name + (!e.model_config ? " (${model} " + e.model + ")" : "");
+    const std::string n = std::to_string(e.batch);
+    std::string hints = (e.batch > 1 ? "fewer sequences than ${batch} " + n + ", " : std::string()) + "a shorter context than ${prompt} " +
+                        std::to_string(e.prompt) + " + ${gen} " + std::to_string(e.generate) + ", more chips (${tp} " +
+                        std::to_string(e.tp) + ", ${pp} " + std::to_string(e.pp) + ")";
+    hints += ", or smaller ${weights_dtype} " + std::string(dtype_name(p.weights)) + " / ${kv_dtype} " + std::string(dtype_name(p.kv));
     throw InputError(model + " does not fit in " + (chips > 1 ? "each of " + std::to_string(chips) + " x " : std::string("one ")) +
                      r.hw.description + ": it needs " +
                      format_si(r.memory.total(), "B", 2) + " (weights " + format_si(r.memory.weights, "B", 2) +
                      ", KV cache " + format_si(r.memory.kv_cache, "B", 2) + ", activations " +
                      format_si(r.memory.activations, "B", 2) + ") and HBM holds " +
-                     format_si(r.hw.hbm.capacity_bytes, "B", 2) + " (try fewer sequences, a shorter context, "
-                     "or smaller weight / KV dtypes)");
+                     format_si(r.hw.hbm.capacity_bytes, "B", 2) + " (hbm.capacity_bytes of " + r.hw.name + "; try " + hints + ")");
   }
 
   r.decode_steps = static_cast<int>(e.generate - 1);

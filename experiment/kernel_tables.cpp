@@ -66,7 +66,7 @@ std::string source_of(const std::string& path, const CsvRow& row) {
 
 double measured_seconds(const std::string& path, const CsvRow& row) {
   const double ms = csv_positive_number(path, row, "latency");  // the tables hold milliseconds
-  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + std::to_string(ms) + " ms is beyond any kernel (at most 1e6)");
+  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + format_general(ms) + " ms is beyond any kernel (at most 1e6)");
   return ms * 1e-3;
 }
 
@@ -378,7 +378,8 @@ std::vector<std::string> kernel_table_files() {
 }
 
 KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw, const RunControl& control) {
-  if (!fs::is_directory(dir)) throw InputError("${kernels} " + dir + ": not a folder");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("${kernels} " + dir + ": not a folder" + (ec ? " (" + ec.message() + ")" : ""));
   KernelValidationResult out;
   out.hw = hw.name;
   out.dir = dir;
@@ -386,7 +387,7 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   std::map<std::string, std::string> family_file;
   for (const TableKind& kind : table_kinds()) {
     const std::string path = (fs::path(dir) / kind.file).string();
-    if (!fs::exists(path)) continue;
+    if (!fs::exists(path, ec)) continue;
     if (!kind.read) {
       KernelFamilyResult f;
       f.family = kind.family;
@@ -448,10 +449,17 @@ std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r
     const std::string& family = csv_text(limits_csv, row, "family");
     const double limit = csv_positive_number(limits_csv, row, "max_mape_percent");
     auto f = std::find_if(r.families.begin(), r.families.end(), [&](const KernelFamilyResult& x) { return x.family == family; });
+    // Each line names the limit's row: a family that was not simulated may be a typo there.
+    const std::string where = limits_csv + ":" + row.at("#line") + ": ";
     if (f == r.families.end() || f->rows.empty()) {
-      out.push_back(family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%)");
+      std::string simulated;
+      for (const KernelFamilyResult& x : r.families) {
+        if (!x.rows.empty()) simulated += (simulated.empty() ? "" : ", ") + x.family;
+      }
+      out.push_back(where + family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%; simulated: " +
+                    (simulated.empty() ? "none" : simulated) + ")");
     } else if (100 * f->overall.mape > limit) {
-      out.push_back(family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
+      out.push_back(where + family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
     }
   }
   return out;

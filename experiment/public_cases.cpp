@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -34,13 +35,25 @@ double first_number(const std::string& text) {
 }
 
 namespace {
-// first_number() of a cell; errors name the file, line and column.
+// first_number() of a cell, a measurement: positive (a relative error against 0 is infinite,
+// and a sign before the digits is not skipped over); errors name the file, line and column.
 double reference_cell(const std::string& path, const std::map<std::string, std::string>& row, const std::string& column) {
+  const std::string& text = row.at(column);
+  double value = 0;
   try {
-    return first_number(row.at(column));
+    value = first_number(text);
   } catch (const InputError& e) {
     throw ConfigError(path, std::stol(row.at("#line")), column, e.what());
   }
+  const std::size_t digit = text.find_first_of("0123456789");
+  const std::size_t sign = text.find_last_not_of(" \t.", digit == 0 ? 0 : digit - 1);
+  if (digit > 0 && sign != std::string::npos && sign < digit && text[sign] == '-') {
+    throw ConfigError(path, std::stol(row.at("#line")), column, "'" + text + "' is negative; a measurement is a positive number");
+  }
+  if (!(value > 0)) {
+    throw ConfigError(path, std::stol(row.at("#line")), column, "'" + text + "' is not a positive number (the error relative to it would be infinite)");
+  }
+  return value;
 }
 
 // The experiment and metric of one row of a runs table.
@@ -56,6 +69,22 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
       throw InputError(path + ":" + row.at("#line") + ": " + column + ": expected a positive integer, got '" + row.at(column) + "'");
     }
     *target = *v;
+  }
+  // The experiment's own limits (kMaxBatch, kMaxTokens), here at the row rather than later as flags.
+  for (auto [column, value, limit] : {std::tuple{"batch", e.batch, kMaxBatch}, std::tuple{"prompt", e.prompt, kMaxTokens},
+                                      std::tuple{"generate", e.generate, kMaxTokens}}) {
+    if (value > limit) {
+      throw InputError(path + ":" + row.at("#line") + ": " + column + ": " + std::to_string(value) + " is more than " +
+                       std::to_string(limit));
+    }
+  }
+  // Hardware and model names that find nothing are refused at their row, not later as flags.
+  for (auto [column, kind] : {std::pair{"hw", "hardware"}, std::pair{"model", "models"}}) {
+    try {
+      resolve_preset(kind, row.at(column));
+    } catch (const InputError& err) {
+      throw InputError(path + ":" + row.at("#line") + ": " + err.what());  // "hw 'x': unknown ..."
+    }
   }
   // A measured run shows the engine ran these lengths, whatever the model's nominal maximum
   // context (TensorRT-LLM ran GPT-J 6B, trained on 2048 tokens, at 2048 in + 128 out).
@@ -82,7 +111,7 @@ std::vector<PublicCase> load_user_cases(const std::string& path) {
   for (auto& row : read_csv(path)) {
     for (const char* col : {"id", "hw", "model", "batch", "prompt", "generate", "weights", "activations", "kv", "launch",
                             "metric", "reference", "unit"}) {
-      if (!row.count(col)) throw InputError(path + ": missing column '" + std::string(col) + "'");
+      if (!row.count(col)) throw InputError(path + ":1: missing column '" + std::string(col) + "'");
     }
     PublicCase c = case_from_row(path, row);
     c.reference = reference_cell(path, row, "reference");
@@ -91,7 +120,7 @@ std::vector<PublicCase> load_user_cases(const std::string& path) {
     c.category = "user";
     cases.push_back(c);
   }
-  if (cases.empty()) throw InputError(path + ": no cases");
+  if (cases.empty()) throw InputError(path + ":1: no cases (a header and no rows)");
   return cases;
 }
 

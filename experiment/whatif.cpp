@@ -20,7 +20,16 @@ WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVarian
     Experiment e = base;
     e.hardware = variants[i].hw;
     e.hw = variants[i].hw.name;
-    WhatifRun run{variants[i].name, run_experiment(e, RunControl{}), 1, 1};
+    // A variant's refusal names the variant: the base ran with the same settings.
+    auto simulated = [&] {
+      if (i == 0) return run_experiment(e, RunControl{});
+      try {
+        return run_experiment(e, RunControl{});
+      } catch (const InputError& err) {
+        throw InputError("variant '" + variants[i].name + "': " + err.raw());
+      }
+    };
+    WhatifRun run{variants[i].name, simulated(), 1, 1};
     const ExperimentResult& b = i == 0 ? run.result : out.runs[0].result;
     run.prefill_speedup = b.ttft_s / run.result.ttft_s;
     run.decode_speedup = run.result.decode_steps > 0 ? b.tpot_s / run.result.tpot_s : 0.0;

@@ -198,7 +198,17 @@ void run_op(const OpOptions& o) {
     return;
   }
   OpSpec spec = op_from_flags(o.op, dtype);
-  const OpsRunResult out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  OpsRunResult out;
+  try {
+    out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  } catch (const InputError& err) {
+    // A refusal that names no setting is about the op itself: name the flag that gave it.
+    if (err.raw().find("${") != std::string::npos) throw;
+    const std::string given = !o.op.gemm.empty() ? "--gemm " + o.op.gemm
+                              : !o.op.reduce.empty() ? "--reduce " + o.op.reduce
+                                                     : "--elementwise " + std::to_string(o.op.elementwise);
+    throw InputError(given + ": " + err.raw());
+  }
   const SimulatedOp& r = out.ops[0];
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): simulated op\n\n";

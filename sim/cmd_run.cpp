@@ -141,7 +141,10 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   // A setting that would do nothing here is refused (whatif may compare chips with and
   // without near-memory units, so the library lets it pass).
   if (e.near_memory == NearMemory::all && !(e.hardware ? *e.hardware : load_hardware(e.hw)).pim.present) {
-    throw InputError("${near_memory} all: " + e.hw + " has no near-memory units (no [pim] table)");
+    // Located at the experiment file's line when the file asked for it (as run_experiment does).
+    const auto in_file = e.set_in_file.find("near_memory");
+    throw InputError((in_file != e.set_in_file.end() ? in_file->second : std::string("${near_memory}")) + " all: " + e.hw +
+                     " has no near-memory units (no [pim] table)");
   }
   ProgressLine progress("roofsim run", "simulated steps");
   ExperimentResult r = run_experiment(e, progress.control());

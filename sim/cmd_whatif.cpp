@@ -120,13 +120,26 @@ void run_variants(const WhatifOptions& o, const CLI::App& cmd) {
   auto derived = [&](const std::string& text, bool scale, const std::string& flag) {
     HardwareDocument doc = base_doc;
     const std::string name = apply_edits(doc, parse_hardware_edits(text, scale, flag), flag);
-    HardwareSpec hw = doc.spec();  // a variant that breaks the file's rules is refused here
+    HardwareSpec hw;
+    try {
+      hw = doc.spec();  // a variant that breaks the file's rules is refused here
+    } catch (const InputError& err) {
+      throw InputError(flag + " " + text + ": " + err.raw());
+    }
     hw.name += " (" + name + ")";
     variants.push_back({name, hw});
   };
   for (const auto& s : o.scale) derived(s, true, "--scale");
   for (const auto& s : o.set) derived(s, false, "--set");
-  for (const auto& f : o.variants) variants.push_back({f, load_hardware(f)});
+  for (const auto& f : o.variants) {
+    try {
+      variants.push_back({f, load_hardware(f)});
+    } catch (const InputError& err) {
+      // load_hardware names the file as ${hw}; here it came from --variant.
+      const std::string raw = renamed_setting(err, "hw", "variant").raw();
+      throw InputError(raw.find("${variant}") == std::string::npos ? "${variant} " + f + ": " + raw : raw);
+    }
+  }
 
   ProgressLine line("whatif", "variants");
   const WhatifResult w = run_whatif(base, variants, line.control());
@@ -184,18 +197,22 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
     std::vector<nlohmann::json> shards;
     for (const auto& f : o.merge) {
       std::ifstream in(f);
-      if (!in) throw InputError(f + ": cannot open file");
+      if (!in) throw InputError("--merge " + f + ": cannot open file");
       try {
         shards.push_back(nlohmann::json::parse(in));
-        if (!shards.back().contains("axes") || !shards.back().contains("points")) throw InputError(f + ": not a whatif sweep JSON");
+        if (!shards.back().contains("axes") || !shards.back().contains("points")) throw InputError("--merge " + f + ": not a whatif sweep JSON");
       } catch (const nlohmann::json::exception& e) {
-        throw InputError(f + ": not a whatif sweep JSON (" + e.what() + ")");
+        throw InputError("--merge " + f + ": not a whatif sweep JSON (" + e.what() + ")");
       }
     }
     try {
       r = merge_sweep_shards(shards);
     } catch (const nlohmann::json::exception& e) {
       throw InputError(std::string("--merge: not a whatif sweep JSON (") + e.what() + ")");
+    } catch (const InputError& e) {
+      std::string files;
+      for (const auto& f : o.merge) files += (files.empty() ? "" : ", ") + f;
+      throw InputError("--merge " + files + ": " + e.raw());
     }
   } else {
     std::vector<SweepAxis> axes;

@@ -1,5 +1,7 @@
 // roofsim: a discrete-event simulator for transformer inference hardware.
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
@@ -15,6 +17,42 @@ std::string program_and_subcommand(const CLI::App& app) {
   std::string out = "roofsim";
   for (const CLI::App* sub : app.get_subcommands()) out += " " + sub->get_name();
   return out;
+}
+
+// Every subcommand's name, for messages ("hw, models, run, ...").
+std::string subcommand_names(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  }
+  return out;
+}
+
+// Whether some subcommand, at any depth, has the long option `name` ("--prompt").
+bool has_long_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_option_no_throw(name) != nullptr || has_long_option(*sub, name)) return true;
+  }
+  return false;
+}
+
+// What CLI11 would report confusingly, said plainly before it parses: no subcommand or an
+// unknown one (CLI11: "A subcommand is required"), and a long option written with one dash
+// ("-prompt 16": CLI11 refuses the 16 as a missing experiment file).
+void check_command_line(const CLI::App& app, int argc, char* argv[]) {
+  if (argc < 2) throw roofsim::InputError("give a SUBCOMMAND: one of " + subcommand_names(app) + " (roofsim --help)");
+  const std::string first = argv[1];
+  if (!first.empty() && first[0] != '-' && app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(first); }).empty()) {
+    throw roofsim::InputError("'" + first + "': unknown SUBCOMMAND (one of " + subcommand_names(app) + ")");
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 3 || arg[0] != '-' || arg[1] == '-' || !std::isalpha(static_cast<unsigned char>(arg[1]))) continue;
+    const std::string name = "-" + arg.substr(0, arg.find('='));
+    if (has_long_option(app, name)) {
+      throw roofsim::InputError(arg + ": a long option takes two dashes (" + name + ")");
+    }
+  }
 }
 
 }  // namespace
@@ -42,6 +80,7 @@ int sc_main(int argc, char* argv[]) {
   // One error path: every refusal of bad input is one line on standard error and exit 2;
   // anything else is a bug in roofsim and exits 3.
   try {
+    check_command_line(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // exit codes chosen by a command, such as `cases run` failing
     return e.get_exit_code();  // the command has said why (CLI11 would add "Runtime error")
@@ -54,6 +93,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const roofsim::InputError& e) {
     // The library names settings in its own terms; here they are flags.
     std::cerr << "roofsim: error: " << roofsim::render_setting_names(e.raw(), roofsim::SettingNames::flag) << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refuses (too long, a file used as a folder, no permission): the user's
+    // input or machine, named with the path, not a bug in roofsim.
+    std::cerr << "roofsim: error: " << (e.path1().empty() ? std::string() : e.path1().string() + ": ") << e.code().message() << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "roofsim: error: out of memory (a run larger than this machine holds; see --max-events)\n";

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 
+#include <climits>
 #include <unistd.h>
 
 namespace roofsim {
@@ -28,6 +29,14 @@ void write_text(const std::string& path, const std::string& text) {
 void check_output_path(const std::string& path, const std::string& flag) {
   if (path.empty() || path == "-") return;
   namespace fs = std::filesystem;
+  // A name the system cannot hold is refused now, not after the work (gnuplot or the write
+  // would fail at the end).
+  for (const fs::path& part : fs::path(path)) {
+    if (part.string().size() > NAME_MAX) {
+      throw InputError(flag + " " + path + ": a name in it is longer than " + std::to_string(NAME_MAX) + " bytes");
+    }
+  }
+  if (path.size() >= PATH_MAX) throw InputError(flag + " " + path + ": longer than " + std::to_string(PATH_MAX - 1) + " bytes");
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec)) {

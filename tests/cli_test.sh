@@ -125,7 +125,7 @@ expect_ok "nccl int8 all-reduce (ring)" "$roofsim" collective --bytes 64MiB --dt
 expect_ok "trtllm custom all-reduce" "$roofsim" collective --algo trtllm_custom --bytes 64KiB
 expect_ok "vllm custom all-reduce" "$roofsim" collective --algo vllm_custom --bytes 64KiB --topology switch:4
 expect_error "bad dtype" "--dtype 'int3': expected one of" "$roofsim" collective --dtype int3
-expect_error "nvls on int8" "the switch reduces fp32, bf16 and fp16, not int8" "$roofsim" collective --algo nccl_nvls --dtype int8
+expect_error "nvls on int8" "the switch reduces fp32, bf16 and fp16, not --dtype int8" "$roofsim" collective --algo nccl_nvls --dtype int8
 expect_error "custom all-reduce is an all-reduce" "a custom all-reduce is an all-reduce" "$roofsim" collective --algo vllm_custom --op allgather
 expect_error "nccl on a torus" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo nccl
 expect_ok "tp and pp" "$roofsim" run --model llama-2-70b --tp 4 --pp 2 --batch 4 --prompt 64 --gen 2

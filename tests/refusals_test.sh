@@ -170,7 +170,7 @@ refused "search: tp list junk" "--tp 1,x: 'x' is not a whole number from 1 to 8"
 refused "search: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" search --plot "$tmp/x.gif"
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"
-refused "a model file that does not fit is named" "Llama-3-8B ($tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2
+refused "a model file that does not fit is named" "Llama-3-8B (--model $tmp/big_model.toml) does not fit" "$roofsim" run --model "$tmp/big_model.toml" --gen 2
 
 # CSV tables: a column twice or a NUL byte is no table.
 mkdir -p "$tmp/kd"
@@ -205,5 +205,75 @@ refused "nodes topology malformed" "expected nodes:NxL" "$roofsim" collective --
 refused "one node is a switch" "one node is switch:8" "$roofsim" collective --topology nodes:1x8 --bytes 1MiB
 refused "node larger than the hardware's" "network.chips_per_node = 8" "$roofsim" collective --topology nodes:2x16 --bytes 1MiB
 
+# Second campaign (2026-11-24): refusals that named no place, named the wrong flag, or were not refusals.
+# Command lines CLI11 reported confusingly.
+refused "unknown subcommand" "'bogus-subcommand': unknown SUBCOMMAND (one of hw, models" "$roofsim" bogus-subcommand
+refused "no subcommand" "give a SUBCOMMAND: one of hw, models" "$roofsim"
+refused "long option with one dash" "-prompt: a long option takes two dashes (--prompt)" "$roofsim" run -prompt 16
+# Model files: labels that say nothing.
+sed 's|^hub_id = .*|hub_id = "garbage"|' "$here/configs/models/llama-3-8b.toml" > "$tmp/hub.toml"
+refused "model hub_id not OWNER/NAME" "hub.toml:" "$roofsim" run --model "$tmp/hub.toml" --gen 2
+grep -qF "hub_id: expected a Hugging Face repository id, OWNER/NAME, got 'garbage'" "$tmp/err" && ok || bad "hub_id message: $(cat "$tmp/err")"
+sed 's|^architecture = .*|architecture = ""|' "$here/configs/models/llama-3-8b.toml" > "$tmp/arch.toml"
+refused "model architecture empty" "architecture: empty (leave the key out when unsaid)" "$roofsim" run --model "$tmp/arch.toml" --gen 2
+# A model that does not fit names the settings that decide it.
+refused "does not fit names the batch" "try fewer sequences than --batch 100000, a shorter context than --prompt 16 + --gen 2" \
+  "$roofsim" run --prompt 16 --gen 2 --batch 100000
+refused "does not fit names the model" "PaLM-540B (--model palm-540b) does not fit" "$roofsim" run --model palm-540b --gen 2
+printf '[model]\nname = "t"\nhidden_size = 64\nlayers = 1\nattention_heads = 1\nintermediate_size = 64\nvocab_size = 100\nmlp = "plain"\n' > "$tmp/tiny.toml"
+refused "ep on a model file without experts names the file" "--ep 2: t has no experts (--model $tmp/tiny.toml)" "$roofsim" run --model "$tmp/tiny.toml" --ep 2 --batch 2 --gen 2
+printf '{\n  "hidden_size": 4096\n}\n' > "$tmp/notype.json"
+refused "hf missing model_type at the object's line" "notype.json:1: model_type: missing" "$roofsim" run --model "$tmp/notype.json"
+# Experiment files: what a named file holds, and settings the file gave, at the file's line.
+printf '[experiment]\nhw = "/dev/null"\ngenerate = 2\n' > "$tmp/exp/hwnull.toml"
+refused "experiment hw file broken, at the experiment's line" "hwnull.toml:2: experiment.hw /dev/null: /dev/null:1: chip: missing" "$roofsim" run "$tmp/exp/hwnull.toml"
+printf '[experiment]\nmodel = "palm-540b"\ngenerate = 2\n' > "$tmp/exp/big.toml"
+refused "experiment model that does not fit, at the file" "big.toml:3: PaLM-540B (experiment.model palm-540b) does not fit" "$roofsim" run "$tmp/exp/big.toml"
+printf '[experiment]\nnear_memory = "all"\ngenerate = 2\n' > "$tmp/exp/nm.toml"
+refused "experiment near_memory at its line, not as a flag" "nm.toml:2: experiment.near_memory all: h100_sxm5 has no near-memory" "$roofsim" run "$tmp/exp/nm.toml"
+# whatif: variants are named by the flag that made them.
+refused "whatif scale breaking the file names --scale" "--scale compute=1e308: " "$roofsim" whatif --gen 2 --scale compute=1e308
+refused "whatif variant preset named as --variant" "--variant 'bogus': unknown hardware preset" "$roofsim" whatif --gen 2 --variant bogus
+refused "whatif variant that does not fit is named" "variant 'hbm.capacity_bytes = 1': Llama-3-8B" "$roofsim" whatif --gen 2 --set hbm.capacity_bytes=1
+printf '{"schema_version":1,"sweep":"batch","axes":["batch"],"grid_points":1,"shard":"0/1","points":[{"index":99999999999,"value":1,"values":[1],"batch":1,"ttft_s":1,"tpot_s":1,"throughput_tok_s":1,"decode_tok_s":1,"decode_intensity":1,"prefill_intensity":1,"decode_compute_share":0,"bound_tpot_s":1}]}\n' > "$tmp/shard.json"
+refused "whatif merge point outside the grid names the file" "--merge $tmp/shard.json: a shard's point 99999999999" "$roofsim" whatif --merge "$tmp/shard.json"
+refused "whatif merge of a non-file names --merge" "--merge /dev/zero: not a whatif sweep JSON" "$roofsim" whatif --merge /dev/zero
+# op and collective: the flag behind a refusal.
+refused "op beyond HBM names --gemm" "--gemm 2147483648,4096,4096: gemm 2147483648,4096,4096 bf16: its tensors take" "$roofsim" op --gemm 2147483648,4096,4096
+refused "collective work guard names --topology" "simulation events on --topology 65536" "$roofsim" collective --topology 65536 --bytes 1MiB
+refused "nvls dtype names --dtype" "not --dtype fp8" "$roofsim" collective --bytes 1MiB --algo nccl_nvls --dtype fp8
+awk '/^\[links\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' "$hw/tpu_v4.toml" | grep -v '^"links\.' > "$tmp/nolinks.toml"
+refused "hardware without links, located" "nolinks.toml:1: links: missing table [links]" "$roofsim" collective --hw "$tmp/nolinks.toml" --topology 4x4 --bytes 1MiB
+# validate --cases: rows refused at their line, not as flags; a reference of 0 or -5 is no measurement.
+cases_row() { printf 'id,hw,model,batch,prompt,generate,weights,activations,kv,launch,attention,metric,reference,unit\n%s\n' "$1" > "$tmp/cases.csv"; }
+cases_row "U1,h100_sxm5,llama-3-8b,1,16,2,bf16,bf16,bf16,graph,fused,ttft,0,ms"
+refused "user case reference zero" "cases.csv:2: reference: '0' is not a positive number" "$roofsim" validate --quick --cases "$tmp/cases.csv" --report "$tmp/rep.md"
+cases_row "U1,h100_sxm5,llama-3-8b,1,16,2,bf16,bf16,bf16,graph,fused,ttft,-5,ms"
+refused "user case reference negative" "cases.csv:2: reference: '-5' is negative" "$roofsim" validate --quick --cases "$tmp/cases.csv" --report "$tmp/rep.md"
+cases_row "U1,h100_sxm5,llama-3-8b,9223372036854775807,16,2,bf16,bf16,bf16,graph,fused,ttft,6.5,ms"
+refused "user case batch beyond the limit at its row" "cases.csv:2: batch: 9223372036854775807 is more than 1048576" "$roofsim" validate --quick --cases "$tmp/cases.csv" --report "$tmp/rep.md"
+cases_row "U1,bogus,llama-3-8b,1,16,2,bf16,bf16,bf16,graph,fused,ttft,6.5,ms"
+refused "user case unknown hardware at its row" "cases.csv:2: hw 'bogus': unknown hardware preset" "$roofsim" validate --quick --cases "$tmp/cases.csv" --report "$tmp/rep.md"
+printf 'id,hw,model,batch,prompt,generate,weights,activations,kv,launch,attention,metric,reference,unit\n' > "$tmp/cases.csv"
+refused "user cases header only" "cases.csv:1: no cases" "$roofsim" validate --quick --cases "$tmp/cases.csv" --report "$tmp/rep.md"
+# A failed check (exit 1) says why, by file line or flag.
+mkdir -p "$tmp/kl"
+head -3 "$here/validation/kernels/h100/gemm.csv" > "$tmp/kl/gemm.csv"
+printf 'family,max_mape_percent\nbogus,10\n' > "$tmp/limits.csv"
+timeout 60 "$roofsim" validate --kernels "$tmp/kl" --report "$tmp/rep.md" --limits "$tmp/limits.csv" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && grep -qF "limits.csv:2: bogus: not simulated" "$tmp/err"; then ok; else bad "limits family not simulated: exit $rc: $(cat "$tmp/err")"; fi
+timeout 60 "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e-300 >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && grep -qF "beyond --tolerance 1e-300" "$tmp/err"; then ok; else bad "cases run beyond a tiny tolerance: exit $rc: $(cat "$tmp/err")"; fi
+
+# Numbers in messages are readable: 1e308 was printed with 309 digits.
+refused "huge tolerance readable" "--tolerance 1e+308: at most 10" "$roofsim" cases run TTFT-H100-TRT090-GPT-J6B-tp1-128 --tolerance 1e308
+printf 'm,n,k,gemm_dtype,latency\n64,64,64,bfloat16,1e308\n' > "$tmp/kd/gemm.csv"
+refused "huge kernel latency readable" "gemm.csv:2: latency: 1e+308 ms is beyond any kernel" "$roofsim" validate --kernels "$tmp/kd"
+# Names longer than a file name (fuzz_user_cases): refused as names that find nothing, not internal errors.
+long=$(printf 'a%.0s' $(seq 300))
+refused "hw name too long" "--hw '$long': unknown hardware preset" "$roofsim" run --hw "$long" --gen 2
+refused "model path too long" "--model $long/x.toml: File name too long" "$roofsim" run --model "$long/x.toml" --gen 2
+refused "kernels folder too long" "--kernels $long: not a folder" "$roofsim" validate --kernels "$long"
+refused "plot name too long, before the work" "--plot $long.png: a name in it is longer than 255 bytes" "$roofsim" sweep --points 8 --plot "$long.png"
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -268,6 +268,21 @@ TEST_CASE("a case table's reference beyond a double is refused naming file, line
   CHECK(first_number("~370") == 370);
 }
 
+// Found by fuzz_user_cases (fuzz/regressions/user_cases/model-name-too-long.csv): a hardware or
+// model name longer than a file name may be made std::filesystem throw (ENAMETOOLONG) when it was
+// looked up as a preset, which reached the CLI as an internal error.
+TEST_CASE("a case table's names too long for a file are unknown presets at their row", "[systemc][cases]") {
+  const std::string longname(300, 'a');
+  for (const std::string& cells : {longname + ",llama-3-8b", "h100_sxm5," + longname, "h100_sxm5," + longname + "/x.toml"}) {
+    const std::string path = test::write_temp(
+        "id,hw,model,batch,prompt,generate,weights,activations,kv,launch,metric,reference,unit\n"
+        "X," + cells + ",1,8,8,bf16,bf16,bf16,graph,throughput,100,tok/s\n",
+        "cases");
+    CHECK_THROWS_AS(load_user_cases(path), InputError);
+    CHECK_THROWS_WITH(load_user_cases(path), Catch::StartsWith(path + ":2: "));
+  }
+}
+
 TEST_CASE("default topologies follow links.fabric: a mesh for MI300X, a switch for B200, a torus for TPUs", "[systemc][inference]") {
   CHECK(default_topology(load_hardware("mi300x"), 8, 8) == "mesh:8");
   CHECK(default_topology(load_hardware("mi300x"), 4, 4) == "mesh:4");

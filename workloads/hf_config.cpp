@@ -30,10 +30,11 @@ class HfReader {
   HfReader(std::string path, const std::string& text, const json& obj, std::string prefix = "", std::size_t from = 0)
       : path_(std::move(path)), text_(text), obj_(obj), prefix_(std::move(prefix)), from_(from) {}
 
-  // The line of `key`'s first mention at or after where this object starts (0: not found).
+  // The line of `key`'s first mention at or after where this object starts; for a key that is
+  // not there, the line where the object opens (as a TOML file's missing key is at its table's).
   long line_of(const std::string& key) const {
     auto pos = text_.find("\"" + key + "\"", from_);
-    if (pos == std::string::npos) return 0;
+    if (pos == std::string::npos) pos = std::min(text_.find('{', from_), text_.size());
     return 1 + static_cast<long>(std::count(text_.begin(), text_.begin() + static_cast<long>(pos), '\n'));
   }
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {

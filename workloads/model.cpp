@@ -196,7 +196,11 @@ ModelConfig load_model_file(const std::string& path) {
   }
   m.max_context = t.positive_integer_or("max_context", 0);
   m.hub_id = t.string_or("hub_id", "");
+  if (t.has("hub_id") && !looks_like_hub_id(m.hub_id)) {
+    t.fail("hub_id", "expected a Hugging Face repository id, OWNER/NAME, got '" + m.hub_id + "' (leave the key out when there is none)");
+  }
   m.architecture = t.string_or("architecture", "");
+  if (t.has("architecture") && m.architecture.empty()) t.fail("architecture", "empty (leave the key out when unsaid)");
 
   // Attention variants.
   if (auto mla = t.optional_table("mla")) {

@@ -161,6 +161,21 @@ def flag_locators(*flags):
     return [r"(?<![\w-])" + re.escape(f) + r"(?![\w-])" for f in flags]
 
 
+def given_file_locators(argv, flag):
+    """A path given to flag, named at a line (PATH:LINE), locates a refusal of what is in that file."""
+    if flag in argv and argv.index(flag) + 1 < len(argv) and "/" in argv[argv.index(flag) + 1]:
+        return [re.escape(argv[argv.index(flag) + 1]) + r":\d+"]
+    return []
+
+
+def combination_locators(fname):
+    """A refusal of a file as a whole combined with the run's settings (the model does not fit, has
+    no experts for --ep) has no line: it is located when it names the file and a flag beside it."""
+    f = r"(?<![\w.])" + re.escape(fname) + r"(?![\w])"
+    flag = r"--(?!model\b)[a-z][\w-]*"
+    return [rf"{f}.*{flag}|{flag}.*{f}"]
+
+
 # ---- TOML text surgery (line based; the repository's files are one key per line)
 
 TOML_KV = re.compile(r'^(\s*)("[^"]*"|[A-Za-z0-9_\-]+)(\s*=\s*)(.*?)\s*(#.*)?$')
@@ -403,7 +418,8 @@ def gen_hardware(b, tree, keytable):
                 ("missing-file", "missing.toml", INVALID), ("binary-file", "{BIN}", INVALID),
                 ("empty-name", "", INVALID), ("preset-bogus", "h100_sxm6", INVALID),
                 ("preset-path-escape", "../../../../etc/passwd", INVALID),
-                ("dir-named-toml", "d.toml", INVALID)]
+                ("dir-named-toml", "d.toml", INVALID), ("name-too-long", "a" * 300, INVALID),
+                ("path-part-too-long", "a" * 300 + "/x.toml", INVALID)]
     for slug, path, exp in specials:
         files = {"d.toml/x": b""} if slug == "dir-named-toml" else {}
         for suffix, argv in (("op", ["op", "--hw", path, "--gemm", "64,64,64"]),
@@ -469,6 +485,8 @@ def gen_models(b, tree):
                         ("empty", '""', INVALID, None), ("garbage", '"garbage"', INVALID, None)]
                 if raw.strip() in ("true", "false"):
                     muts = [("removed", None, VALID, None), ("string", '"yes"', INVALID, None), ("number", "1", INVALID, None)]
+                if short == "architecture":  # the family, for people: free text, but not empty
+                    muts = [m if m[0] != "garbage" else ("garbage", m[1], ANY, None) for m in muts]
                 if short in ("name", "source"):
                     muts = [("removed", None, INVALID if key in required else VALID, None), ("number", "5", INVALID, None),
                             ("empty", '""', ANY, None), ("long", '"' + "x" * 100000 + '"', ANY, None)]
@@ -482,7 +500,7 @@ def gen_models(b, tree):
                     exp = ANY
                 b.add(Case(f"model-{name}-{short}-{slug}", "model_toml",
                            f"{name}.toml {key} = {tv if tv is not None else '(removed)'}"[:200], argv,
-                           {fname: toml_set(text, i, tv)}, exp, file_locators(fname, key, removed), json="out.json"))
+                           {fname: toml_set(text, i, tv)}, exp, file_locators(fname, key, removed) + combination_locators(fname), json="out.json"))
         structural = [("empty", "", INVALID), ("no-model-table", text.replace("[model]\n", "", 1), INVALID),
                       ("truncated-half", text[: len(text) // 2], ANY), ("dup-table", text + "\n[model]\nlayers = 2\n", INVALID),
                       ("dup-key", text.replace("[model]\n", "[model]\nlayers = 2\n", 1), INVALID),
@@ -495,7 +513,7 @@ def gen_models(b, tree):
                        VALID if name != "mixtral-8x7b" else ANY)]
         for slug, content, exp in structural:
             b.add(Case(f"model-{name}-struct-{slug}", "model_toml_struct", f"{name}.toml {slug}", argv,
-                       {fname: content}, exp, file_locators(fname), json="out.json"))
+                       {fname: content}, exp, file_locators(fname) + combination_locators(fname), json="out.json"))
 
 
 # ---- Hugging Face config.json
@@ -562,7 +580,7 @@ def gen_hf(b):
         if arch == "mixtral":
             argv = ["run", "--model", fname, "--prompt", "16", "--gen", "2", "--batch", "2", "--ep", "2", "--json", "out.json"]
         b.add(Case(f"hf-{arch}-base", "hf_json", f"{arch} config.json as is", argv, {fname: hf_dump(d)}, VALID,
-                   file_locators(fname), json="out.json"))
+                   file_locators(fname) + combination_locators(fname), json="out.json"))
         for key, val in d.items():
             numeric = (isinstance(val, (int, float)) and not isinstance(val, bool)) or (val is None and key == "n_inner")
             if not numeric:
@@ -588,7 +606,7 @@ def gen_hf(b):
                     exp = INVALID
                 b.add(Case(f"hf-{arch}-{key}-{slug}", "hf_json",
                            f"{arch} config.json {key} = {jv[:40] if jv is not None else '(removed)'}", argv,
-                           {fname: hf_dump(d, key, jv)}, exp, file_locators(fname, key, removed), json="out.json"))
+                           {fname: hf_dump(d, key, jv)}, exp, file_locators(fname, key, removed) + combination_locators(fname), json="out.json"))
         if arch != "llama":
             continue
         good = hf_dump(d)
@@ -613,7 +631,7 @@ def gen_hf(b):
         ]
         for slug, content, exp in structural:
             b.add(Case(f"hf-{arch}-struct-{slug}", "hf_json_struct", f"{arch} config.json {slug}", argv,
-                       {fname: content.encode("utf-8", "surrogateescape")}, exp, file_locators(fname), json="out.json"))
+                       {fname: content.encode("utf-8", "surrogateescape")}, exp, file_locators(fname) + combination_locators(fname), json="out.json"))
         # The same file under another name: .json routes to the HF reader.
         b.add(Case("hf-llama-named-other.json", "hf_json_struct", "llama config under another name", [
             "run", "--model", "llama.json", "--prompt", "16", "--gen", "2"], {"llama.json": good}, VALID, file_locators("llama.json")))
@@ -845,7 +863,8 @@ def gen_flags(b):
                        flag_locators("--dtype") + [re.escape(dt) if dt else r"dtype"], json="out.json"))
         b.add(Case(f"flag-{sub[0]}-gemm-and-elementwise", k, "two ops at once", sub + ["--gemm", "64,64,64", "--elementwise", "64"],
                    {}, ANY, flag_locators("--gemm", "--elementwise")))
-        b.add(Case(f"flag-{sub[0]}-no-op", k, "no op given", sub + ["--hw", "tpu_v4"], {}, ANY, []))
+        b.add(Case(f"flag-{sub[0]}-no-op", k, "no op given", sub + ["--hw", "tpu_v4"], {}, ANY,
+                   flag_locators("--gemm", "--elementwise", "--reduce")))
     for g in ("8192,8192,8192", "1,1,1"):
         b.add(Case(f"flag-op-fine-{g}", "flag_op", f"op --fine --gemm {g}", ["op", "--fine", "--gemm", g, "--json", "out.json"],
                    {}, VALID, flag_locators("--gemm"), json="out.json"))
@@ -1006,7 +1025,7 @@ def gen_semantic_run(b):
         if "--json" not in extra:
             argv += ["--json", "out.json"]
         b.add(Case("sem-run-" + "_".join(x.strip("-") for x in extra), "semantic", "run " + " ".join(extra), argv, {}, exp,
-                   flag_locators(loc), json="out.json" if "--json" not in extra else None))
+                   flag_locators(loc) + given_file_locators(extra, loc), json="out.json" if "--json" not in extra else None))
     W = ["whatif", "--prompt", "16", "--gen", "2"]
     wsem = [(["--variant", "bogus"], INVALID, "--variant"), (["--variant", "/dev/null"], INVALID, "--variant"),
             (["--variant", "tpu_v4"], VALID, "--variant"), (["--scale", "hbm.bandwidth"], INVALID, "--scale"),
@@ -1021,11 +1040,11 @@ def gen_semantic_run(b):
     for extra, exp, loc in wsem:
         argv = merge_args(W, extra) + ["--json", "out.json"]
         b.add(Case("sem-whatif-" + "_".join(x.strip("-") for x in extra), "semantic", "whatif " + " ".join(extra), argv, {}, exp,
-                   flag_locators(loc), json="out.json"))
+                   flag_locators(loc) + given_file_locators(extra, loc), json="out.json"))
     misc = [(["hw", "show", "bogus"], INVALID, "bogus"), (["hw", "show"], INVALID, "NAME"), (["hw", "list", "--json", "out.json"], VALID, "-"),
             (["hw", "keys"], VALID, "-"), (["cases", "list"], VALID, "-"), (["bogus-subcommand"], INVALID, "bogus"),
             ([], INVALID, "SUBCOMMAND"), (["run", "--prompt"], INVALID, "--prompt"), (["run", "--prompt", "16", "--prompt", "32"], ANY, "--prompt"),
-            (["run", "a.toml", "b.toml"], INVALID, "b.toml"), (["--prompt", "16", "run"], INVALID, "--prompt"),
+            (["run", "a.toml", "b.toml"], INVALID, "a.toml|b.toml"), (["--prompt", "16", "run"], INVALID, "--prompt"),
             (["run", "--prompt=16", "--gen=2"], VALID, "-"), (["run", "-prompt", "16"], INVALID, "-prompt"),
             (["validate", "--kernels", "missing-dir"], INVALID, "missing-dir"), (["validate", "--kernels", "/dev/null"], INVALID, "/dev/null"),
             (["validate", "--kernels", "."], INVALID, r"\."), (["validate", "--cases", "missing.csv"], INVALID, "missing.csv"),
@@ -1033,7 +1052,8 @@ def gen_semantic_run(b):
             (["validate", "--hw", "tpu_v4"], INVALID, "--hw"), (["validate", "--limits", "x.csv"], INVALID, "--limits")]
     for argv, exp, loc in misc:
         b.add(Case("misc-" + ("_".join(x.strip("-").replace("/", "_") for x in argv) or "no-args"), "semantic",
-                   " ".join(argv) or "(no arguments)", argv, {}, exp, [re.escape(loc) if loc not in (r"\.",) else loc]))
+                   " ".join(argv) or "(no arguments)", argv, {}, exp,
+                   [re.escape(loc) if loc not in (r"\.", "a.toml|b.toml") else loc]))
 
 
 # ---- CSV inputs of validate
@@ -1167,7 +1187,7 @@ def generate(tree, keytable, slow_timeout):
 CRASH_RE = re.compile(r"uncaught exception|E549|terminate called|Segmentation|AddressSanitizer|runtime error:|Aborted|core dumped|"
                       r"stack smashing|double free|free\(\): |malloc\(\): |corrupted", re.I)
 MEM_RE = re.compile(r"bad_alloc|Cannot allocate memory|out of memory|memory exhausted|std::length_error.*vector", re.I)
-NANINF_RE = re.compile(r"(?<![\w.-])[-+]?(?:nan|inf|infinity)(?![\w-])", re.I)
+NANINF_RE = re.compile(r"(?<![\w.-])[-+]?(?:nan|inf|infinity)(?![\w-])(?! Fabric)", re.I)  # AMD's Infinity Fabric is a link
 NEG_RE = re.compile(r"(?<![\w.\-+])-\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?\s?(?:ps|ns|us|µs|ms|s|B|kB|KB|MB|GB|TB|PB|EB|KiB|MiB|GiB|TiB|"
                     r"[kMGTPE]?FLOP/s|[kMGTPE]?FLOP|[kMGTPE]?B/s|tokens/s|tok/s)(?![\w/])")
 POSITIVE_KEYS = {"sim_time_s", "bound_time_s", "ttft_s", "bound_ttft_s", "total_s", "bound_total_s", "throughput_tok_s"}

@@ -91,6 +91,12 @@ expect_ok "b200 nvfp4 gemm" "$roofsim" op --hw b200 --gemm 4096,4096,4096 --dtyp
 expect_ok "mi300x mesh collective" "$roofsim" collective --hw mi300x --topology mesh:8 --op allreduce --bytes 256MiB
 contains "mesh default algorithm" "mesh_oneshot"
 expect_error "mesh too large" "a full mesh of 9 chips needs at least 8" "$roofsim" collective --hw mi300x --topology mesh:9 --op allreduce --bytes 1MiB
+# A GEMV the near-memory units run is bound by their roofline, not the matrix units' (it read
+# 165-350% of that roof): the simulated time never beats the bound it is shown with.
+for g in 1,7077,3814 1,16384,16384; do
+  expect_ok "op near memory $g" "$roofsim" op --hw h100_pim --gemm "$g" --dtype int8 --json "$tmp/pim_op.json"
+  if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if j["plan"].startswith("near-memory") and j["sim_time_s"] >= j["bound_time_s"] else 1)' "$tmp/pim_op.json"; then ok; else bad "op near memory $g beats its bound: $(cat "$tmp/pim_op.json")"; fi
+done
 expect_ok "op" "$roofsim" op --gemm 1,4096,4096 --json "$tmp/op.json"
 for k in sim_time_s achieved_flops roof_flops intensity events wall_s; do
   if grep -q "\"$k\"" "$tmp/op.json"; then ok; else bad "op json lacks $k"; fi

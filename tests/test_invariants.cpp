@@ -54,11 +54,15 @@ std::vector<OpSpec> random_gemms(const HardwareSpec& hw, unsigned seed) {
     DType a = dtypes[rng() % dtypes.size()];
     DType w = (rng() % 5 == 0) ? DType::int4 : a;
     std::int64_t batch = (rng() % 4 == 0) ? dim(5) : 1;
-    ops.push_back(gemm_op(batch, dim(12), dim(13), dim(13), a, w));
+    // Drawn one by one: the order in which a call's arguments are evaluated differs between
+    // compilers (gcc right to left, clang left to right), and the shapes must not.
+    const std::int64_t m = dim(12), n = dim(13), k = dim(13);
+    ops.push_back(gemm_op(batch, m, n, k, a, w));
   }
   // Fused attention: (sequences x KV heads) pairs, query rows, head_dim 64-256, keys.
   for (int i = 0; i < 20; ++i) {
-    OpSpec op = gemm_op(dim(8), dim(11), 64 << (rng() % 3), dim(13), dtypes[0], dtypes[0]);
+    const std::int64_t pairs = dim(8), rows = dim(11), head_dim = 64 << (rng() % 3), keys = dim(13);
+    OpSpec op = gemm_op(pairs, rows, head_dim, keys, dtypes[0], dtypes[0]);
     op.gemm.fused_attention = true;
     op.name += " fused attention";
     ops.push_back(op);
@@ -67,7 +71,10 @@ std::vector<OpSpec> random_gemms(const HardwareSpec& hw, unsigned seed) {
   // with the query heads of a sequence as its rows.
   for (int i = 0; i < 10; ++i) {
     const bool decode = i % 2 == 1;
-    OpSpec op = gemm_op(dim(7), decode ? 16 << (rng() % 4) : dim(11), decode ? 576 : 192, dim(13), dtypes[0], dtypes[0]);
+    const std::int64_t sequences = dim(7);
+    const std::int64_t rows = decode ? 16 << (rng() % 4) : dim(11);
+    const std::int64_t keys = dim(13);
+    OpSpec op = gemm_op(sequences, rows, decode ? 576 : 192, keys, dtypes[0], dtypes[0]);
     op.gemm.fused_attention = true;
     op.gemm.v_n = decode ? 512 : 128;
     op.gemm.shared_kv = decode;
@@ -86,7 +93,8 @@ void check_never_beats_bound_and_counts_match(const char* preset) {
     const OpResult& r = out.chips[0].ops[i];
     const GemmShape& g = ops[i].gemm;
     INFO(ops[i].name << " plan " << r.plan);
-    CHECK(r.seconds() >= bound_of(ops[i], hw));
+    // Near-memory units (h100_pim) are bound by their own roofline, inside the stacks.
+    CHECK(r.seconds() >= (r.near_memory ? bound_near_memory(g, hw).bound_time_s : bound_of(ops[i], hw)));
     // Invariant 5: FLOPs executed are the op's; bytes moved are the plan's (reuse included),
     // never fewer than reading each operand once.
     CHECK(r.flops == Approx(gemm_cost(g).flops).epsilon(1e-12));

@@ -59,12 +59,37 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
                 (plan.n_outer ? ", n outer" : "");
   auto run = std::make_unique<GemmRun>(*this, plan);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
-  launch(std::move(run), result, std::move(done));
+  const std::int64_t parts = plan.reduce_parts;
+  if (parts == 0) {
+    launch(std::move(run), result, std::move(done));
+    return;
+  }
+  // Split-K: each of the `parts` jobs of a tile leaves an fp32 partial tile; a second kernel
+  // reads them all and writes the output. The op ends when that kernel does.
+  result.plan += ", split-K " + std::to_string(parts) + ", partials reduced by a second kernel";
+  VectorShape reduce;
+  reduce.elements_in = g.batch * parts * g.c_elements_per_batch();
+  reduce.elements_out = g.batch * g.c_elements_per_batch();
+  reduce.flops_per_element = 1;
+  reduce.dtype = DType::fp32;
+  reduce.out_dtype = g.c;
+  reduce.out_same_as_in = false;
+  auto partials = std::make_shared<OpResult>();
+  OpResult* res = &result;
+  launch(std::move(run), result, [this, res, partials, reduce, name, done = std::move(done)]() mutable {
+    run_vector(reduce, *partials, [res, partials, done = std::move(done)] {
+      res->end_ps = partials->end_ps;
+      res->bytes_read += partials->bytes_read;
+      res->bytes_written += partials->bytes_written;
+      res->events += partials->events;
+      if (done) done();
+    }, name + " split-K reduction");
+  });
 }
 
 const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
   auto key = std::make_tuple(g.batch, g.m, g.n, g.k, static_cast<int>(g.a), static_cast<int>(g.b),
-                             static_cast<int>(g.c), g.fused_attention, g.v_n, g.shared_kv, g.kernel_k_splits);
+                             static_cast<int>(g.c), g.fused_attention, g.v_n, g.shared_kv, g.kernel_k_splits, g.scale_block_k);
   auto it = plans_.find(key);
   if (it == plans_.end()) it = plans_.emplace(key, plan_gemm(g, hw_.matrix, limits_)).first;
   return it->second;

@@ -135,6 +135,14 @@ void GemmRun::dispatch(std::int64_t step) {
   // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
   auto out_col = [&](std::int64_t x) { return g.fused_attention ? x * g.out_n() / g.n : x; };
   auto value_cols = [&](std::int64_t cols) { return std::max<std::int64_t>(1, (cols * g.out_n() + g.n - 1) / g.n); };
+  // Block-scaled operands: after each scale block of K, every accumulator of the tile is scaled
+  // and added in fp32 (two FLOPs) on the SM's CUDA cores, at the vector units' rate per clock of
+  // the same SM, between the MMAs.
+  auto promotion_cycles = [&](std::int64_t accumulators, std::int64_t k) {
+    if (g.scale_block_k <= 0) return 0.0;
+    const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
+    return 2.0 * static_cast<double>(accumulators) * blocks / chip_.hw().vector.flops_per_clock;
+  };
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -149,7 +157,8 @@ void GemmRun::dispatch(std::int64_t step) {
                                       static_cast<double>(g.n) / spec.exp_per_clock
                                 : 0.0;
         cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
-                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0);
+                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0) +
+                                      promotion_cycles(t.m * t.n, t.k);
       }
     }
   }
@@ -162,8 +171,10 @@ void GemmRun::dispatch(std::int64_t step) {
                                            static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
                                            spec.exp_per_clock
                                      : 0.0;
+  // ... and the promotions (at least this many: per step, where the jobs pay per part of K).
+  const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.

@@ -33,6 +33,12 @@ std::int64_t GemmPlan::blocks_n() const { return ceil_div(shape.n, bn); }
 std::int64_t GemmPlan::k_steps() const { return ceil_div(shape.k, bk); }
 std::int64_t GemmPlan::batch_groups() const { return ceil_div(shape.batch, bb); }
 std::int64_t GemmPlan::steps() const { return batch_groups() * blocks_m() * blocks_n() * k_steps(); }
+std::uint64_t GemmPlan::reduction_traffic_bytes() const {
+  if (reduce_parts == 0) return 0;
+  const std::int64_t outputs = shape.batch * shape.c_elements_per_batch();
+  return tensor_bytes(reduce_parts * outputs, DType::fp32) + tensor_bytes(outputs, shape.c);
+}
+
 std::int64_t GemmPlan::k_parts() const { return tk > 0 ? ceil_div(std::min(bk, shape.k), tk) : 1; }
 std::int64_t GemmPlan::tiles_per_block() const {
   return ceil_div(std::min(bm, shape.m), tm) * ceil_div(std::min(bn, shape.n), tn) * k_parts();
@@ -205,7 +211,8 @@ GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
 // heuristic picks a kernel (the simulation then times whatever the plan does). When the
 // tiles are fewer than the units, K is split over units (split-K) up to what the k-tiles
 // allow. Blocks group tiles so the operands stream through the L2 with the least HBM traffic.
-// Partial sums of split-K are reduced on chip: their traffic is not modelled.
+// Partial sums of split-K meet on chip unless the parts reach matrix.split_k_reduce_min_parts:
+// then a second kernel reduces them (GemmPlan::reduce_parts, run by Chip::run_gemm).
 GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
   // A k-tile holds kernel_k_bytes of values; block formats' scales travel beside them.
   const std::int64_t bits = dtype_value_bits(g.compute());
@@ -230,7 +237,8 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   for (std::int64_t tm : tms) {
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = ceil_div(g.m, tm) * ceil_div(g.n, tn);
-      const std::int64_t split = tiles >= lim.units ? 1 : std::min(lim.units / tiles, k_tiles);
+      // Block-scaled kernels promote their accumulators per scale block and do not split K.
+      const std::int64_t split = tiles >= lim.units || g.scale_block_k > 0 ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
       menu.push_back({tm, tn, split, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
@@ -282,7 +290,13 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
 
 GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
   // Batched and fused-attention GEMMs are attention kernels, planned as before for now.
-  if (spec.kernel_k_bytes > 0 && g.batch == 1 && !g.fused_attention) return plan_gemm_kernel(g, spec, lim);
+  if (spec.kernel_k_bytes > 0 && g.batch == 1 && !g.fused_attention) {
+    GemmPlan p = plan_gemm_kernel(g, spec, lim);
+    if (spec.split_k_reduce_min_parts > 0 && static_cast<double>(p.k_parts()) >= spec.split_k_reduce_min_parts) {
+      p.reduce_parts = p.k_parts();
+    }
+    return p;
+  }
   // Candidates are ranked by (1) HBM traffic, within 1% of the least; (2) enough unit tiles
   // per block to occupy every unit; (3) a step load that fills the DMA window, not larger;
   // (4) fewer steps. These are the choices a tiling compiler makes; nothing here times the op.

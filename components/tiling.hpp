@@ -34,6 +34,9 @@ struct GemmPlan {
   std::int64_t tk = 0;
   std::int64_t bb = 1;                  // batch elements per step (small batched GEMMs)
   bool n_outer = false;                 // loop order: n blocks outside m blocks
+  // Split-K whose fp32 partial tiles a second kernel reduces (matrix.split_k_reduce_min_parts):
+  // the parts each output element has; 0 when the partial sums meet on chip.
+  std::int64_t reduce_parts = 0;
   int stages = 2;
 
   std::int64_t blocks_m() const;
@@ -43,6 +46,7 @@ struct GemmPlan {
   GemmStep step(std::int64_t i) const;
   std::uint64_t footprint_bytes() const;  // on-chip bytes the plan holds at once
   std::uint64_t traffic_bytes() const;    // HBM bytes the plan moves (closed form)
+  std::uint64_t reduction_traffic_bytes() const;  // and the reduction kernel: partials in, output out
   std::int64_t tiles_per_block() const;   // unit jobs of a full block (k parts included)
   std::int64_t k_parts() const;           // unit jobs per tile and step
   std::int64_t batch_groups() const;

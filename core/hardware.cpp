@@ -219,9 +219,10 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 
 const std::vector<NonIdealCost>& non_ideal_costs() {
   static const std::vector<NonIdealCost> costs = {
-      {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain",
+      {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain (and split-K's second kernel, which reduces the partial tiles)",
        [](HardwareSpec& hw) {
          hw.op_overhead_s = 0;
+         hw.matrix.split_k_reduce_min_parts = 0;
          hw.host_launch_interval_s = 0;
        }},
       {"clock", "the matrix units run at their sustained clock, below the one behind the peak (power, stalls)",

@@ -51,6 +51,11 @@ struct MatrixSpec {
   // The same for a decode attention kernel's CTAs (XQA, MMHA): the paged cache's indirection
   // and the merge of a sequence's blocks through memory.
   double decode_attention_cta_cycles = 0;
+  // A GEMM kernel split over K into at least this many parts (GemmPlan::k_parts()) leaves
+  // fp32 partial tiles in a workspace that a second kernel reduces (cuBLAS's splitKreduce):
+  // one more launch, the partials read, the output written. Fewer parts meet in the kernel
+  // (serial split-K) at no modelled cost; 0: always in the kernel.
+  double split_k_reduce_min_parts = 0;
 };
 
 struct VectorSpec {

@@ -51,6 +51,10 @@ std::vector<HardwareParam> make_params() {
        "Fixed cycles per CTA of a decode attention kernel that counts its CTAs (XQA: one per sequence, KV head and cache "
        "block; MMHA: one per sequence and query head), paid once per wave of resident CTAs (0: none)",
        FIELD(matrix.decode_attention_cta_cycles)},
+      {"matrix.split_k_reduce_min_parts", "", 1, K::non_negative, false, 0,
+       "A GEMM whose K is split over units (split-K) into at least this many parts writes fp32 partial tiles that a "
+       "second kernel reduces (cuBLAS's splitKreduce): one more launch, the partials read and the output written; "
+       "fewer parts meet inside the kernel (0: never a second kernel)", FIELD(matrix.split_k_reduce_min_parts)},
       {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
        "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,

@@ -303,6 +303,7 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
     if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block") {
       m.dtype = dtype == "bfloat16" ? DType::bf16 : DType::fp8;
+      if (dtype == "fp8_block") m.scale_block_k = 128;
       p.simulate = [&hw, ops = moe_layer_ops(m)] { return call_seconds(hw, ops); };
     } else {
       p.not_simulated_reason = "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled";

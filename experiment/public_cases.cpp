@@ -1,6 +1,8 @@
 #include "core/parse.hpp"
 #include "experiment/public_cases.hpp"
 
+#include "experiment/stack.hpp"
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -97,6 +99,15 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
   e.launch_per_op = row.at("launch") == "per_op";
   // Optional: which attention kernel the measured software ran (fused when absent).
   if (row.count("attention")) e.attention = parse_attention(row.at("attention"), path + ":" + row.at("#line") + ": attention");
+  // Optional: the software stack the case ran (configs/stacks): its kernel parameters on the
+  // hardware; the launch and attention columns, when given, win over the stack's.
+  if (row.count("stack") && !row.at("stack").empty()) {
+    try {
+      apply_stack(load_stack(row.at("stack")), e, row.count("attention") > 0, true);
+    } catch (const InputError& err) {
+      throw InputError(path + ":" + row.at("#line") + ": stack: " + err.what());
+    }
+  }
   e.source = "case " + c.id;
   c.metric = row.at("metric");
   if (c.metric != "throughput" && c.metric != "ttft" && c.metric != "decode_tok_s") {

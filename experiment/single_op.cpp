@@ -175,10 +175,12 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {
   vector_op("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
   vector_op("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
+  up.scale_block_k = m.scale_block_k;
   ops.push_back(gemm_op(up, "experts up"));
   vector_op("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
             act == DType::bf16 ? out : act);
   GemmShape down{touched, rows, m.hidden, inter, act, act, out};
+  down.scale_block_k = m.scale_block_k;
   ops.push_back(gemm_op(down, "experts down"));
   // Un-permutation: each token sums its copies' outputs, weighted by the router.
   vector_op("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);
@@ -226,6 +228,8 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   g.k = k;
   g.a = g.b = DType::fp8;
   g.c = DType::bf16;
+  // Block scaling: activations in 1x128 groups, weights in 128x128 blocks (DeepSeek-V3's recipe).
+  if (scaling == Fp8Scaling::block) g.scale_block_k = 128;
   ops.push_back(gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k)));
   return ops;
 }

@@ -69,6 +69,7 @@ struct MoeCall {
   bool gated = true;         // gate and up projections (SwiGLU); false: one up projection
   double power_law = 0;      // 0: balanced routing; > 0: expert loads ~ rank^-power_law
   DType dtype = DType::bf16;  // weights and the GEMMs' inputs (fp8: activations quantized on permutation)
+  std::int64_t scale_block_k = 0;  // block-scaled fp8: one scale per this many values of K (GemmShape)
 };
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m);
 

@@ -37,11 +37,30 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   return s;
 }
 
+namespace {
+bool has_number(const HardwareDocument& doc, const std::string& key) {
+  try {
+    doc.get(key);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+}  // namespace
+
 void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
   if (!stack.hardware.empty()) {
     if (e.hardware) throw InputError("--stack " + stack.name + " sets kernel parameters on a hardware file; give the hardware as a file or preset");
     HardwareDocument doc = HardwareDocument::load(e.hw);
-    apply_edits(doc, stack.hardware, stack.file);
+    // A stack's parameter for a data type the chip has no rate for (fp8 kernels on an A100)
+    // has nothing to act on: it is left out.
+    std::vector<HardwareEdit> edits;
+    const std::string per_dtype = "matrix.dtype_efficiency.";
+    for (const HardwareEdit& edit : stack.hardware) {
+      if (edit.key.rfind(per_dtype, 0) == 0 && !has_number(doc, "matrix.dtype_rate." + edit.key.substr(per_dtype.size()))) continue;
+      edits.push_back(edit);
+    }
+    apply_edits(doc, edits, stack.file);
     e.hardware = doc.spec();  // checked as the hardware file would be
     e.hardware->name += " + " + stack.name;
   }

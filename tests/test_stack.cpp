@@ -26,7 +26,14 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   apply_stack(load_stack("trtllm-0.9"), old, false, false);
   CHECK(old.attention == AttentionImpl::vector);
   CHECK(old.launch_per_op);
-  CHECK_FALSE(old.hardware);  // sets no kernel parameter
+  REQUIRE(old.hardware);  // TensorRT-LLM 0.9's fp8 GEMM efficiency, below the hardware file's (1.3's)
+  CHECK(old.hardware->matrix.dtype_efficiency.at(DType::fp8) == Approx(0.74));
+  CHECK(load_hardware("h100_sxm5").matrix.dtype_efficiency.at(DType::fp8) > 0.74);
+  Experiment a100;
+  a100.hw = "a100_sxm4_80gb";  // no fp8: the stack's fp8 parameter has nothing to act on
+  apply_stack(load_stack("trtllm-0.9"), a100, false, false);
+  REQUIRE(a100.hardware);
+  CHECK(a100.hardware->matrix.dtype_efficiency.count(DType::fp8) == 0);
   Experiment kept;
   kept.attention = AttentionImpl::unfused;
   apply_stack(load_stack("trtllm-0.9"), kept, true, true);  // --attention and --launch given

@@ -41,6 +41,10 @@ struct GemmShape {
   std::int64_t kernel_ctas_per_unit = 1;
   // Those CTAs are a decode kernel's (matrix.decode_attention_cta_cycles each).
   bool decode_kernel = false;
+  // Block-scaled operands (fp8 with one scale per this many values of K, e.g. 128; 0: none):
+  // the kernel scales and adds its accumulators into fp32 after every such block of K on the
+  // CUDA cores (promotion), between the MMAs.
+  std::int64_t scale_block_k = 0;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
   // Output columns: the value head dim of a fused attention, n otherwise.

@@ -11,7 +11,7 @@ namespace roofsim {
 class MatrixUnit {
  public:
   explicit MatrixUnit(const MatrixSpec& spec)
-      : spec_(spec), latency_ps_(cycles_to_ps(spec.pipeline_latency_cycles)) {}
+      : spec_(spec), latency_ps_(cycles_to_ps(matrix_job_latency_cycles(spec))) {}
   double tile_cycles(const TileShape& t, DType compute) const {
     return matrix_tile_cycles(spec_, t, compute);
   }

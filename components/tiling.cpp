@@ -128,10 +128,21 @@ struct ScoredPlan {
   std::int64_t tiles, steps;
 };
 
-// A weight-stationary array only runs at full rate when a pass streams at least as many rows
-// as it takes to load the weights: unit tiles are not split below that.
+// A unit tile is not split below the rows that keep the array busy: on a weight-stationary
+// array, as many rows as it takes to load the weights (a pass of fewer cannot hide the load);
+// on an output-stationary one, the array's rows (M runs down them); on an input-stationary one,
+// its columns (M runs across them).
 std::int64_t min_tile_rows(const MatrixSpec& spec) {
-  if (!spec.weight_stationary) return spec.granule_m;
+  switch (matrix_dataflow(spec)) {
+    case Dataflow::none:
+      return spec.granule_m;
+    case Dataflow::output_stationary:
+      return round_up(spec.granule_k, spec.granule_m);
+    case Dataflow::input_stationary:
+      return round_up(spec.granule_n, spec.granule_m);
+    case Dataflow::weight_stationary:
+      break;
+  }
   const double rows = spec.weight_load_cycles * spec.macs_per_clock / static_cast<double>(spec.granule_n * spec.granule_k);
   return std::max(spec.granule_m, round_up(static_cast<std::int64_t>(std::ceil(rows)), spec.granule_m));  // 0 cycles: a granule
 }

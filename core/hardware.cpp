@@ -87,8 +87,20 @@ void read_matrix(ConfigTable t, HardwareSpec& hw) {
   if (m.sustained_clock_hz > m.clock_hz) {
     t.fail("sustained_clock_mhz", "must not exceed clock_mhz (the datasheet clock)");
   }
-  if (m.weight_stationary && !t.has("weight_load_cycles")) {
-    t.fail("weight_load_cycles", "missing: required when weight_stationary = true");
+  if (t.has("dataflow")) {
+    t.one_of("dataflow", {"weight_stationary", "output_stationary", "input_stationary"});
+    if (m.kind != "systolic") t.fail("dataflow", "is for kind = \"systolic\" (tensor cores have none)");
+    if (m.weight_stationary && m.dataflow != "weight_stationary") {
+      t.fail("weight_stationary", "is true, but dataflow is \"" + m.dataflow + "\" (leave weight_stationary out)");
+    }
+  } else if (m.weight_stationary) {
+    m.dataflow = "weight_stationary";
+  }
+  if ((m.dataflow == "weight_stationary" || m.dataflow == "input_stationary") && !t.has("weight_load_cycles")) {
+    t.fail("weight_load_cycles", "missing: required for dataflow = \"" + m.dataflow + "\" (the stationary operand's load)");
+  }
+  if (t.has("weight_load_overlap") && m.dataflow.empty()) {
+    t.fail("weight_load_overlap", "is for a systolic array with a dataflow (matrix.dataflow)");
   }
   m.dtype_rate = read_per_dtype(t.table("dtype_rate"), false);
   if (!m.dtype_rate.count(DType::bf16)) {
@@ -234,10 +246,11 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.efficiency = 1.0;
          hw.hbm.tile_efficiency = 1.0;
        }},
-      {"latency", "memory latency and the units' pipeline fill and drain (an attention CTA's prologue and epilogue too), where nothing hides them",
+      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;
+         hw.matrix.weight_load_overlap = true;  // a systolic array's folds pipeline: no fill and drain each
          hw.matrix.attention_cta_cycles = 0;
          hw.matrix.decode_attention_cta_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;

@@ -38,8 +38,18 @@ struct MatrixSpec {
   // GPU GEMM kernels: each work tile steps through K in chunks of this many bytes per row;
   // 0 = blocks are chosen freely (a TPU compiler's tiling).
   std::int64_t kernel_k_bytes = 0;
+  // A systolic array's dataflow (SCALE-Sim's three): "weight_stationary" (weights held in the
+  // PEs, rows of A streamed), "output_stationary" (each PE accumulates one output, A and B
+  // streamed), "input_stationary" (A held, B streamed); "" = none (the array runs at its MAC
+  // rate on padded operands, as tensor cores do). weight_stationary is the older key for the first.
+  std::string dataflow;
   bool weight_stationary = false;
-  double weight_load_cycles = 0;
+  double weight_load_cycles = 0;  // loading one fold's stationary operand (WS: weights, IS: A)
+  // true: the stationary operand is double-buffered: the next fold's load hides behind the
+  // current fold and folds pipeline, so a tile job fills and drains once
+  // (pipeline_latency_cycles). false: every fold loads, streams, then fills and drains
+  // (array rows + columns - 2 cycles) in the array's busy time, as SCALE-Sim v2 counts.
+  bool weight_load_overlap = true;
   double pipeline_latency_cycles = 0;  // fill + drain of one tile job
   // A fused attention's softmax: exponentials per clock per unit (the SFUs), one per score,
   // spent between the tile's two matmuls (0: not modelled).

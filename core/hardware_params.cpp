@@ -21,7 +21,7 @@ std::vector<HardwareParam> make_params() {
       {"chip.tile_buffer", "", 1, K::text, true, 0, "Which [onchip] memory holds an op's tiles (its capacity bounds the tiler)", FIELD(tile_buffer)},
       {"chip.op_overhead_ns", "ns", kNs, K::non_negative, false, 0, "Device-side fixed cost of one op: kernel start and drain", FIELD(op_overhead_s)},
 
-      {"matrix.kind", "", 1, K::text, true, 0, "systolic (TPU MXU, weight-stationary) or tensor_core (a GPU SM's tensor cores)", FIELD(matrix.kind)},
+      {"matrix.kind", "", 1, K::text, true, 0, "systolic (a TPU MXU: see dataflow) or tensor_core (a GPU SM's tensor cores)", FIELD(matrix.kind)},
       {"matrix.units", "", 1, K::count, true, 0, "Matrix units: MXUs or SMs", FIELD(matrix.units)},
       {"matrix.clock_mhz", "MHz", kMHz, K::positive, true, 0, "The clock the datasheet peak assumes", FIELD(matrix.clock_hz)},
       {"matrix.sustained_clock_mhz", "MHz", kMHz, K::positive, false, 0,
@@ -36,10 +36,25 @@ std::vector<HardwareParam> make_params() {
        "Bytes of K one main-loop stage of a GEMM kernel loads per row (a CTA's k-tile). Set: GEMMs run as kernels "
        "do, work tiles stepping through K in these chunks, split over K across units when the tiles are too few "
        "(split-K); absent: the tiler chooses blocks freely (TPU compilers)", FIELD(matrix.kernel_k_bytes), false},
-      {"matrix.weight_stationary", "", 1, K::flag, false, 0, "The array loads a weight tile before streaming rows through it", FIELD(matrix.weight_stationary)},
+      {"matrix.dataflow", "", 1, K::text, false, 0,
+       "Systolic arrays: weight_stationary (weights held in the PEs, rows of A streamed; TPU MXU), output_stationary "
+       "(each PE accumulates one output, A and B streamed) or input_stationary (A held, B streamed). A tile job runs "
+       "as SCALE-Sim v2 folds it: K x N (WS), M x N (OS) or K x M (IS) over the granule_k x granule_n array, "
+       "M, K or N rows streamed through each fold",
+       FIELD(matrix.dataflow), false, "weight_stationary when weight_stationary = true, else none (tensor cores)"},
+      {"matrix.weight_stationary", "", 1, K::flag, false, 0, "Older form of dataflow = \"weight_stationary\"",
+       FIELD(matrix.weight_stationary), false},
       {"matrix.weight_load_cycles", "cycles", 1, K::non_negative, false, 0,
-       "Cycles to load a weight tile (required when weight_stationary)", FIELD(matrix.weight_load_cycles)},
-      {"matrix.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0, "Fill and drain of one tile job", FIELD(matrix.pipeline_latency_cycles)},
+       "Cycles to load one fold's stationary operand into the array: weights (weight_stationary) or A "
+       "(input_stationary); required for those dataflows", FIELD(matrix.weight_load_cycles)},
+      {"matrix.weight_load_overlap", "", 1, K::flag, false, 1,
+       "Systolic dataflows: true = double-buffered, the next fold's load hides behind the current fold and folds "
+       "pipeline (a tile job fills and drains once: pipeline_latency_cycles); false = each fold loads, streams, then "
+       "fills and drains (granule_k + granule_n - 2 cycles) before the next starts, as SCALE-Sim v2 counts",
+       FIELD(matrix.weight_load_overlap), false},
+      {"matrix.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Fill and drain of one tile job (not added where weight_load_overlap = false: every fold's are in the busy time)",
+       FIELD(matrix.pipeline_latency_cycles)},
       {"matrix.exp_per_clock", "1/clock", 1, K::non_negative, false, 0,
        "Exponentials per clock per unit for a fused attention's softmax (GPU SFUs), one per score, not overlapped with "
        "the MMAs (0: not modelled)", FIELD(matrix.exp_per_clock)},

@@ -56,6 +56,7 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     // A default is left out unless it is always shown (an optional text's default is "").
     if (!param.always_shown && v.is_number() && v.get<double>() == param.fallback) continue;
     if (!param.always_shown && v.is_string() && v.get<std::string>().empty()) continue;
+    if (!param.always_shown && v.is_boolean() && v.get<bool>() == (param.fallback != 0)) continue;
     p[param.key] = v;
   }
   for (const auto& [t, rate] : h.matrix.dtype_rate) p["matrix.dtype_rate." + std::string(dtype_name(t))] = rate;

@@ -99,6 +99,17 @@ sed '/^\[onchip.l2\]/,/^\[/ s/^capacity_bytes = .*/capacity_bytes = 1024/' "$hw/
 refused "tile buffer too small" "on-chip buffer (onchip.l2.capacity_bytes of $tmp/small_l2.toml)" "$roofsim" run --hw "$tmp/small_l2.toml" --gen 2
 sed 's/^weight_load_cycles = .*/weight_load_cycles = 0/' "$hw/tpu_v4.toml" > "$tmp/tpu_wl0.toml"
 if timeout 30 "$roofsim" run --hw "$tmp/tpu_wl0.toml" --prompt 16 --gen 2 >/dev/null 2>"$tmp/err"; then ok; else bad "weight_load_cycles 0 (it hung once): exit $?: $(cat "$tmp/err")"; fi
+# Systolic dataflows: a bad value, a dataflow on tensor cores, a contradiction with the older key.
+sed 's/^dataflow = .*/dataflow = "diagonal"/' "$hw/tpu_v4.toml" > "$tmp/tpu_df.toml"
+refused "bad dataflow" "tpu_df.toml:20: matrix.dataflow" "$roofsim" op --hw "$tmp/tpu_df.toml" --gemm 64,64,64
+sed 's/^dataflow = .*/dataflow = "output_stationary"\nweight_stationary = true/' "$hw/tpu_v4.toml" > "$tmp/tpu_ws.toml"
+refused "dataflow against weight_stationary" "matrix.weight_stationary: is true, but dataflow is \"output_stationary\"" "$roofsim" op --hw "$tmp/tpu_ws.toml" --gemm 64,64,64
+sed 's/^kind = "tensor_core"/kind = "tensor_core"\nweight_load_overlap = false/' "$hw/h100_sxm5.toml" > "$tmp/h100_ov.toml"
+refused "overlap on tensor cores" "matrix.weight_load_overlap: is for a systolic array with a dataflow" "$roofsim" op --hw "$tmp/h100_ov.toml" --gemm 64,64,64
+for flow in output_stationary input_stationary; do
+  sed "s/^dataflow = .*/dataflow = \"$flow\"/; s/^weight_load_overlap = .*/weight_load_overlap = false/" "$hw/tpu_v4.toml" > "$tmp/tpu_$flow.toml"
+  if timeout 30 "$roofsim" op --hw "$tmp/tpu_$flow.toml" --gemm 300,700,1000 >/dev/null 2>"$tmp/err"; then ok; else bad "$flow without overlap: exit $?: $(cat "$tmp/err")"; fi
+done
 refused "trailing x topology" "--topology '4x'" "$roofsim" collective --topology 4x
 refused "unwritable output refused before the run" "--json $tmp/nodir/out.json: the folder" "$roofsim" run --json "$tmp/nodir/out.json"
 refused "sweep list of counts" "'batch' takes whole numbers" "$roofsim" whatif --sweep batch=1.5 --gen 2

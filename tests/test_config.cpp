@@ -144,3 +144,60 @@ TEST_CASE("errors name settings in the library's terms, and the CLI shows them a
   CHECK(render_setting_names(e.raw(), SettingNames::flag) == "--ep 3 must divide the 8 experts; --weights-dtype too");
   CHECK(render_setting_names("no marks, a stray ${ here", SettingNames::flag) == "no marks, a stray ${ here");
 }
+
+TEST_CASE("systolic dataflow keys: bad values and contradictions are located errors", "[config]") {
+  auto tpu_error = [](const std::string& from, const std::string& to, std::string* key = nullptr,
+                      const std::string& from2 = "", const std::string& to2 = "") {
+    std::string text = replace_once(preset_text("hardware", "tpu_v4"), from, to);
+    if (!from2.empty()) text = replace_once(text, from2, to2);
+    REQUIRE(text.rfind("REPLACE_FAILED", 0) != 0);
+    const std::string path = write_temp(text, "hw");
+    std::string msg;
+    try {
+      const HardwareSpec hw = load_hardware_file(path);
+      CHECK(!hw.matrix.dataflow.empty());
+    } catch (const ConfigError& e) {
+      if (key) *key = e.key_path();
+      msg = e.what();
+      CHECK(msg.find(path) == 0);
+    }
+    std::remove(path.c_str());
+    return msg;
+  };
+  std::string key;
+  CHECK_THAT(tpu_error("dataflow = \"weight_stationary\"", "dataflow = \"diagonal\"", &key),
+             Catch::Contains("expected one of \"weight_stationary\", \"output_stationary\", \"input_stationary\""));
+  CHECK(key == "matrix.dataflow");
+  CHECK_THAT(tpu_error("dataflow = \"weight_stationary\"", "dataflow = \"output_stationary\"\nweight_stationary = true", &key),
+             Catch::Contains("leave weight_stationary out"));
+  CHECK(key == "matrix.weight_stationary");
+  CHECK_THAT(tpu_error("dataflow = \"weight_stationary\"", "dataflow = 5", &key), Catch::Contains("dataflow"));
+  CHECK_THAT(tpu_error("weight_load_overlap = true", "weight_load_overlap = \"no\"", &key), Catch::Contains("weight_load_overlap"));
+  CHECK(key == "matrix.weight_load_overlap");
+  const std::string is_no_load = replace_once(preset_text("hardware", "tpu_v4"), "dataflow = \"weight_stationary\"",
+                                              "dataflow = \"input_stationary\"");
+  {
+    // (The matrix table is read before the provenance that still names the removed key.)
+    const std::string path = write_temp(replace_once(is_no_load, "weight_load_cycles = 128\n", ""), "hw");
+    try {
+      load_hardware_file(path);
+      FAIL("input_stationary without weight_load_cycles loaded");
+    } catch (const ConfigError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("weight_load_cycles") && Catch::Contains("missing"));
+    }
+    std::remove(path.c_str());
+  }
+  // Output-stationary loads nothing: it needs no weight_load_cycles; the older key still loads.
+  CHECK(tpu_error("dataflow = \"weight_stationary\"", "dataflow = \"output_stationary\"").empty());
+  CHECK(tpu_error("dataflow = \"weight_stationary\"", "weight_stationary = true", nullptr, "\"matrix.dataflow\" = ",
+                  "\"matrix.weight_stationary\" = ")
+            .empty());
+  CHECK(tpu_error("weight_load_overlap = true", "weight_load_overlap = false").empty());
+  // Tensor cores have no dataflow and nothing to overlap.
+  CHECK_THAT(hw_error("kind = \"tensor_core\"", "kind = \"tensor_core\"\ndataflow = \"weight_stationary\"", nullptr, &key),
+             Catch::Contains("is for kind = \"systolic\""));
+  CHECK(key == "matrix.dataflow");
+  CHECK_THAT(hw_error("kind = \"tensor_core\"", "kind = \"tensor_core\"\nweight_load_overlap = false", nullptr, &key),
+             Catch::Contains("is for a systolic array with a dataflow"));
+  CHECK(key == "matrix.weight_load_overlap");
+}

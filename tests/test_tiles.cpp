@@ -107,3 +107,32 @@ TEST_CASE("vector plans cover every element once", "[tiles]") {
   CHECK(out == 1'000ull * 2);
   CHECK(flops == Approx(6'000'002.0));
 }
+
+TEST_CASE("systolic dataflows fold a tile as SCALE-Sim does, with loads overlapped or not", "[tiles]") {
+  MatrixSpec mxu = load_hardware("tpu_v4").matrix;  // 128 x 128, loads 128 cycles, overlapped
+  REQUIRE(matrix_dataflow(mxu) == Dataflow::weight_stationary);
+  CHECK(matrix_job_latency_cycles(mxu) == 256);  // one fill and drain per job
+  // Output-stationary: M over the rows, N over the columns, K streams: 4 folds of 128.
+  mxu.dataflow = "output_stationary";
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 4 * 128);
+  CHECK(matrix_tile_cycles(mxu, {100, 128, 128}, DType::bf16) == 128);  // 100 rows fill one fold
+  // Input-stationary: K over the rows, M over the columns, N streams: 4 folds of 128.
+  mxu.dataflow = "input_stationary";
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 4 * 128);
+  CHECK(matrix_tile_cycles(mxu, {128, 8, 128}, DType::bf16) == 128);  // 8 columns of B cannot hide the load
+  // Not overlapped: every fold loads, streams, then fills and drains (128 + 128 - 2).
+  mxu.weight_load_overlap = false;
+  CHECK(matrix_job_latency_cycles(mxu) == 0);
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 4 * (128 + 128 + 254));
+  mxu.dataflow = "output_stationary";
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 4 * (128 + 254));
+  mxu.dataflow = "weight_stationary";
+  CHECK(matrix_tile_cycles(mxu, {512, 128, 128}, DType::bf16) == 128 + 512 + 254);
+  CHECK(matrix_tile_cycles(mxu, {1, 256, 256}, DType::bf16) == 4 * (128 + 8 + 254));  // 1 row pads to 8
+  // The older key alone still means weight-stationary.
+  mxu.dataflow.clear();
+  mxu.weight_stationary = true;
+  CHECK(matrix_dataflow(mxu) == Dataflow::weight_stationary);
+  mxu.weight_stationary = false;
+  CHECK(matrix_dataflow(mxu) == Dataflow::none);
+}

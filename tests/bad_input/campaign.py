@@ -315,7 +315,9 @@ def gen_hardware(b, tree, keytable):
         fname = "hw.toml"
         entries = toml_entries(text)
         values = {key: toml_number(raw) for _i, key, raw in entries if toml_number(raw) is not None}
-        stationary = any(key == "matrix.weight_stationary" and raw.strip() == "true" for _i, key, raw in entries)
+        stationary = any((key == "matrix.weight_stationary" and raw.strip() == "true") or
+                         (key == "matrix.dataflow" and raw.strip() in ('"weight_stationary"', '"input_stationary"'))
+                         for _i, key, raw in entries)
         numeric = [(i, k, r) for i, k, r in entries if toml_number(r) is not None]
         if only_prefix:
             numeric = [(i, k, r) for i, k, r in numeric if k.startswith(only_prefix)]
@@ -373,7 +375,8 @@ def gen_hardware(b, tree, keytable):
                  ("matrix.kind", '"bogus"'), ("matrix.kind", "5"), ("chip.tile_buffer", '"nonexistent"'),
                  ("chip.tile_buffer", "1"), ("links.kind", '"bogus"'), ("links.kind", '""'),
                  ("chip.description", "5"), ("chip.description", '""'), ("matrix.weight_stationary", '"yes"'),
-                 ("matrix.weight_stationary", "1"), ("links.in_switch_reduction", '"true"'),
+                 ("matrix.weight_stationary", "1"), ("matrix.dataflow", '"bogus"'), ("matrix.dataflow", "5"),
+                 ("matrix.dataflow", '"output_stationary"'), ("matrix.weight_load_overlap", '"yes"'), ("links.in_switch_reduction", '"true"'),
                  ("links.in_switch_reduction", "0"), ("hbm.capacity_bytes", "80_000_000_000_"),
                  ("hbm.capacity_bytes", "8e"), ("hbm.capacity_bytes", "--1")]
         for key, val in wrong:
@@ -383,6 +386,8 @@ def gen_hardware(b, tree, keytable):
             exp = ANY if val in ("132.0", "0x84", "0o204", "+132", '"nonexistent"') else INVALID
             if key == "links.kind" and val != "5" or key == "chip.description" and val == '""':
                 exp = ANY  # free text
+            if key == "matrix.dataflow" and val == '"output_stationary"':
+                exp = VALID  # another dataflow, not a typo
             if key == "chip.tile_buffer" and val == '"nonexistent"':
                 exp = INVALID
             structural.append((f"type-{key}={val}", toml_set(text, i, val), exp))

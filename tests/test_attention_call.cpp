@@ -44,6 +44,18 @@ TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode
   CHECK(prefill[2].is_gemm);
   CHECK(prefill[2].gemm.kernel_ctas == 2 * 32 * 3);
   CHECK_FALSE(prefill[2].gemm.decode_kernel);
+  // On a bf16 cache the FMHA runs in bf16 on the prompt's own keys; on an fp8 cache it is
+  // TensorRT-LLM's FP8 context FMHA: fp8 queries against the fp8 paged cache, bf16 out.
+  CHECK(prefill[2].gemm.a == DType::bf16);
+  CHECK(prefill[2].gemm.b == DType::bf16);
+  const OpSpec fp8_context = attention_call_ops(shape(true, 2, 300, 32, 8, DType::fp8), "trtllm").back();
+  CHECK(fp8_context.gemm.a == DType::fp8);
+  CHECK(fp8_context.gemm.b == DType::fp8);
+  CHECK(fp8_context.gemm.c == DType::bf16);
+  // The plain fused kernel keeps the prompt's keys in bf16 and computes in bf16.
+  const OpSpec fused_fp8_cache = attention_call_ops(shape(true, 2, 300, 32, 8, DType::fp8), "fused").back();
+  CHECK(fused_fp8_cache.gemm.a == DType::bf16);
+  CHECK(fused_fp8_cache.gemm.b == DType::bf16);
 
   // Decode, GQA with enough work: XQA, after the preprocessing on a bf16 cache, alone on fp8.
   const AttentionShape xqa = shape(false, 64, 2048, 32, 8);

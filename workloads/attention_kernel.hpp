@@ -129,6 +129,11 @@ constexpr double kMmhaFlopsPerElement = 24;
 enum class TrtllmDecodeKernel { xqa, mmha };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 
+// The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that
+// runs in fp8 (TensorRT-LLM's FP8 context FMHA): the quantized queries against the keys and
+// values read from the fp8 paged cache, the output in the activations' type.
+OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context);
+
 const AttentionKernelRegistry& attention_kernels();
 std::string attention_name(const AttentionImpl& a);
 // Throws InputError naming `what` for a kernel that is not registered.

@@ -31,35 +31,40 @@ class Fused : public AttentionKernel {
  public:
   std::string name() const override { return "fused"; }
   std::string summary() const override { return "flash attention on the matrix units: scores stay on chip"; }
-  OpId build(AttentionGraph& g, const AttentionShape& s) const override {
-    // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
-    // average; a chunk of n new tokens reads every earlier key and half of its own.
-    // A sliding window bands it: each query reads at most the window.
-    const std::int64_t keys = s.prefill ? s.causal_keys() : s.decode_keys();
-    const DType act = s.precision.activations;
-    GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
-    if (s.value_dim() != s.head_dim) shape.v_n = s.value_dim();
-    shape.shared_kv = s.shared_kv;
-    // A prompt's own keys and values are read from the pass's QKV output, in the activations'
-    // type; the cache (perhaps fp8) is only written. Earlier context comes from the cache.
-    if (s.prefill && s.context == s.new_tokens) shape.b = act;
-    // Each CTA has a fixed cost (matrix.attention_cta_cycles) beside its tiles' work. Prefill
-    // runs as a context FMHA: one CTA per sequence, query head and 128-row query tile. Decode
-    // runs as XQA: one CTA per sequence, KV head and block of the cache, the blocks' partial
-    // results merged in the kernel.
-    if (s.prefill) {
-      shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
-    } else {
-      shape.kernel_k_splits = decode_blocks(s);
-      shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
-      shape.kernel_ctas_per_unit = kXqaCtasPerSm;
-      shape.decode_kernel = true;
-    }
-    return g.gemm("attention", "attention", shape, s.feeds());
-  }
+  OpId build(AttentionGraph& g, const AttentionShape& s) const override { return build_fused_attention(g, s, false); }
 };
 
 }  // namespace
+
+OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context) {
+  // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
+  // average; a chunk of n new tokens reads every earlier key and half of its own.
+  // A sliding window bands it: each query reads at most the window.
+  const std::int64_t keys = s.prefill ? s.causal_keys() : s.decode_keys();
+  const DType act = s.precision.activations;
+  GemmShape shape{s.sequences * s.kv_heads, s.new_tokens * s.group(), s.head_dim, keys, act, s.precision.kv, act, true};
+  if (s.value_dim() != s.head_dim) shape.v_n = s.value_dim();
+  shape.shared_kv = s.shared_kv;
+  // A prompt's own keys and values are read from the pass's QKV output, in the activations'
+  // type; the cache (perhaps fp8) is only written. Earlier context comes from the cache.
+  if (s.prefill && s.context == s.new_tokens) shape.b = act;
+  // An FP8 context FMHA reads them from the fp8 paged cache it was just written to, with the
+  // queries quantized to fp8 (by the QKV preprocessing), and runs its MMAs in fp8.
+  if (fp8_context) shape.a = shape.b = DType::fp8;
+  // Each CTA has a fixed cost (matrix.attention_cta_cycles) beside its tiles' work. Prefill
+  // runs as a context FMHA: one CTA per sequence, query head and 128-row query tile. Decode
+  // runs as XQA: one CTA per sequence, KV head and block of the cache, the blocks' partial
+  // results merged in the kernel.
+  if (s.prefill) {
+    shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
+  } else {
+    shape.kernel_k_splits = decode_blocks(s);
+    shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
+    shape.kernel_ctas_per_unit = kXqaCtasPerSm;
+    shape.decode_kernel = true;
+  }
+  return g.gemm("attention", "attention", shape, s.feeds());
+}
 
 void register_attention_kernels_fused(AttentionKernelRegistry& r) { r.add(std::make_unique<Fused>()); }
 

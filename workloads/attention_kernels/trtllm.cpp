@@ -1,6 +1,6 @@
 // TensorRT-LLM 1.x's attention op on Hopper, as its AttentionOp chooses kernels
 // (cpp/tensorrt_llm/common/attentionOp.cpp, enqueueContext / enqueueGeneration):
-// - prefill: the context FMHA, as `fused`;
+// - prefill: the context FMHA, as `fused`, in fp8 on an fp8 cache;
 // - decode: XQA (GQA-aware on the tensor cores; one read of a KV head serves its query group,
 //   as `fused`) where its dispatcher takes the shape, else the masked multi-head attention
 //   kernel (MMHA): per sequence and query head on the CUDA cores.
@@ -30,9 +30,11 @@ class Trtllm : public AttentionKernel {
            "dispatcher takes the shape, else MMHA per query head on the CUDA cores";
   }
   OpId build(AttentionGraph& g, const AttentionShape& s) const override {
-    if (s.prefill || trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) {
-      return attention_kernels().get("fused", "attention").build(g, s);
-    }
+    // Prefill on an fp8 cache runs the FP8 context FMHA: the op sets mFP8ContextFMHA when the
+    // cache is fp8 and the context FMHA is paged (thop attentionOp; TensorRT-LLM 1.x pages it
+    // whenever KV-cache block reuse, on by default, or chunked prefill is on).
+    if (s.prefill) return build_fused_attention(g, s, s.precision.kv == DType::fp8);
+    if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false);
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     return g.vector("attention", "attention", kv_elements, s.out_elements(),
                     kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,

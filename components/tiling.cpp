@@ -169,7 +169,10 @@ std::optional<ScoredPlan> candidate(const GemmShape& g, const MatrixSpec& spec, 
   p.tm = std::min(round_up(lim.work_tile_m, spec.granule_m), round_up(std::min(bm, g.m), spec.granule_m));
   p.tn = std::min(round_up(lim.work_tile_n, spec.granule_n), round_up(std::min(bn, g.n), spec.granule_n));
   const std::int64_t tm_floor = std::min(p.tm, min_tile_rows(spec));
-  while (p.bb * p.tiles_per_block() < lim.units) {
+  // A library's prefill attention kernel (a context FMHA, GemmShape::kernel_ctas) gives each CTA
+  // a whole query tile and head: its work is not split finer to fill the units.
+  const bool whole_ctas = g.fused_attention && g.kernel_ctas > 0 && !g.decode_kernel;
+  while (!whole_ctas && p.bb * p.tiles_per_block() < lim.units) {
     if (p.tn > spec.granule_n && (p.tn >= p.tm || p.tm <= tm_floor)) {
       p.tn = round_up(p.tn / 2, spec.granule_n);
     } else if (p.tm > tm_floor) {

@@ -136,3 +136,18 @@ TEST_CASE("systolic dataflows fold a tile as SCALE-Sim does, with loads overlapp
   mxu.weight_stationary = false;
   CHECK(matrix_dataflow(mxu) == Dataflow::none);
 }
+
+TEST_CASE("a context FMHA's CTAs keep a whole query tile and head; a plain fused attention is split to fill the units", "[tiles]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  const TilingLimits lim = tiling_limits(hw);
+  // One sequence, one KV head of one query head, 1024 tokens, head dim 128: 8 query tiles of
+  // 128 rows, fewer than the 132 SMs.
+  GemmShape g{1, 1024, 128, 512, DType::bf16, DType::bf16, DType::bf16, true};
+  const GemmPlan split = plan_gemm(g, hw.matrix, lim);
+  CHECK(split.tm * split.tn < 128 * 128);  // halved to give more units a tile
+  g.kernel_ctas = 8;
+  const GemmPlan whole = plan_gemm(g, hw.matrix, lim);
+  CHECK(whole.tm == 128);
+  CHECK(whole.tn == 128);
+  CHECK(whole.bb * whole.tiles_per_block() <= 8);
+}

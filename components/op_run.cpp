@@ -143,6 +143,8 @@ void GemmRun::dispatch(std::int64_t step) {
     const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
     return 2.0 * static_cast<double>(accumulators) * blocks / chip_.hw().vector.flops_per_clock;
   };
+  // Whole key tiles across the causal or window edge: the units also compute the masked keys.
+  const double masked_keys = g.fused_attention && g.kernel_keys > g.k ? static_cast<double>(g.kernel_keys) / static_cast<double>(g.k) : 1.0;
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -156,8 +158,9 @@ void GemmRun::dispatch(std::int64_t step) {
                                 ? static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n) /
                                       static_cast<double>(g.n) / spec.exp_per_clock
                                 : 0.0;
-        cycles[bottom][right][last] = matrix_tile_cycles(spec, t, compute) +
-                                      (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0) +
+        cycles[bottom][right][last] = (matrix_tile_cycles(spec, t, compute) +
+                                       (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0)) *
+                                          masked_keys +
                                       promotion_cycles(t.m * t.n, t.k);
       }
     }
@@ -169,7 +172,7 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_exp_cycles = g.fused_attention && spec.exp_per_clock > 0
                                      ? static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                                            static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
-                                           spec.exp_per_clock
+                                           spec.exp_per_clock * masked_keys
                                      : 0.0;
   // ... and the promotions (at least this many: per step, where the jobs pay per part of K).
   const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);

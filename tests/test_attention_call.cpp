@@ -52,6 +52,19 @@ TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode
   CHECK(fp8_context.gemm.a == DType::fp8);
   CHECK(fp8_context.gemm.b == DType::fp8);
   CHECK(fp8_context.gemm.c == DType::bf16);
+  // Whole key tiles (fmha_v2's Hopper key loop: 128 keys at head dim 128 in bf16, 256 in fp8):
+  // 300 tokens in query tiles of 128, 128 and 44 rows compute 128, 256 and 300 keys each (every
+  // key tile up to the diagonal, the last one cut at the context), where the exact causal
+  // average is (300 + 2) / 2 = 151.
+  CHECK(prefill[2].gemm.k == 151);
+  CHECK(prefill[2].gemm.kernel_keys == (128 * 128 + 128 * 256 + 44 * 300 + 299) / 300);
+  CHECK(fp8_context.gemm.kernel_keys == (128 * 256 + 128 * 256 + 44 * 300 + 299) / 300);  // capped at the context
+  // A 128-key window: each query tile touches two key tiles (256 keys) where it attends to 128.
+  AttentionShape windowed = shape(true, 1, 1024, 32, 8);
+  windowed.window = 128;
+  const OpSpec band = attention_call_ops(windowed, "trtllm").back();
+  CHECK(band.gemm.k <= 128);
+  CHECK(band.gemm.kernel_keys >= 2 * 128 - 16);
   // The plain fused kernel keeps the prompt's keys in bf16 and computes in bf16.
   const OpSpec fused_fp8_cache = attention_call_ops(shape(true, 2, 300, 32, 8, DType::fp8), "fused").back();
   CHECK(fused_fp8_cache.gemm.a == DType::bf16);

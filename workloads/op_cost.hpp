@@ -45,6 +45,10 @@ struct GemmShape {
   // the kernel scales and adds its accumulators into fp32 after every such block of K on the
   // CUDA cores (promotion), between the MMAs.
   std::int64_t scale_block_k = 0;
+  // A fused attention kernel that computes whole key tiles across the causal diagonal and a
+  // window's edge: the keys per query it computes, masked ones included (0: k). The units'
+  // time counts them; the op's FLOPs stay k's.
+  std::int64_t kernel_keys = 0;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
   // Output columns: the value head dim of a fused attention, n otherwise.

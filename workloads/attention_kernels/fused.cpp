@@ -27,6 +27,30 @@ std::int64_t decode_blocks(const AttentionShape& s) {
 // SM (decoderXQAConstants.h, kTargetWaveFactor); 4 and 8 fit the kernel tables equally.
 constexpr std::int64_t kXqaCtasPerSm = 8;
 
+// Keys a context FMHA steps through per iteration of its key loop: fmha_v2's Hopper
+// warp-specialized kernels (setup.py, kv_loop_step): bf16 256 keys up to head dim 64, 128 up to
+// 128, 64 beyond; e4m3 256 up to 128, 128 beyond.
+std::int64_t fmha_key_tile(std::int64_t head_dim, bool fp8) {
+  if (fp8) return head_dim <= 128 ? 256 : 128;
+  return head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64;
+}
+
+// Keys per query the FMHA computes, masked ones included: each 128-row query tile works through
+// every key tile that holds a key one of its rows attends to (from the window's start, or the
+// first key, to the tile's last row), whole. Averaged over the new tokens, rounded up.
+std::int64_t fmha_kernel_keys(const AttentionShape& s, std::int64_t key_tile) {
+  const std::int64_t earlier = s.context - s.new_tokens;
+  double computed = 0;
+  for (std::int64_t first = 0; first < s.new_tokens; first += kFmhaQueryTileRows) {
+    const std::int64_t rows = std::min(kFmhaQueryTileRows, s.new_tokens - first);
+    const std::int64_t top = earlier + first, bottom = top + rows - 1;  // positions of its rows
+    const std::int64_t lo = s.window > 0 ? std::max<std::int64_t>(0, top - s.window + 1) : 0;
+    const std::int64_t tiles = bottom / key_tile - lo / key_tile + 1;
+    computed += static_cast<double>(rows) * static_cast<double>(std::min(tiles * key_tile, s.context));
+  }
+  return static_cast<std::int64_t>(std::ceil(computed / static_cast<double>(s.new_tokens)));
+}
+
 class Fused : public AttentionKernel {
  public:
   std::string name() const override { return "fused"; }
@@ -57,6 +81,7 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
   // results merged in the kernel.
   if (s.prefill) {
     shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
+    shape.kernel_keys = fmha_kernel_keys(s, fmha_key_tile(s.head_dim, shape.a == DType::fp8));
   } else {
     shape.kernel_k_splits = decode_blocks(s);
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;

@@ -84,6 +84,8 @@ TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode
   // not enough at 512 cached tokens; at 1024 it is.
   CHECK(trtllm_decode_kernel(shape(false, 1, 512, 32, 8)) == TrtllmDecodeKernel::mmha);
   CHECK(trtllm_decode_kernel(shape(false, 1, 1024, 32, 8)) == TrtllmDecodeKernel::xqa);
+  // Below the gate an fp8 cache under bf16 queries still runs XQA: MMHA does not take it.
+  CHECK(trtllm_decode_kernel(shape(false, 1, 512, 32, 8, DType::fp8)) == TrtllmDecodeKernel::xqa);
   // Plain MHA and groups beyond 32 heads run MMHA: one vector op, RoPE and the cache write inside.
   for (const AttentionShape& s : {shape(false, 64, 2048, 32, 32), shape(false, 64, 2048, 128, 2)}) {
     CHECK(trtllm_decode_kernel(s) == TrtllmDecodeKernel::mmha);

@@ -14,7 +14,8 @@ namespace {
 // supportConfigHMMA / QGMMA; decoderXQAImplCommon.h, mayHavePerfGain):
 // - a query group of 2 to 32 heads (plain MHA goes to MMHA);
 // - a head dim that is a multiple of 16, at most 256;
-// - enough work: KV heads x sequences x cache blocks of 128 tokens x 4 >= the GPU's SMs.
+// - enough work: KV heads x sequences x cache blocks of 128 tokens x 4 >= the GPU's SMs, or
+//   an fp8 cache under 16-bit queries, which MMHA does not take.
 //   roofsim builds graphs without the hardware: the gate counts H100's 132 SMs.
 constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms = 132;
 
@@ -49,7 +50,10 @@ TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s) {
   if (group < 2 || group > kXqaMaxGroup || s.head_dim % 16 != 0 || s.head_dim > 256) return TrtllmDecodeKernel::mmha;
   const std::int64_t blocks = std::max<std::int64_t>(1, s.decode_keys() / kXqaTokensPerBlock);
   const double work = static_cast<double>(s.kv_heads) * static_cast<double>(s.sequences) * static_cast<double>(blocks) * 4;
-  return work >= static_cast<double>(kXqaGateSms) ? TrtllmDecodeKernel::xqa : TrtllmDecodeKernel::mmha;
+  if (work >= static_cast<double>(kXqaGateSms)) return TrtllmDecodeKernel::xqa;
+  // Without the gain XQA still runs on an fp8 cache under 16-bit queries: MMHA does not take
+  // that combination (decoderXQARunner.cpp, shouldUse).
+  return s.precision.kv == DType::fp8 && s.precision.activations != DType::fp8 ? TrtllmDecodeKernel::xqa : TrtllmDecodeKernel::mmha;
 }
 
 void register_attention_kernels_trtllm(AttentionKernelRegistry& r) { r.add(std::make_unique<Trtllm>()); }

@@ -21,7 +21,7 @@ build=${BUILD_DIR:-build-fuzz}
 jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${FUZZ_SECONDS:-30}
 labels=${TEST_LABELS:-unit systemc}
-all_targets="fuzz_hardware fuzz_model fuzz_hf_config fuzz_experiment fuzz_csv fuzz_user_cases fuzz_kernel_tables"
+all_targets="fuzz_hardware fuzz_model fuzz_hf_config fuzz_experiment fuzz_csv fuzz_user_cases fuzz_kernel_tables fuzz_stack"
 targets=${FUZZ_TARGETS:-$all_targets}
 build_targets=(fuzzers)
 for label in $labels; do

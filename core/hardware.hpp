@@ -154,6 +154,10 @@ struct CollectiveKernelSpec {
   std::int64_t channels = 0;     // most channels NCCL runs (0: no limit)
   double channel_bandwidth = 0;  // bytes/s one channel moves (0: no limit)
   double nvls_latency_s = 0;     // NVLS: the multicast objects' extra per-call latency
+  // Ring (all-gather, reduce-scatter, all-reduce): a rank's own shard is copied between its
+  // user buffer and the ring once per call at this rate, not overlapped with the link
+  // transfers (0: free).
+  double ring_copy_bandwidth = 0;
   double p2p_ll_max_bytes = 0;   // point-to-point: LL up to this many bytes per peer, then Simple
   double p2p_peer_s = 0;         // point-to-point: posting one peer's send and receive
   double p2p_efficiency = 1;     // point-to-point copies: achievable fraction of the port

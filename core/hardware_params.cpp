@@ -137,6 +137,8 @@ std::vector<HardwareParam> make_params() {
       {"collectives.channels", "", 1, K::count, false, 0, "Most channels (CTAs) NCCL runs a collective on (0: no limit)", FIELD(collectives.channels)},
       {"collectives.channel_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0, "Bytes per second one channel moves (0: no limit)", FIELD(collectives.channel_bandwidth)},
       {"collectives.nvls_latency_ns", "ns", kNs, K::non_negative, false, 0, "NVLS all-reduce: extra per-call latency of the multicast path", FIELD(collectives.nvls_latency_s)},
+      {"collectives.ring_copy_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0,
+       "NCCL ring: rate of the once-per-call copy of a rank's own shard, not overlapped with the links (0: free)", FIELD(collectives.ring_copy_bandwidth)},
       {"collectives.p2p_ll_max_bytes", "bytes", 1, K::non_negative, false, 0, "Point-to-point (all-to-all): LL up to this many bytes per peer, then Simple", FIELD(collectives.p2p_ll_max_bytes)},
       {"collectives.p2p_peer_ns", "ns", kNs, K::non_negative, false, 0, "Point-to-point: cost of posting one peer's send and receive", FIELD(collectives.p2p_peer_s)},
       {"collectives.p2p_efficiency", "", 1, K::fraction, false, 1, "Point-to-point copies: achievable fraction of the port", FIELD(collectives.p2p_efficiency)},

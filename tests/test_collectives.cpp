@@ -380,6 +380,31 @@ TEST_CASE("8 x H100 NCCL 2.29 all-reduce: 445 GB/s NVLS and 360 GB/s ring bus ba
   CHECK(on_h100("nccl", CollectiveKind::allreduce, 8192, 2).sim_time_s == Approx(7.3e-6).epsilon(0.15));
 }
 
+TEST_CASE("NCCL ring copies a rank's own shard once per call: 2 GPUs reach less bus bandwidth than 8 (nccl.csv)", "[systemc][validation]") {
+  // nccl.csv, all_gather of 512 MiB: 258 GB/s bus bandwidth on 2 GPUs, 336 on 8; the links
+  // alone give about 353 on both.
+  const std::uint64_t n = 512ull << 20;
+  CollectiveResult two = on_h100("nccl", CollectiveKind::allgather, n, 2);
+  CollectiveResult eight = on_h100("nccl", CollectiveKind::allgather, n, 8);
+  CHECK(two.busbw == Approx(258e9).epsilon(0.1));
+  CHECK(eight.busbw == Approx(336e9).epsilon(0.1));
+  CHECK(two.busbw < 0.85 * eight.busbw);
+  CHECK(two.sim_time_s == Approx(two.bound_time_s).epsilon(0.001));
+  // The copy is one shard at collectives.ring_copy_gb_per_s, beside the ring's transfers.
+  HardwareSpec free_copy = load_hardware("h100_sxm5");
+  const double rate = free_copy.collectives.ring_copy_bandwidth;
+  REQUIRE(rate > 0);
+  free_copy.collectives.ring_copy_bandwidth = 0;
+  auto without = [&](CollectiveKind k) {
+    CollectiveSpec spec{k, CollectiveAlgo{"nccl"}, n, {}};
+    spec.group = chips_from(0, 2);
+    return simulate_collective(free_copy, parse_topology("switch:8"), spec).sim_time_s;
+  };
+  CHECK(two.sim_time_s - without(CollectiveKind::allgather) == Approx(static_cast<double>(n) / 2 / rate).epsilon(0.01));
+  // Not all-to-all: point-to-point has no ring.
+  CHECK(on_h100("nccl", CollectiveKind::alltoall, n, 2).sim_time_s == Approx(without(CollectiveKind::alltoall)));
+}
+
 TEST_CASE("NCCL all-to-all pays per peer: 7 us at 4 KiB on 8 H100s, more than on 2 (nccl.csv)", "[systemc][validation]") {
   const double two = on_h100("nccl", CollectiveKind::alltoall, 4096, 2).sim_time_s;
   const double eight = on_h100("nccl", CollectiveKind::alltoall, 4096, 8).sim_time_s;

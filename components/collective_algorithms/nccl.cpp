@@ -52,6 +52,12 @@ Wire p2p_wire(const CollectiveKernelSpec& c, Proto pr) {
 }
 }  // namespace
 
+double ring_copy_s(const CollectiveKernelSpec& c, CollectiveKind k, int p, double bytes) {
+  if (c.ring_copy_bandwidth <= 0 || p < 2) return 0;
+  const bool ring_op = k == CollectiveKind::allgather || k == CollectiveKind::reducescatter || k == CollectiveKind::allreduce;
+  return ring_op ? share(bytes, p) / c.ring_copy_bandwidth : 0;
+}
+
 int channels(const CollectiveKernelSpec& c, Proto pr, double bytes) {
   if (c.channels <= 0) return 0;  // no limit
   const double per = channel_bytes(c, pr);
@@ -78,7 +84,8 @@ double ring_s(const HardwareSpec& hw, CollectiveKind k, int p, double bytes, Pro
   const CollectiveKernelSpec& c = hw.collectives;
   const Wire w = wire(c, pr, bytes);
   const int steps = collective_detail::ring_rounds(k) * (p - 1);
-  return c.launch_s + steps * (switch_latency(hw) + w.extra_latency_s + share(bytes, p) / port_rate(hw, w));
+  return c.launch_s + steps * (switch_latency(hw) + w.extra_latency_s + share(bytes, p) / port_rate(hw, w)) +
+         ring_copy_s(c, k, p, bytes);
 }
 
 double nvls_s(const HardwareSpec& hw, int p, double bytes) {
@@ -150,6 +157,7 @@ std::vector<CollectiveStream> lower(const HardwareSpec& hw, CollectiveKind k, in
     case Route::ring:
       s = {launch, {Pattern::ring, 0, +1, collective_detail::ring_rounds(k) * (p - 1), collective_share(bytes, static_cast<std::uint64_t>(p)),
                     wire(c, plan.proto, n), 0}};
+      if (const double copy = ring_copy_s(c, k, p, n); copy > 0) s.push_back({Pattern::delay, 0, 0, 1, 0, {}, copy});
       break;
     case Route::nvls: {
       Wire w;

@@ -29,6 +29,9 @@ std::string plan_name(const Plan& p);
 // goes on the wire.
 int channels(const CollectiveKernelSpec& c, Proto pr, double bytes);
 Wire wire(const CollectiveKernelSpec& c, Proto pr, double bytes);
+// A ring call's copy of the rank's own shard (collectives.ring_copy_gb_per_s), not overlapped
+// with the link transfers; 0 for other collectives or when free.
+double ring_copy_s(const CollectiveKernelSpec& c, CollectiveKind k, int p, double bytes);
 // A switch port's rate (bytes/s) for that wire.
 double port_rate(const HardwareSpec& hw, const Wire& w);
 

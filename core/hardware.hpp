@@ -161,6 +161,7 @@ struct CollectiveKernelSpec {
   double p2p_ll_max_bytes = 0;   // point-to-point: LL up to this many bytes per peer, then Simple
   double p2p_peer_s = 0;         // point-to-point: posting one peer's send and receive
   double p2p_efficiency = 1;     // point-to-point copies: achievable fraction of the port
+  double p2p_simple_step_s = 0;  // point-to-point Simple: latency a step adds (0: simple_step_s, as rings)
   // The frameworks' custom all-reduce (one-shot / two-shot through NVLink): launch and barrier,
   // the two-shot's second barrier and reduction pass, the largest buffer before NCCL takes
   // over, and the fraction of the port their copies reach.

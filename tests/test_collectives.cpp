@@ -413,6 +413,11 @@ TEST_CASE("NCCL all-to-all pays per peer: 7 us at 4 KiB on 8 H100s, more than on
   CollectiveResult big = on_h100("nccl", CollectiveKind::alltoall, 64ull << 20, 8);
   CHECK(big.sim_time_s == Approx(221e-6).epsilon(0.1));
   CHECK(big.sim_time_s == Approx(big.bound_time_s).epsilon(0.001));
+  // With Simple (32 KiB per peer and up) a step costs what point-to-point measures (about
+  // 12.9 us at 32 KiB per peer on 8 GPUs), not a ring's Simple step.
+  CollectiveResult simple = on_h100("nccl", CollectiveKind::alltoall, 8 * 32768, 8);
+  CHECK(simple.sim_time_s == Approx(12.9e-6).epsilon(0.15));
+  CHECK(simple.sim_time_s == Approx(simple.bound_time_s).epsilon(0.001));
 }
 
 TEST_CASE("custom all-reduce: 3-5 us at small sizes, NCCL above the framework's buffer (custom_allreduce_*.csv)", "[systemc][validation]") {

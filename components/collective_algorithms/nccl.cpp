@@ -47,7 +47,7 @@ Proto p2p_proto(const CollectiveKernelSpec& c, double per_peer) {
 Wire p2p_wire(const CollectiveKernelSpec& c, Proto pr) {
   Wire w;
   w.efficiency = c.p2p_efficiency * efficiency(c, pr);
-  w.extra_latency_s = step_s(c, pr);
+  w.extra_latency_s = pr == Proto::simple && c.p2p_simple_step_s > 0 ? c.p2p_simple_step_s : step_s(c, pr);
   return w;
 }
 }  // namespace

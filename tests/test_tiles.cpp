@@ -137,7 +137,7 @@ TEST_CASE("systolic dataflows fold a tile as SCALE-Sim does, with loads overlapp
   CHECK(matrix_dataflow(mxu) == Dataflow::none);
 }
 
-TEST_CASE("a context FMHA's CTAs keep a whole query tile and head; a plain fused attention is split to fill the units", "[tiles]") {
+TEST_CASE("a context FMHA's CTAs keep a whole query tile and head, a plain fused attention is split to fill the units", "[tiles]") {
   HardwareSpec hw = load_hardware("h100_sxm5");
   const TilingLimits lim = tiling_limits(hw);
   // One sequence, one KV head of one query head, 1024 tokens, head dim 128: 8 query tiles of

@@ -56,7 +56,8 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
   result.plan = "block " + std::to_string(plan.bm) + "x" + std::to_string(plan.bn) + "x" +
                 std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
-                (plan.n_outer ? ", n outer" : "");
+                (plan.n_outer ? ", n outer" : "") +
+                (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "");
   auto run = std::make_unique<GemmRun>(*this, plan);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
   const std::int64_t parts = plan.reduce_parts;

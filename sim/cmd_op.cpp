@@ -34,6 +34,7 @@ struct OpOptions {
   std::string moe;  // TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP]
   std::string routing = "balanced";
   std::string dtype = "bf16";
+  std::int64_t scale_block = 0;  // block-scaled fp8: values of K per scale (0: per-tensor)
   bool ideal = false;
   bool fine = false;
   double max_events = kDefaultMaxEvents;
@@ -162,6 +163,7 @@ MoeCall moe_from_flags(const OpOptions& o, DType dtype) {
     throw InputError("--routing " + o.routing + ": expected balanced or power_law:A (e.g. power_law:1.2)");
   }
   m.dtype = dtype;
+  m.scale_block_k = o.scale_block;
   return m;
 }
 
@@ -188,6 +190,9 @@ void run_op(const OpOptions& o) {
     throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention, --moe");
   }
   if (o.moe.empty() && o.routing != "balanced") throw InputError("--routing goes with --moe");
+  if (o.scale_block > 0 && (dtype != DType::fp8 || (o.op.gemm.empty() && o.moe.empty()))) {
+    throw InputError("--scale-block " + std::to_string(o.scale_block) + ": block scales go with --gemm or --moe and --dtype fp8");
+  }
   if (!o.moe.empty()) {
     run_moe(o, hw, dtype);
     return;
@@ -198,6 +203,7 @@ void run_op(const OpOptions& o) {
     return;
   }
   OpSpec spec = op_from_flags(o.op, dtype);
+  if (spec.is_gemm) spec.gemm.scale_block_k = o.scale_block;
   OpsRunResult out;
   try {
     out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
@@ -282,6 +288,10 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--moe", o->moe,
                   "One MoE layer's experts on one GPU: TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] (sizes unsharded; the GPU holds "
                   "EXPERTS/EP experts of INTER/TP); --dtype bf16 or fp8");
+  cmd->add_option("--scale-block", o->scale_block,
+                  "With --gemm or --moe and --dtype fp8: one scale per this many values of K (block scaling, 128 in "
+                  "DeepSeek-V3's recipe): the kernel promotes its accumulators per block on the CUDA cores and does not split K")
+      ->check(whole_number_between(1, 65536));
   cmd->add_option("--routing", o->routing, "Token routing of --moe: balanced (default) or power_law:A (expert loads ~ rank^-A)");
   cmd->add_option("--window", o->window, "Sliding window of --attention, in tokens (default 0: none)");
   add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV cache type of --attention (default: --dtype)");

@@ -63,6 +63,8 @@ refused "moe topk" "TOPK (9) is more than EXPERTS (8)" "$roofsim" op --moe 256,4
 refused "moe ep" "EP (16) is more than EXPERTS" "$roofsim" op --moe 256,4096,14336,8,2,1,16
 refused "moe routing" "expected balanced or power_law:A" "$roofsim" op --moe 256,4096,14336,8,2 --routing zipf
 refused "routing without moe" "--routing goes with --moe" "$roofsim" op --gemm 64,64,64 --routing power_law:1.2
+refused "block scales on bf16" "--scale-block 128: block scales go with --gemm or --moe and --dtype fp8" "$roofsim" op --gemm 64,64,64 --scale-block 128
+refused "block scales of 0" "--scale-block" "$roofsim" op --gemm 64,64,64 --dtype fp8 --scale-block 0
 refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduce, --attention" "$roofsim" op --gemm 64,64,64 --attention decode,1,64,8,8,64
 refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan

@@ -103,6 +103,18 @@ AttentionShape attention_from_flags(const OpOptions& o, DType dtype) {
   return s;
 }
 
+// A call of several kernels (an attention call, a MoE layer): its ops, then its time from the
+// first start to the last end beside the sum of its ops' bounds.
+void print_call(std::ostream& os, const OpOptions& o, const OpsRunResult& out, const std::string& what) {
+  print_ops(os, out.ops);
+  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
+  double bound = 0;
+  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
+  os << "\n" << what << ": " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
+  print_speed(os, out.speed);
+  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+}
+
 void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   const AttentionShape s = attention_from_flags(o, dtype);
   parse_attention(o.attention_kernel, "--attention-kernel");
@@ -113,13 +125,7 @@ void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
      << o.attention_kernel << (o.attention_kernel == "trtllm" && !s.prefill
                                    ? (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa ? " (XQA)" : " (MMHA)") : "")
      << "\n\n";
-  print_ops(os, out.ops);
-  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
-  double bound = 0;
-  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
-  os << "\nthe call: " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
-  print_speed(os, out.speed);
-  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+  print_call(os, o, out, "the call");
 }
 
 // --moe TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] with --routing balanced|power_law:A.
@@ -173,13 +179,7 @@ void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): one MoE layer's experts on one GPU (TensorRT-LLM's CUTLASS MoE kernels), "
      << o.routing << " routing\n\n";
-  print_ops(os, out.ops);
-  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
-  double bound = 0;
-  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
-  os << "\nthe layer: " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
-  print_speed(os, out.speed);
-  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+  print_call(os, o, out, "the layer");
 }
 
 void run_op(const OpOptions& o) {

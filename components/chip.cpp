@@ -68,13 +68,7 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
   // Split-K: each of the `parts` jobs of a tile leaves an fp32 partial tile; a second kernel
   // reads them all and writes the output. The op ends when that kernel does.
   result.plan += ", split-K " + std::to_string(parts) + ", partials reduced by a second kernel";
-  VectorShape reduce;
-  reduce.elements_in = g.batch * parts * g.c_elements_per_batch();
-  reduce.elements_out = g.batch * g.c_elements_per_batch();
-  reduce.flops_per_element = 1;
-  reduce.dtype = DType::fp32;
-  reduce.out_dtype = g.c;
-  reduce.out_same_as_in = false;
+  const VectorShape reduce = plan.reduction();
   auto partials = std::make_shared<OpResult>();
   OpResult* res = &result;
   launch(std::move(run), result, [this, res, partials, reduce, name, done = std::move(done)]() mutable {

@@ -33,10 +33,22 @@ std::int64_t GemmPlan::blocks_n() const { return ceil_div(shape.n, bn); }
 std::int64_t GemmPlan::k_steps() const { return ceil_div(shape.k, bk); }
 std::int64_t GemmPlan::batch_groups() const { return ceil_div(shape.batch, bb); }
 std::int64_t GemmPlan::steps() const { return batch_groups() * blocks_m() * blocks_n() * k_steps(); }
+VectorShape GemmPlan::reduction() const {
+  VectorShape v;
+  const std::int64_t outputs = shape.batch * shape.c_elements_per_batch();
+  v.elements_in = reduce_parts * outputs;
+  v.elements_out = outputs;
+  v.flops_per_element = 1;
+  v.dtype = DType::fp32;
+  v.out_dtype = shape.c;
+  v.out_same_as_in = false;
+  return v;
+}
+
 std::uint64_t GemmPlan::reduction_traffic_bytes() const {
   if (reduce_parts == 0) return 0;
-  const std::int64_t outputs = shape.batch * shape.c_elements_per_batch();
-  return tensor_bytes(reduce_parts * outputs, DType::fp32) + tensor_bytes(outputs, shape.c);
+  const VectorShape v = reduction();
+  return tensor_bytes(v.elements_in, v.dtype) + tensor_bytes(v.elements_out, v.out_dtype);
 }
 
 std::int64_t GemmPlan::k_parts() const { return tk > 0 ? ceil_div(std::min(bk, shape.k), tk) : 1; }

@@ -46,7 +46,10 @@ struct GemmPlan {
   GemmStep step(std::int64_t i) const;
   std::uint64_t footprint_bytes() const;  // on-chip bytes the plan holds at once
   std::uint64_t traffic_bytes() const;    // HBM bytes the plan moves (closed form)
-  std::uint64_t reduction_traffic_bytes() const;  // and the reduction kernel: partials in, output out
+  // The split-K reduction kernel (reduce_parts > 0): every part's fp32 partial of each output
+  // element in, the output out; and its traffic.
+  VectorShape reduction() const;
+  std::uint64_t reduction_traffic_bytes() const;
   std::int64_t tiles_per_block() const;   // unit jobs of a full block (k parts included)
   std::int64_t k_parts() const;           // unit jobs per tile and step
   std::int64_t batch_groups() const;

@@ -38,6 +38,13 @@ void check_setup(const ServingSetup& s) {
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");
   if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead_ms} must be in [0, 1000) ms");
   if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead_us} must be in [0, 10000) us");
+  const FrontendConfig& f = s.frontend;
+  if (!(f.request_s >= 0 && f.request_s < 1)) throw InputError("${frontend_request_us} must be in [0, 1e6) us");
+  if (!(f.prompt_token_s >= 0 && f.prompt_token_s < 0.001)) throw InputError("${frontend_prompt_token_us} must be in [0, 1000) us");
+  if (!(f.response_s >= 0 && f.response_s < 0.1)) throw InputError("${frontend_response_us} must be in [0, 1e5) us");
+  if (f.enabled() && s.disaggregation.enabled) {
+    throw InputError("${frontend_request_us}, ${frontend_prompt_token_us}, ${frontend_response_us}: the API server is modelled in front of one instance, not yet with disaggregation");
+  }
   if (s.buckets_per_octave < 0 || s.buckets_per_octave > 4096) throw InputError("${buckets} must be between 0 and 4096");
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");
@@ -135,7 +142,9 @@ class ArrivalClock {
     return next_++;
   }
   void finished(double t) {
-    if (closed_) sends_.push_back(t);  // the client sends its next request at once
+    // The client sends its next request at once; sends stay in time order (a ramp's first
+    // sends can come after early finishes).
+    if (closed_) sends_.insert(std::upper_bound(sends_.begin(), sends_.end(), t), t);
   }
 
  private:
@@ -215,36 +224,59 @@ class ServingEngine {
     check_requests(setup_, specs, r_.model, worker.kv());
     add_records(specs);
     ArrivalClock arrivals(setup_, specs);
+    Frontend frontend(setup_.frontend);
+    // Requests the API server has taken in, in the order the engine gets them.
+    struct Intake {
+      double ready_s;
+      std::size_t record;
+    };
+    std::deque<Intake> intake;
+    // Takes in the requests sent that the API server can start before `limit`, when the next
+    // responses come (they go first).
+    auto take_in_before = [&](double limit) {
+      while (std::isfinite(arrivals.next_s()) && frontend.intake_start(arrivals.next_s()) < limit) {
+        const double sent = arrivals.next_s();
+        const std::size_t i = arrivals.take();
+        r_.requests[i].arrival_s = sent;
+        intake.push_back({frontend.take_in(sent, r_.requests[i].spec.prompt_tokens), i});
+      }
+    };
     const std::size_t n = specs.size();
     double now = 0;
     std::size_t finished = 0;
     while (finished < n) {
-      while (arrivals.next_s() <= now) {
-        const double t = arrivals.next_s();
-        const std::size_t i = arrivals.take();
-        r_.requests[i].arrival_s = t;
-        worker.scheduler().arrive(live_request(i));
+      while (!intake.empty() && intake.front().ready_s <= now) {
+        worker.scheduler().arrive(live_request(intake.front().record));
+        intake.pop_front();
       }
       if (!worker.start(now)) {
-        if (!std::isfinite(arrivals.next_s())) throw std::logic_error("serving: requests wait but none can be admitted");
-        now = std::max(now, arrivals.next_s());
+        // Idle: the next request to reach the engine, taken in one at a time.
+        if (intake.empty()) {
+          if (!std::isfinite(arrivals.next_s())) throw std::logic_error("serving: requests wait but none can be admitted");
+          take_in_before(std::nextafter(frontend.intake_start(arrivals.next_s()), INFINITY));
+        }
+        now = std::max(now, intake.front().ready_s);
         continue;
       }
+      take_in_before(worker.end_s());
       now = worker.end_s();
       const Scheduler::Progress p = worker.finish(r_);
+      // Each request with new tokens gets one response; the client has a token when it has it.
       for (const LiveRequest& l : p.produced) {
         RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
-        if (rec.first_token_s < 0) rec.first_token_s = now;
-      }
-      for (const LiveRequest& l : p.finished) {
-        r_.requests[static_cast<std::size_t>(l.record)].finish_s = now;
-        ++finished;
-        arrivals.finished(now);
+        const double delivered = frontend.respond(now);
+        if (rec.first_token_s < 0) rec.first_token_s = delivered;
+        if (l.generated >= l.output) {
+          rec.finish_s = delivered;
+          ++finished;
+          arrivals.finished(delivered);
+        }
       }
       if (!p.finished.empty()) report(finished, n);
     }
     for (std::int64_t id : worker.scheduler().preempted()) ++r_.requests[static_cast<std::size_t>(id)].preemptions;
     add_prefix_counts(worker.scheduler());
+    r_.frontend_busy_share = frontend.busy_share(now);
     r_.simulated_s = now;
   }
 

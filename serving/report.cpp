@@ -70,6 +70,10 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["sequence_overhead_s"] = s.sequence_overhead_s;
+  j["frontend"] = {{"request_s", s.frontend.request_s},
+                   {"prompt_token_s", s.frontend.prompt_token_s},
+                   {"response_s", s.frontend.response_s},
+                   {"busy_share", r.frontend_busy_share}};
   j["buckets_per_octave"] = s.buckets_per_octave;
   j["sample_layers"] = s.sample_layers;
   j["notes"] = r.notes;

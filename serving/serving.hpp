@@ -12,6 +12,7 @@
 
 #include "experiment/inference.hpp"
 #include "experiment/progress.hpp"
+#include "serving/frontend.hpp"
 #include "serving/workload.hpp"
 
 namespace roofsim {
@@ -107,6 +108,8 @@ struct ServingSetup {
   double iteration_overhead_s = 0;
   // And per sequence in the iteration (request bookkeeping, sampling, streaming the token out).
   double sequence_overhead_s = 0;
+  // The API server between the clients and the engine (serving/frontend.hpp); none by default.
+  FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context
   // is rounded to the nearest multiple of 2^floor(log2(v / bucket_per_octave)), i.e. about
   // bucket_per_octave values per doubling (32: at most 1.6% off). 0: exact shapes.
@@ -204,6 +207,7 @@ struct ServingResult {
   std::vector<IterationRecord> iterations;
   std::vector<IterationShape> shapes;
   ServingSummary summary;
+  double frontend_busy_share = 0;  // of the serving clock, the API server's thread was busy
   double simulated_s = 0;  // the serving clock at the end
   double wall_s = 0;       // what the run took
   double sim_wall_s = 0;   // of which simulating passes

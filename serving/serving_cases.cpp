@@ -72,6 +72,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
   setup.sequence_overhead_s = s.sequence_overhead_s;
+  setup.frontend = s.frontend;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
     // One request's duration, estimated before the run from a decode step of the full batch.

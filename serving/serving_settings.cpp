@@ -13,7 +13,8 @@ namespace {
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
     "warmup", "scheduler", "priority", "max_batch", "max_tokens", "chunked_prefill", "kv_admission", "block_tokens",
-    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "buckets",
+    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us",
+    "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
     "prefill_instances", "decode_instances", "prefill_tp", "decode_tp"};
 
@@ -94,6 +95,12 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.iteration_overhead_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "sequence_overhead_us") {
     s_.sequence_overhead_s = setting_number(key, v, "microseconds") * 1e-6;
+  } else if (key == "frontend_request_us") {
+    s_.frontend.request_s = setting_number(key, v, "microseconds") * 1e-6;
+  } else if (key == "frontend_prompt_token_us") {
+    s_.frontend.prompt_token_s = setting_number(key, v, "microseconds") * 1e-6;
+  } else if (key == "frontend_response_us") {
+    s_.frontend.response_s = setting_number(key, v, "microseconds") * 1e-6;
   } else if (key == "buckets") {
     const std::int64_t b = setting_whole(key, v);
     if (b < 0 || b > 1'000'000) setting_refused(key, v, "0 (exact shapes) to 1000000");

@@ -34,6 +34,7 @@ struct ServeOptions {
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
   std::string draft = "mtp", acceptance = "0.7";
+  double frontend_request_us = 0, frontend_prompt_token_us = 0, frontend_response_us = 0;
   double kv_fraction = 0.9, overhead_ms = 0, sequence_overhead_us = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
   int buckets = 32;
   std::string json, requests_csv, iterations_csv;
@@ -189,6 +190,9 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.kv.prefix_caching = o.prefix_caching;
   s.iteration_overhead_s = o.overhead_ms * 1e-3;
   s.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
+  s.frontend.request_s = o.frontend_request_us * 1e-6;
+  s.frontend.prompt_token_s = o.frontend_prompt_token_us * 1e-6;
+  s.frontend.response_s = o.frontend_response_us * 1e-6;
   s.buckets_per_octave = o.buckets;
   s.sample_layers = !o.all_layers;
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
@@ -294,6 +298,17 @@ void add_serve_command(CLI::App& app) {
       ->check(non_negative_number());
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence of an iteration: request "
                                                                      "bookkeeping, sampling, streaming (default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time to take a request in before "
+                                                                    "the engine sees it (default 0: no API server)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-prompt-token-us", o->frontend_prompt_token_us, "API server: and per prompt token "
+                                                                              "(tokenising; default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-response-us", o->frontend_response_us, "API server: host time per streamed response (one per "
+                                                                      "request and iteration with new tokens: detokenise, "
+                                                                      "send); its one thread serves requests and responses "
+                                                                      "in order (default 0)")
       ->check(non_negative_number());
   cmd->add_option("--buckets", o->buckets, "Iteration shapes are rounded to about N values per doubling before they "
                                            "are simulated, so similar iterations share one simulation (default 32, "

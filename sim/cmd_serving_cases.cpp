@@ -20,6 +20,7 @@ struct Options {
   std::int64_t every = 1;
   ServingCaseSettings settings;
   double overhead_ms = 0, sequence_overhead_us = 15;
+  double frontend_request_us = 0, frontend_prompt_token_us = 0, frontend_response_us = 90;
   bool all_layers = false;
   std::string json, csv;
 };
@@ -31,6 +32,9 @@ void run(Options o) {
   check_output_path(o.csv, "--csv");
   o.settings.iteration_overhead_s = o.overhead_ms * 1e-3;
   o.settings.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
+  o.settings.frontend.request_s = o.frontend_request_us * 1e-6;
+  o.settings.frontend.prompt_token_s = o.frontend_prompt_token_us * 1e-6;
+  o.settings.frontend.response_s = o.frontend_response_us * 1e-6;
   o.settings.sample_layers = !o.all_layers;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
@@ -68,7 +72,8 @@ void run(Options o) {
      << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
      << ", iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms + " << format_fixed(o.sequence_overhead_us, 1)
-     << " us per sequence\n\n";
+     << " us per sequence, API server " << format_fixed(o.frontend_request_us, 0) << " us per request + "
+     << format_fixed(o.frontend_response_us, 0) << " us per streamed response\n\n";
   t.print(os);
   os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
      << "%\nby concurrency:";
@@ -100,6 +105,13 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default 15, "
                                                                             "fitted on the even rows)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time per request taken in (default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-prompt-token-us", o->frontend_prompt_token_us, "API server: and per prompt token (default 0)")
+      ->check(non_negative_number());
+  cmd->add_option("--frontend-response-us", o->frontend_response_us, "API server: host time per streamed response, one per request and iteration "
+                                                                      "(default 90, fitted on the odd rows; 0: no API server)")
       ->check(non_negative_number());
   cmd->add_option("--ramp-requests", o->settings.ramp_requests, "Spread the clients' first requests over N request "
                                                                 "durations, estimated from a simulated decode step (default 0)")

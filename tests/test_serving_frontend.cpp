@@ -1,0 +1,63 @@
+// The API server in front of the engine (serving/frontend.hpp): what it adds to one request,
+// and that its one thread caps what a saturated server streams.
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "serving/frontend.hpp"
+#include "serving/serving.hpp"
+#include "tests/serving_test_util.hpp"
+
+using namespace roofsim;
+using namespace roofsim::test;
+
+TEST_CASE("the API server serves responses before requests and in the order they come", "[systemc][serving]") {
+  Frontend f({1e-3, 1e-6, 1e-4});
+  CHECK(f.take_in(0.5, 1000) == Approx(0.502));  // 1 ms + 1000 x 1 us
+  CHECK(f.respond(0.501) == Approx(0.5021));     // behind the request being taken in
+  CHECK(f.respond(0.501) == Approx(0.5022));
+  CHECK(f.intake_start(0.5015) == Approx(0.5022));  // a later request waits for the thread
+  CHECK(f.respond(0.6) == Approx(0.6001));          // an idle thread starts at once
+  CHECK(f.busy_share(1.0) == Approx(0.0023));
+}
+
+TEST_CASE("one request through the API server: its TTFT grows by taking it in and one response", "[systemc][serving]") {
+  ServingSetup s = serving_setup(1, 1, "200", "4");
+  const ServingResult bare = run_serving(s);
+  s.frontend.request_s = 2e-3;
+  s.frontend.prompt_token_s = 5e-6;
+  s.frontend.response_s = 1e-4;
+  const ServingResult served = run_serving(s);
+  const RequestRecord& a = bare.requests.front();
+  const RequestRecord& b = served.requests.front();
+  // Taken in: 2 ms + 200 x 5 us; the first token's response 0.1 ms.
+  CHECK(b.ttft_s() == Approx(a.ttft_s() + 3e-3 + 1e-4).epsilon(1e-9));
+  // Each later token is streamed as it comes: the engine is not slowed, the gaps stay.
+  CHECK(b.tpot_s() == Approx(a.tpot_s()).epsilon(1e-9));
+}
+
+TEST_CASE("a saturated API server caps the tokens streamed at one per response time", "[systemc][serving]") {
+  ServingSetup s = serving_setup(64, 32, "64", "32");
+  const ServingResult bare = run_serving(s);
+  // 2 ms a response: at most 500 responses (tokens) a second, far below what the engine makes.
+  REQUIRE(bare.summary.output_tok_s > 2000);
+  s.frontend.response_s = 2e-3;
+  const ServingResult served = run_serving(s);
+  CHECK(served.summary.output_tok_s <= 500 * 1.001);
+  CHECK(served.summary.output_tok_s > 400);
+  CHECK(served.frontend_busy_share > 0.9);
+  CHECK(served.summary.ttft_s.mean > bare.summary.ttft_s.mean);
+  // The engine waits on the thread: the chips idle most of the time.
+  double engine_s = 0;
+  for (const IterationRecord& it : served.iterations) engine_s += it.seconds;
+  CHECK(engine_s < 0.5 * served.simulated_s);
+}
+
+TEST_CASE("the API server is refused where it is not modelled, and out of range", "[systemc][serving]") {
+  ServingSetup s = serving_setup(4, 2, "100", "10");
+  s.frontend.response_s = 1e-4;
+  s.disaggregation.enabled = true;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("frontend_response_us") && Catch::Contains("disaggregation"));
+  s = serving_setup(4, 2, "100", "10");
+  s.frontend.request_s = -1e-3;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("frontend_request_us"));
+}

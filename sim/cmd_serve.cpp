@@ -128,6 +128,12 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
        << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average\n";
   }
+  if (s.frontend.enabled()) {
+    // Above ~95% the API server, not the chips, sets the pace (new requests wait outside the engine).
+    os << "API server busy " << format_fixed(100.0 * r.frontend_busy_share, 1) << "% of the time ("
+       << format_fixed(s.frontend.request_s * 1e6, 0) << " us per request + " << format_fixed(s.frontend.prompt_token_s * 1e6, 1)
+       << " us per prompt token, " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response)\n";
+  }
   os << "batches    " << format_fixed(m.mean_batch, 1) << " sequences per iteration on average, " << m.preemptions
      << " preemptions; decode iterations at " << format_fixed(m.decode_intensity, 1) << " FLOP/B (ridge "
      << format_fixed(roofline_for(r.hw, s.machine.precision.activations).ridge(), 1) << "); the passes ran at "

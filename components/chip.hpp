@@ -148,7 +148,10 @@ class Chip : public sc_core::sc_module {
   std::uint64_t skipped_jobs_ = 0;    // server jobs of replayed layers
   NearMemory near_memory_ = NearMemory::small_rows;
   std::uint64_t next_address_ = 0;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool, std::int64_t, bool, std::int64_t, std::int64_t>, GemmPlan> plans_;
+  // Everything of a GemmShape that plan_gemm reads (gemm_plan_key in chip.cpp).
+  using GemmPlanKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool, std::int64_t, bool,
+                                 std::int64_t, std::int64_t, bool, bool>;
+  std::map<GemmPlanKey, GemmPlan> plans_;
 };
 
 }  // namespace roofsim

@@ -112,3 +112,18 @@ TEST_CASE("An attention kernel pays its CTAs fixed latency once per wave of resi
   const double ideal = call_seconds({attention_call_ops(shape(true, 264, 1, 8, 8), "fused")}, make_ideal(hw));
   CHECK(ideal < 0.1 * t16);
 }
+
+TEST_CASE("A chip plans a context FMHA with whole CTAs even after the same shape ran without counted CTAs", "[systemc][attention]") {
+  // The chip keeps one plan per GEMM shape; whether the kernel counts its CTAs (and so keeps
+  // them whole) and whether it is a decode kernel change the plan, so they are part of the key.
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  GemmShape plain{2, 512, 128, 512, DType::bf16, DType::bf16, DType::bf16, true};
+  GemmShape fmha = plain;
+  fmha.kernel_ctas = 2 * 4 * 4;  // few CTAs: a free tiler would split them over the SMs
+  const OpsRunResult alone = run_ops(hw, false, {gemm_op(fmha, "fmha")});
+  const OpsRunResult after = run_ops(hw, false, {gemm_op(plain, "plain"), gemm_op(fmha, "fmha")});
+  const auto duration = [](const SimulatedOp& op) { return op.result.end_ps - op.result.start_ps; };
+  CHECK(after.ops.back().result.plan == alone.ops.front().result.plan);
+  CHECK(duration(after.ops.back()) == duration(alone.ops.front()));
+  CHECK(after.ops.front().result.plan != alone.ops.front().result.plan);  // the shapes do plan differently
+}

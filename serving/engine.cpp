@@ -231,15 +231,12 @@ class ServingEngine {
       std::size_t record;
     };
     std::deque<Intake> intake;
-    // Takes in the requests sent that the API server can start before `limit`, when the next
-    // responses come (they go first).
-    auto take_in_before = [&](double limit) {
-      while (std::isfinite(arrivals.next_s()) && frontend.intake_start(arrivals.next_s()) < limit) {
-        const double sent = arrivals.next_s();
-        const std::size_t i = arrivals.take();
-        r_.requests[i].arrival_s = sent;
-        intake.push_back({frontend.take_in(sent, r_.requests[i].spec.prompt_tokens), i});
-      }
+    // The API server takes in the next request sent.
+    auto take_in_next = [&] {
+      const double sent = arrivals.next_s();
+      const std::size_t i = arrivals.take();
+      r_.requests[i].arrival_s = sent;
+      intake.push_back({frontend.take_in(sent, r_.requests[i].spec.prompt_tokens), i});
     };
     const std::size_t n = specs.size();
     double now = 0;
@@ -253,12 +250,19 @@ class ServingEngine {
         // Idle: the next request to reach the engine, taken in one at a time.
         if (intake.empty()) {
           if (!std::isfinite(arrivals.next_s())) throw std::logic_error("serving: requests wait but none can be admitted");
-          take_in_before(std::nextafter(frontend.intake_start(arrivals.next_s()), INFINITY));
+          // Every request the API server can start at that moment (a closed loop's clients all
+          // send at 0) reaches the engine before it starts.
+          const double start = frontend.intake_start(arrivals.next_s());
+          do {
+            take_in_next();
+          } while (std::isfinite(arrivals.next_s()) && frontend.intake_start(arrivals.next_s()) <= start);
         }
         now = std::max(now, intake.front().ready_s);
         continue;
       }
-      take_in_before(worker.end_s());
+      // While the chips run, the requests it can start before the iteration's responses come
+      // (they go first).
+      while (std::isfinite(arrivals.next_s()) && frontend.intake_start(arrivals.next_s()) < worker.end_s()) take_in_next();
       now = worker.end_s();
       const Scheduler::Progress p = worker.finish(r_);
       // Each request with new tokens gets one response; the client has a token when it has it.

@@ -27,6 +27,16 @@ std::optional<double> parse_number(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
 std::pair<int, int> parse_shard(const std::string& text, const std::string& flag) {
   const auto slash = text.find('/');
   const auto i = slash == std::string::npos ? std::nullopt : parse_integer(text.substr(0, slash));

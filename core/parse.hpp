@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace roofsim {
 
@@ -12,5 +13,7 @@ std::optional<std::int64_t> parse_integer(const std::string& text);
 // naming `flag` ("--shard", or a Python keyword "shard") for anything else.
 std::pair<int, int> parse_shard(const std::string& text, const std::string& flag);
 std::optional<double> parse_number(const std::string& text);  // finite only
+// "a,b,,c" -> {"a", "b", "", "c"}: the parts of a comma-separated flag value, empty ones kept.
+std::vector<std::string> split_commas(const std::string& text);
 
 }  // namespace roofsim

@@ -65,13 +65,7 @@ void print_speed(std::ostream& os, const SimulationSpeed& out) {
 AttentionShape attention_from_flags(const OpOptions& o, DType dtype) {
   const std::string& text = o.attention;
   const std::string what = "--attention " + text;
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = text.find(',', start);
-    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string> parts = split_commas(text);
   if (parts.size() != 6 || (parts[0] != "prefill" && parts[0] != "decode")) {
     throw InputError(what + ": expected prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM (e.g. decode,64,2048,32,8,128)");
   }
@@ -132,16 +126,12 @@ void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
 MoeCall moe_from_flags(const OpOptions& o, DType dtype) {
   const std::string what = "--moe " + o.moe;
   std::vector<std::int64_t> v;
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = o.moe.find(',', start);
-    const std::string part = o.moe.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& part : split_commas(o.moe)) {
     const auto n = parse_integer(part);
     if (!n || *n <= 0 || *n > (std::int64_t{1} << 24)) {
       throw InputError(what + ": expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP], whole numbers from 1 to 2^24 (got '" + part + "')");
     }
     v.push_back(*n);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   if (v.size() != 5 && v.size() != 7) throw InputError(what + ": expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] (e.g. 256,4096,14336,8,2)");
   MoeCall m;

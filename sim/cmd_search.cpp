@@ -36,18 +36,13 @@ struct SearchOptions {
 // "1,2,4" -> {1, 2, 4}, each a whole number in [lo, hi].
 std::vector<std::int64_t> parse_list(const std::string& text, const std::string& flag, std::int64_t lo, std::int64_t hi) {
   std::vector<std::int64_t> values;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& part : split_commas(text)) {
     const std::optional<std::int64_t> v = parse_integer(part);
     if (!v || *v < lo || *v > hi) {
       throw InputError(flag + " " + text + ": '" + part + "' is not a whole number from " + std::to_string(lo) + " to " +
                        std::to_string(hi) + "; give a list such as 1,2,4,8");
     }
     values.push_back(*v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return values;
 }

@@ -46,18 +46,13 @@ std::string ms(double s) { return format_fixed(s * 1e3, 2); }
 // --acceptance: one chance for every position, or one per position, comma-separated.
 void parse_acceptance(const std::string& text, SpeculativeConfig& d) {
   std::vector<double> values;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& part : split_commas(text)) {
     const std::optional<double> v = parse_number(part);
     if (!v || *v < 0 || *v > 1) {
       throw InputError("--acceptance " + text + ": '" + part + "' is not a chance in [0, 1]; give one (0.7) or one per "
                        "drafted token (0.9,0.7,0.5)");
     }
     values.push_back(*v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   if (values.size() == 1) {
     d.acceptance = values.front();

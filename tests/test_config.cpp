@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "core/hardware.hpp"
+#include "core/parse.hpp"
 #include "tests/test_util.hpp"
 #include "workloads/model.hpp"
 
@@ -200,4 +201,11 @@ TEST_CASE("systolic dataflow keys: bad values and contradictions are located err
   CHECK_THAT(hw_error("kind = \"tensor_core\"", "kind = \"tensor_core\"\nweight_load_overlap = false", nullptr, &key),
              Catch::Contains("is for a systolic array with a dataflow"));
   CHECK(key == "matrix.weight_load_overlap");
+}
+
+TEST_CASE("a comma-separated flag value splits into its parts, empty ones kept", "[config]") {
+  CHECK(split_commas("1,2,4") == std::vector<std::string>{"1", "2", "4"});
+  CHECK(split_commas("7") == std::vector<std::string>{"7"});
+  CHECK(split_commas("") == std::vector<std::string>{""});
+  CHECK(split_commas("a,,b,") == std::vector<std::string>{"a", "", "b", ""});
 }

@@ -19,7 +19,8 @@ stored() { "$R" sweep "$dir/sweep.toml" --store "$1" --plan | sed -n 's/^\([0-9]
 "$R" sweep "$dir/sweep.toml" --store "$dir/killed.db" -j 2 -q > "$dir/first.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
-  n=$(stored "$dir/killed.db")
+  # The store may be half created while the sweep starts: a failed look is "none yet".
+  n=$(stored "$dir/killed.db" 2>/dev/null || true)
   [ "${n:-0}" -ge 3 ] && break
   sleep 0.1
 done

@@ -274,11 +274,10 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     for (std::int64_t v : {m.tokens, m.hidden, m.inter, m.topk, m.experts, m.tp, m.ep}) {
       if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any MoE layer (at most 2^24)");
     }
-    if (m.topk > m.experts) throw InputError(where + "topk is more than num_experts");
-    if (m.experts > 65536) throw InputError(where + "num_experts: " + std::to_string(m.experts) + " is beyond any MoE layer (at most 65536)");
-    if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48) ||
-        static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > std::ldexp(1.0, 48)) {
-      throw InputError(where + "tokens x topk x hidden or experts x inter x hidden beyond 2^48 elements");
+    try {
+      check_moe_call(m);
+    } catch (const InputError& e) {
+      throw InputError(where + e.what());
     }
     const std::string& source = csv_text(path, row, "kernel_source");
     m.gated = source != "moe_torch_flow_nongated";

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "components/sweep.hpp"
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "workloads/attention_kernel.hpp"
@@ -114,6 +115,17 @@ std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::strin
   if (kernel == "trtllm") captured.ops = trtllm_call_prologue(s);
   attention_kernels().get(kernel, "attention").build(captured, s);
   return captured.ops;
+}
+
+void check_moe_call(const MoeCall& m) {
+  const auto n = [](std::int64_t v) { return std::to_string(v); };
+  if (m.experts > 65536) throw InputError(n(m.experts) + " experts is beyond any MoE layer (at most 65536)");
+  if (m.topk > m.experts) throw InputError("top-k " + n(m.topk) + " is more than the " + n(m.experts) + " experts");
+  if (m.ep > m.experts) throw InputError("EP " + n(m.ep) + " is more than the " + n(m.experts) + " experts: a rank without an expert");
+  if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize) ||
+      static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize)) {
+    throw InputError("tokens x top-k x hidden or experts x inter x hidden beyond 2^48 elements");
+  }
 }
 
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {

@@ -71,6 +71,10 @@ struct MoeCall {
   DType dtype = DType::bf16;  // weights and the GEMMs' inputs (fp8: activations quantized on permutation)
   std::int64_t scale_block_k = 0;  // block-scaled fp8: one scale per this many values of K (GemmShape)
 };
+// Throws InputError (no location: the caller adds its flag or file:line) for a layer no model
+// has: top-k above the experts, an EP rank without an expert, more than 65536 experts, or
+// tokens x top-k x hidden or experts x inter x hidden beyond 2^48 elements.
+void check_moe_call(const MoeCall& m);
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m);
 
 // c = a + b over n elements; row sums of rows x cols.

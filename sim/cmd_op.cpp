@@ -144,12 +144,10 @@ MoeCall moe_from_flags(const OpOptions& o, DType dtype) {
     m.tp = v[5];
     m.ep = v[6];
   }
-  if (m.experts > 65536) throw InputError(what + ": EXPERTS beyond any MoE layer (at most 65536)");
-  if (m.topk > m.experts) throw InputError(what + ": TOPK (" + std::to_string(m.topk) + ") is more than EXPERTS (" + std::to_string(m.experts) + ")");
-  if (m.ep > m.experts) throw InputError(what + ": EP (" + std::to_string(m.ep) + ") is more than EXPERTS: a rank without an expert");
-  if (static_cast<double>(m.tokens) * static_cast<double>(m.topk) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize) ||
-      static_cast<double>(m.experts) * static_cast<double>(m.inter) * static_cast<double>(m.hidden) > static_cast<double>(kMaxSize)) {
-    throw InputError(what + ": TOKENS x TOPK x HIDDEN or EXPERTS x INTER x HIDDEN beyond 2^48 elements");
+  try {
+    check_moe_call(m);
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
   }
   if (o.routing.rfind("power_law:", 0) == 0) {
     const auto a = parse_number(o.routing.substr(10));

@@ -59,8 +59,8 @@ refused "attention beyond 2^48" "beyond 2^48 elements" "$roofsim" op --attention
 refused "window without attention" "--window and --kv-dtype go with --attention" "$roofsim" op --gemm 64,64,64 --window 128
 refused "attention kernel" "--attention-kernel: unknown attention 'flash'" "$roofsim" op --attention decode,1,64,8,8,64 --attention-kernel flash
 refused "moe fields" "expected TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP]" "$roofsim" op --moe 256,4096,14336,8
-refused "moe topk" "TOPK (9) is more than EXPERTS (8)" "$roofsim" op --moe 256,4096,14336,8,9
-refused "moe ep" "EP (16) is more than EXPERTS" "$roofsim" op --moe 256,4096,14336,8,2,1,16
+refused "moe topk" "top-k 9 is more than the 8 experts" "$roofsim" op --moe 256,4096,14336,8,9
+refused "moe ep" "EP 16 is more than the 8 experts" "$roofsim" op --moe 256,4096,14336,8,2,1,16
 refused "moe routing" "expected balanced or power_law:A" "$roofsim" op --moe 256,4096,14336,8,2 --routing zipf
 refused "routing without moe" "--routing goes with --moe" "$roofsim" op --gemm 64,64,64 --routing power_law:1.2
 refused "block scales on bf16" "--scale-block 128: block scales go with --gemm or --moe and --dtype fp8" "$roofsim" op --gemm 64,64,64 --scale-block 128

@@ -69,18 +69,12 @@ constexpr double kRopeFlopsPerElement = 3;  // as the graph's rope op (workloads
 // preprocessing only before XQA on a 16-bit cache (XQA on an fp8 cache and MMHA do it inside).
 std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
   std::vector<OpSpec> ops;
-  auto vector_op = [&](const std::string& name, const VectorShape& v) {
-    OpSpec op;
-    op.is_gemm = false;
-    op.vector = v;
-    op.name = name;
-    ops.push_back(op);
-  };
-  if (s.prefill) vector_op("decoder info", VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true});
+  if (s.prefill) ops.push_back(vector_op(VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true}, "decoder info"));
   const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && s.precision.kv != DType::fp8);
   if (preprocess) {
     const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
-    vector_op("qkv preprocessing", VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16});
+    ops.push_back(vector_op(VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16},
+                            "qkv preprocessing"));
   }
   return ops;
 }
@@ -95,14 +89,11 @@ class CapturedAttention : public AttentionGraph {
   OpId vector(const std::string& name, const std::string&, std::int64_t in, std::int64_t out, double flops,
               const std::vector<OpInput>&, DType out_dtype, bool convert, std::optional<DType> in_dtype,
               std::int64_t kernel_ctas, std::int64_t ctas_per_unit) override {
-    OpSpec op;
-    op.is_gemm = false;
-    op.vector = VectorShape{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
-    op.vector.kernel_ctas = kernel_ctas;
-    op.vector.kernel_ctas_per_unit = ctas_per_unit;
-    op.vector.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
-    op.name = name;
-    ops.push_back(op);
+    VectorShape v{in, out, flops, in_dtype.value_or(DType::bf16), out_dtype, !convert};
+    v.kernel_ctas = kernel_ctas;
+    v.kernel_ctas_per_unit = ctas_per_unit;
+    v.decode_kernel = kernel_ctas > 0;  // attention kernels on the vector units decode
+    ops.push_back(vector_op(v, name));
     return static_cast<OpId>(ops.size() - 1);
   }
   std::vector<OpSpec> ops;
@@ -172,30 +163,26 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {
   const std::int64_t rows = std::max((local_copies + touched - 1) / touched, padded_rows / touched);
   const DType act = m.dtype, out = DType::bf16;
   std::vector<OpSpec> ops;
-  auto vector_op = [&](const std::string& name, std::int64_t in, std::int64_t out_elements, double flops, DType in_dtype,
-                       DType out_dtype) {
-    OpSpec op;
-    op.is_gemm = false;
-    op.vector = VectorShape{in, out_elements, flops, in_dtype, out_dtype, in_dtype == out_dtype};
-    op.name = name;
-    ops.push_back(op);
+  auto vector = [&](const std::string& name, std::int64_t in, std::int64_t out_elements, double flops, DType in_dtype,
+                    DType out_dtype) {
+    ops.push_back(vector_op(VectorShape{in, out_elements, flops, in_dtype, out_dtype, in_dtype == out_dtype}, name));
   };
   // Routing: top-k over the router's fp32 logits (an expert id and a weight per copy), then the
   // copies counted and sorted by expert (each local expert's first row), then the permutation
   // of the tokens' copies into expert order, quantized when the experts compute in fp8.
-  vector_op("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
-  vector_op("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
-  vector_op("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
+  vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
+  vector("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
+  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
   up.scale_block_k = m.scale_block_k;
   ops.push_back(gemm_op(up, "experts up"));
-  vector_op("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
+  vector("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
             act == DType::bf16 ? out : act);
   GemmShape down{touched, rows, m.hidden, inter, act, act, out};
   down.scale_block_k = m.scale_block_k;
   ops.push_back(gemm_op(down, "experts down"));
   // Un-permutation: each token sums its copies' outputs, weighted by the router.
-  vector_op("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);
+  vector("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);
   return ops;
 }
 
@@ -206,6 +193,14 @@ OpSpec gemm_op(const GemmShape& g, const std::string& label) {
   return op;
 }
 
+OpSpec vector_op(const VectorShape& v, const std::string& name) {
+  OpSpec op;
+  op.is_gemm = false;
+  op.vector = v;
+  op.name = name;
+  return op;
+}
+
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling) {
   std::vector<OpSpec> ops;
   if (scaling == Fp8Scaling::per_tensor) {
@@ -213,26 +208,15 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
     // invokeComputeScalesAndQuantizeMatrix, PER_TENSOR): zero the scale (cudaMemsetAsync), find
     // the absolute maximum (computeFP8QuantizeScale, atomic max), quantize; its Linear then
     // converts the bf16 scale to fp32 (a one-element kernel) for the scaled GEMM.
-    OpSpec zero;
-    zero.is_gemm = false;
-    zero.vector = VectorShape{1, 1, 0.0, DType::fp32};
-    zero.name = "fp8 scale memset";
-    ops.push_back(zero);
+    ops.push_back(vector_op(VectorShape{1, 1, 0.0, DType::fp32}, "fp8 scale memset"));
     OpSpec amax = row_sum_op(1, m * k, DType::bf16);  // one pass over m x k, one value out
     amax.name = "fp8 amax " + std::to_string(m) + "x" + std::to_string(k);
     ops.push_back(amax);
   }
-  OpSpec quantize;
-  quantize.is_gemm = false;
-  quantize.vector = VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
-  quantize.name = "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k);
-  ops.push_back(quantize);
+  ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
+                          "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)));
   if (scaling == Fp8Scaling::per_tensor) {
-    OpSpec convert;
-    convert.is_gemm = false;
-    convert.vector = VectorShape{1, 1, 1.0, DType::bf16, DType::fp32, false};
-    convert.name = "fp8 scale to fp32";
-    ops.push_back(convert);
+    ops.push_back(vector_op(VectorShape{1, 1, 1.0, DType::bf16, DType::fp32, false}, "fp8 scale to fp32"));
   }
   GemmShape g;
   g.m = m;
@@ -247,19 +231,12 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
 }
 
 OpSpec elementwise_add_op(std::int64_t n, DType dtype) {
-  OpSpec op;
-  op.is_gemm = false;
-  op.vector = VectorShape{2 * n, n, 0.5, dtype};  // c = a + b
-  op.name = "add " + std::to_string(n) + " " + std::string(dtype_name(dtype));
-  return op;
+  return vector_op(VectorShape{2 * n, n, 0.5, dtype}, "add " + std::to_string(n) + " " + std::string(dtype_name(dtype)));  // c = a + b
 }
 
 OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
-  OpSpec op;
-  op.is_gemm = false;
-  op.vector = VectorShape{rows * cols, rows, 1.0, dtype};
-  op.name = "row sum " + std::to_string(rows) + "," + std::to_string(cols) + " " + std::string(dtype_name(dtype));
-  return op;
+  return vector_op(VectorShape{rows * cols, rows, 1.0, dtype},
+                   "row sum " + std::to_string(rows) + "," + std::to_string(cols) + " " + std::string(dtype_name(dtype)));
 }
 
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {

@@ -44,6 +44,8 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
 
 // A GEMM M x N x K (batch > 1: a batched GEMM) in one dtype, named as `roofsim op` names it.
 OpSpec gemm_op(const GemmShape& g, const std::string& label);
+// A vector-unit op of that shape, named `name` as given.
+OpSpec vector_op(const VectorShape& v, const std::string& name);
 // A linear layer with fp8 weights whose bf16 activations are quantized to fp8 on the fly, as
 // the ops a software stack launches: per-tensor scaling first finds the tensor's absolute
 // maximum (a reduction over m x k) and then quantizes (read bf16, write fp8); block scaling

@@ -63,11 +63,12 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.workload.requests = s.requests_per_client * c.concurrency;
   setup.workload.prompt.mean = static_cast<double>(c.isl);
   setup.workload.output.mean = static_cast<double>(c.osl);
-  // TensorRT-LLM 1.0's defaults: in-flight batching with 8192 tokens per iteration, no chunked
-  // prefill, KV blocks of 32 tokens reserved at admission (GUARANTEED_NO_EVICT), 90% of the
-  // free memory for the KV cache; the benchmark's server batch limit is its batch_size column.
+  // TensorRT-LLM 1.0 as aiconfigurator's generator deploys it (aggregated): in-flight batching,
+  // no chunked prefill, KV blocks of 32 tokens reserved at admission (GUARANTEED_NO_EVICT),
+  // max_batch_size = the row's batch_size (its concurrency), max_num_tokens = batch_size +
+  // prompt + 1500 (generator/backends/trtllm.py of aiconfigurator, the 1.0.0rc3 era).
   setup.scheduler.max_batch = std::max<std::int64_t>(1, c.concurrency + s.batch_offset);
-  setup.scheduler.max_tokens = 8192;
+  setup.scheduler.max_tokens = s.max_tokens > 0 ? s.max_tokens : c.concurrency + c.isl + 1500;
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;

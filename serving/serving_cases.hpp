@@ -32,9 +32,15 @@ struct ServingCaseSettings {
   // TensorRT-LLM's host time per sequence and iteration: fitted on the even rows of the table
   // (least TPOT MAPE of 0, 10, 15, 20 and 30 us), checked on the odd ones (docs/serving.md).
   double sequence_overhead_s = 15e-6;
-  // Server batch limit = concurrency + this (0: the rows' batch_size, which equals the
-  // concurrency); -1 tests the reading that one request always waits for a free slot.
-  std::int64_t batch_offset = 0;
+  // Most tokens in one iteration (TensorRT-LLM's max_num_tokens). 0: as aiconfigurator's
+  // generator set it for these aggregated deployments, batch_size + prompt + 1500, so that one
+  // prompt (two of 1024 tokens) is prefilled per iteration beside the decodes.
+  std::int64_t max_tokens = 0;
+  // Server batch limit = the rows' batch_size (= their concurrency) + this. -1, fitted: at
+  // concurrency 8-32 every measured run behaves as if one request always waits for a slot (its
+  // TTFT exceeds the prefill by one interval between completions; docs/serving.md). The cause
+  // is not known.
+  std::int64_t batch_offset = -1;
   // trtllm-serve's API server (serving/frontend.hpp): 90 us per streamed response, fitted on the
   // odd rows (least TTFT MAPE of 0, 60, 70, 80 and 90 us), checked on the even ones (docs/serving.md).
   FrontendConfig frontend = {0, 0, 90e-6};

@@ -71,7 +71,8 @@ void run(Options o) {
   os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated with "
      << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
-     << ", iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms + " << format_fixed(o.sequence_overhead_us, 1)
+     << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("concurrency + prompt + 1500"))
+     << " tokens per iteration, iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms + " << format_fixed(o.sequence_overhead_us, 1)
      << " us per sequence, API server " << format_fixed(o.frontend_request_us, 0) << " us per request + "
      << format_fixed(o.frontend_response_us, 0) << " us per streamed response\n\n";
   t.print(os);
@@ -100,8 +101,12 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--every", o->every, "Run every N-th row only (default 1: all)")->check(whole_number_between(1, 1000));
   cmd->add_option("--requests-per-client", o->settings.requests_per_client, "Requests per closed-loop client (default 10)")
       ->check(whole_number_between(1, 1000));
-  cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = concurrency + N (default 0)")
+  cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = concurrency + N (default -1: fitted, "
+                                                              "one request always waits for a slot; docs/serving.md)")
       ->check(whole_number_between(-1000, 1000));
+  cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: concurrency + prompt + "
+                                                          "1500, as aiconfigurator deployed these runs; TensorRT-LLM's own default is 8192)")
+      ->check(whole_number_between(1, 1 << 20));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default 0)")->check(non_negative_number());
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default 15, "
                                                                             "fitted on the even rows)")

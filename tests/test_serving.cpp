@@ -384,20 +384,29 @@ TEST_CASE("requests the machine cannot serve are refused with what is wrong", "[
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("leaves none"));
 }
 
-TEST_CASE("measured TensorRT-LLM serving runs: TPOT of every 16th row within 15% mean absolute error", "[validation][serving]") {
-  // validation/serving: Llama-3.1-8B on H100, concurrency 8-128, TP 1-8. TTFT is far off and
-  // not gated here: the README's serving table shows every row and says why.
+TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 15% and TTFT at concurrency 8-32 within 20% mean absolute error", "[validation][serving]") {
+  // validation/serving: Llama-3.1-8B on H100, concurrency 8-128, TP 1-8. TTFT at concurrency
+  // 64-128 (the API server saturated) is still far off and not gated here; the README's serving
+  // table shows every row and says why.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv");
   REQUIRE(all.size() == 177);
   std::vector<ServingCase> sample;
   for (std::size_t i = 0; i < all.size(); i += 16) sample.push_back(all[i]);
-  double ape = 0;
+  double tpot_ape = 0, ttft_ape = 0;
+  int low_concurrency = 0;
   for (const ServingCaseResult& r : run_serving_cases(sample, ServingCaseSettings{})) {
-    INFO(r.c.id << ": TPOT " << r.tpot_s << " s against " << r.c.tpot_s);
+    INFO(r.c.id << ": TPOT " << r.tpot_s << " s against " << r.c.tpot_s << ", TTFT " << r.ttft_s << " s against " << r.c.ttft_s);
     CHECK(r.tpot_s > 0);
-    ape += std::abs(r.tpot_error());
+    tpot_ape += std::abs(r.tpot_error());
+    if (r.c.concurrency <= 32) {
+      ttft_ape += std::abs(r.ttft_error());
+      ++low_concurrency;
+    }
   }
-  const double mape = ape / static_cast<double>(sample.size());
-  INFO("TPOT mean absolute error " << mape);
-  CHECK(mape <= 0.15);
+  REQUIRE(low_concurrency >= 5);
+  const double tpot_mape = tpot_ape / static_cast<double>(sample.size());
+  const double ttft_mape = ttft_ape / low_concurrency;
+  INFO("TPOT mean absolute error " << tpot_mape << ", TTFT at concurrency 8-32 " << ttft_mape);
+  CHECK(tpot_mape <= 0.15);
+  CHECK(ttft_mape <= 0.20);
 }

@@ -57,14 +57,22 @@ long ConfigTable::line_of(const std::string& key) const {
   return static_cast<long>(table_->source().begin.line);
 }
 
+std::string ConfigTable::file_of(const std::string& key) const {
+  // A key merged in from another file (a hardware file's base) names that file.
+  const toml::node* n = table_->get(key);
+  if (!n) n = table_;
+  if (n->source().path && !n->source().path->empty()) return *n->source().path;
+  return file_;
+}
+
 void ConfigTable::fail(const std::string& key, const std::string& problem) const {
-  throw ConfigError(file_, line_of(key), key_path(key), problem);
+  throw ConfigError(file_of(key), line_of(key), key_path(key), problem);
 }
 
 const toml::node& ConfigTable::required(const std::string& key) {
   const toml::node* n = table_->get(key);
   if (!n) {
-    throw ConfigError(file_, static_cast<long>(table_->source().begin.line), key_path(key),
+    throw ConfigError(file_of(key), static_cast<long>(table_->source().begin.line), key_path(key),
                       "missing required key" +
                           (path_.empty() ? std::string() : " in table [" + path_ + "]"));
   }
@@ -188,7 +196,7 @@ void ConfigTable::reject_unknown_keys() const {
     if (!used_.count(key)) {
       long line = k.source().begin.line > 0 ? static_cast<long>(k.source().begin.line)
                                              : line_of(key);
-      throw ConfigError(file_, line, key_path(key), "unknown key");
+      throw ConfigError(file_of(key), line, key_path(key), "unknown key");
     }
   }
 }

@@ -55,6 +55,8 @@ class ConfigTable {
   // Error at a key (its line if present, else this table's line).
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
   long line_of(const std::string& key) const;
+  // The file that gave the key (its table's when absent): a merged document spans files.
+  std::string file_of(const std::string& key) const;
   std::string key_path(const std::string& key) const;
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }

@@ -6,6 +6,7 @@
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/hardware_params.hpp"
+#include "core/hardware_toml.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
@@ -147,7 +148,7 @@ double HardwareSpec::vector_peak_flops() const {
 }
 
 HardwareSpec load_hardware_file(const std::string& path) {
-  return load_hardware_document(ConfigTable::parse_file(path), path, std::filesystem::path(path).stem().string());
+  return load_hardware_document(read_hardware_toml(path), path, std::filesystem::path(path).stem().string());
 }
 
 HardwareSpec load_hardware_document(const toml::table& doc, const std::string& path, const std::string& name) {

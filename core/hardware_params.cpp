@@ -250,6 +250,11 @@ std::string hardware_keys_markdown() {
         "the Python module's `Hardware` objects change these keys (friendly names: `compute` scales\n"
         "`matrix.macs_per_clock` and `vector.flops_per_clock`; `hbm.bandwidth`, `links.bandwidth` and\n"
         "`hbm.capacity` name the keys with their units).\n\n"
+        "A file may start from another: `base = \"h100_sxm5\"` (a preset name, or a path relative to the\n"
+        "file) takes over every key and provenance entry of the base, and the file gives only what\n"
+        "differs (tables merge key by key; a key set here drops the base's provenance for it). The\n"
+        "hypothetical `h100_2xbw` and `h100_pim` are written so: a comparison with `h100_sxm5` then\n"
+        "differs in what the file says and nothing else. An error in a key names the file that set it.\n\n"
         "| key | unit | value | required | default | meaning |\n|---|---|---|---|---|---|\n";
   for (const HardwareParam& p : hardware_params()) {
     std::ostringstream def;

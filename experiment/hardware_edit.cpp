@@ -7,6 +7,7 @@
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/hardware_params.hpp"
+#include "core/hardware_toml.hpp"
 #include "core/parse.hpp"
 #include "core/presets.hpp"
 
@@ -26,7 +27,7 @@ HardwareDocument HardwareDocument::load(const std::string& name_or_path) {
   HardwareDocument d;
   d.path_ = resolve_preset("hardware", name_or_path);
   d.name_ = std::filesystem::path(d.path_).stem().string();
-  d.doc_ = ConfigTable::parse_file(d.path_);
+  d.doc_ = read_hardware_toml(d.path_);
   return d;
 }
 

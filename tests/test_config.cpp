@@ -1,5 +1,7 @@
 // Bad configuration gets a clear error naming file, line and key path; good ones load.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -208,4 +210,43 @@ TEST_CASE("a comma-separated flag value splits into its parts, empty ones kept",
   CHECK(split_commas("7") == std::vector<std::string>{"7"});
   CHECK(split_commas("") == std::vector<std::string>{""});
   CHECK(split_commas("a,,b,") == std::vector<std::string>{"a", "", "b", ""});
+}
+
+TEST_CASE("a hardware file with a base keeps the base's parameters and overrides only what it sets", "[config]") {
+  const HardwareSpec h100 = load_hardware("h100_sxm5"), wide = load_hardware("h100_2xbw");
+  CHECK(wide.hbm.bandwidth == 2 * h100.hbm.bandwidth);
+  CHECK(wide.description != h100.description);
+  // Everything else is the H100's, kernel and collective parameters included.
+  CHECK(wide.matrix.units == h100.matrix.units);
+  CHECK(wide.links.latency_s == h100.links.latency_s);
+  CHECK(wide.hbm.tile_efficiency == h100.hbm.tile_efficiency);
+  CHECK(wide.provenance.at("hbm.bandwidth_gb_per_s").find("hypothetical") == 0);
+  CHECK(wide.provenance.at("hbm.efficiency") == h100.provenance.at("hbm.efficiency"));
+
+  // A base in the same folder, by path; the base's provenance of an overridden key is dropped.
+  const std::string base = write_temp(preset_text("hardware", "h100_sxm5"), "hw");
+  const std::string name = std::filesystem::path(base).filename().string();
+  const std::string derived = write_temp("base = \"" + name + "\"\n[hbm]\nbandwidth_gb_per_s = 5000\n", "hw");
+  const HardwareSpec d = load_hardware_file(derived);
+  CHECK(d.hbm.bandwidth == 5000e9);
+  CHECK(d.provenance.count("hbm.bandwidth_gb_per_s") == 0);
+
+  // An error in a key the base set names the base file and its line; in the derived file, that file.
+  const std::string bad_base = write_temp(replace_once(preset_text("hardware", "h100_sxm5"), "units = 132", "units = -1"), "hw");
+  const std::string on_bad = write_temp("base = \"" + std::filesystem::path(bad_base).filename().string() + "\"\n", "hw");
+  CHECK_THROWS_WITH(load_hardware_file(on_bad), Catch::StartsWith(bad_base + ":" + std::to_string(line_of(preset_text("hardware", "h100_sxm5"), "units = 132"))));
+  const std::string bad_here = write_temp("base = \"" + name + "\"\n[hbm]\nbandwidth_gb_per_s = -3\n", "hw");
+  CHECK_THROWS_WITH(load_hardware_file(bad_here), Catch::StartsWith(bad_here + ":3") && Catch::Contains("hbm.bandwidth_gb_per_s"));
+
+  // A missing base, a base that is not a string, and a cycle are located errors.
+  const std::string missing = write_temp("base = \"nowhere/x.toml\"\n", "hw");
+  CHECK_THROWS_WITH(load_hardware_file(missing), Catch::StartsWith(missing + ":1") && Catch::Contains("no such file"));
+  const std::string unknown = write_temp("base = \"h100_sxm6\"\n", "hw");
+  CHECK_THROWS_WITH(load_hardware_file(unknown), Catch::Contains("unknown hardware preset"));
+  const std::string number = write_temp("base = 3\n", "hw");
+  CHECK_THROWS_AS(load_hardware_file(number), ConfigError);
+  const std::string self = write_temp("", "hw");
+  { std::ofstream(self) << "base = \"" << std::filesystem::path(self).filename().string() << "\"\n"; }
+  CHECK_THROWS_WITH(load_hardware_file(self), Catch::Contains("leads back"));
+  for (const std::string& p : {base, derived, bad_base, on_bad, bad_here, missing, unknown, number, self}) std::remove(p.c_str());
 }

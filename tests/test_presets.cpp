@@ -6,6 +6,7 @@
 #include "core/dtype.hpp"
 #include "core/hardware.hpp"
 #include "core/hardware_params.hpp"
+#include "core/hardware_toml.hpp"
 #include "core/presets.hpp"
 #include "workloads/model.hpp"
 
@@ -25,7 +26,7 @@ TEST_CASE("the required hardware presets exist and load", "[presets]") {
 
 TEST_CASE("every hardware number has a provenance entry", "[presets]") {
   for (const auto& n : list_presets("hardware")) {
-    toml::table doc = toml::parse_file(resolve_preset("hardware", n));
+    toml::table doc = read_hardware_toml(resolve_preset("hardware", n));  // with its base
     const toml::table* prov = doc["provenance"].as_table();
     REQUIRE(prov);
     std::function<void(const toml::table&, const std::string&)> walk =
@@ -56,7 +57,7 @@ TEST_CASE("the required model presets exist and load", "[presets]") {
 
 TEST_CASE("every key of every hardware preset is a declared parameter, and only declared ones are", "[presets]") {
   for (const auto& n : list_presets("hardware")) {
-    const toml::table doc = toml::parse_file(resolve_preset("hardware", n));
+    const toml::table doc = read_hardware_toml(resolve_preset("hardware", n));  // with its base
     std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t, const std::string& prefix) {
       for (const auto& [k, v] : t) {
         const std::string key = prefix + std::string(k.str());

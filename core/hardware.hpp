@@ -188,6 +188,10 @@ struct HardwareSpec {
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time
   // when ops are shorter than this (0 = ops launch as a single graph / program).
   double host_launch_interval_s = 0;
+  // The chip's link to host memory (PCIe), per direction as copies reach it, and the fixed
+  // cost of one copy; 0: none described.
+  double host_link_bandwidth = 0;
+  double host_link_latency_s = 0;
   // key path -> where the number comes from ("datasheet ...", "calibrated: ...").
   std::map<std::string, std::string> provenance;
 

@@ -162,6 +162,11 @@ std::vector<HardwareParam> make_params() {
 
       {"host.launch_interval_ns", "ns", kNs, K::non_negative, true, 0,
        "Host time to launch one op when ops launch one by one (--launch per_op)", FIELD(host_launch_interval_s), false},
+      {"host.link_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0,
+       "Chip-to-host link (PCIe) per direction, as copies reach it; 0: none described (serve --kv-preemption swap needs one)",
+       FIELD(host_link_bandwidth), false},
+      {"host.link_latency_ns", "ns", kNs, K::non_negative, false, 0, "Fixed cost of one copy over the host link (one cudaMemcpyAsync)",
+       FIELD(host_link_latency_s), false},
   };
 }
 #undef FIELD

@@ -168,6 +168,10 @@ Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string rol
     }
   }
   memory_ = plan_memory(setup, machine, sim_.hardware(), sim_.model(), draft_ ? &draft_->model() : nullptr);
+  if (setup.kv.preemption == KvCacheConfig::Preemption::swap && !(sim_.hardware().host_link_bandwidth > 0)) {
+    throw InputError("${kv_preemption} swap: " + sim_.hardware().name + " describes no host link (host.link_gb_per_s in " +
+                     sim_.hardware().source_file + "); give one, or preempt by recomputing");
+  }
 }
 
 int Pool::shape_of(const std::vector<ScheduledWork>& work) {
@@ -189,6 +193,18 @@ int Pool::shape_of(const std::vector<ScheduledWork>& work) {
   const int index = static_cast<int>(r_.shapes.size() - 1);
   index_.emplace(std::move(key), index);
   return index;
+}
+
+// Each block of each layer's keys and values is one copy (vLLM's swap_blocks issues them so),
+// one after another on one stream: the copies' fixed costs plus the bytes at the link's rate.
+// The KV bytes are one chip's share; every chip copies its own share over its own link.
+double Pool::swap_seconds(const Scheduler::SwapTraffic& t) const {
+  const std::int64_t blocks = t.out_blocks + t.in_blocks;
+  if (blocks == 0) return 0;
+  const HardwareSpec& hw = sim_.hardware();
+  const double copies = static_cast<double>(blocks) * 2.0 * static_cast<double>(sim_.model().layers);
+  const double bytes = static_cast<double>(t.out_tokens + t.in_tokens) * memory_.kv_per_token;
+  return copies * hw.host_link_latency_s + bytes / hw.host_link_bandwidth;
 }
 
 double Pool::draft_seconds(int shape) {
@@ -220,7 +236,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup) {
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
-      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching) {
+      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption) {
   const ModelConfig& m = pool.target().model();
   if (m.sliding_window > 0) {
     std::int64_t sliding = 0;
@@ -241,7 +257,12 @@ bool Worker::start(double now) {
   record_ = IterationRecord{};
   record_.start_s = now;
   const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work_.size());
-  record_.seconds = host_s + draft_s + pool_.pass_seconds(shape);
+  // Swap preemption: the pass waits for this iteration's KV copies to and from the host.
+  const Scheduler::SwapTraffic swap = scheduler_.take_swap_traffic();
+  record_.swap_seconds = pool_.swap_seconds(swap);
+  record_.swap_out_tokens = swap.out_tokens;
+  record_.swap_in_tokens = swap.in_tokens;
+  record_.seconds = host_s + record_.swap_seconds + draft_s + pool_.pass_seconds(shape);
   record_.draft_seconds = draft_s;
   record_.shape = shape;
   record_.worker = id_;

@@ -39,6 +39,8 @@ class Pool {
   // The draft passes' time before the target pass of shape `shape` (0 without speculation).
   double draft_seconds(int shape);
   double pass_seconds(int shape) const { return r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds; }
+  // Swap preemption's copies between a chip and host memory (serving.hpp, KvCacheConfig::Preemption).
+  double swap_seconds(const Scheduler::SwapTraffic& t) const;
 
  private:
   const ServingSetup& setup_;

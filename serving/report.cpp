@@ -63,6 +63,7 @@ nlohmann::json serving_json(const ServingResult& r) {
                    {"block_tokens", s.kv.block_tokens},
                    {"bytes_per_block", r.kv_bytes_per_block},
                    {"admission", s.kv.admission == KvCacheConfig::Admission::reserve ? "reserve" : "on_demand"},
+                   {"preemption", s.kv.preemption == KvCacheConfig::Preemption::swap ? "swap" : "recompute"},
                    {"prefix_caching", s.kv.prefix_caching},
                    {"prefix_hits", r.prefix_hits},
                    {"prefix_tokens_reused", r.prefix_tokens_reused},
@@ -92,6 +93,9 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"goodput_requests_per_s", m.goodput_requests_per_s},
                   {"slo_attainment", m.slo_attainment},
                   {"preemptions", m.preemptions},
+                  {"swapped_out_tokens", m.swapped_out_tokens},
+                  {"swapped_in_tokens", m.swapped_in_tokens},
+                  {"swap_share", m.swap_share},
                   {"mean_batch", m.mean_batch},
                   {"decode_intensity", m.decode_intensity},
                   {"tokens_per_step", m.tokens_per_step},
@@ -167,6 +171,7 @@ nlohmann::json serving_iteration_records(const ServingResult& r) {
                     {"decode_sequences", it.decode_sequences},
                     {"decode_tokens", it.decode_tokens},
                     {"draft_s", it.draft_seconds},
+                    {"swap_s", it.swap_seconds},
                     {"kv_blocks_used", it.kv_blocks_used},
                     {"waiting", it.waiting},
                     {"shape", it.shape}});
@@ -177,7 +182,7 @@ nlohmann::json serving_iteration_records(const ServingResult& r) {
 std::string iterations_csv(const ServingResult& r) {
   return records_csv(serving_iteration_records(r),
                      {"iteration", "worker", "start_s", "seconds", "prefill_sequences", "prefill_tokens", "decode_sequences",
-                      "decode_tokens", "draft_s", "kv_blocks_used", "waiting", "shape"});
+                      "decode_tokens", "draft_s", "swap_s", "kv_blocks_used", "waiting", "shape"});
 }
 
 }  // namespace roofsim

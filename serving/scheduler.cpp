@@ -60,18 +60,34 @@ void Scheduler::release_prefix(LiveRequest& r) {
   r.shared_blocks = 0;
 }
 
-// Preempts running_[i]: its blocks are freed and it waits at the head of the queue to prefill
-// its prompt and what it has generated so far again (recompute, as vLLM does by default).
+// Preempts running_[i]: its blocks are freed and it waits at the head of the queue. Recompute
+// (vLLM's default): it prefills its prompt and what it has generated so far again. Swap: its
+// cached tokens (a cached prefix it read included) are copied to the host, to come back when it
+// is readmitted.
 void Scheduler::preempt(std::size_t i) {
   LiveRequest r = running_[i];
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
   pool_.give_back(r.blocks);
   r.blocks = 0;
   release_prefix(r);
-  r.prompt = r.prompt_tokens + r.generated;
-  r.cached = 0;
+  if (preemption_ == KvCacheConfig::Preemption::swap && r.cached > 0) {
+    r.swapped = true;
+    swap_.out_tokens += r.cached;
+    swap_.out_blocks += pool_.blocks_for(r.cached);
+  } else {
+    r.prompt = r.prompt_tokens + r.generated;
+    r.cached = 0;
+  }
   preempted_.push_back(r.record);
   waiting_.push_front(r);
+}
+
+// A swapped request readmitted: its cached tokens come back from the host.
+void Scheduler::swap_in(LiveRequest& r) {
+  if (!r.swapped) return;
+  r.swapped = false;
+  swap_.in_tokens += r.cached;
+  swap_.in_blocks += pool_.blocks_for(r.cached);
 }
 
 // Admits the request at the head of the queue if its KV blocks are free: all of prompt and
@@ -83,6 +99,7 @@ bool Scheduler::admit_head(std::int64_t first_chunk) {
                                   ? r.prompt + (r.output - r.generated) + (config_.verify_tokens - 1)
                                   : r.cached + first_chunk;
   if (!grow(r, tokens)) return false;
+  swap_in(r);
   running_.push_back(r);
   waiting_.pop_front();
   return true;
@@ -132,6 +149,9 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
   // Then new requests, first come first served: a request that does not fit blocks the ones
   // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
   while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+    // A swapped-out decode at the head waits for blocks to come back in (plan()); first come,
+    // first served, nobody passes it.
+    if (!waiting_.front().in_prefill()) break;
     use_cached_prefix(waiting_.front());
     const std::int64_t n = chunk_of(waiting_.front());
     if (n == 0 || !admit_head(n)) break;

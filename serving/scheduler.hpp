@@ -3,6 +3,7 @@
 // the batch limit and the KV cache (serving/serving.hpp says what each policy reproduces).
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "serving/kv_cache.hpp"
@@ -22,6 +23,7 @@ struct LiveRequest {
   std::int64_t prefix_id = -1;   // shared prompt prefix (prefix caching); -1: none
   std::int64_t prefix_tokens = 0;
   std::int64_t shared_blocks = 0;  // blocks of a cached prefix it reads (held by the prefix cache)
+  bool swapped = false;            // its `cached` tokens wait in host memory (swap preemption)
   bool in_prefill() const { return cached < prompt; }
 };
 
@@ -36,13 +38,15 @@ struct ScheduledWork {
 
 class Scheduler {
  public:
-  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool, bool prefix_caching = false)
-      : config_(config), admission_(admission), pool_(pool), prefix_caching_(prefix_caching) {}
+  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool, bool prefix_caching = false,
+            KvCacheConfig::Preemption preemption = KvCacheConfig::Preemption::recompute)
+      : config_(config), admission_(admission), preemption_(preemption), pool_(pool), prefix_caching_(prefix_caching) {}
 
   void arrive(LiveRequest r) { waiting_.push_back(r); }
   // The next iteration's work; admits waiting requests (taking their KV blocks) and, when the
   // cache runs out, preempts (the request goes back to the head of the queue, its blocks
-  // freed, to be recomputed). Empty when nothing can run.
+  // freed, to be recomputed or, swapping, copied to the host and back when readmitted).
+  // Empty when nothing can run.
   std::vector<ScheduledWork> plan();
   // After the iteration: advances every scheduled request by its tokens. Returns the
   // requests that produced a token (first or later), and removes and returns the finished.
@@ -61,6 +65,12 @@ class Scheduler {
   std::int64_t prefix_hits() const { return prefix_hits_; }
   std::int64_t prefix_tokens_reused() const { return prefix_tokens_reused_; }
   std::int64_t prefix_evictions() const { return prefixes_.evictions(); }
+  // Swap preemption: the KV tokens (and their blocks) copied to the host and back since the
+  // last call; the iteration about to run waits for those copies.
+  struct SwapTraffic {
+    std::int64_t out_tokens = 0, out_blocks = 0, in_tokens = 0, in_blocks = 0;
+  };
+  SwapTraffic take_swap_traffic() { return std::exchange(swap_, SwapTraffic{}); }
   // Preempted requests so far, by record index.
   const std::vector<std::int64_t>& preempted() const { return preempted_; }
   // Preempts the most recently admitted running request (the engine's way out when nothing
@@ -77,12 +87,14 @@ class Scheduler {
   void preempt(std::size_t i);
   void use_cached_prefix(LiveRequest& r);
   void cache_prefix(LiveRequest& r);
+  void swap_in(LiveRequest& r);
   void release_prefix(LiveRequest& r);
   void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
   void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
 
   SchedulerConfig config_;
   KvCacheConfig::Admission admission_;
+  KvCacheConfig::Preemption preemption_;
   KvBlockPool& pool_;
   std::deque<LiveRequest> waiting_;
   std::vector<LiveRequest> running_;  // in admission order
@@ -90,6 +102,7 @@ class Scheduler {
   bool prefix_caching_;
   PrefixCache prefixes_;
   std::int64_t prefix_hits_ = 0, prefix_tokens_reused_ = 0;
+  SwapTraffic swap_;
 };
 
 }  // namespace roofsim

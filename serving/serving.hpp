@@ -83,6 +83,17 @@ struct KvCacheConfig {
     on_demand,
   };
   Admission admission = Admission::reserve;
+  // What a preempted request's KV cache becomes.
+  enum class Preemption {
+    // Freed; the request later prefills its prompt and what it generated again (vLLM's default).
+    recompute,
+    // Copied to host memory over the chip's host link (hardware host.link_gb_per_s), and back
+    // when the request is readmitted; each copy is one block of one layer's keys or values, as
+    // vLLM's swap_blocks issues them, paying host.link_latency_ns. The iteration that swaps
+    // waits for its copies.
+    swap,
+  };
+  Preemption preemption = Preemption::recompute;
   std::int64_t block_tokens = 32;
   // Share of the HBM left after weights and activations that holds the KV cache
   // (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, vLLM's gpu_memory_utilization).
@@ -147,6 +158,8 @@ struct IterationRecord {
   std::int32_t waiting = 0;
   std::int32_t shape = 0;  // index into ServingResult::shapes
   double draft_seconds = 0;         // of `seconds`: the draft passes (speculative decoding)
+  double swap_seconds = 0;          // of `seconds`: KV copies to and from the host (swap preemption)
+  std::int64_t swap_out_tokens = 0, swap_in_tokens = 0;
   std::int32_t worker = 0;          // the instance that ran it (disaggregated: prefill ones first)
   std::int64_t decode_tokens = 0;   // output tokens the decodes produced (more than one each when drafts are accepted)
 };
@@ -173,6 +186,10 @@ struct ServingSummary {
   double goodput_requests_per_s = 0;  // counted requests meeting both SLOs, per second
   double slo_attainment = 0;          // share of counted requests meeting both SLOs
   std::int64_t preemptions = 0;
+  // Swap preemption: KV tokens copied to the host and back, and the share of the time the
+  // iterations waited for those copies.
+  std::int64_t swapped_out_tokens = 0, swapped_in_tokens = 0;
+  double swap_share = 0;
   double mean_batch = 0;              // sequences per iteration
   double decode_intensity = 0;        // FLOP/B of the decode-only iterations: their FLOPs over their bytes
   // Speculative decoding: output tokens per sequence and target decode step (1 without), and

@@ -12,7 +12,7 @@ namespace {
 
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
-    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "chunked_prefill", "kv_admission", "block_tokens",
+    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
     "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
@@ -83,6 +83,9 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.kv.admission = one_of(key, v, {"reserve", "on_demand"}, "reserve or on_demand") == "on_demand"
                           ? KvCacheConfig::Admission::on_demand
                           : KvCacheConfig::Admission::reserve;
+  } else if (key == "kv_preemption") {
+    s_.kv.preemption = one_of(key, v, {"recompute", "swap"}, "recompute or swap") == "swap" ? KvCacheConfig::Preemption::swap
+                                                                                         : KvCacheConfig::Preemption::recompute;
   } else if (key == "block_tokens") {
     s_.kv.block_tokens = setting_whole(key, v);
   } else if (key == "kv_memory_fraction") {

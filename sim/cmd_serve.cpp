@@ -25,7 +25,7 @@ struct ServeOptions {
   std::int64_t concurrency = 8, requests = 0, burst = 0, seed = 1, warmup = 0;
   double rate = 0, burst_interval_ms = 1000, ramp_ms = 0;
   std::string trace_file, prompt = "1024", output = "128";
-  std::string scheduler = "continuous", priority = "decode_first", admission = "reserve";
+  std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
   std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
   bool chunked = false;
   bool all_layers = false;
@@ -87,6 +87,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
      << format_si(r.hw.hbm.capacity_bytes, "B", 2) << "), "
      << (s.kv.admission == KvCacheConfig::Admission::reserve ? "reserved at admission" : "allocated on demand, preempting")
+     << (s.kv.preemption == KvCacheConfig::Preemption::swap ? " by swapping to the host" : "")
      << (s.kv.prefix_caching ? "; prefix caching: " + std::to_string(r.prefix_hits) + " hits, " +
                                    std::to_string(r.prefix_tokens_reused) + " prompt tokens not computed, " +
                                    std::to_string(r.prefix_evictions) + " prefixes evicted"
@@ -122,6 +123,16 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << (d.decode_tp > 0 ? d.decode_tp : s.machine.tp) << " chips (the KV cache above); " << r.kv_transfers
        << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
        << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average\n";
+  }
+  if (m.preemptions > 0) {
+    os << "preempted  " << m.preemptions << " times";
+    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
+      os << "; " << m.swapped_out_tokens << " KV tokens swapped out to the host and " << m.swapped_in_tokens
+         << " back in, " << format_fixed(100.0 * m.swap_share, 1) << "% of the time waiting for the copies";
+    } else {
+      os << "; each preempted request prefilled its prompt and output so far again";
+    }
+    os << "\n";
   }
   if (s.frontend.enabled()) {
     // Above ~95% the API server, not the chips, sets the pace (new requests wait outside the engine).
@@ -185,6 +196,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.max_tokens = o.max_tokens;
   c.chunked_prefill = o.chunked;
   s.kv.admission = o.admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
+  s.kv.preemption = o.preemption == "swap" ? KvCacheConfig::Preemption::swap : KvCacheConfig::Preemption::recompute;
   s.kv.block_tokens = o.block_tokens;
   s.kv.memory_fraction = o.kv_fraction;
   s.kv.blocks = o.kv_blocks;
@@ -285,6 +297,10 @@ void add_serve_command(CLI::App& app) {
                                                   "on_demand: allocate as tokens come, preempt the newest request and "
                                                   "recompute it later when the cache is full (vLLM)")
       ->check(CLI::IsMember({"reserve", "on_demand"}));
+  cmd->add_option("--kv-preemption", o->preemption, "What a preempted request's KV cache becomes: recompute (freed; the "
+                                                    "request prefills again, vLLM's default) or swap (copied to host memory "
+                                                    "over the host link and back when readmitted; needs host.link_gb_per_s)")
+      ->check(CLI::IsMember({"recompute", "swap"}));
   cmd->add_flag("--prefix-caching", o->prefix_caching, "Keep the KV blocks of shared prompt prefixes (a trace's prefix_id "
                                                      "and prefix_tokens columns) for later requests with the same prefix; "
                                                      "unused ones are evicted first when the cache is full (vLLM, TensorRT-LLM)");

@@ -85,6 +85,80 @@ TEST_CASE("on-demand admission preempts the newest request when the cache runs o
   CHECK(s.waiting() == 1);
 }
 
+TEST_CASE("swap preemption copies a preempted request's cache out and back, and never recomputes it", "[systemc][serving]") {
+  SchedulerConfig c;
+  KvBlockPool pool(6, 16);
+  Scheduler s(c, KvCacheConfig::Admission::on_demand, pool, false, KvCacheConfig::Preemption::swap);
+  // 72 tokens each (5 blocks of 16): one fits the 6 blocks, both do not.
+  s.arrive({0, 32, 32, 40, 0, 0, 0});
+  s.arrive({1, 32, 32, 40, 0, 0, 0});
+  std::size_t steps = 0;
+  while (s.preempted().empty() && steps++ < 100) s.complete(s.plan());
+  REQUIRE(s.preempted().size() == 1);
+  // Request 1 had its 32 prompt tokens and its output so far cached: all go out.
+  const Scheduler::SwapTraffic out = s.take_swap_traffic();
+  CHECK(out.out_tokens >= 33);
+  CHECK(out.out_blocks == pool.blocks_for(out.out_tokens));
+  CHECK(out.in_tokens == 0);
+  // Once request 0 finishes, request 1 comes back as a decode (no prefill), with the same tokens.
+  Scheduler::SwapTraffic back;
+  bool prefilled_again = false;
+  for (steps = 0; steps < 300 && s.running().size() + s.waiting() > 0; ++steps) {
+    const std::vector<ScheduledWork> w = s.plan();
+    for (const ScheduledWork& x : w) prefilled_again = prefilled_again || x.prefill;
+    const Scheduler::SwapTraffic t = s.take_swap_traffic();
+    back.in_tokens += t.in_tokens;
+    back.out_tokens += t.out_tokens;
+    s.complete(w);
+  }
+  CHECK(s.running().size() + s.waiting() == 0);  // both finished
+  CHECK_FALSE(prefilled_again);
+  CHECK(back.in_tokens == out.out_tokens + back.out_tokens);
+}
+
+TEST_CASE("swap preemption: no prompt is computed twice, and the iterations wait for exactly their copies", "[systemc][serving]") {
+  ServingSetup s = serving_setup(24, 12, "uniform:300:600", "uniform:60:120");
+  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.blocks = 120;
+  const ServingResult recompute = run_serving(s);
+  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  const ServingResult swap = run_serving(s);
+  REQUIRE(recompute.summary.preemptions > 0);
+  REQUIRE(swap.summary.preemptions > 0);
+  std::int64_t prompts = 0;
+  for (const RequestRecord& q : swap.requests) prompts += q.spec.prompt_tokens;
+  auto prefilled = [](const ServingResult& r) {
+    std::int64_t n = 0;
+    for (const IterationRecord& it : r.iterations) n += it.prefill_tokens;
+    return n;
+  };
+  CHECK(prefilled(recompute) > prompts);  // recompute prefills the preempted again
+  CHECK(prefilled(swap) == prompts);
+  CHECK(swap.summary.swapped_out_tokens > 0);
+  CHECK(swap.summary.swapped_in_tokens == swap.summary.swapped_out_tokens);
+  CHECK(recompute.summary.swapped_out_tokens == 0);
+  // The copies: their bytes at the host link's rate, plus a fixed cost per block of each layer's
+  // keys and of its values, for between tokens / block_tokens and that plus two per preemption blocks.
+  const HardwareSpec& hw = swap.hw;
+  const double per_token = swap.kv_bytes_per_block / static_cast<double>(s.kv.block_tokens);
+  const double tokens = static_cast<double>(swap.summary.swapped_out_tokens + swap.summary.swapped_in_tokens);
+  double waited = 0;
+  for (const IterationRecord& it : swap.iterations) waited += it.swap_seconds;
+  const double copy_s = 2.0 * 4 * hw.host_link_latency_s;  // 4 layers, keys and values
+  const double fixed = waited - tokens * per_token / hw.host_link_bandwidth;
+  const double blocks = fixed / copy_s;
+  CHECK(blocks >= tokens / static_cast<double>(s.kv.block_tokens) - 1e-6);
+  CHECK(blocks <= tokens / static_cast<double>(s.kv.block_tokens) + 2.0 * static_cast<double>(swap.summary.preemptions) + 1e-6);
+  CHECK(std::abs(blocks - std::round(blocks)) < 1e-6);
+  // Refused where it cannot run.
+  ServingSetup no_link = s;
+  no_link.machine.hw = "h200_sxm";
+  CHECK_THROWS_WITH(run_serving(no_link), Catch::Contains("no host link") && Catch::Contains("host.link_gb_per_s"));
+  ServingSetup static_batch = s;
+  static_batch.scheduler.policy = SchedulerConfig::Policy::static_batch;
+  CHECK_THROWS_WITH(run_serving(static_batch), Catch::Contains("static scheduler"));
+}
+
 TEST_CASE("continuous batching beats static batching on throughput for mixed lengths", "[systemc][serving]") {
   ServingSetup s = serving_setup(48, 16, "uniform:64:512", "uniform:8:128");
   const ServingResult continuous = run_serving(s);

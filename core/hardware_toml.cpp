@@ -48,7 +48,9 @@ toml::table read_with_base(const std::string& path, std::vector<std::string>& ch
   ConfigTable top(doc, path, "");
   const std::string base = top.string("base");
   std::string base_path;
-  if (base.find('/') == std::string::npos && base.find(".toml") == std::string::npos) {
+  // A preset name or a path, told apart as everywhere (looks_like_config_path); a path is
+  // relative to this file, not to the working folder.
+  if (!looks_like_config_path(base)) {
     base_path = resolve_preset("hardware", base);
   } else {
     base_path = (fs::path(path).parent_path() / base).string();

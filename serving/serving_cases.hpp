@@ -36,13 +36,15 @@ struct ServingCaseSettings {
   // generator set it for these aggregated deployments, batch_size + prompt + 1500, so that one
   // prompt (two of 1024 tokens) is prefilled per iteration beside the decodes.
   std::int64_t max_tokens = 0;
-  // Server batch limit = the rows' batch_size (= their concurrency) + this. -1, fitted: at
-  // concurrency 8-32 every measured run behaves as if one request always waits for a slot (its
-  // TTFT exceeds the prefill by one interval between completions; docs/serving.md). The cause
-  // is not known.
+  // Server batch limit = the rows' batch_size (= their concurrency) + this. -1, fitted on the odd
+  // file lines (TTFT MAPE 47.1 / 19.1 / 48.7% for 0 / -1 / -2): at concurrency 8-32 the measured
+  // runs behave as if one request always waits for a slot (a median of 0.87 queued over 108 rows;
+  // TTFT exceeds the prefill by one interval between completions; docs/serving.md). The cause is
+  // not known.
   std::int64_t batch_offset = -1;
-  // trtllm-serve's API server (serving/frontend.hpp): 90 us per streamed response, fitted on the
-  // odd rows (least TTFT MAPE of 0, 60, 70, 80 and 90 us), checked on the even ones (docs/serving.md).
+  // The API server in front of the executor (serving/frontend.hpp): 90 us per streamed response,
+  // fitted on the odd file lines (least TTFT MAPE of 0, 60-120 us), checked on the even ones
+  // (docs/serving.md).
   FrontendConfig frontend = {0, 0, 90e-6};
   // The clients' first requests spread over this many request durations (estimated: the output
   // tokens x a simulated decode step of the whole batch at the mean context), so that the

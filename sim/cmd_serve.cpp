@@ -324,8 +324,8 @@ void add_serve_command(CLI::App& app) {
       ->check(non_negative_number());
   cmd->add_option("--frontend-response-us", o->frontend_response_us, "API server: host time per streamed response (one per "
                                                                       "request and iteration with new tokens: detokenise, "
-                                                                      "send); its one thread serves requests and responses "
-                                                                      "in order (default 0)")
+                                                                      "send); its one thread serves waiting responses before "
+                                                                      "it takes a request in (default 0)")
       ->check(non_negative_number());
   cmd->add_option("--buckets", o->buckets, "Iteration shapes are rounded to about N values per doubling before they "
                                            "are simulated, so similar iterations share one simulation (default 32, "

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/format.hpp"
@@ -19,8 +20,8 @@ struct Options {
   std::string file = std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv";
   std::int64_t every = 1;
   ServingCaseSettings settings;
-  double overhead_ms = 0, sequence_overhead_us = 15;
-  double frontend_request_us = 0, frontend_prompt_token_us = 0, frontend_response_us = 90;
+  // Host times in the flags' units; unset, ServingCaseSettings keeps its (fitted) defaults.
+  std::optional<double> overhead_ms, sequence_overhead_us, frontend_request_us, frontend_prompt_token_us, frontend_response_us;
   bool all_layers = false;
   std::string json, csv;
 };
@@ -30,11 +31,12 @@ std::string pct(double e) { return (e >= 0 ? "+" : "") + format_fixed(100.0 * e,
 void run(Options o) {
   check_output_path(o.json, "--json");
   check_output_path(o.csv, "--csv");
-  o.settings.iteration_overhead_s = o.overhead_ms * 1e-3;
-  o.settings.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
-  o.settings.frontend.request_s = o.frontend_request_us * 1e-6;
-  o.settings.frontend.prompt_token_s = o.frontend_prompt_token_us * 1e-6;
-  o.settings.frontend.response_s = o.frontend_response_us * 1e-6;
+  ServingCaseSettings& s = o.settings;
+  if (o.overhead_ms) s.iteration_overhead_s = *o.overhead_ms * 1e-3;
+  if (o.sequence_overhead_us) s.sequence_overhead_s = *o.sequence_overhead_us * 1e-6;
+  if (o.frontend_request_us) s.frontend.request_s = *o.frontend_request_us * 1e-6;
+  if (o.frontend_prompt_token_us) s.frontend.prompt_token_s = *o.frontend_prompt_token_us * 1e-6;
+  if (o.frontend_response_us) s.frontend.response_s = *o.frontend_response_us * 1e-6;
   o.settings.sample_layers = !o.all_layers;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
@@ -72,9 +74,9 @@ void run(Options o) {
      << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
      << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("concurrency + prompt + 1500"))
-     << " tokens per iteration, iteration overhead " << format_fixed(o.overhead_ms, 2) << " ms + " << format_fixed(o.sequence_overhead_us, 1)
-     << " us per sequence, API server " << format_fixed(o.frontend_request_us, 0) << " us per request + "
-     << format_fixed(o.frontend_response_us, 0) << " us per streamed response\n\n";
+     << " tokens per iteration, iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
+     << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence, API server " << format_fixed(s.frontend.request_s * 1e6, 0)
+     << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";
   t.print(os);
   os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
      << "%\nby concurrency:";

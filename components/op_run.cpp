@@ -76,24 +76,23 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
 void OpRun::finish_if_done() {
   if (finished_ || steps_done_ < steps_ || writes_pending_ > 0) return;
   finished_ = true;
-  if (!done_) return;
-  if (tail_ps_ == 0) {
-    done_();
-    return;
-  }
-  chip_.matrix_events().at(now_ps() + tail_ps_, [this] {
-    ++events;
-    done_();
-  });
+  if (done_) done_();
 }
 
-Picoseconds attention_cta_ps(const HardwareSpec& hw, std::size_t units, std::int64_t ctas, std::int64_t ctas_per_unit,
-                             bool decode, double clock_hz) {
-  const double cycles = decode ? hw.matrix.decode_attention_cta_cycles : hw.matrix.attention_cta_cycles;
-  if (ctas <= 0 || cycles <= 0) return 0;
-  const std::int64_t resident = static_cast<std::int64_t>(units) * std::max<std::int64_t>(1, ctas_per_unit);
-  const double waves = static_cast<double>((ctas + resident - 1) / resident);
-  return ceil_ps(cycles * waves / clock_hz);
+void OpRun::hold_units_for_ctas(Picoseconds per_unit) {
+  cta_step_ps_ = steps_ > 0 ? (per_unit + static_cast<Picoseconds>(steps_) - 1) / static_cast<Picoseconds>(steps_) : 0;
+}
+
+Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const KernelCtas& k, double clock_hz) {
+  if (k.ctas <= 0 || units == 0) return 0;
+  const MatrixSpec& m = hw.matrix;
+  const double wave_cycles = k.gqa_decode ? m.gqa_decode_cta_cycles : k.decode ? m.decode_attention_cta_cycles : m.attention_cta_cycles;
+  const double cta_cycles = k.gqa_decode ? m.gqa_decode_cycles_per_query_element * static_cast<double>(k.query_elements) : 0.0;
+  const std::int64_t n = static_cast<std::int64_t>(units);
+  const std::int64_t resident = n * std::max<std::int64_t>(1, k.per_unit);
+  const double waves = static_cast<double>((k.ctas + resident - 1) / resident);
+  const double ctas_per_unit = static_cast<double>((k.ctas + n - 1) / n);
+  return ceil_ps((wave_cycles * waves + cta_cycles * ctas_per_unit) / clock_hz);
 }
 
 GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
@@ -102,8 +101,9 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
-  tail_ps_ = attention_cta_ps(chip.hw(), chip.matrix_units(), g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel,
-                              chip.hw().matrix.sustained_clock_hz);
+  hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
+                                    {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel, g.kernel_cta_query_elements},
+                                    chip.hw().matrix.sustained_clock_hz));
 }
 
 void GemmRun::loads(std::int64_t step, MemRange out[2]) const {
@@ -123,6 +123,9 @@ void GemmRun::dispatch(std::int64_t step) {
   const bool fine = chip_.granularity() == Granularity::fine;
   const Picoseconds now = now_ps();
   const MatrixSpec& spec = chip_.hw().matrix;
+  if (cta_step_ps_ > 0) {
+    for (std::size_t u = 0; u < chip_.matrix_units(); ++u) chip_.matrix_unit(u).timeline().reserve(now, cta_step_ps_);
+  }
   // A block has at most eight job shapes: full, short at the right edge, short at the bottom,
   // the corner, each with a full or short last k part. Their cycles are worked out once.
   const std::int64_t edge_m = s.m % plan_.tm ? s.m % plan_.tm : plan_.tm;
@@ -291,8 +294,9 @@ VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
     : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {
   in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
   out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.output_dtype()));
-  tail_ps_ = attention_cta_ps(chip.hw(), chip.vector_units(), plan.shape.kernel_ctas, plan.shape.kernel_ctas_per_unit,
-                              plan.shape.decode_kernel, chip.hw().matrix.sustained_clock_hz);  // the SM's clock under load
+  const VectorShape& v = plan.shape;
+  hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.vector_units(), {v.kernel_ctas, v.kernel_ctas_per_unit, v.decode_kernel},
+                                    chip.hw().matrix.sustained_clock_hz));  // the SM's clock under load
 }
 
 void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
@@ -310,6 +314,9 @@ void VectorRun::dispatch(std::int64_t step) {
   const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.output_dtype()), s.out_bytes};
   const std::size_t units = chip_.vector_units();
   const Picoseconds now = now_ps();
+  if (cta_step_ps_ > 0) {
+    for (std::size_t u = 0; u < units; ++u) chip_.vector_unit(u).timeline().reserve(now, cta_step_ps_);
+  }
   if (chip_.granularity() == Granularity::fine) {
     // Eight pieces per unit, one event each; the chunk's output goes out with the last.
     const std::size_t pieces = 8 * units;

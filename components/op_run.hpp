@@ -20,11 +20,20 @@ struct MemRange {
   std::uint64_t bytes = 0;
 };
 
-// A kernel's CTAs' fixed cycles (matrix.attention_cta_cycles, or decode_attention_cta_cycles
-// for a decode kernel) paid once per wave of `units` x `ctas_per_unit` resident CTAs, at
-// `clock_hz`; 0 without CTAs counted.
-Picoseconds attention_cta_ps(const HardwareSpec& hw, std::size_t units, std::int64_t ctas, std::int64_t ctas_per_unit,
-                             bool decode, double clock_hz);
+// A library kernel's CTAs, as their fixed costs count (GemmShape::kernel_ctas and after).
+struct KernelCtas {
+  std::int64_t ctas = 0;      // 0: not counted
+  std::int64_t per_unit = 1;  // resident on one unit at once
+  bool decode = false;        // a decode kernel's (matrix.decode_attention_cta_cycles)
+  bool gqa_decode = false;    // a GQA decode kernel's (matrix.gqa_decode_*)
+  std::int64_t query_elements = 0;  // per CTA, for gqa_decode
+};
+
+// The time each of `units` spends on a kernel's CTAs' fixed costs, at `clock_hz`: the fixed
+// cycles once per wave of units x per_unit resident CTAs (resident CTAs overlap their
+// prologues and epilogues) and, for a GQA decode kernel, its per-query-element cycles for
+// every CTA the unit runs (work the unit does, one CTA after another).
+Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const KernelCtas& k, double clock_hz);
 
 class OpRun {
  public:
@@ -52,9 +61,11 @@ class OpRun {
   // Reserves `bytes` of HBM address space for one of the op's tensors.
   std::uint64_t allocate(std::uint64_t bytes);
   Chip& chip_;
-  // Latency after the last job and write before the op is done: a library kernel's CTAs'
-  // fixed cycles (attention_cta_ps).
-  Picoseconds tail_ps_ = 0;
+  // A library kernel's CTAs' fixed costs (kernel_cta_ps), held on every unit in equal shares
+  // before each step's jobs: a unit busy with its CTAs' prologues and epilogues does no MACs
+  // while the loads of later steps go on, as other SMs keep HBM busy meanwhile.
+  void hold_units_for_ctas(Picoseconds per_unit);
+  Picoseconds cta_step_ps_ = 0;
 
  private:
   void issue_load();

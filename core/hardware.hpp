@@ -61,6 +61,11 @@ struct MatrixSpec {
   // The same for a decode attention kernel's CTAs (XQA, MMHA): the paged cache's indirection
   // and the merge of a sequence's blocks through memory.
   double decode_attention_cta_cycles = 0;
+  // A GQA decode kernel on the tensor cores (XQA; GemmShape::gqa_decode_kernel): fixed cycles
+  // per wave of resident CTAs, and cycles per element of each CTA's query tile (loading and
+  // converting the group's queries, rescaling and storing their partial outputs).
+  double gqa_decode_cta_cycles = 0;
+  double gqa_decode_cycles_per_query_element = 0;
   // A GEMM kernel split over K into at least this many parts (GemmPlan::k_parts()) leaves
   // fp32 partial tiles in a workspace that a second kernel reduces (cuBLAS's splitKreduce):
   // one more launch, the partials read, the output written. Fewer parts meet in the kernel

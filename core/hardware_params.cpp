@@ -66,6 +66,15 @@ std::vector<HardwareParam> make_params() {
        "Fixed cycles per CTA of a decode attention kernel that counts its CTAs (XQA: one per sequence, KV head and cache "
        "block; MMHA: one per sequence and query head), paid once per wave of resident CTAs (0: none)",
        FIELD(matrix.decode_attention_cta_cycles)},
+      {"matrix.gqa_decode_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Fixed cycles per wave of resident CTAs of a GQA decode kernel on the tensor cores (TensorRT-LLM's XQA: one CTA "
+       "per sequence, KV head and cache block, serving the head's query group), in place of "
+       "decode_attention_cta_cycles (0: none)",
+       FIELD(matrix.gqa_decode_cta_cycles)},
+      {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
+       "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
+       "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",
+       FIELD(matrix.gqa_decode_cycles_per_query_element)},
       {"matrix.split_k_reduce_min_parts", "", 1, K::non_negative, false, 0,
        "A GEMM whose K is split over units (split-K) into at least this many parts writes fp32 partial tiles that a "
        "second kernel reduces (cuBLAS's splitKreduce): one more launch, the partials read and the output written; "
@@ -212,6 +221,7 @@ ParamRange param_range(const HardwareParam& p) {
   if (unit == "ns") return {1e-3, 1e9, zero_ok};  // up to 1 s
   if (unit == "bytes") return {1, kMaxSize, zero_ok};
   if (unit == "cycles") return {1, 1e6, zero_ok};
+  if (unit == "cycles/element") return {1e-3, 1e4, zero_ok};
   if (unit == "FLOP/clock" || unit == "MAC/clock") return {1e-3, 1e9, zero_ok};
   if (unit == "x" || unit == "x bf16") return {1e-3, 1e3, zero_ok};
   return {1, 1e6, zero_ok};  // counts

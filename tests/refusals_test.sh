@@ -30,6 +30,11 @@ hw_with() {
   grep -q "^$name = $value\$" "$tmp/hw.toml" || { echo "hw_with: $key not found"; exit 1; }
   echo "$tmp/hw.toml"
 }
+# The line of `key` (table.name) in the preset h100_sxm5.toml, as hw_with leaves it.
+line_of() {
+  local table="${1%%.*}" name="${1#*.}"
+  awk -v t="[$table]" -v k="$name" '/^\[/ { in_t = ($0 == t) } in_t && $1 == k { print NR; exit }' "$hw/h100_sxm5.toml"
+}
 
 # A folder is no config file: say so rather than parse it.
 refused "model folder" "a folder without a config.json in it, not a file" "$roofsim" run --model /
@@ -37,7 +42,7 @@ refused "hw folder" "a folder, not a file" "$roofsim" run --hw /tmp/
 # explain compares the chip with its ideal self: --ideal leaves nothing to explain.
 refused "explain ideal" "leave --ideal out" "$roofsim" explain --ideal --gen 2
 # Ranges after unit conversion: a bandwidth of 1e-300 GB/s once ran a GEMM faster than the chip.
-refused "tiny bandwidth" "hw.toml:50: hbm.bandwidth_gb_per_s: 1e-300 GB/s is outside" \
+refused "tiny bandwidth" "hw.toml:$(line_of hbm.bandwidth_gb_per_s): hbm.bandwidth_gb_per_s: 1e-300 GB/s is outside" \
   "$roofsim" op --hw "$(hw_with hbm.bandwidth_gb_per_s 1e-300)" --gemm 4096,4096,4096
 refused "huge clock" "matrix.clock_mhz: 1e+308 MHz is outside" "$roofsim" op --hw "$(hw_with matrix.clock_mhz 1e308)" --gemm 64,64,64
 refused "huge link latency" "links.latency_ns: 1e+308 ns is outside" \
@@ -203,7 +208,7 @@ refused "memory guard" "of results in memory (1000000 simulated steps)" "$roofsi
 # Scale-out: bad [network] keys at their line, --nodes and --replicas that do not fill the nodes.
 refused "network shape" 'network.shape: expected one of "rail", "fat_tree", got "torus"' \
   "$roofsim" collective --hw "$(hw_with network.shape '"torus"')" --topology nodes:2x8 --bytes 1MiB
-refused "network bandwidth located" "hw.toml:80: network.nic_bandwidth_gb_per_s: expected a positive number" \
+refused "network bandwidth located" "hw.toml:$(line_of network.nic_bandwidth_gb_per_s): network.nic_bandwidth_gb_per_s: expected a positive number" \
   "$roofsim" collective --hw "$(hw_with network.nic_bandwidth_gb_per_s -50)" --topology nodes:2x8 --bytes 1MiB
 refused "network oversubscription on a rail" "network.oversubscription: is for shape" \
   "$roofsim" collective --hw "$(sed 's/^shape = "rail"/shape = "rail"\noversubscription = 2/' "$hw/h100_sxm5.toml" > "$tmp/os.toml"; echo "$tmp/os.toml")" --topology nodes:2x8 --bytes 1MiB

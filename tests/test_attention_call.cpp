@@ -79,6 +79,20 @@ TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode
   CHECK(x.gemm.decode_kernel);
   CHECK(x.gemm.kernel_k_splits > 1);  // multi-block: the keys split over CTAs
   CHECK(x.gemm.kernel_ctas == 64 * 8 * x.gemm.kernel_k_splits);
+  // Its CTAs as XQA's two Hopper kernels are built: on a bf16 cache mha.cu, one CTA per SM (its
+  // shared memory), the group's 4 query rows padded to 16; on an fp8 cache mha_sm90.cu, 3 per
+  // SM up to 2048 query elements (its launch bounds), else 2, rows padded to 8.
+  CHECK(x.gemm.gqa_decode_kernel);
+  CHECK(x.gemm.kernel_ctas_per_unit == 1);
+  CHECK(x.gemm.kernel_cta_query_elements == 16 * 128);
+  const OpSpec& q = attention_call_ops(shape(false, 64, 2048, 32, 8, DType::fp8), "trtllm").back();
+  CHECK(q.gemm.kernel_ctas_per_unit == 3);
+  CHECK(q.gemm.kernel_cta_query_elements == 8 * 128);
+  const OpSpec& q32 = attention_call_ops(shape(false, 64, 2048, 64, 2, DType::fp8), "trtllm").back();
+  CHECK(q32.gemm.kernel_ctas_per_unit == 2);
+  CHECK(q32.gemm.kernel_cta_query_elements == 32 * 128);
+  // The generic fused kernel's decode is not XQA.
+  CHECK_FALSE(attention_call_ops(xqa, "fused").back().gemm.gqa_decode_kernel);
 
   // The gate: KV heads x sequences x 128-token blocks x 4 >= 132 SMs. 8 x 1 x 4 x 4 = 128 is
   // not enough at 512 cached tokens; at 1024 it is.
@@ -111,6 +125,36 @@ TEST_CASE("An attention kernel pays its CTAs fixed latency once per wave of resi
   CHECK(t16 - t8 == Approx(8 * wave).epsilon(0.15));
   const double ideal = call_seconds({attention_call_ops(shape(true, 264, 1, 8, 8), "fused")}, make_ideal(hw));
   CHECK(ideal < 0.1 * t16);
+}
+
+TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up where the keys are few and hide where HBM binds", "[systemc][attention]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.matrix.gqa_decode_cta_cycles > 0);
+  REQUIRE(hw.matrix.gqa_decode_cycles_per_query_element > 0);
+  HardwareSpec free_ctas = hw;
+  free_ctas.matrix.gqa_decode_cta_cycles = 0;
+  free_ctas.matrix.gqa_decode_cycles_per_query_element = 0;
+  // One CTA per SM on a bf16 cache: each costs the fixed cycles and 16 x 128 query elements.
+  const double per_cta =
+      (hw.matrix.gqa_decode_cta_cycles + 16 * 128 * hw.matrix.gqa_decode_cycles_per_query_element) / hw.matrix.sustained_clock_hz;
+  // A two-token cache: the CTAs are the work. 132 sequences of 8 KV heads are 8 CTAs per SM,
+  // 264 are 16: the second call is later by 8 CTAs' costs.
+  const auto xqa_seconds = [](const AttentionShape& s, const HardwareSpec& h) {
+    REQUIRE(trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa);
+    return call_seconds({attention_call_ops(s, "trtllm").back()}, h);
+  };
+  const double t8 = xqa_seconds(shape(false, 132, 1, 32, 8), hw);
+  const double t16 = xqa_seconds(shape(false, 264, 1, 32, 8), hw);
+  CHECK(t8 >= 8 * per_cta);
+  CHECK(t16 - t8 == Approx(8 * per_cta).epsilon(0.1));
+  // A long cache at batch 64: reading 4 GiB of keys and values takes far longer than the CTAs'
+  // costs, which the streaming hides almost wholly.
+  const AttentionShape long_cache = shape(false, 64, 16384, 32, 8);
+  const std::int64_t ctas = attention_call_ops(long_cache, "trtllm").back().gemm.kernel_ctas;
+  const double cta_work = static_cast<double>((ctas + 131) / 132) * per_cta;
+  const double with = xqa_seconds(long_cache, hw), without = xqa_seconds(long_cache, free_ctas);
+  CHECK(with > without);
+  CHECK(with - without < 0.25 * cta_work);
 }
 
 TEST_CASE("A chip plans a context FMHA with whole CTAs even after the same shape ran without counted CTAs", "[systemc][attention]") {

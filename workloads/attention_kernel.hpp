@@ -129,10 +129,19 @@ constexpr double kMmhaFlopsPerElement = 24;
 enum class TrtllmDecodeKernel { xqa, mmha };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 
+// A GQA decode kernel's CTAs as its source fixes them (TensorRT-LLM's XQA, trtllm.cpp): how
+// many reside on one SM at once, and the MMA tile its query rows are padded to.
+struct GqaDecodeCtas {
+  std::int64_t per_sm = 1;
+  std::int64_t query_row_tile = 1;
+};
+
 // The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that
 // runs in fp8 (TensorRT-LLM's FP8 context FMHA): the quantized queries against the keys and
-// values read from the fp8 paged cache, the output in the activations' type.
-OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context);
+// values read from the fp8 paged cache, the output in the activations' type. `gqa`: a decode
+// that runs on that GQA kernel (its CTAs pay matrix.gqa_decode_*), else a generic one.
+OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context,
+                           std::optional<GqaDecodeCtas> gqa = std::nullopt);
 
 const AttentionKernelRegistry& attention_kernels();
 std::string attention_name(const AttentionImpl& a);

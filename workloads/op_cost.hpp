@@ -41,6 +41,12 @@ struct GemmShape {
   std::int64_t kernel_ctas_per_unit = 1;
   // Those CTAs are a decode kernel's (matrix.decode_attention_cta_cycles each).
   bool decode_kernel = false;
+  // ... a GQA decode kernel's on the tensor cores (TensorRT-LLM's XQA): each wave of resident
+  // CTAs pays matrix.gqa_decode_cta_cycles instead, and each CTA
+  // matrix.gqa_decode_cycles_per_query_element for every element of its query tile (this many:
+  // the group's query rows padded to the kernel's MMA tile, times the head dim).
+  bool gqa_decode_kernel = false;
+  std::int64_t kernel_cta_query_elements = 0;
   // Block-scaled operands (fp8 with one scale per this many values of K, e.g. 128; 0: none):
   // the kernel scales and adds its accumulators into fp32 after every such block of K on the
   // CUDA cores (promotion), between the MMAs.

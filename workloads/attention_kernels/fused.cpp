@@ -23,9 +23,9 @@ std::int64_t decode_blocks(const AttentionShape& s) {
   return std::max<std::int64_t>(1, std::min(blocks, kSms * kCtasPerSm / (s.sequences * s.kv_heads)));
 }
 
-// XQA CTAs resident on one SM at once: the dispatcher sizes multi-block mode for at most 8 per
-// SM (decoderXQAConstants.h, kTargetWaveFactor); 4 and 8 fit the kernel tables equally.
-constexpr std::int64_t kXqaCtasPerSm = 8;
+// A generic decode kernel's CTAs resident on one SM at once: as many as XQA's dispatcher
+// sizes multi-block mode for (decoderXQAConstants.h, kTargetWaveFactor).
+constexpr std::int64_t kDecodeCtasPerSm = 8;
 
 // Keys a context FMHA steps through per iteration of its key loop: fmha_v2's Hopper
 // warp-specialized kernels (setup.py, kv_loop_step): bf16 256 keys up to head dim 64, 128 up to
@@ -60,7 +60,7 @@ class Fused : public AttentionKernel {
 
 }  // namespace
 
-OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context) {
+OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context, std::optional<GqaDecodeCtas> gqa) {
   // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
   // average; a chunk of n new tokens reads every earlier key and half of its own.
   // A sliding window bands it: each query reads at most the window.
@@ -77,16 +77,22 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
   if (fp8_context) shape.a = shape.b = DType::fp8;
   // Each CTA has a fixed cost (matrix.attention_cta_cycles) beside its tiles' work. Prefill
   // runs as a context FMHA: one CTA per sequence, query head and 128-row query tile. Decode
-  // runs as XQA: one CTA per sequence, KV head and block of the cache, the blocks' partial
-  // results merged in the kernel.
+  // runs as flash-decoding (XQA's shape): one CTA per sequence, KV head and block of the
+  // cache, the blocks' partial results merged in the kernel.
   if (s.prefill) {
     shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
     shape.kernel_keys = fmha_kernel_keys(s, fmha_key_tile(s.head_dim, shape.a == DType::fp8));
   } else {
     shape.kernel_k_splits = decode_blocks(s);
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
-    shape.kernel_ctas_per_unit = kXqaCtasPerSm;
+    shape.kernel_ctas_per_unit = kDecodeCtasPerSm;
     shape.decode_kernel = true;
+    if (gqa) {
+      const std::int64_t rows = s.group() * s.new_tokens, tile = std::max<std::int64_t>(1, gqa->query_row_tile);
+      shape.kernel_ctas_per_unit = gqa->per_sm;
+      shape.gqa_decode_kernel = true;
+      shape.kernel_cta_query_elements = (rows + tile - 1) / tile * tile * s.head_dim;
+    }
   }
   return g.gemm("attention", "attention", shape, s.feeds());
 }

@@ -19,6 +19,19 @@ namespace {
 //   roofsim builds graphs without the hardware: the gate counts H100's 132 SMs.
 constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms = 132;
 
+// XQA's CTAs, as its two Hopper kernels are built (cpp/kernels/xqa, TensorRT-LLM 1.x):
+// - a 16-bit cache runs mha.cu on mma.sync (HMMA): 8 warps; shared memory for double-buffered
+//   key and value tiles of its 4 warp columns (64 keys each) comes to about 150 KB, so one CTA
+//   per SM; the group's query rows pad to 16 (warpTile.y).
+// - an fp8 cache runs mha_sm90.cu on wgmma (QGMMA): 3 warp groups, about 40 KB of shared
+//   memory; its __launch_bounds__(384, head_dim x query rows <= 2048 ? 3 : 2) caps the
+//   registers for 3 or 2 CTAs per SM; the query rows pad to 8 (ctaNbQHeads, swap-AB).
+GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
+  if (s.precision.kv != DType::fp8) return {1, 16};
+  const std::int64_t rows = (s.group() * s.new_tokens + 7) / 8 * 8;
+  return {s.head_dim * rows <= 2048 ? 3 : 2, 8};
+}
+
 // MMHA CTAs resident on one SM at once (small CTAs: one per sequence and query head). Fitted:
 // of 2, 4 and 8, 4 gives the least MAPE on the odd lines of generation_attention.csv.
 constexpr std::int64_t kMmhaCtasPerSm = 4;
@@ -35,7 +48,7 @@ class Trtllm : public AttentionKernel {
     // cache is fp8 and the context FMHA is paged (thop attentionOp; TensorRT-LLM 1.x pages it
     // whenever KV-cache block reuse, on by default, or chunked prefill is on).
     if (s.prefill) return build_fused_attention(g, s, s.precision.kv == DType::fp8);
-    if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false);
+    if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     return g.vector("attention", "attention", kv_elements, s.out_elements(),
                     kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,

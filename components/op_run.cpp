@@ -76,7 +76,15 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
 void OpRun::finish_if_done() {
   if (finished_ || steps_done_ < steps_ || writes_pending_ > 0) return;
   finished_ = true;
-  if (done_) done_();
+  if (!done_) return;
+  if (tail_ps_ == 0) {
+    done_();
+    return;
+  }
+  chip_.matrix_events().at(now_ps() + tail_ps_, [this] {
+    ++events;
+    done_();
+  });
 }
 
 void OpRun::hold_units_for_ctas(Picoseconds per_unit) {
@@ -104,6 +112,12 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
                                     {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel, g.kernel_cta_query_elements},
                                     chip.hw().matrix.sustained_clock_hz));
+  // XQA's multi-block mode: once a (sequence, KV head)'s blocks are done, its last CTA folds
+  // their partial results one after another (GemmShape::kernel_k_splits).
+  if (g.gqa_decode_kernel && g.kernel_k_splits > 1) {
+    tail_ps_ = ceil_ps(chip.hw().matrix.gqa_decode_merge_cycles_per_block * static_cast<double>(g.kernel_k_splits) /
+                       chip.hw().matrix.sustained_clock_hz);
+  }
 }
 
 void GemmRun::loads(std::int64_t step, MemRange out[2]) const {

@@ -66,6 +66,9 @@ class OpRun {
   // while the loads of later steps go on, as other SMs keep HBM busy meanwhile.
   void hold_units_for_ctas(Picoseconds per_unit);
   Picoseconds cta_step_ps_ = 0;
+  // Latency after the last job and write before the op is done (a decode kernel's merge of
+  // its blocks' partial results).
+  Picoseconds tail_ps_ = 0;
 
  private:
   void issue_load();

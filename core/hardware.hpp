@@ -66,6 +66,9 @@ struct MatrixSpec {
   // converting the group's queries, rescaling and storing their partial outputs).
   double gqa_decode_cta_cycles = 0;
   double gqa_decode_cycles_per_query_element = 0;
+  // Its multi-block mode's merge: the last CTA of a (sequence, KV head) folds the blocks'
+  // partial results (row max, row sum, output) one block after another: cycles per block.
+  double gqa_decode_merge_cycles_per_block = 0;
   // A GEMM kernel split over K into at least this many parts (GemmPlan::k_parts()) leaves
   // fp32 partial tiles in a workspace that a second kernel reduces (cuBLAS's splitKreduce):
   // one more launch, the partials read, the output written. Fewer parts meet in the kernel

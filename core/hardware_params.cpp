@@ -75,6 +75,11 @@ std::vector<HardwareParam> make_params() {
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
        "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",
        FIELD(matrix.gqa_decode_cycles_per_query_element)},
+      {"matrix.gqa_decode_merge_cycles_per_block", "cycles", 1, K::non_negative, false, 0,
+       "That kernel's multi-block mode splits a sequence's cache into blocks, one CTA each; once they are done the last "
+       "folds their partial results (row max, row sum, output) one block after another: cycles per block, after the "
+       "op's last job (0: none)",
+       FIELD(matrix.gqa_decode_merge_cycles_per_block)},
       {"matrix.split_k_reduce_min_parts", "", 1, K::non_negative, false, 0,
        "A GEMM whose K is split over units (split-K) into at least this many parts writes fp32 partial tiles that a "
        "second kernel reduces (cuBLAS's splitKreduce): one more launch, the partials read and the output written; "

@@ -127,7 +127,7 @@ TEST_CASE("An attention kernel pays its CTAs fixed latency once per wave of resi
   CHECK(ideal < 0.1 * t16);
 }
 
-TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up where the keys are few and hide where HBM binds", "[systemc][attention]") {
+TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up where the keys are few and hide where HBM binds; its blocks' merge comes after", "[systemc][attention]") {
   const HardwareSpec hw = load_hardware("h100_sxm5");
   REQUIRE(hw.matrix.gqa_decode_cta_cycles > 0);
   REQUIRE(hw.matrix.gqa_decode_cycles_per_query_element > 0);
@@ -155,6 +155,16 @@ TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up 
   const double with = xqa_seconds(long_cache, hw), without = xqa_seconds(long_cache, free_ctas);
   CHECK(with > without);
   CHECK(with - without < 0.25 * cta_work);
+  // One sequence of 16k tokens: multi-block mode splits it into 32 blocks of 512, whose last
+  // CTA merges them one after another, after the rest: the call is later by 32 merges.
+  const AttentionShape one = shape(false, 1, 16384, 32, 8);
+  const OpSpec xqa_one = attention_call_ops(one, "trtllm").back();
+  REQUIRE(xqa_one.gemm.kernel_k_splits == 32);
+  HardwareSpec no_merge = hw;
+  no_merge.matrix.gqa_decode_merge_cycles_per_block = 0;
+  const double merges = 32 * hw.matrix.gqa_decode_merge_cycles_per_block / hw.matrix.sustained_clock_hz;
+  REQUIRE(merges > 0);
+  CHECK(xqa_seconds(one, hw) - xqa_seconds(one, no_merge) == Approx(merges).epsilon(0.01));
 }
 
 TEST_CASE("A chip plans a context FMHA with whole CTAs even after the same shape ran without counted CTAs", "[systemc][attention]") {

@@ -11,6 +11,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
+#include "sim/progress_line.hpp"
 
 namespace roofsim {
 
@@ -40,11 +41,10 @@ void run(Options o) {
   o.settings.sample_layers = !o.all_layers;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
-  RunControl control;
-  control.progress = [](std::size_t done, std::size_t total, const std::string&) {
-    std::cerr << "\r  " << done << " / " << total << " cases" << (done == total ? "\n" : "") << std::flush;
-  };
-  const std::vector<ServingCaseResult> results = run_serving_cases(cases, o.settings, control);
+  // A progress line once a second, in place on a terminal (one line each in a log).
+  ProgressLine line("cases serving", "cases");
+  const std::vector<ServingCaseResult> results = run_serving_cases(cases, o.settings, line.control());
+  line.finish();
   std::ostream& os = human_out(o.json);
   TextTable t({"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error"});
   double ttft_ape = 0, tpot_ape = 0;

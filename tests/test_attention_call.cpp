@@ -127,7 +127,7 @@ TEST_CASE("An attention kernel pays its CTAs fixed latency once per wave of resi
   CHECK(ideal < 0.1 * t16);
 }
 
-TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up where the keys are few and hide where HBM binds; its blocks' merge comes after", "[systemc][attention]") {
+TEST_CASE("XQA's CTA costs keep its SMs busy while the keys stream: they add up where the keys are few and hide where HBM binds, and its blocks' merge comes after", "[systemc][attention]") {
   const HardwareSpec hw = load_hardware("h100_sxm5");
   REQUIRE(hw.matrix.gqa_decode_cta_cycles > 0);
   REQUIRE(hw.matrix.gqa_decode_cycles_per_query_element > 0);

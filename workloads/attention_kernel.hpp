@@ -130,10 +130,11 @@ enum class TrtllmDecodeKernel { xqa, mmha };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 
 // A GQA decode kernel's CTAs as its source fixes them (TensorRT-LLM's XQA, trtllm.cpp): how
-// many reside on one SM at once, and the MMA tile its query rows are padded to.
+// many reside on one SM at once, and the elements of one CTA's query tile (the group's query
+// rows padded to the kernel's MMA tile, times the head dim).
 struct GqaDecodeCtas {
   std::int64_t per_sm = 1;
-  std::int64_t query_row_tile = 1;
+  std::int64_t query_elements = 0;
 };
 
 // The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that

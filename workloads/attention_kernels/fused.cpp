@@ -88,10 +88,9 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     shape.kernel_ctas_per_unit = kDecodeCtasPerSm;
     shape.decode_kernel = true;
     if (gqa) {
-      const std::int64_t rows = s.group() * s.new_tokens, tile = std::max<std::int64_t>(1, gqa->query_row_tile);
       shape.kernel_ctas_per_unit = gqa->per_sm;
       shape.gqa_decode_kernel = true;
-      shape.kernel_cta_query_elements = (rows + tile - 1) / tile * tile * s.head_dim;
+      shape.kernel_cta_query_elements = gqa->query_elements;
     }
   }
   return g.gemm("attention", "attention", shape, s.feeds());

@@ -27,9 +27,10 @@ constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms 
 //   memory; its __launch_bounds__(384, head_dim x query rows <= 2048 ? 3 : 2) caps the
 //   registers for 3 or 2 CTAs per SM; the query rows pad to 8 (ctaNbQHeads, swap-AB).
 GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
-  if (s.precision.kv != DType::fp8) return {1, 16};
-  const std::int64_t rows = (s.group() * s.new_tokens + 7) / 8 * 8;
-  return {s.head_dim * rows <= 2048 ? 3 : 2, 8};
+  const bool qgmma = s.precision.kv == DType::fp8;
+  const std::int64_t tile = qgmma ? 8 : 16, rows = (s.group() * s.new_tokens + tile - 1) / tile * tile;
+  const std::int64_t elements = rows * s.head_dim;
+  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements};
 }
 
 // MMHA CTAs resident on one SM at once (small CTAs: one per sequence and query head). Fitted:

@@ -56,7 +56,8 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
   result.plan = "block " + std::to_string(plan.bm) + "x" + std::to_string(plan.bn) + "x" +
                 std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
-                (plan.n_outer ? ", n outer" : "") +
+                (plan.n_outer ? ", n outer" : "") + (plan.swap_ab ? ", A and B swapped" : "") +
+                (plan.whole_tiles ? ", whole tiles at the edges" : "") +
                 (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "");
   auto run = std::make_unique<GemmRun>(*this, plan);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
@@ -86,7 +87,7 @@ const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
   // A kernel that counts its CTAs keeps a context FMHA's CTAs whole, and a decode kernel's do
   // not: both change the plan (components/tiling.cpp, candidate).
   const GemmPlanKey key{g.batch, g.m, g.n, g.k, static_cast<int>(g.a), static_cast<int>(g.b), static_cast<int>(g.c),
-                        g.fused_attention, g.v_n, g.shared_kv, g.kernel_k_splits, g.scale_block_k, g.kernel_ctas > 0, g.decode_kernel};
+                        g.fused_attention, g.v_n, g.shared_kv, g.kernel_k_splits, g.scale_block_k, g.kernel_ctas > 0, g.decode_kernel, g.grouped};
   auto it = plans_.find(key);
   if (it == plans_.end()) it = plans_.emplace(key, plan_gemm(g, hw_.matrix, limits_)).first;
   return it->second;

@@ -166,7 +166,9 @@ void GemmRun::dispatch(std::int64_t step) {
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
       for (int last = 0; last < 2; ++last) {
-        const TileShape t{bottom ? edge_m : plan_.tm, right ? edge_n : plan_.tn, last ? edge_k : tk};
+        // Edge tiles cost their rows and columns, or a whole tile where the kernel's MMAs span it.
+        const bool part_m = bottom && !plan_.whole_tiles, part_n = right && !plan_.whole_tiles;
+        const TileShape t{part_m ? edge_m : plan_.tm, part_n ? edge_n : plan_.tn, last ? edge_k : tk};
         // A fused attention: QK^T on the tile, then AV on its share of the value columns.
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         // Between them, the softmax's exponentials on the SFUs: one per score of the tile
@@ -175,7 +177,8 @@ void GemmRun::dispatch(std::int64_t step) {
                                 ? static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n) /
                                       static_cast<double>(g.n) / spec.exp_per_clock
                                 : 0.0;
-        cycles[bottom][right][last] = (matrix_tile_cycles(spec, t, compute) +
+        const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
+        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0)) *
                                           masked_keys +
                                       promotion_cycles(t.m * t.n, t.k);

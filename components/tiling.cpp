@@ -231,6 +231,33 @@ GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
   return plan;
 }
 
+// TensorRT-LLM's block-scaled fp8 GEMM on Hopper runs DeepGEMM's kernel (fp8_blockscale_gemm
+// `gemm_dispatch`, `deep_gemm::jit::get_best_gemm_config`): block_m is 64 up to 64 rows, else
+// 128; block_n one of 16, 24, ... 128, the fewest waves over the SMs, then the fullest last
+// wave, then the narrower; K is never split. Below 32 rows it swaps the operands (the weights
+// run down the MMA's M in blocks of 128, the tokens across its N in a block_n). `groups`:
+// problems of a grouped GEMM, each with its own tiles.
+struct BlockScaledTile {
+  std::int64_t tm, tn;
+  bool swap_ab;
+};
+BlockScaledTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t groups, std::int64_t sms) {
+  const bool swap = m < 32;
+  const std::int64_t rows = swap ? n : m, cols = swap ? m : n;
+  const std::int64_t block_m = rows <= 64 ? 64 : 128;
+  std::int64_t best_n = 0, best_waves = 0, best_util = 0;
+  for (std::int64_t block_n = 16; block_n <= 128; block_n += 8) {
+    const std::int64_t tiles = ceil_div(rows, block_m) * ceil_div(cols, block_n) * groups;
+    const std::int64_t waves = ceil_div(tiles, sms), util = tiles % sms == 0 ? sms : tiles % sms;
+    if (best_n == 0 || waves < best_waves || (waves == best_waves && util > best_util)) {
+      best_n = block_n;
+      best_waves = waves;
+      best_util = util;
+    }
+  }
+  return swap ? BlockScaledTile{best_n, block_m, true} : BlockScaledTile{block_m, best_n, false};
+}
+
 // A GPU GEMM kernel: every work tile (a CTA tile) steps through K in k-tiles of
 // kernel_k_bytes per row. The library picks the tile from a menu (the configured work tile,
 // halved) by how evenly its tiles fill the units: waves x the tile's padded k-loop, as a
@@ -262,9 +289,11 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   std::vector<Choice> menu;
   for (std::int64_t tm : tms) {
     for (std::int64_t tn : tns) {
-      const std::int64_t tiles = ceil_div(g.m, tm) * ceil_div(g.n, tn);
-      // Block-scaled kernels promote their accumulators per scale block and do not split K.
-      const std::int64_t split = tiles >= lim.units || g.scale_block_k > 0 ? 1 : std::min(lim.units / tiles, k_tiles);
+      const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
+      // Block-scaled kernels promote their accumulators per scale block and do not split K;
+      // nor does a grouped GEMM.
+      const std::int64_t split =
+          tiles >= lim.units || g.scale_block_k > 0 || g.batch > 1 ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
       menu.push_back({tm, tn, split, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
@@ -277,6 +306,13 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   for (const Choice& c : menu) {
     if (c.makespan > 1.05 * best) continue;
     if (!pick || c.tm * c.tn > pick->tm * pick->tn) pick = &c;
+  }
+  std::optional<BlockScaledTile> deepgemm;
+  Choice block_scaled{};
+  if (g.scale_block_k > 0) {
+    deepgemm = block_scaled_tile(g.m, g.n, g.batch, lim.units);
+    block_scaled = Choice{deepgemm->tm, deepgemm->tn, 1, 0.0};
+    pick = &block_scaled;
   }
   const std::int64_t bk = std::min(kc * pick->split, round_up(g.k, spec.granule_k));
   std::optional<GemmPlan> chosen;
@@ -294,6 +330,11 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
         p.tn = pick->tn;
         p.tk = kc;
         p.n_outer = n_outer;
+        p.whole_tiles = deepgemm.has_value();
+        p.swap_ab = deepgemm && deepgemm->swap_ab;
+        // A grouped GEMM's problems run side by side: as many per step as the buffer holds.
+        p.bb = g.batch;
+        while (p.bb > 1 && p.footprint_bytes() > lim.buffer_bytes) p.bb = (p.bb + 1) / 2;
         if (p.footprint_bytes() > lim.buffer_bytes) continue;
         const std::uint64_t traffic = p.traffic_bytes();
         if (traffic < least || (traffic == least && p.steps() < fewest_steps)) {
@@ -316,7 +357,7 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
 
 GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
   // Batched and fused-attention GEMMs are attention kernels, planned as before for now.
-  if (spec.kernel_k_bytes > 0 && g.batch == 1 && !g.fused_attention) {
+  if (spec.kernel_k_bytes > 0 && (g.batch == 1 || g.grouped) && !g.fused_attention) {
     GemmPlan p = plan_gemm_kernel(g, spec, lim);
     if (spec.split_k_reduce_min_parts > 0 && static_cast<double>(p.k_parts()) >= spec.split_k_reduce_min_parts) {
       p.reduce_parts = p.k_parts();

@@ -37,6 +37,12 @@ struct GemmPlan {
   // Split-K whose fp32 partial tiles a second kernel reduces (matrix.split_k_reduce_min_parts):
   // the parts each output element has; 0 when the partial sums meet on chip.
   std::int64_t reduce_parts = 0;
+  // A kernel whose MMAs always span the whole work tile (DeepGEMM's block-scaled kernel: TMA
+  // fills rows and columns beyond the matrix with zeros): edge tiles cost a full tile.
+  bool whole_tiles = false;
+  // A and B swapped in the MMA (DeepGEMM below 32 rows): the weights' columns (tn) run down the
+  // MMA's M, the tokens (tm) across its N, so the tokens pad to granule_n, not granule_m.
+  bool swap_ab = false;
   int stages = 2;
 
   std::int64_t blocks_m() const;

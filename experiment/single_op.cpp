@@ -175,11 +175,13 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {
   vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
   up.scale_block_k = m.scale_block_k;
+  up.grouped = true;
   ops.push_back(gemm_op(up, "experts up"));
   vector("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
             act == DType::bf16 ? out : act);
   GemmShape down{touched, rows, m.hidden, inter, act, act, out};
   down.scale_block_k = m.scale_block_k;
+  down.grouped = true;
   ops.push_back(gemm_op(down, "experts down"));
   // Un-permutation: each token sums its copies' outputs, weighted by the router.
   vector("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);

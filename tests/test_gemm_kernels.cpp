@@ -60,3 +60,47 @@ TEST_CASE("block-scaled fp8 promotes its accumulators per block of K and does no
   CHECK(serial.plan.find("split-K") == std::string::npos);
   CHECK(serial.seconds() > 2 * split.seconds());
 }
+
+TEST_CASE("block-scaled fp8 GEMMs tile as DeepGEMM chooses: 64- or 128-row blocks, whole at the edges, A and B swapped below 32 rows", "[systemc][gemm]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  // 129 rows take two 128-row blocks; 2 x 48 tiles of 16 columns fill one wave of 132 SMs
+  // best (block_n 16 ... 128: the fewest waves, then the fullest last wave).
+  const OpResult just_over = run_one(hw, gemm(129, 768, 51200, DType::fp8, 128));
+  CHECK(just_over.plan.find("unit tile 128x16") != std::string::npos);
+  CHECK(just_over.plan.find("whole tiles at the edges") != std::string::npos);
+  // The second block's single row costs as much as a full one: 129 rows take as long as 256.
+  const OpResult full = run_one(hw, gemm(256, 768, 51200, DType::fp8, 128));
+  CHECK(just_over.seconds() == Approx(full.seconds()).epsilon(0.02));
+  // Up to 64 rows, 64-row blocks.
+  CHECK(run_one(hw, gemm(64, 1024, 4096, DType::fp8, 128)).plan.find("unit tile 64x16") != std::string::npos);
+  // Below 32 rows the tokens run across the MMA's N in a block of 16 and the weights down its M
+  // in blocks of 128: 8 tokens cost a quarter of a 64-row tile's MMAs, not a whole one.
+  const OpResult swapped = run_one(hw, gemm(8, 8192, 8192, DType::fp8, 128));
+  CHECK(swapped.plan.find("unit tile 16x128") != std::string::npos);
+  CHECK(swapped.plan.find("A and B swapped") != std::string::npos);
+  // Per-tensor fp8 keeps the library menu.
+  CHECK(run_one(hw, gemm(129, 768, 51200, DType::fp8)).plan.find("whole tiles") == std::string::npos);
+}
+
+TEST_CASE("an MoE layer's grouped GEMM plans as a GPU kernel over every expert's tiles, K not split", "[systemc][gemm]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  auto grouped = [](std::int64_t experts, std::int64_t rows, std::int64_t n, std::int64_t k, bool is_grouped) {
+    GemmShape g;
+    g.batch = experts;
+    g.m = rows;
+    g.n = n;
+    g.k = k;
+    g.grouped = is_grouped;
+    return gemm_op(g, "experts");
+  };
+  // Many experts: the kernel menu's CTA tile (128 x 256 at 128 rows), all experts side by side.
+  const OpResult wide = run_one(hw, grouped(8, 128, 4096, 4096, true));
+  CHECK(wide.plan.find("unit tile 128x256") != std::string::npos);
+  // Two experts of 64 rows, narrow and deep: a handful of tiles walk all of K on a handful of
+  // SMs, where the batched planner (attention's) cuts the tiles down to fill the units.
+  const OpResult few_tiles = run_one(hw, grouped(2, 64, 256, 16384, true));
+  const OpResult batched = run_one(hw, grouped(2, 64, 256, 16384, false));
+  CHECK(few_tiles.plan.find("split-K") == std::string::npos);
+  CHECK(few_tiles.seconds() > 1.5 * batched.seconds());
+  CHECK(few_tiles.flops == batched.flops);
+}

@@ -55,6 +55,10 @@ struct GemmShape {
   // window's edge: the keys per query it computes, masked ones included (0: k). The units'
   // time counts them; the op's FLOPs stay k's.
   std::int64_t kernel_keys = 0;
+  // A grouped GEMM kernel (an MoE layer's experts: one problem per batch element, as CUTLASS's
+  // grouped GEMM runs them): planned as a GPU GEMM kernel over all the problems' tiles, K not
+  // split. Other batched GEMMs (attention's) keep the batched planner.
+  bool grouped = false;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
   // Output columns: the value head dim of a fused attention, n otherwise.

@@ -351,13 +351,16 @@ class Builder : public AttentionGraph {
     }
     const std::int64_t I = ceil_div(m_.expert_width(), tp_), up_cols = (m_.gated_mlp ? 2 : 1) * I;
     const DType act = p_.activations;
-    OpId up = gemm_op(std::string("experts.") + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l,
-                      {touched, rows, up_cols, h, act, p_.weights, act}, {{in, in_elements}});
+    GemmShape up_shape{touched, rows, up_cols, h, act, p_.weights, act};
+    up_shape.grouped = true;
+    OpId up = gemm_op(std::string("experts.") + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, up_shape, {{in, in_elements}});
     if (after) g_.connect_control(*after, up);
     const std::int64_t bias = m_.mlp_bias ? touched * up_cols : 0;
     OpId a = vector_op("experts.activation", "activation", l, touched * rows * up_cols + bias, touched * rows * I, kActMulFlops,
                        {{up, touched * rows * up_cols}});
-    OpId down = gemm_op("experts.down", "mlp_down", l, {touched, rows, h, I, act, p_.weights, act}, {{a, touched * rows * I}});
+    GemmShape down_shape{touched, rows, h, I, act, p_.weights, act};
+    down_shape.grouped = true;
+    OpId down = gemm_op("experts.down", "mlp_down", l, down_shape, {{a, touched * rows * I}});
     outs.push_back({down, touched * rows * h});
     return outs;
   }

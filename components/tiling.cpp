@@ -356,7 +356,8 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
 }  // namespace
 
 GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
-  // Batched and fused-attention GEMMs are attention kernels, planned as before for now.
+  // Batched GEMMs (attention's) and fused attention keep the batched planner below; a grouped
+  // GEMM (an MoE layer's experts) plans as a kernel over all its problems' tiles.
   if (spec.kernel_k_bytes > 0 && (g.batch == 1 || g.grouped) && !g.fused_attention) {
     GemmPlan p = plan_gemm_kernel(g, spec, lim);
     if (spec.split_k_reduce_min_parts > 0 && static_cast<double>(p.k_parts()) >= spec.split_k_reduce_min_parts) {

@@ -8,8 +8,11 @@
 using namespace roofsim;
 
 namespace {
-OpSpec gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType t = DType::bf16, std::int64_t scale_block_k = 0) {
+OpSpec gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType t = DType::bf16, std::int64_t scale_block_k = 0,
+            std::int64_t batch = 1, bool grouped = false) {
   GemmShape g;
+  g.batch = batch;
+  g.grouped = grouped;
   g.m = m;
   g.n = n;
   g.k = k;
@@ -85,13 +88,7 @@ TEST_CASE("block-scaled fp8 GEMMs tile as DeepGEMM chooses: 64- or 128-row block
 TEST_CASE("an MoE layer's grouped GEMM plans as a GPU kernel over every expert's tiles, K not split", "[systemc][gemm]") {
   const HardwareSpec hw = load_hardware("h100_sxm5");
   auto grouped = [](std::int64_t experts, std::int64_t rows, std::int64_t n, std::int64_t k, bool is_grouped) {
-    GemmShape g;
-    g.batch = experts;
-    g.m = rows;
-    g.n = n;
-    g.k = k;
-    g.grouped = is_grouped;
-    return gemm_op(g, "experts");
+    return gemm(rows, n, k, DType::bf16, 0, experts, is_grouped);
   };
   // Many experts: the kernel menu's CTA tile (128 x 256 at 128 rows), all experts side by side.
   const OpResult wide = run_one(hw, grouped(8, 128, 4096, 4096, true));

@@ -293,6 +293,22 @@ nlohmann::json single_op_json(const OpsRunResult& r) {
   return versioned(std::move(j));
 }
 
+nlohmann::json call_json(const OpsRunResult& r) {
+  nlohmann::json j;
+  j["hardware"] = r.hw.name;
+  j["ideal"] = r.ideal;
+  j["ops"] = nlohmann::json::array();
+  double bounds = 0;
+  for (const SimulatedOp& o : r.ops) {
+    j["ops"].push_back(op_record(o));
+    bounds += o.bound.bound_time_s;
+  }
+  j["sim_time_s"] = to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
+  j["bounds_sum_s"] = bounds;
+  add_speed(j, r.speed);
+  return versioned(std::move(j));
+}
+
 nlohmann::json to_json(const RooflineSweepResult& r) {
   nlohmann::json j;
   j["hardware"] = r.run.hw.name;

@@ -106,7 +106,7 @@ void print_call(std::ostream& os, const OpOptions& o, const OpsRunResult& out, c
   for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
   os << "\n" << what << ": " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
   print_speed(os, out.speed);
-  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+  if (!o.json.empty()) write_json(o.json, call_json(out));
 }
 
 void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {

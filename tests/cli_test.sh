@@ -51,6 +51,10 @@ expect_ok "gemm bound" "$roofsim" roofline --hw h100_sxm5 --gemm 1,4096,4096 --d
 contains "gemm table" "memory"
 if grep -q '"roof": "memory"' "$tmp/g.json" && grep -q '"intensity"' "$tmp/g.json"; then ok; else bad "gemm json file"; fi
 
+# A call of several kernels writes every op, not only the first.
+expect_ok "moe call json" "$roofsim" op --moe 64,4096,14336,8,2 --json "$tmp/moe.json"
+if [ "$(grep -c '"name": "moe' "$tmp/moe.json")" -eq 5 ] && grep -q '"gemm experts down' "$tmp/moe.json" && grep -q '"bounds_sum_s"' "$tmp/moe.json"; then ok; else bad "moe call json: not every op of the layer"; fi
+
 expect_ok "default run" "$roofsim" run --gen 8 --json "$tmp/run.json" --csv "$tmp/run.csv" --trace "$tmp/trace.json"
 contains "default run is llama-3-8b" "Llama-3-8B"
 contains "run reports ttft" "time to first token"

@@ -237,11 +237,12 @@ GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
 // wave, then the narrower; K is never split. Below 32 rows it swaps the operands (the weights
 // run down the MMA's M in blocks of 128, the tokens across its N in a block_n). `groups`:
 // problems of a grouped GEMM, each with its own tiles.
-struct BlockScaledTile {
-  std::int64_t tm, tn;
-  bool swap_ab;
+struct KernelTile {
+  std::int64_t tm = 0, tn = 0;
+  std::int64_t split = 1;  // parts of K (split-K)
+  bool swap_ab = false, whole_tiles = false;
 };
-BlockScaledTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t groups, std::int64_t sms) {
+KernelTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t groups, std::int64_t sms) {
   const bool swap = m < 32;
   const std::int64_t rows = swap ? n : m, cols = swap ? m : n;
   const std::int64_t block_m = rows <= 64 ? 64 : 128;
@@ -255,25 +256,22 @@ BlockScaledTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t g
       best_util = util;
     }
   }
-  return swap ? BlockScaledTile{best_n, block_m, true} : BlockScaledTile{block_m, best_n, false};
+  KernelTile t;
+  t.tm = swap ? best_n : block_m;
+  t.tn = swap ? block_m : best_n;
+  t.swap_ab = swap;
+  t.whole_tiles = true;  // TMA fills zeros beyond the matrix; the MMAs span the block
+  return t;
 }
 
-// A GPU GEMM kernel: every work tile (a CTA tile) steps through K in k-tiles of
-// kernel_k_bytes per row. The library picks the tile from a menu (the configured work tile,
-// halved) by how evenly its tiles fill the units: waves x the tile's padded k-loop, as a
-// heuristic picks a kernel (the simulation then times whatever the plan does). When the
-// tiles are fewer than the units, K is split over units (split-K) up to what the k-tiles
-// allow. Blocks group tiles so the operands stream through the L2 with the least HBM traffic.
-// Partial sums of split-K meet on chip unless the parts reach matrix.split_k_reduce_min_parts:
-// then a second kernel reduces them (GemmPlan::reduce_parts, run by Chip::run_gemm).
-GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
-  // A k-tile holds kernel_k_bytes of values; block formats' scales travel beside them.
-  const std::int64_t bits = dtype_value_bits(g.compute());
-  const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, spec.kernel_k_bytes * 8 / bits), spec.granule_k),
-                                   round_up(g.k, spec.granule_k));
+// A library's tile (cuBLAS, CUTLASS): from a menu (the configured work tile, halved) by how
+// evenly its tiles fill the units: waves x the tile's padded k-loop, as a heuristic picks a
+// kernel. When the tiles are fewer than the units, K is split over units (split-K) up to what
+// the k-tiles allow; a grouped GEMM's problems are not split.
+KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim, std::int64_t kc) {
   const std::int64_t k_tiles = ceil_div(g.k, kc);
   struct Choice {
-    std::int64_t tm, tn, split;
+    KernelTile tile;
     double makespan;
   };
   // The menu: the configured work tile and its halvings, rows down to the granule, columns
@@ -290,13 +288,14 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   for (std::int64_t tm : tms) {
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
-      // Block-scaled kernels promote their accumulators per scale block and do not split K;
-      // nor does a grouped GEMM.
-      const std::int64_t split =
-          tiles >= lim.units || g.scale_block_k > 0 || g.batch > 1 ? 1 : std::min(lim.units / tiles, k_tiles);
+      const std::int64_t split = tiles >= lim.units || g.batch > 1 ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
-      menu.push_back({tm, tn, split, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
+      KernelTile t;
+      t.tm = tm;
+      t.tn = tn;
+      t.split = split;
+      menu.push_back({t, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
     }
   }
   double best = menu.front().makespan;
@@ -305,33 +304,42 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   const Choice* pick = nullptr;
   for (const Choice& c : menu) {
     if (c.makespan > 1.05 * best) continue;
-    if (!pick || c.tm * c.tn > pick->tm * pick->tn) pick = &c;
+    if (!pick || c.tile.tm * c.tile.tn > pick->tile.tm * pick->tile.tn) pick = &c;
   }
-  std::optional<BlockScaledTile> deepgemm;
-  Choice block_scaled{};
-  if (g.scale_block_k > 0) {
-    deepgemm = block_scaled_tile(g.m, g.n, g.batch, lim.units);
-    block_scaled = Choice{deepgemm->tm, deepgemm->tn, 1, 0.0};
-    pick = &block_scaled;
-  }
-  const std::int64_t bk = std::min(kc * pick->split, round_up(g.k, spec.granule_k));
+  return pick->tile;
+}
+
+// A GPU GEMM kernel: every work tile (a CTA tile) steps through K in k-tiles of
+// kernel_k_bytes per row. The tile is the library's (library_tile) or DeepGEMM's
+// (block_scaled_tile); the simulation then times whatever the plan does. Blocks group tiles
+// so the operands stream through the L2 with the least HBM traffic.
+// Partial sums of split-K meet on chip unless the parts reach matrix.split_k_reduce_min_parts:
+// then a second kernel reduces them (GemmPlan::reduce_parts, run by Chip::run_gemm).
+GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
+  // A k-tile holds kernel_k_bytes of values; block formats' scales travel beside them.
+  const std::int64_t bits = dtype_value_bits(g.compute());
+  const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, spec.kernel_k_bytes * 8 / bits), spec.granule_k),
+                                   round_up(g.k, spec.granule_k));
+  // Block-scaled fp8 runs DeepGEMM's kernel, everything else a library's.
+  const KernelTile pick = g.scale_block_k > 0 ? block_scaled_tile(g.m, g.n, g.batch, lim.units) : library_tile(g, spec, lim, kc);
+  const std::int64_t bk = std::min(kc * pick.split, round_up(g.k, spec.granule_k));
   std::optional<GemmPlan> chosen;
   std::uint64_t least = UINT64_MAX;
   std::int64_t fewest_steps = INT64_MAX;
-  for (std::int64_t bm : block_candidates(g.m, pick->tm)) {
-    for (std::int64_t bn : block_candidates(g.n, pick->tn)) {
+  for (std::int64_t bm : block_candidates(g.m, pick.tm)) {
+    for (std::int64_t bn : block_candidates(g.n, pick.tn)) {
       for (bool n_outer : {false, true}) {
         GemmPlan p;
         p.shape = g;
         p.bm = bm;
         p.bn = bn;
         p.bk = bk;
-        p.tm = pick->tm;
-        p.tn = pick->tn;
+        p.tm = pick.tm;
+        p.tn = pick.tn;
         p.tk = kc;
         p.n_outer = n_outer;
-        p.whole_tiles = deepgemm.has_value();
-        p.swap_ab = deepgemm && deepgemm->swap_ab;
+        p.whole_tiles = pick.whole_tiles;
+        p.swap_ab = pick.swap_ab;
         // A grouped GEMM's problems run side by side: as many per step as the buffer holds.
         p.bb = g.batch;
         while (p.bb > 1 && p.footprint_bytes() > lim.buffer_bytes) p.bb = (p.bb + 1) / 2;

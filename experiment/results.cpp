@@ -293,18 +293,22 @@ nlohmann::json single_op_json(const OpsRunResult& r) {
   return versioned(std::move(j));
 }
 
+CallTotals call_totals(const OpsRunResult& r) {
+  CallTotals t;
+  t.sim_s = to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
+  for (const SimulatedOp& o : r.ops) t.bounds_s += o.bound.bound_time_s;
+  return t;
+}
+
 nlohmann::json call_json(const OpsRunResult& r) {
   nlohmann::json j;
   j["hardware"] = r.hw.name;
   j["ideal"] = r.ideal;
   j["ops"] = nlohmann::json::array();
-  double bounds = 0;
-  for (const SimulatedOp& o : r.ops) {
-    j["ops"].push_back(op_record(o));
-    bounds += o.bound.bound_time_s;
-  }
-  j["sim_time_s"] = to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
-  j["bounds_sum_s"] = bounds;
+  for (const SimulatedOp& o : r.ops) j["ops"].push_back(op_record(o));
+  const CallTotals totals = call_totals(r);
+  j["sim_time_s"] = totals.sim_s;
+  j["bounds_sum_s"] = totals.bounds_s;
   add_speed(j, r.speed);
   return versioned(std::move(j));
 }

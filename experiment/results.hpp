@@ -42,8 +42,13 @@ extern const std::vector<std::string> kOpInstanceColumns;
 nlohmann::json op_record(const SimulatedOp& o);
 // `op`: the single op's record plus the hardware and the kernel's counters.
 nlohmann::json single_op_json(const OpsRunResult& r);
-// `op --attention` / `op --moe`: a call of several kernels: every op's record, the call's time
-// from the first start to the last end, and its ops' bounds added up.
+// A call of several kernels (an attention call, a MoE layer): its time from the first start to
+// the last end, and its ops' bounds added up.
+struct CallTotals {
+  double sim_s = 0, bounds_s = 0;
+};
+CallTotals call_totals(const OpsRunResult& r);
+// `op --attention` / `op --moe`: every op's record and the call's totals.
 nlohmann::json call_json(const OpsRunResult& r);
 // `sweep`: every point, the emergent and analytic roofline.
 nlohmann::json to_json(const RooflineSweepResult& r);

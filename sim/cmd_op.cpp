@@ -101,10 +101,9 @@ AttentionShape attention_from_flags(const OpOptions& o, DType dtype) {
 // first start to the last end beside the sum of its ops' bounds.
 void print_call(std::ostream& os, const OpOptions& o, const OpsRunResult& out, const std::string& what) {
   print_ops(os, out.ops);
-  const double call = to_seconds(out.ops.back().result.end_ps - out.ops.front().result.start_ps);
-  double bound = 0;
-  for (const SimulatedOp& op : out.ops) bound += op.bound.bound_time_s;
-  os << "\n" << what << ": " << format_seconds(call) << " simulated, its ops' bounds add up to " << format_seconds(bound) << "\n";
+  const CallTotals totals = call_totals(out);
+  os << "\n" << what << ": " << format_seconds(totals.sim_s) << " simulated, its ops' bounds add up to "
+     << format_seconds(totals.bounds_s) << "\n";
   print_speed(os, out.speed);
   if (!o.json.empty()) write_json(o.json, call_json(out));
 }

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "workloads/attention_kernel.hpp"
+#include "workloads/moe_routing.hpp"
 
 namespace roofsim {
 
@@ -119,35 +120,21 @@ void check_moe_call(const MoeCall& m) {
   }
 }
 
-std::vector<OpSpec> moe_layer_ops(const MoeCall& m) {
+int moe_routing_draws(const MoeCall& m) { return m.power_law > 0 ? kPowerLawDraws : 1; }
+
+std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw) {
+  const MoeRoutingShape routing{m.tokens, m.experts, m.topk, m.ep};
+  if (m.power_law <= 0) return balanced_rank0_loads(routing);
+  return busiest_rank_loads(power_law_loads(routing, m.power_law, static_cast<std::uint64_t>(draw)), routing);
+}
+
+std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
   const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
-  // Token copies per expert: the copies dealt by share, largest remainders first (so fewer
-  // copies than experts touch that many experts, one copy each). Balanced: equal shares.
-  // Power law: the expert of load rank r has share r^-a, and this GPU holds ranks 1 to
-  // experts / ep: the hottest experts, as the busiest GPU of the layer.
-  const std::int64_t copies = m.tokens * m.topk;
-  std::vector<double> share(static_cast<std::size_t>(m.experts), 1.0);
-  if (m.power_law > 0) {
-    for (std::size_t r = 0; r < share.size(); ++r) share[r] = std::pow(static_cast<double>(r + 1), -m.power_law);
-  }
-  double total = 0;
-  for (double x : share) total += x;
-  std::vector<std::int64_t> count(share.size());
-  std::vector<std::pair<double, std::size_t>> remainder;
-  std::int64_t dealt = 0;
-  for (std::size_t r = 0; r < share.size(); ++r) {
-    const double exact = static_cast<double>(copies) * share[r] / total;
-    count[r] = static_cast<std::int64_t>(std::floor(exact));
-    dealt += count[r];
-    remainder.push_back({-(exact - std::floor(exact)), r});  // largest first; ties: hotter rank first
-  }
-  std::sort(remainder.begin(), remainder.end());
-  for (std::size_t i = 0; dealt < copies && i < remainder.size(); ++i, ++dealt) ++count[remainder[i].second];
+  const std::vector<std::int64_t> count = moe_local_loads(m, draw);
   std::int64_t local_copies = 0, touched = 0, padded_rows = 0;
   constexpr std::int64_t kTileRows = 64;  // a grouped GEMM pads each expert's rows to its tiles
-  for (std::int64_t e = 0; e < local_experts && e * m.ep < m.experts; ++e) {
-    const std::int64_t rows = count[static_cast<std::size_t>(e * m.ep)];
+  for (std::int64_t rows : count) {
     if (rows == 0) continue;
     local_copies += rows;
     ++touched;

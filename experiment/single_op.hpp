@@ -69,7 +69,7 @@ std::vector<OpSpec> attention_call_ops(const AttentionShape& s, const std::strin
 struct MoeCall {
   std::int64_t tokens = 0, hidden = 0, inter = 0, experts = 0, topk = 0, tp = 1, ep = 1;
   bool gated = true;         // gate and up projections (SwiGLU); false: one up projection
-  double power_law = 0;      // 0: balanced routing; > 0: expert loads ~ rank^-power_law
+  double power_law = 0;      // 0: balanced routing; > 0: power-law routing of this exponent (workloads/moe_routing)
   DType dtype = DType::bf16;  // weights and the GEMMs' inputs (fp8: activations quantized on permutation)
   std::int64_t scale_block_k = 0;  // block-scaled fp8: one scale per this many values of K (GemmShape)
 };
@@ -77,7 +77,14 @@ struct MoeCall {
 // has: top-k above the experts, an EP rank without an expert, more than 65536 experts, or
 // tokens x top-k x hidden or experts x inter x hidden beyond 2^48 elements.
 void check_moe_call(const MoeCall& m);
-std::vector<OpSpec> moe_layer_ops(const MoeCall& m);
+// The layer's ops for one draw of its routing (draw 0 to moe_routing_draws(m) - 1): balanced
+// routing has one; power-law routing is measured over kPowerLawDraws draws and its time is
+// their mean.
+int moe_routing_draws(const MoeCall& m);
+// The token copies each of this GPU's experts receives in that draw, routed as the benchmark
+// routes them (workloads/moe_routing.hpp): balanced, EP rank 0; power law, the busiest rank.
+std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw);
+std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw = 0);
 
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);

@@ -160,13 +160,56 @@ MoeCall moe_from_flags(const OpOptions& o, DType dtype) {
   return m;
 }
 
+// An MoE layer: balanced routing is one call; power-law routing is timed over the benchmark's
+// draws, and the layer's time is their mean. The ops shown are the first draw's.
 void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   const MoeCall m = moe_from_flags(o, dtype);
-  const OpsRunResult out = run_ops(hw, o.ideal, moe_layer_ops(m), o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  const int draws = moe_routing_draws(m);
+  OpsRunResult first;
+  SimulationSpeed speed;
+  double sim_s = 0, bounds_s = 0;
+  TextTable table({"draw", "copies here", "experts touched", "most on one expert", "simulated", "bounds add up to"});
+  nlohmann::json per_draw = nlohmann::json::array();
+  for (int d = 0; d < draws; ++d) {
+    const std::vector<std::int64_t> loads = moe_local_loads(m, d);
+    std::int64_t copies = 0, touched = 0, most = 0;
+    for (std::int64_t v : loads) {
+      copies += v;
+      touched += v > 0;
+      most = std::max(most, v);
+    }
+    OpsRunResult out = run_ops(hw, o.ideal, moe_layer_ops(m, d), o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+    const CallTotals totals = call_totals(out);
+    sim_s += totals.sim_s / draws;
+    bounds_s += totals.bounds_s / draws;
+    speed.events += out.speed.events;
+    speed.server_jobs += out.speed.server_jobs;
+    speed.wall_s += out.speed.wall_s;
+    table.add_row({std::to_string(d + 1), std::to_string(copies), std::to_string(touched) + " of " + std::to_string(loads.size()),
+                   std::to_string(most), format_seconds(totals.sim_s), format_seconds(totals.bounds_s)});
+    per_draw.push_back({{"local_copies", copies}, {"experts_touched", touched}, {"local_experts", loads.size()},
+                        {"max_expert_copies", most}, {"sim_time_s", totals.sim_s}, {"bounds_sum_s", totals.bounds_s}});
+    if (d == 0) first = std::move(out);
+  }
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): one MoE layer's experts on one GPU (TensorRT-LLM's CUTLASS MoE kernels), "
      << o.routing << " routing\n\n";
-  print_call(os, o, out, "the layer");
+  if (draws > 1) os << "the ops of draw 1:\n";
+  print_ops(os, first.ops);
+  os << "\n" << (draws > 1 ? "routing draws (the benchmark's power-law routing, seeded):" : "routing:") << "\n";
+  table.print(os);
+  os << "\nthe layer: " << format_seconds(sim_s) << " simulated" << (draws > 1 ? " (the mean of " + std::to_string(draws) + " draws, as the benchmark reports)" : "")
+     << ", its ops' bounds add up to " << format_seconds(bounds_s) << "\n";
+  print_speed(os, speed);
+  if (o.json.empty()) return;
+  nlohmann::json j = call_json(first);
+  j["sim_time_s"] = sim_s;
+  j["bounds_sum_s"] = bounds_s;
+  j["routing"] = {{"distribution", o.routing}, {"draws", per_draw}};
+  j["events"] = speed.events;
+  j["server_jobs"] = speed.server_jobs;
+  j["wall_s"] = speed.wall_s;
+  write_json(o.json, j);
 }
 
 void run_op(const OpOptions& o) {
@@ -279,7 +322,7 @@ void add_op_command(CLI::App& app) {
                   "With --gemm or --moe and --dtype fp8: one scale per this many values of K (block scaling, 128 in "
                   "DeepSeek-V3's recipe): the kernel promotes its accumulators per block on the CUDA cores and does not split K")
       ->check(whole_number_between(1, 65536));
-  cmd->add_option("--routing", o->routing, "Token routing of --moe: balanced (default) or power_law:A (expert loads ~ rank^-A)");
+  cmd->add_option("--routing", o->routing, "Token routing of --moe, as the public MoE benchmark routes: balanced (default; token t's copies a stride of experts apart) or power_law:A (each expert's load drawn from a power law of exponent A, the busiest EP rank measured, the mean of 5 seeded draws)");
   cmd->add_option("--window", o->window, "Sliding window of --attention, in tokens (default 0: none)");
   add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV cache type of --attention (default: --dtype)");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");

@@ -54,6 +54,8 @@ if grep -q '"roof": "memory"' "$tmp/g.json" && grep -q '"intensity"' "$tmp/g.jso
 # A call of several kernels writes every op, not only the first.
 expect_ok "moe call json" "$roofsim" op --moe 64,4096,14336,8,2 --json "$tmp/moe.json"
 if [ "$(grep -c '"name": "moe' "$tmp/moe.json")" -eq 5 ] && grep -q '"gemm experts down' "$tmp/moe.json" && grep -q '"bounds_sum_s"' "$tmp/moe.json"; then ok; else bad "moe call json: not every op of the layer"; fi
+expect_ok "moe power-law json" "$roofsim" op --moe 32,5120,8192,128,1,1,32 --routing power_law:1.2 --json "$tmp/moe_pl.json"
+if [ "$(grep -c '"max_expert_copies"' "$tmp/moe_pl.json")" -eq 5 ]; then ok; else bad "moe power-law json: not the 5 routing draws"; fi
 
 expect_ok "default run" "$roofsim" run --gen 8 --json "$tmp/run.json" --csv "$tmp/run.csv" --trace "$tmp/trace.json"
 contains "default run is llama-3-8b" "Llama-3-8B"

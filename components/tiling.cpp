@@ -446,6 +446,12 @@ VectorPlan plan_vector(const VectorShape& v, const TilingLimits& lim) {
   const double by_target = static_cast<double>(lim.target_step_bytes) / dtype_bytes(v.dtype);
   const double by_buffer = static_cast<double>(lim.buffer_bytes) / (p.stages * bytes_per_in);
   std::int64_t chunk = static_cast<std::int64_t>(std::min(by_target, by_buffer));
+  if (v.inflight_bytes_per_unit > 0) {
+    // One round of every resident warp's loads per step; the next round waits for this one.
+    p.stages = 1;
+    const double round = static_cast<double>(v.inflight_bytes_per_unit) * static_cast<double>(lim.units) / dtype_bytes(v.dtype);
+    chunk = static_cast<std::int64_t>(std::min(round, static_cast<double>(lim.buffer_bytes) / bytes_per_in));
+  }
   chunk = std::max<std::int64_t>(1, std::min(chunk, v.elements_in));
   p.chunk_elements = chunk;
   return p;

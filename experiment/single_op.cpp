@@ -128,6 +128,26 @@ std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw) {
   return busiest_rank_loads(power_law_loads(routing, m.power_law, static_cast<std::uint64_t>(draw)), routing);
 }
 
+namespace {
+
+// TensorRT-LLM's 1x128 fp8 quantization of a block-scaled GEMM's bf16 input (scale_1x128_kernel
+// in fp8_blockscale_gemm_kernel.cuh): each warp quantizes one 128-element group per iteration -
+// four 2-byte loads per lane, a warp max, the scale, the stores - so it keeps 256 B of loads in
+// flight and waits for them before its next group. Blocks have 256 threads (8 warps). The dense
+// GEMM's launch (fp8_1x128_cs) is SMs x 8 blocks, 64 warps per SM; the grouped GEMM's
+// (fp8_grouped_gemm_run) is min(SMs, groups / 8) blocks, 8 warps per SM. On an H100 the same
+// access pattern moves 2.6 TB/s at the first launch and 0.6 TB/s at the second
+// (bench/gpu/results/h100_hbm_inflight.csv).
+constexpr std::int64_t kQuantWarpBytes = 4 * 32 * 2;
+
+OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warps_per_sm, const std::string& name) {
+  VectorShape v{rows * cols, rows * cols, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
+  v.inflight_bytes_per_unit = warps_per_sm * kQuantWarpBytes;
+  return vector_op(v, name + " " + std::to_string(rows) + "x" + std::to_string(cols));
+}
+
+}  // namespace
+
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
   const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
@@ -149,6 +169,12 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   // and their tiles' padding kept (rows averaged over the padded total when loads differ).
   const std::int64_t rows = std::max((local_copies + touched - 1) / touched, padded_rows / touched);
   const DType act = m.dtype, out = DType::bf16;
+  // Block-scaled experts take bf16 rows and quantize them in 1x128 groups themselves, before
+  // each grouped GEMM (CutlassFp8BlockScaleGemmRunner::moeGemm); per-tensor fp8 experts get
+  // their rows quantized by the permutation and by the activation.
+  const bool block_scaled = m.scale_block_k > 0;
+  const DType staged = block_scaled ? out : act;
+  constexpr std::int64_t kGroupedQuantWarpsPerSm = 8;
   std::vector<OpSpec> ops;
   auto vector = [&](const std::string& name, std::int64_t in, std::int64_t out_elements, double flops, DType in_dtype,
                     DType out_dtype) {
@@ -159,13 +185,14 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   // of the tokens' copies into expert order, quantized when the experts compute in fp8.
   vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
   vector("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
-  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, act);
+  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, staged);
+  if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, m.hidden, kGroupedQuantWarpsPerSm, "moe fc1 quantize"));
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
   up.scale_block_k = m.scale_block_k;
   up.grouped = true;
   ops.push_back(gemm_op(up, "experts up"));
-  vector("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out,
-            act == DType::bf16 ? out : act);
+  vector("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out, staged);
+  if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, inter, kGroupedQuantWarpsPerSm, "moe fc2 quantize"));
   GemmShape down{touched, rows, m.hidden, inter, act, act, out};
   down.scale_block_k = m.scale_block_k;
   down.grouped = true;
@@ -202,8 +229,13 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
     amax.name = "fp8 amax " + std::to_string(m) + "x" + std::to_string(k);
     ops.push_back(amax);
   }
-  ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
-                          "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)));
+  if (scaling == Fp8Scaling::block) {
+    constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
+    ops.push_back(quantize_1x128_op(m, k, kDenseQuantWarpsPerSm, "fp8 quantize"));
+  } else {
+    ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
+                            "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)));
+  }
   if (scaling == Fp8Scaling::per_tensor) {
     ops.push_back(vector_op(VectorShape{1, 1, 1.0, DType::bf16, DType::fp32, false}, "fp8 scale to fp32"));
   }

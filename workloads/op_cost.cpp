@@ -60,6 +60,7 @@ void check_shape(const VectorShape& v, const std::string& what) {
   if (v.elements_in <= 0 || v.elements_out <= 0 || v.flops_per_element < 0) {
     throw InputError(what + ": element counts must be positive");
   }
+  if (v.inflight_bytes_per_unit < 0) throw InputError(what + ": bytes in flight must not be negative");
   if (static_cast<double>(v.elements_in) > kMaxSize || static_cast<double>(v.elements_out) > kMaxSize) {
     throw InputError(what + ": more than 2^48 elements");
   }

@@ -88,6 +88,11 @@ struct VectorShape {
   std::int64_t kernel_ctas = 0;
   std::int64_t kernel_ctas_per_unit = 1;
   bool decode_kernel = false;
+  // A kernel whose warps each wait for their own loads before issuing more: the input bytes
+  // the warps resident on one unit keep in flight (warps x bytes each loads per iteration).
+  // It streams in rounds of units x that many bytes, each computed before the next is loaded,
+  // so its bandwidth is that window over the memory latency (Little's law). 0: the DMA window's.
+  std::int64_t inflight_bytes_per_unit = 0;
   DType output_dtype() const { return out_same_as_in ? dtype : out_dtype; }
 };
 

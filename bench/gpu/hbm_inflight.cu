@@ -21,14 +21,7 @@
 #include <type_traits>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "cuda_check.cuh"
 
 // Each lane loads U independent 16-byte vectors, then uses them before the next iteration's
 // loads (unroll 1 keeps iterations apart): a warp keeps 32 x 16 x U bytes in flight.

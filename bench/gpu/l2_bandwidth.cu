@@ -14,14 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "cuda_check.cuh"
 
 __global__ void read_passes(const uint4* in, long n_vec, int passes, unsigned* sink) {
   const long threads = static_cast<long>(gridDim.x) * blockDim.x;

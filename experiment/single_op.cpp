@@ -182,7 +182,7 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   };
   // Routing: top-k over the router's fp32 logits (an expert id and a weight per copy), then the
   // copies counted and sorted by expert (each local expert's first row), then the permutation
-  // of the tokens' copies into expert order, quantized when the experts compute in fp8.
+  // of the tokens' copies into expert order, quantized when the experts compute in per-tensor fp8.
   vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
   vector("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
   vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, staged);

@@ -81,8 +81,8 @@ TEST_CASE("A kernel whose warps wait for their own loads streams at its window o
   CHECK(few == Approx(590.72e-6).epsilon(0.10));
   CHECK(many < few / 3);
   CHECK(many >= unlimited);
-  // Little's law: one round of 132 SMs x 8 warps x 256 B per memory latency, at most.
-  const double round_bytes = 132.0 * 8 * 256;
+  // Little's law: one round of the SMs' 8 warps x 256 B per memory latency, at most.
+  const double round_bytes = static_cast<double>(hw.matrix.units) * 8 * 256;
   const double rounds = 16384.0 * 7168 * 2 / round_bytes;
   CHECK(few > rounds * hw.hbm.access_latency_s);
   CHECK(few < 1.5 * rounds * hw.hbm.access_latency_s);

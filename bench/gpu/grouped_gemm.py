@@ -8,7 +8,8 @@ at a few hundred rows per expert runs slower than the dense GEMM of the same sha
 chip, and whether fp8 keeps its 2x over bf16 there. PyTorch's kernels are not TensorRT-LLM's;
 the ratios are what to compare, not the absolute times.
 
-Run: python3 bench/gpu/grouped_gemm.py
+Run: python3 bench/gpu/grouped_gemm.py [--groups-sweep]
+(--groups-sweep: one shape, 16384 x 2048 x 4096, split over 1 to 128 experts.)
 """
 import statistics
 import sys
@@ -46,11 +47,18 @@ def median_us(fn, reps=20):
     return statistics.median(times)
 
 
+def groups_sweep():
+    """The same FLOPs and tile count split over 1 to 128 experts: M = 16384 rows in all."""
+    m, k, n = 16384, 4096, 2048
+    return [(g, m // g, k, n) for g in (1, 2, 4, 8, 16, 32, 64, 128)]
+
+
 def main():
     dev = torch.device("cuda")
+    shapes = groups_sweep() if "--groups-sweep" in sys.argv else SHAPES
     print(f"# device,{torch.cuda.get_device_name()},torch,{torch.__version__},cuda,{torch.version.cuda}")
     print("dtype,experts,rows_per_expert,k,n,kernel,median_us,tflops")
-    for g, r, k, n in SHAPES:
+    for g, r, k, n in shapes:
         m = g * r
         flops = 2.0 * m * n * k
         offs = torch.arange(r, m + 1, r, device=dev, dtype=torch.int32)

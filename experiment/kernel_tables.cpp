@@ -10,6 +10,7 @@
 #include "core/parse.hpp"
 #include "core/error.hpp"
 #include "components/tiling.hpp"
+#include "experiment/results.hpp"
 #include "core/format.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/single_op.hpp"
@@ -71,10 +72,7 @@ double measured_seconds(const std::string& path, const CsvRow& row) {
 }
 
 // A measured call's ops simulated one after another: from the first's start to the last's end.
-double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) {
-  const OpsRunResult r = run_ops(hw, false, ops);
-  return to_seconds(r.ops.back().result.end_ps - r.ops.front().result.start_ps);
-}
+double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { return call_totals(run_ops(hw, false, ops)).sim_s; }
 
 // gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
 std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw) {

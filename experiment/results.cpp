@@ -300,13 +300,14 @@ CallTotals call_totals(const OpsRunResult& r) {
   return t;
 }
 
-nlohmann::json call_json(const OpsRunResult& r) {
+nlohmann::json call_json(const OpsRunResult& r) { return call_json(r, call_totals(r)); }
+
+nlohmann::json call_json(const OpsRunResult& r, const CallTotals& totals) {
   nlohmann::json j;
   j["hardware"] = r.hw.name;
   j["ideal"] = r.ideal;
   j["ops"] = nlohmann::json::array();
   for (const SimulatedOp& o : r.ops) j["ops"].push_back(op_record(o));
-  const CallTotals totals = call_totals(r);
   j["sim_time_s"] = totals.sim_s;
   j["bounds_sum_s"] = totals.bounds_s;
   add_speed(j, r.speed);

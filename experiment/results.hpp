@@ -48,7 +48,9 @@ struct CallTotals {
   double sim_s = 0, bounds_s = 0;
 };
 CallTotals call_totals(const OpsRunResult& r);
-// `op --attention` / `op --moe`: every op's record and the call's totals.
+// `op --attention` / `op --moe`: every op's record and the call's totals (`totals`: given, as
+// the mean over an MoE layer's routing draws; else the run's own).
+nlohmann::json call_json(const OpsRunResult& r, const CallTotals& totals);
 nlohmann::json call_json(const OpsRunResult& r);
 // `sweep`: every point, the emergent and analytic roofline.
 nlohmann::json to_json(const RooflineSweepResult& r);

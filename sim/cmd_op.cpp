@@ -202,13 +202,9 @@ void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
      << ", its ops' bounds add up to " << format_seconds(bounds_s) << "\n";
   print_speed(os, speed);
   if (o.json.empty()) return;
-  nlohmann::json j = call_json(first);
-  j["sim_time_s"] = sim_s;
-  j["bounds_sum_s"] = bounds_s;
+  first.speed = speed;  // all the draws' simulation
+  nlohmann::json j = call_json(first, {sim_s, bounds_s});
   j["routing"] = {{"distribution", o.routing}, {"draws", per_draw}};
-  j["events"] = speed.events;
-  j["server_jobs"] = speed.server_jobs;
-  j["wall_s"] = speed.wall_s;
   write_json(o.json, j);
 }
 

@@ -53,10 +53,10 @@ void water_fill(std::int64_t* v, std::int64_t n, std::int64_t q, std::int64_t st
   }
 }
 
-// A rank takes one copy per round while it has room, so its share is min(rounds, room) plus
-// one in the last, partial round; within the rank, water_fill places them.
 }  // namespace
 
+// A rank takes one copy per round while it has room, so its share is min(rounds, room) plus
+// one in the last, partial round; within the rank, water_fill places them.
 void deal_round_robin(std::vector<std::int64_t>& load, const MoeRoutingShape& s, std::int64_t remaining, std::int64_t step) {
   std::vector<std::int64_t> room(static_cast<std::size_t>(s.ep), 0);
   for (std::int64_t r = 0; r < s.ep; ++r) {
@@ -85,7 +85,6 @@ void deal_round_robin(std::vector<std::int64_t>& load, const MoeRoutingShape& s,
     water_fill(load.data() + first, first_expert(s, r + 1) - first, share, step, s.tokens);
   }
 }
-
 
 std::vector<std::int64_t> balanced_rank0_loads(const MoeRoutingShape& s) {
   std::vector<std::int64_t> load(static_cast<std::size_t>(s.experts), 0);

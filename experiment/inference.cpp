@@ -878,8 +878,19 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   out.seconds = to_seconds(phases.phase_end[0] - phases.phase_start[0]);
   out.flops = r.graphs[0].total_flops();
   out.bytes = r.graphs[0].total_bytes();
+  const Picoseconds start = phases.phase_start[0];
+  std::vector<Picoseconds> first(static_cast<std::size_t>(e.pp), phases.phase_end[0]), last(static_cast<std::size_t>(e.pp), start);
   for (OpId v = 0; v < r.graphs[0].size(); ++v) {
-    if (r.graphs[0].op(v).is_collective) out.comm_s += phases.results[0][v].seconds();
+    const OpNode& op = r.graphs[0].op(v);
+    const OpResult& res = phases.results[0][v];
+    if (op.is_collective) out.comm_s += res.seconds();
+    if (op.send_to_next) continue;
+    const std::size_t stage = static_cast<std::size_t>(op.device);
+    first[stage] = std::min(first[stage], res.start_ps);
+    last[stage] = std::max(last[stage], res.end_ps);
+  }
+  for (std::size_t s = 0; s < first.size(); ++s) {
+    out.stages.push_back({to_seconds(std::min(first[s], last[s]) - start), to_seconds(last[s] - start)});
   }
   out.events = r.events;
   out.server_jobs = r.server_jobs;

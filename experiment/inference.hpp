@@ -162,6 +162,14 @@ struct PassOutcome {
   double bound_s = 0;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;              // what simulating it took
+  // Each pipeline stage's part, from the pass's start: its first op's start and its last op's
+  // end on the stage's chips (the sends to the next stage are the links', not counted). One
+  // stage without pipeline parallelism. A pipelined server starts the next micro-batch on a
+  // stage when that stage is done with this one.
+  struct StageSpan {
+    double begin_s = 0, end_s = 0;
+  };
+  std::vector<StageSpan> stages;
 };
 
 // Simulates forward passes on an experiment's machine (hardware, model, dtypes, attention,

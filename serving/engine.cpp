@@ -53,6 +53,17 @@ void check_setup(const ServingSetup& s) {
     throw InputError("SLOs must be finite and not negative");
   }
   if (s.machine.ep != 1) throw InputError("${ep}: serving runs without expert parallelism so far");
+  if (c.micro_batches < 0 || c.micro_batches > 1024) throw InputError("${micro_batches} must be between 0 (one per pipeline stage) and 1024");
+  if (s.machine.pp > 1) {
+    // Pipelined micro-batches are built for the continuous scheduler's iterations.
+    if (c.policy == SchedulerConfig::Policy::static_batch) {
+      throw InputError("${pp}: the static scheduler runs one batch through the stages at a time; pipeline stages serve with continuous batching so far");
+    }
+    if (s.speculative.tokens > 0) throw InputError("${speculative_tokens}: speculative decoding with pipeline stages (${pp}) is not modelled yet");
+    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
+      throw InputError("${kv_preemption} swap: swapping with pipeline stages (${pp}) is not modelled yet; preempt by recomputing");
+    }
+  }
   const DisaggregationConfig& g = s.disaggregation;
   if (g.enabled) {
     if (g.prefill_instances < 1 || g.prefill_instances > 1024 || g.decode_instances < 1 || g.decode_instances > 1024) {
@@ -249,7 +260,11 @@ class ServingEngine {
         worker.scheduler().arrive(live_request(intake.front().record));
         intake.pop_front();
       }
-      if (!worker.start(now)) {
+      // Start what can start now: one iteration, or with pipeline stages one per free
+      // micro-batch while the first stage is free.
+      while (worker.start(now)) {
+      }
+      if (!worker.busy()) {
         // Idle: the next request to reach the engine, taken in one at a time.
         if (intake.empty()) {
           if (!std::isfinite(arrivals.next_s())) throw std::logic_error("serving: requests wait but none can be admitted");
@@ -266,6 +281,20 @@ class ServingEngine {
       // While the chips run, the requests it can start before the iteration's responses come
       // (they go first).
       while (std::isfinite(arrivals.next_s()) && frontend.intake_start(arrivals.next_s()) < worker.end_s()) take_in_next();
+      // Pipeline stages: a free micro-batch may start before the earliest iteration ends, when
+      // the first stage is done or, if it is and nothing could start, when a request reaches
+      // the engine.
+      const double another = worker.next_start_s();
+      double next = worker.end_s();
+      if (another > now) {
+        next = std::min(next, another);
+      } else if (std::isfinite(another) && !intake.empty()) {
+        next = std::min(next, intake.front().ready_s);
+      }
+      if (next < worker.end_s()) {
+        now = next;
+        continue;
+      }
       now = worker.end_s();
       const Scheduler::Progress p = worker.finish(r_);
       // Each request with new tokens gets one response; the client has a token when it has it.

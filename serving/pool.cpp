@@ -155,6 +155,7 @@ PassSimulator pool_simulator(const Experiment& machine, const std::string& role)
 Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string role, ServingResult& r)
     : setup_(setup), role_(std::move(role)), r_(r), sim_(pool_simulator(machine, role_)) {
   chips_ = machine.tp * machine.pp;
+  stages_ = machine.pp;
   if (setup.speculative.tokens > 0) {
     try {
       draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, machine, sim_.model()));
@@ -226,9 +227,10 @@ double Pool::draft_seconds(int shape) {
 
 namespace {
 
-SchedulerConfig worker_scheduling(const ServingSetup& setup) {
+SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages) {
   SchedulerConfig c = setup.scheduler;
   c.verify_tokens = 1 + setup.speculative.tokens;
+  if (c.micro_batches <= 0) c.micro_batches = stages;
   return c;
 }
 
@@ -236,7 +238,9 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup) {
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
-      scheduler_(worker_scheduling(setup), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption) {
+      scheduler_(worker_scheduling(setup, pool.stages()), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
+      micro_batches_(worker_scheduling(setup, pool.stages()).micro_batches),
+      stage_free_(static_cast<std::size_t>(pool.stages()), 0.0) {
   const ModelConfig& m = pool.target().model();
   if (m.sliding_window > 0) {
     std::int64_t sliding = 0;
@@ -245,56 +249,73 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
   }
 }
 
+double Worker::next_start_s() const {
+  return static_cast<std::int64_t>(in_flight_.size()) < micro_batches_ ? stage_free_.front() : INFINITY;
+}
+
 bool Worker::start(double now) {
+  if (static_cast<std::int64_t>(in_flight_.size()) >= micro_batches_ || now < stage_free_.front()) return false;
+  std::vector<ScheduledWork> work;
   while (true) {
-    work_ = scheduler_.plan();
-    if (!work_.empty()) break;
-    // Running requests hold the cache but none can take a step: give way, newest first.
-    if (!scheduler_.preempt_newest()) return false;
+    work = scheduler_.plan();
+    if (!work.empty()) break;
+    // Running requests hold the cache but none can take a step: give way, newest first
+    // (unless an iteration under way will free or advance some).
+    if (busy() || !scheduler_.preempt_newest()) return false;
   }
-  const int shape = pool_.shape_of(work_);
+  const int shape = pool_.shape_of(work);
   const double draft_s = pool_.draft_seconds(shape);
-  record_ = IterationRecord{};
-  record_.start_s = now;
-  const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work_.size());
+  IterationRecord record;
+  const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work.size());
   // Swap preemption: the pass waits for this iteration's KV copies to and from the host.
   const Scheduler::SwapTraffic swap = scheduler_.take_swap_traffic();
-  record_.swap_seconds = pool_.swap_seconds(swap);
-  record_.swap_out_tokens = swap.out_tokens;
-  record_.swap_in_tokens = swap.in_tokens;
-  record_.seconds = host_s + record_.swap_seconds + draft_s + pool_.pass_seconds(shape);
-  record_.draft_seconds = draft_s;
-  record_.shape = shape;
-  record_.worker = id_;
-  record_.waiting = static_cast<std::int32_t>(scheduler_.waiting());
-  for (const ScheduledWork& w : work_) {
+  record.swap_seconds = pool_.swap_seconds(swap);
+  record.swap_out_tokens = swap.out_tokens;
+  record.swap_in_tokens = swap.in_tokens;
+  const double before_pass = host_s + record.swap_seconds + draft_s;
+  const PassOutcome& pass = pool_.pass(shape);
+  // Each stage takes the pass when done with the iteration before; the pass starts late
+  // enough for every stage.
+  double launch = now;
+  for (std::size_t s = 0; s < stage_free_.size(); ++s) launch = std::max(launch, stage_free_[s] - before_pass - pass.stages[s].begin_s);
+  record.start_s = launch;
+  record.seconds = before_pass + pass.seconds;
+  const double end = launch + record.seconds;
+  // (A stage is done at the latest when the iteration is: the same sum, rounded the same way.)
+  for (std::size_t s = 0; s < stage_free_.size(); ++s) stage_free_[s] = std::min(end, launch + before_pass + pass.stages[s].end_s);
+  record.draft_seconds = draft_s;
+  record.shape = shape;
+  record.worker = id_;
+  record.micro_batch = static_cast<std::int32_t>(started_++ % micro_batches_);
+  record.waiting = static_cast<std::int32_t>(scheduler_.waiting());
+  for (const ScheduledWork& w : work) {
     if (w.prefill) {
-      ++record_.prefill_sequences;
-      record_.prefill_tokens += w.new_tokens;
+      ++record.prefill_sequences;
+      record.prefill_tokens += w.new_tokens;
     } else {
-      ++record_.decode_sequences;
+      ++record.decode_sequences;
     }
   }
-  record_.kv_blocks_used = kv_.used();
-  end_s_ = now + record_.seconds;
-  busy_ = true;
+  record.kv_blocks_used = kv_.used();
+  in_flight_.push_back({std::move(work), record, end});
   return true;
 }
 
 Scheduler::Progress Worker::finish(ServingResult& r) {
+  Iteration it = std::move(in_flight_.front());
+  in_flight_.pop_front();
   // Each decode keeps its drafts up to the first rejected one, and the target's own token.
-  std::vector<std::int64_t> emitted(work_.size(), 1);
-  for (std::size_t i = 0; i < work_.size(); ++i) {
-    if (work_[i].prefill) continue;
+  std::vector<std::int64_t> emitted(it.work.size(), 1);
+  for (std::size_t i = 0; i < it.work.size(); ++i) {
+    if (it.work[i].prefill) continue;
     std::int64_t accepted = 0;
     while (accepted < setup_.speculative.tokens && unit_draw(rng_) < setup_.speculative.accept_chance(accepted)) ++accepted;
-    const LiveRequest& live = scheduler_.running()[static_cast<std::size_t>(work_[i].live)];
+    const LiveRequest& live = *scheduler_.find(it.work[i].record);
     emitted[i] = std::min(1 + accepted, live.output - live.generated);
-    record_.decode_tokens += emitted[i];
+    it.record.decode_tokens += emitted[i];
   }
-  r.iterations.push_back(record_);
-  busy_ = false;
-  return scheduler_.complete(work_, emitted);
+  r.iterations.push_back(it.record);
+  return scheduler_.complete(it.work, emitted);
 }
 
 }  // namespace roofsim

@@ -3,6 +3,7 @@
 // its machine, its simulators and the shapes it has simulated; a Worker is one instance of a
 // pool, with its own KV cache and scheduler, running one iteration at a time.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -34,11 +35,12 @@ class Pool {
   const MemoryPlan& memory() const { return memory_; }
   const std::string& role() const { return role_; }
   std::int64_t chips() const { return chips_; }
+  std::int64_t stages() const { return stages_; }  // pipeline stages
   // The index in ServingResult::shapes of the target pass of `work`, simulated the first time.
   int shape_of(const std::vector<ScheduledWork>& work);
   // The draft passes' time before the target pass of shape `shape` (0 without speculation).
   double draft_seconds(int shape);
-  double pass_seconds(int shape) const { return r_.shapes[static_cast<std::size_t>(shape)].outcome.seconds; }
+  const PassOutcome& pass(int shape) const { return r_.shapes[static_cast<std::size_t>(shape)].outcome; }
   // Swap preemption's copies between a chip and host memory (serving.hpp, KvCacheConfig::Preemption).
   double swap_seconds(const Scheduler::SwapTraffic& t) const;
 
@@ -49,11 +51,15 @@ class Pool {
   PassSimulator sim_;
   std::unique_ptr<PassSimulator> draft_;
   MemoryPlan memory_;
-  std::int64_t chips_ = 1;
+  std::int64_t chips_ = 1, stages_ = 1;
   std::map<std::vector<std::int64_t>, int> index_;
   std::map<std::vector<std::int64_t>, double> draft_index_;
 };
 
+// With pipeline stages a worker runs up to SchedulerConfig::micro_batches iterations at once:
+// a new one starts when the first stage is done with the last one started, each stage takes
+// it when done with the one before (the pass's stage spans shifted as a whole: a stage never
+// runs two at once), and they end in the order they started.
 class Worker {
  public:
   Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng);
@@ -62,15 +68,20 @@ class Worker {
 
   Scheduler& scheduler() { return scheduler_; }
   const KvBlockPool& kv() const { return kv_; }
-  bool busy() const { return busy_; }
-  double end_s() const { return end_s_; }
+  bool busy() const { return !in_flight_.empty(); }
+  // When the iteration under way that ends first ends.
+  double end_s() const { return in_flight_.front().end_s; }
+  // When the first stage could take another iteration: INFINITY while every micro-batch is
+  // under way.
+  double next_start_s() const;
   // Requests it holds: running and waiting.
   std::size_t load() const { return scheduler_.running().size() + scheduler_.waiting(); }
-  // Plans an iteration from `now` (preempting when running requests block each other); false
-  // when nothing can run until more requests come.
+  // Plans an iteration from `now` (preempting when running requests block each other and
+  // none is under way); false when none can start now: every micro-batch under way, the first
+  // stage busy, or nothing to run until more requests come or an iteration ends.
   bool start(double now);
-  // Ends the iteration under way: each decode keeps its accepted drafts, the record is added
-  // to ServingResult::iterations.
+  // Ends the iteration that ends first: each decode keeps its accepted drafts, the record is
+  // added to ServingResult::iterations.
   Scheduler::Progress finish(ServingResult& r);
 
  private:
@@ -80,10 +91,15 @@ class Worker {
   std::mt19937_64& rng_;
   KvBlockPool kv_;
   Scheduler scheduler_;
-  bool busy_ = false;
-  double end_s_ = 0;
-  std::vector<ScheduledWork> work_;
-  IterationRecord record_;
+  std::int64_t micro_batches_ = 1;
+  struct Iteration {
+    std::vector<ScheduledWork> work;
+    IterationRecord record;
+    double end_s = 0;
+  };
+  std::deque<Iteration> in_flight_;  // in the order they started, which is the order they end
+  std::vector<double> stage_free_;   // per pipeline stage: when it is done with the last iteration started
+  std::int64_t started_ = 0;
 };
 
 }  // namespace roofsim

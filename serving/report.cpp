@@ -26,12 +26,14 @@ std::string groups_text(const std::vector<SequenceGroup>& groups) {
   return s;
 }
 
-std::string describe_scheduler(const SchedulerConfig& c) {
+std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
+  const std::int64_t micro_batches = c.micro_batches > 0 ? c.micro_batches : stages;
   if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
   return std::string("continuous batching, ") +
          (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
-         (c.chunked_prefill ? ", chunked prefill" : "");
+         (c.chunked_prefill ? ", chunked prefill" : "") +
+         (stages > 1 || micro_batches > 1 ? ", " + std::to_string(micro_batches) + " micro-batches under way at once" : "");
 }
 
 nlohmann::json serving_json(const ServingResult& r) {
@@ -49,7 +51,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["weights_dtype"] = dtype_name(s.machine.precision.weights);
   j["activations_dtype"] = dtype_name(s.machine.precision.activations);
   j["kv_dtype"] = dtype_name(s.machine.precision.kv);
-  j["scheduler"] = describe_scheduler(s.scheduler);
+  j["scheduler"] = describe_scheduler(s.scheduler, s.machine.pp);
   j["workload"] = {{"requests", r.requests.size()},
                    {"arrivals", s.workload.arrivals.kind == Arrivals::Kind::closed_loop ? "closed_loop"
                                 : s.workload.arrivals.kind == Arrivals::Kind::poisson   ? "poisson"
@@ -164,6 +166,7 @@ nlohmann::json serving_iteration_records(const ServingResult& r) {
     const IterationRecord& it = r.iterations[i];
     rows.push_back({{"iteration", i},
                     {"worker", it.worker},
+                    {"micro_batch", it.micro_batch},
                     {"start_s", it.start_s},
                     {"seconds", it.seconds},
                     {"prefill_sequences", it.prefill_sequences},
@@ -181,7 +184,7 @@ nlohmann::json serving_iteration_records(const ServingResult& r) {
 
 std::string iterations_csv(const ServingResult& r) {
   return records_csv(serving_iteration_records(r),
-                     {"iteration", "worker", "start_s", "seconds", "prefill_sequences", "prefill_tokens", "decode_sequences",
+                     {"iteration", "worker", "micro_batch", "start_s", "seconds", "prefill_sequences", "prefill_tokens", "decode_sequences",
                       "decode_tokens", "draft_s", "swap_s", "kv_blocks_used", "waiting", "shape"});
 }
 

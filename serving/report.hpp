@@ -18,7 +18,8 @@ std::string iterations_csv(const ServingResult& r);
 // `requests` and `iteration_records`; pandas.DataFrame takes them as they are).
 nlohmann::json serving_request_records(const ServingResult& r);
 nlohmann::json serving_iteration_records(const ServingResult& r);
-std::string describe_scheduler(const SchedulerConfig& c);
+// `stages`: the pipeline stages of an instance (its micro-batches under way are named when more than one).
+std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages = 1);
 // An iteration shape as text: "4x prefill 512@512 + 60x decode @1088" (count x new tokens @ context).
 std::string groups_text(const std::vector<SequenceGroup>& groups);
 

@@ -1,6 +1,7 @@
 #include "serving/scheduler.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace roofsim {
 
@@ -8,6 +9,20 @@ namespace {
 using Policy = SchedulerConfig::Policy;
 using Priority = SchedulerConfig::Priority;
 }  // namespace
+
+const LiveRequest* Scheduler::find(std::int64_t record) const {
+  for (const LiveRequest& r : running_) {
+    if (r.record == record) return &r;
+  }
+  return nullptr;
+}
+
+std::size_t Scheduler::newest_idle() const {
+  for (std::size_t i = running_.size(); i-- > 0;) {
+    if (!running_[i].in_flight) return i;
+  }
+  return running_.size();
+}
 
 // Takes the KV blocks `r` needs to hold `tokens` tokens (on-demand admission; a reserving
 // request already holds them all).
@@ -106,10 +121,10 @@ bool Scheduler::admit_head(std::int64_t first_chunk) {
 }
 
 void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget) {
-  // Oldest first; when the cache is full, the newest running request gives way (it has not
-  // been planned yet: everything planned is older).
-  for (std::size_t i = 0; i < running_.size() && budget > 0;) {
-    if (running_[i].in_prefill()) {
+  // Oldest first; when the cache is full, the newest running request not in flight gives way
+  // (it has not been planned yet: everything planned is older).
+  for (std::size_t i = 0; i < running_.size() && budget > 0 && !batch_full(work);) {
+    if (running_[i].in_prefill() || running_[i].in_flight) {
       ++i;
       continue;
     }
@@ -117,7 +132,7 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
     const std::int64_t fed = config_.verify_tokens;
     bool preempted_self = false;
     while (!grow(running_[i], running_[i].cached + fed)) {
-      const std::size_t victim = running_.size() - 1;
+      const std::size_t victim = newest_idle();
       preempt(victim);
       if (victim == i) {
         preempted_self = true;
@@ -125,7 +140,7 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
       }
     }
     if (preempted_self) break;  // it was the newest: nothing comes after it
-    work.push_back({static_cast<std::int64_t>(i), fed, running_[i].cached + fed, false});
+    work.push_back({static_cast<std::int64_t>(i), running_[i].record, fed, running_[i].cached + fed, false});
     budget -= fed;
     ++i;
   }
@@ -138,17 +153,17 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
     return config_.chunked_prefill ? budget : 0;
   };
   // Running requests part-way through their prompt (chunked prefill) go first.
-  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+  for (std::size_t i = 0; i < running_.size() && budget > 0 && !batch_full(work); ++i) {
     LiveRequest& r = running_[i];
-    if (!r.in_prefill()) continue;
+    if (!r.in_prefill() || r.in_flight) continue;
     const std::int64_t n = chunk_of(r);
     if (n == 0 || !grow(r, r.cached + n)) continue;
-    work.push_back({static_cast<std::int64_t>(i), n, r.cached + n, true});
+    work.push_back({static_cast<std::int64_t>(i), r.record, n, r.cached + n, true});
     budget -= n;
   }
   // Then new requests, first come first served: a request that does not fit blocks the ones
   // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
-  while (!waiting_.empty() && budget > 0 && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
+  while (!waiting_.empty() && budget > 0 && !batch_full(work) && running_below_limit()) {
     // A swapped-out decode at the head waits for blocks to come back in (plan()); first come,
     // first served, nobody passes it.
     if (!waiting_.front().in_prefill()) break;
@@ -156,7 +171,7 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
     const std::int64_t n = chunk_of(waiting_.front());
     if (n == 0 || !admit_head(n)) break;
     const LiveRequest& r = running_.back();
-    work.push_back({static_cast<std::int64_t>(running_.size() - 1), n, r.cached + n, true});
+    work.push_back({static_cast<std::int64_t>(running_.size() - 1), r.record, n, r.cached + n, true});
     budget -= n;
   }
 }
@@ -170,7 +185,7 @@ std::vector<ScheduledWork> Scheduler::plan() {
         use_cached_prefix(waiting_.front());
         const std::int64_t n = waiting_.front().prompt - waiting_.front().cached;
         if (!admit_head(n)) break;
-        work.push_back({static_cast<std::int64_t>(running_.size() - 1), n, running_.back().cached + n, true});
+        work.push_back({static_cast<std::int64_t>(running_.size() - 1), running_.back().record, n, running_.back().cached + n, true});
       }
       return work;
     }
@@ -179,26 +194,24 @@ std::vector<ScheduledWork> Scheduler::plan() {
     return work;
   }
   // Requests whose KV cache is already there (sent by a prefill instance) join at once.
-  while (!waiting_.empty() && !waiting_.front().in_prefill() && static_cast<std::int64_t>(running_.size()) < config_.max_batch &&
-         admit_head(0)) {
+  while (!waiting_.empty() && !waiting_.front().in_prefill() && running_below_limit() && admit_head(0)) {
   }
   std::int64_t budget = config_.max_tokens;
-  if (config_.priority == Priority::prefill_first) {
-    plan_prefill(work, budget);
-    if (!work.empty()) return work;
-    plan_decodes(work, budget);
-    return work;
-  }
-  plan_decodes(work, budget);
-  plan_prefill(work, budget);
+  if (config_.priority == Priority::prefill_first) plan_prefill(work, budget);
+  if (work.empty() || config_.priority == Priority::decode_first) plan_decodes(work, budget);
+  if (config_.priority == Priority::decode_first) plan_prefill(work, budget);
+  for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
   return work;
 }
 
 Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted) {
   Progress p;
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < running_.size(); ++i) index.emplace(running_[i].record, i);
   for (std::size_t i = 0; i < work.size(); ++i) {
     const ScheduledWork& w = work[i];
-    LiveRequest& r = running_[static_cast<std::size_t>(w.live)];
+    LiveRequest& r = running_[index.at(w.record)];
+    r.in_flight = false;
     if (w.prefill) {
       r.cached += w.new_tokens;
       // A prefill that reaches the end of the prompt yields the first token.

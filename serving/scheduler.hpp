@@ -1,6 +1,7 @@
 #pragma once
 // Forms each iteration's batch from the running and waiting requests, under the token budget,
 // the batch limit and the KV cache (serving/serving.hpp says what each policy reproduces).
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <utility>
@@ -24,13 +25,15 @@ struct LiveRequest {
   std::int64_t prefix_tokens = 0;
   std::int64_t shared_blocks = 0;  // blocks of a cached prefix it reads (held by the prefix cache)
   bool swapped = false;            // its `cached` tokens wait in host memory (swap preemption)
+  bool in_flight = false;          // in an iteration under way (pipeline stages run several at once)
   bool in_prefill() const { return cached < prompt; }
 };
 
 // One request's work in an iteration: `new_tokens` (a prompt, a chunk, or 1 to decode) whose
 // newest attends to `context` keys.
 struct ScheduledWork {
-  std::int64_t live = 0;  // index into the scheduler's running list
+  std::int64_t live = 0;    // index into the scheduler's running list when planned
+  std::int64_t record = 0;  // the request (LiveRequest::record): other iterations may end first and reorder the list
   std::int64_t new_tokens = 1;
   std::int64_t context = 1;
   bool prefill = false;
@@ -46,10 +49,12 @@ class Scheduler {
   // The next iteration's work; admits waiting requests (taking their KV blocks) and, when the
   // cache runs out, preempts (the request goes back to the head of the queue, its blocks
   // freed, to be recomputed or, swapping, copied to the host and back when readmitted).
-  // Empty when nothing can run.
+  // Requests in an iteration still under way (pipelined micro-batches) are left out, and the
+  // planned ones are in flight until complete(). Empty when nothing can run.
   std::vector<ScheduledWork> plan();
   // After the iteration: advances every scheduled request by its tokens. Returns the
   // requests that produced a token (first or later), and removes and returns the finished.
+  // Iterations may complete in any order relative to plan() calls of later ones.
   struct Progress {
     std::vector<LiveRequest> produced;  // as they are after this iteration
     std::vector<LiveRequest> finished;
@@ -59,6 +64,8 @@ class Scheduler {
   Progress complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted = {});
 
   const std::vector<LiveRequest>& running() const { return running_; }
+  // The running request `record`, or nullptr.
+  const LiveRequest* find(std::int64_t record) const;
   std::size_t waiting() const { return waiting_.size(); }
   // Prefix caching: requests that found their prefix cached, the prompt tokens they did not
   // compute, and prefixes evicted.
@@ -73,11 +80,12 @@ class Scheduler {
   SwapTraffic take_swap_traffic() { return std::exchange(swap_, SwapTraffic{}); }
   // Preempted requests so far, by record index.
   const std::vector<std::int64_t>& preempted() const { return preempted_; }
-  // Preempts the most recently admitted running request (the engine's way out when nothing
-  // can run); false when none runs.
+  // Preempts the most recently admitted running request not in flight (the engine's way out
+  // when nothing can run); false when there is none.
   bool preempt_newest() {
-    if (running_.empty()) return false;
-    preempt(running_.size() - 1);
+    const std::size_t victim = newest_idle();
+    if (victim == running_.size()) return false;
+    preempt(victim);
     return true;
   }
 
@@ -85,6 +93,15 @@ class Scheduler {
   bool admit_head(std::int64_t first_chunk);
   bool grow(LiveRequest& r, std::int64_t tokens);
   void preempt(std::size_t i);
+  std::size_t newest_idle() const;  // the newest running request not in flight; running_.size() if none
+  // max_batch limits each iteration; the requests running in all micro-batches together are
+  // max_batch times as many.
+  bool batch_full(const std::vector<ScheduledWork>& work) const {
+    return static_cast<std::int64_t>(work.size()) >= config_.max_batch;
+  }
+  bool running_below_limit() const {
+    return static_cast<std::int64_t>(running_.size()) < config_.max_batch * std::max<std::int64_t>(1, config_.micro_batches);
+  }
   void use_cached_prefix(LiveRequest& r);
   void cache_prefix(LiveRequest& r);
   void swap_in(LiveRequest& r);

@@ -17,29 +17,32 @@ namespace roofsim {
 
 namespace {
 
-// A layout before it runs: colocated (tp, replicas) or disaggregated (P, tp_p, D, tp_d).
+// A layout before it runs: colocated (tp, pp, replicas) or disaggregated (P, tp_p, D, tp_d).
 struct Layout {
   bool disaggregated = false;
-  std::int64_t tp = 0, replicas = 0;
+  std::int64_t tp = 0, pp = 1, replicas = 0;
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;
   std::string name() const {
-    if (!disaggregated) return "tp" + std::to_string(tp) + " x" + std::to_string(replicas);
+    if (!disaggregated) return "tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "") + " x" + std::to_string(replicas);
     return std::to_string(prefill_instances) + "P(tp" + std::to_string(prefill_tp) + ")+" + std::to_string(decode_instances) +
            "D(tp" + std::to_string(decode_tp) + ")";
   }
 };
 
-std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& tps, bool disaggregated) {
+std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& tps, const std::vector<std::int64_t>& pps,
+                            bool disaggregated) {
   std::vector<Layout> out;
-  for (std::int64_t tp : tps) {
-    if (gpus % tp == 0) out.push_back({false, tp, gpus / tp, 0, 0, 0, 0});
+  for (std::int64_t pp : pps) {
+    for (std::int64_t tp : tps) {
+      if (gpus % (tp * pp) == 0) out.push_back({false, tp, pp, gpus / (tp * pp), 0, 0, 0, 0});
+    }
   }
   if (!disaggregated) return out;
   for (std::int64_t tp_p : tps) {
     for (std::int64_t tp_d : tps) {
       for (std::int64_t p = 1; p * tp_p < gpus; ++p) {
         const std::int64_t rest = gpus - p * tp_p;
-        if (rest % tp_d == 0) out.push_back({true, 0, 0, p, tp_p, rest / tp_d, tp_d});
+        if (rest % tp_d == 0) out.push_back({true, 0, 1, 0, p, tp_p, rest / tp_d, tp_d});
       }
     }
   }
@@ -66,6 +69,7 @@ ServingSetup point_setup(const SearchSpec& spec, const Layout& l, std::int64_t c
     clients = concurrency * l.decode_instances;
   } else {
     s.machine.tp = l.tp;
+    s.machine.pp = l.pp;
   }
   s.workload.arrivals = Arrivals{};
   s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
@@ -121,7 +125,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
   if (spec.gpus < 1 || spec.gpus > kMaxChips) {
     throw InputError("${gpus} " + std::to_string(spec.gpus) + ": must be between 1 and " + std::to_string(kMaxChips));
   }
-  if (spec.base.machine.pp != 1) throw InputError("${pp}: the search lays out tensor parallelism and replicas only (pipeline stages are not searched)");
+  if (spec.base.machine.pp != 1) throw InputError("${pp}: the search sets the pipeline stages of each layout itself (its list of stages to try)");
   if (spec.requests_per_client < 1 || spec.requests_per_client > 1000000) {
     throw InputError("${requests_per_client} " + std::to_string(spec.requests_per_client) + ": must be between 1 and 1000000");
   }
@@ -131,7 +135,13 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
   for (std::int64_t c : concurrencies) {
     if (c < 1 || c > (1 << 20)) throw InputError("${concurrency} " + std::to_string(c) + ": must be between 1 and 1048576");
   }
-  const std::vector<Layout> all = layouts(spec.gpus, tps, spec.disaggregated);
+  const std::vector<std::int64_t> pps = sorted_unique(spec.pps.empty() ? std::vector<std::int64_t>{1} : spec.pps);
+  for (std::int64_t pp : pps) {
+    if (pp < 1 || pp > spec.gpus) {
+      throw InputError("${pp} " + std::to_string(pp) + ": pipeline stages must number between 1 and ${gpus} " + std::to_string(spec.gpus));
+    }
+  }
+  const std::vector<Layout> all = layouts(spec.gpus, tps, pps, spec.disaggregated);
   for (std::int64_t tp : tps) {
     if (tp < 1 || tp > spec.gpus) {
       throw InputError("${tp} " + std::to_string(tp) + ": a tensor-parallel group must have between 1 and ${gpus} " +
@@ -158,6 +168,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
       p.layout = l.name();
       p.disaggregated = l.disaggregated;
       p.tp = l.tp;
+      p.pp = l.disaggregated ? 0 : l.pp;
       p.replicas = l.replicas;
       p.prefill_instances = l.prefill_instances;
       p.prefill_tp = l.prefill_tp;
@@ -191,7 +202,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
 
 std::string search_csv(const std::vector<SearchPoint>& points, SettingNames names) {
   return records_csv(search_points_json(points, names),
-                     {"layout", "disaggregated", "tp", "replicas", "prefill_instances", "prefill_tp", "decode_instances",
+                     {"layout", "disaggregated", "tp", "pp", "replicas", "prefill_instances", "prefill_tp", "decode_instances",
                       "decode_tp", "concurrency", "total_concurrency", "requests", "tok_s", "tok_s_per_gpu", "tok_s_per_user",
                       "ttft_p90_s", "tpot_mean_s", "slo_attainment", "meets_slo", "pareto", "error"});
 }
@@ -208,6 +219,7 @@ nlohmann::json search_points_json(const std::vector<SearchPoint>& points, Settin
       j["decode_tp"] = p.decode_tp;
     } else {
       j["tp"] = p.tp;
+      j["pp"] = p.pp;
       j["replicas"] = p.replicas;
     }
     if (p.ok()) {

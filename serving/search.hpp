@@ -1,6 +1,7 @@
 #pragma once
 // The deployment search: for a model, a number of GPUs and SLOs, serving runs over parallelism
-// layouts (tensor parallel replicas, and optionally disaggregated prefill/decode splits) and
+// layouts (replicas of tensor-parallel groups, optionally in pipeline stages, and optionally
+// disaggregated prefill/decode splits) and
 // closed-loop concurrencies, and the Pareto front of output tokens/s per GPU against tokens/s
 // per user among the points that meet the SLOs.
 #include <cstdint>
@@ -22,6 +23,9 @@ struct SearchSpec {
   std::int64_t gpus = 8;
   // TP degrees to try; empty: every power of two dividing `gpus` that the model can split into.
   std::vector<std::int64_t> tps;
+  // Pipeline stages to try with each TP degree (colocated replicas of tp x pp chips; each
+  // stage runs its own micro-batch); empty: 1.
+  std::vector<std::int64_t> pps;
   // Closed-loop clients per replica (colocated) or per decode instance (disaggregated);
   // empty: 1, 2, 4, ..., 256.
   std::vector<std::int64_t> concurrencies;
@@ -33,9 +37,9 @@ struct SearchSpec {
 };
 
 struct SearchPoint {
-  std::string layout;  // "tp2 x4" (TP 2, 4 replicas) or "1P(tp2)+3D(tp2)"
+  std::string layout;  // "tp2 x4" (TP 2, 4 replicas), "tp2 pp2 x2" (and 2 stages) or "1P(tp2)+3D(tp2)"
   bool disaggregated = false;
-  std::int64_t tp = 0, replicas = 0;  // colocated
+  std::int64_t tp = 0, pp = 0, replicas = 0;  // colocated
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;  // disaggregated
   std::int64_t concurrency = 0;        // per replica, or per decode instance
   std::int64_t total_concurrency = 0;  // clients over all the GPUs
@@ -61,7 +65,7 @@ std::vector<std::int64_t> default_search_tps(const SearchSpec& spec);
 // (falling), then index.
 std::vector<std::size_t> pareto_front(const std::vector<SearchPoint>& points);
 
-// Runs the search: layouts in order (colocated by TP, then the disaggregated splits), each at
+// Runs the search: layouts in order (colocated by stages and TP, then the disaggregated splits), each at
 // every concurrency. A point the model or machine cannot run (InputError) is kept with its
 // error; anything else propagates. Marks the Pareto points. Throws InputError for a spec that
 // gives nothing to run, Cancelled when `control` asks. Progress: points done.

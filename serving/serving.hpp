@@ -43,6 +43,11 @@ struct SchedulerConfig {
   // Tokens a decode feeds the target per step: 1, or k + 1 with speculative decoding (the last
   // accepted token and k drafted ones to verify). Set from SpeculativeConfig by the engine.
   std::int64_t verify_tokens = 1;
+  // Iterations in flight at once on an instance of pipeline stages (TensorRT-LLM's and vLLM's
+  // micro-batches): a new one starts when the first stage is free, each with requests of its
+  // own; max_batch limits each, so up to max_batch x micro_batches requests run. 0: one per
+  // pipeline stage (${pp}); 1 runs one iteration through all stages at a time.
+  std::int64_t micro_batches = 0;
 };
 
 // Speculative decoding: before each decode step a draft proposes k tokens per sequence, one
@@ -161,6 +166,7 @@ struct IterationRecord {
   double swap_seconds = 0;          // of `seconds`: KV copies to and from the host (swap preemption)
   std::int64_t swap_out_tokens = 0, swap_in_tokens = 0;
   std::int32_t worker = 0;          // the instance that ran it (disaggregated: prefill ones first)
+  std::int32_t micro_batch = 0;     // pipeline stages: which of the micro-batches under way at once (0 without)
   std::int64_t decode_tokens = 0;   // output tokens the decodes produced (more than one each when drafts are accepted)
 };
 

@@ -12,7 +12,7 @@ namespace {
 
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
-    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
+    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "micro_batches", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
     "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
@@ -75,6 +75,8 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
                                 : SchedulerConfig::Priority::decode_first;
   } else if (key == "max_batch") {
     s_.scheduler.max_batch = setting_whole(key, v);
+  } else if (key == "micro_batches") {
+    s_.scheduler.micro_batches = setting_whole(key, v);
   } else if (key == "max_tokens") {
     s_.scheduler.max_tokens = setting_whole(key, v);
   } else if (key == "chunked_prefill") {

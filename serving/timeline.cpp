@@ -49,13 +49,15 @@ IterationTimes iteration_times(const ServingResult& r) {
     t.start.push_back(to_ns(it.start_s));
     t.end.push_back(std::max(t.start.back(), to_ns(it.start_s + it.seconds)));
   }
-  // An instance goes idle after an iteration when its next one starts later (or never comes).
+  // A track (an instance, or a micro-batch of one) goes idle after an iteration when its next
+  // one starts later (or never comes).
   t.idle_after.assign(n, true);
   std::map<std::int32_t, std::size_t> last_of;
   for (std::size_t i = 0; i < n; ++i) {
-    auto found = last_of.find(r.iterations[i].worker);
+    const std::int32_t track = r.iterations[i].worker + r.iterations[i].micro_batch;
+    auto found = last_of.find(track);
     if (found != last_of.end()) t.idle_after[found->second] = t.start[i] > t.end[found->second];
-    last_of[r.iterations[i].worker] = i;
+    last_of[track] = i;
   }
   return t;
 }
@@ -131,10 +133,12 @@ std::string serving_trace_json(const ServingResult& r) {
   int lane_count = 0;
   for (int k : lanes) lane_count = std::max(lane_count, k + 1);
   // Instances (disaggregated serving has several): a track of iterations and counters each.
+  // Pipeline stages run several iterations at once on one instance: a track each.
   int instances = 1;
-  for (const IterationRecord& it : r.iterations) instances = std::max(instances, it.worker + 1);
+  for (const IterationRecord& it : r.iterations) instances = std::max(instances, it.worker + it.micro_batch + 1);
   auto instance_name = [&](std::int32_t worker) -> std::string {
     if (instances == 1) return "";
+    if (!r.setup.disaggregation.enabled) return " (micro-batch " + std::to_string(worker) + ")";
     const bool prefill = worker < r.setup.disaggregation.prefill_instances;
     return std::string(prefill ? " (prefill " : " (decode ") + std::to_string(worker) + ")";
   };
@@ -144,7 +148,7 @@ std::string serving_trace_json(const ServingResult& r) {
   out += nlohmann::json{{"model", r.model.name},
                         {"hardware", r.hw.name},
                         {"chips", r.chips},
-                        {"scheduler", describe_scheduler(r.setup.scheduler)},
+                        {"scheduler", describe_scheduler(r.setup.scheduler, r.setup.machine.pp)},
                         {"kv_blocks_per_chip", r.kv_blocks},
                         {"requests", r.requests.size()},
                         {"iterations", r.iterations.size()}}
@@ -188,7 +192,7 @@ std::string serving_trace_json(const ServingResult& r) {
     out += shape < shape_text.size() ? shape_text[shape] : std::string("\"\"");
     out += "},\"cat\":\"iteration\",\"name\":\"";
     out += iteration_kind(it);
-    out += "\",\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(it.worker + 1) + ",\"ts\":";
+    out += "\",\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(it.worker + it.micro_batch + 1) + ",\"ts\":";
     append_us(out, times.start[i]);
     out += "}";
   }
@@ -213,7 +217,7 @@ std::string serving_trace_json(const ServingResult& r) {
   };
   for (std::size_t i = 0; i < r.iterations.size(); ++i) {
     const IterationRecord& it = r.iterations[i];
-    const std::string who = instance_name(it.worker);
+    const std::string who = instance_name(it.worker + it.micro_batch);
     counters(who, it.prefill_sequences + it.decode_sequences, it.prefill_tokens + it.decode_sequences * verify_tokens,
              it.kv_blocks_used, it.waiting, times.start[i]);
     if (times.idle_after[i]) counters(who, 0, 0, 0, 0, times.end[i]);
@@ -308,7 +312,7 @@ void write_serving_timeseries_plot(const std::string& path, const ServingResult&
   const std::string title = gnuplot_lines({"roofsim serve: " + r.model.name + " on " +
                                           (r.chips > 1 ? std::to_string(r.chips) + " x " : "") + r.hw.description + ", " +
                                           std::to_string(r.requests.size()) + " requests",
-                                      describe_scheduler(r.setup.scheduler)});
+                                      describe_scheduler(r.setup.scheduler, r.setup.machine.pp)});
   const std::string file = gnuplot_quoted(data.string());
   {
     std::ofstream g(script);

@@ -26,7 +26,7 @@ struct SearchOptions {
   std::string hw;
   ExperimentFlags x;
   std::int64_t gpus = 8, requests_per_client = 8, max_batch = 256, max_tokens = 8192;
-  std::string tps, concurrencies;
+  std::string tps, pps = "1", concurrencies;
   std::string prompt = "1024", output = "128";
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool disaggregated = false;
@@ -126,6 +126,7 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
   spec.gpus = o.gpus;
   if (!o.tps.empty()) spec.tps = parse_list(o.tps, "--tp", 1, o.gpus);
+  spec.pps = parse_list(o.pps, "--pp", 1, o.gpus);
   if (!o.concurrencies.empty()) spec.concurrencies = parse_list(o.concurrencies, "--concurrency", 1, 1 << 20);
   spec.disaggregated = o.disaggregated;
   spec.requests_per_client = o.requests_per_client;
@@ -159,7 +160,8 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   os << "roofsim search: " << model.name << " on " << spec.gpus << " x " << hw.description << ", simulated\n"
      << "workload   closed loop, " << spec.requests_per_client << " requests per client; prompt " << describe(s.workload.prompt)
      << ", output " << describe(s.workload.output) << "; " << slos << "\n"
-     << "layouts    tensor parallel replicas" << (spec.disaggregated ? " and disaggregated prefill/decode splits" : "")
+     << "layouts    tensor parallel replicas" << (spec.pps.size() > 1 || spec.pps.front() > 1 ? " in pipeline stages" : "")
+     << (spec.disaggregated ? " and disaggregated prefill/decode splits" : "")
      << "; clients per replica (disaggregated: per decode instance)\n\n";
   print_table(os, points, slo_set);
   os << "\n" << points.size() << " points, " << ran << " run, " << points.size() - ran << " skipped; wall time "
@@ -189,10 +191,11 @@ void add_search_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "search",
       "Search deployments: for a model, a number of GPUs and SLOs, simulate serving (closed-loop clients, continuous\n"
-      "batching) for each parallelism layout (tensor parallel groups of --tp chips, as many replicas as fit the GPUs;\n"
-      "with --disaggregated also every split into prefill and decode instances) at each concurrency, and report the\n"
-      "Pareto front of output tokens/s per GPU against tokens/s per user among the points that meet the SLOs, with\n"
-      "the best point of each layout. A replica is simulated once and its throughput multiplied by the replicas.\n"
+      "batching) for each parallelism layout (tensor parallel groups of --tp chips in --pp pipeline stages, as many\n"
+      "replicas as fit the GPUs; with --disaggregated also every split into prefill and decode instances) at each\n"
+      "concurrency, and report the Pareto front of output tokens/s per GPU against tokens/s per user among the\n"
+      "points that meet the SLOs, with the best point of each layout. A replica is simulated once and its throughput\n"
+      "multiplied by the replicas.\n"
       "Example: roofsim search --model llama-3-8b --gpus 8 --prompt 1024 --output 256 --concurrency 1,4,16,64 \\\n"
       "           --slo-ttft-ms 1000 --slo-tpot-ms 50 --plot pareto.png --csv points.csv");
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
@@ -202,6 +205,8 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--gpus", o->gpus, "GPUs (chips) to deploy on (default 8)")->check(whole_number_between(1, 4096));
   cmd->add_option("--tp", o->tps, "Tensor-parallel degrees to try, comma-separated (default: every power of two "
                                   "dividing --gpus that the model's heads allow)");
+  cmd->add_option("--pp", o->pps, "Pipeline stages to try with each TP degree, comma-separated (default 1; a replica "
+                                  "of tp x pp chips runs one micro-batch per stage, as serve --pp does)");
   cmd->add_option("--concurrency", o->concurrencies, "Closed-loop clients per replica to try, comma-separated; with "
                                                      "disaggregation per decode instance (default 1,2,4,...,256)");
   cmd->add_flag("--disaggregated", o->disaggregated, "Also try every split of the GPUs into P prefill instances of "

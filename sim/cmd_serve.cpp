@@ -26,7 +26,7 @@ struct ServeOptions {
   double rate = 0, burst_interval_ms = 1000, ramp_ms = 0;
   std::string trace_file, prompt = "1024", output = "128";
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
-  std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0;
+  std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
@@ -81,7 +81,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   if (s.workload.arrivals.kind != Arrivals::Kind::trace) {
     os << "; prompt " << describe(s.workload.prompt) << ", output " << describe(s.workload.output) << "; seed " << s.workload.seed;
   }
-  os << "\nscheduler  " << describe_scheduler(s.scheduler) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
+  os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
@@ -148,7 +148,9 @@ void print_report(std::ostream& os, const ServingResult& r) {
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "
      << r.shapes.size() << " distinct shapes simulated on the chip model"
      << (s.buckets_per_octave > 0 ? " (shapes bucketed, " + std::to_string(s.buckets_per_octave) + " per octave; --buckets 0 for exact)" : " (exact shapes)")
-     << (s.sample_layers ? ", identical layers replayed (--all-layers simulates every one)" : ", every layer")
+     << (!s.sample_layers ? ", every layer"
+         : s.machine.pp > 1 ? ", every layer (layer replay needs a single pipeline stage)"
+                            : ", identical layers replayed (--all-layers simulates every one)")
      << "; wall time " << format_seconds(r.wall_s) << " (" << format_seconds(r.sim_wall_s) << " simulating passes)\n";
 }
 
@@ -194,6 +196,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.priority = o.priority == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
   c.max_batch = o.max_batch;
   c.max_tokens = o.max_tokens;
+  c.micro_batches = o.micro_batches;
   c.chunked_prefill = o.chunked;
   s.kv.admission = o.admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
   s.kv.preemption = o.preemption == "swap" ? KvCacheConfig::Preemption::swap : KvCacheConfig::Preemption::recompute;
@@ -291,6 +294,11 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-tokens", o->max_tokens, "Most tokens in one iteration, prefill tokens plus one per decode "
                                                  "(default 8192, TensorRT-LLM's max_num_tokens)")
       ->check(whole_number_between(1, 1 << 24));
+  cmd->add_option("--micro-batches", o->micro_batches,
+                  "With pipeline stages (--pp): iterations under way at once, each with requests of its own and "
+                  "--max-batch sequences at most; a new one starts when the first stage is free (default 0: one per "
+                  "stage, as TensorRT-LLM and vLLM run them; 1: one iteration through all stages at a time)")
+      ->check(whole_number_between(0, 1024));
   cmd->add_flag("--chunked-prefill", o->chunked, "Split prompts into chunks that fill the token budget (Sarathi-Serve)");
   cmd->add_option("--kv-admission", o->admission, "reserve: admit a request when blocks for its whole prompt and "
                                                   "output are free (TensorRT-LLM's GUARANTEED_NO_EVICT; default); "

@@ -77,6 +77,7 @@ TEST_CASE("on-demand admission preempts the newest request when the cache runs o
   std::vector<ScheduledWork> w = s.plan();
   REQUIRE(w.size() == 2);
   CHECK(pool.used() == 4);
+  s.complete(w);
   std::size_t steps = 0;
   while (s.preempted().empty() && steps++ < 100) s.complete(s.plan());
   REQUIRE(s.preempted().size() == 1);

@@ -179,3 +179,23 @@ TEST_CASE("search: TP degrees by default, and specs refused up front", "[systemc
   stop.cancelled = [] { return true; };
   CHECK_THROWS_AS(run_search(small_spec(2, {1}, {1}), stop), Cancelled);
 }
+
+TEST_CASE("search: pipeline stages lay out replicas of tp x pp chips", "[systemc][serving][search]") {
+  SearchSpec spec = small_spec(4, {1, 2}, {8});
+  spec.pps = {1, 2};
+  const std::vector<SearchPoint> points = run_search(spec);
+  std::vector<std::string> layouts;
+  for (const SearchPoint& p : points) layouts.push_back(p.layout);
+  CHECK(layouts == std::vector<std::string>{"tp1 x4", "tp2 x2", "tp1 pp2 x2", "tp2 pp2 x1"});
+  const SearchPoint& staged = at(points, "tp1 pp2 x2", 8);
+  REQUIRE(staged.ok());
+  CHECK(staged.pp == 2);
+  CHECK(staged.replicas == 2);
+  CHECK(staged.total_concurrency == 16);
+  CHECK(staged.tok_s_per_gpu == Approx(staged.tok_s / 4));
+  CHECK(search_csv(points).find("layout,disaggregated,tp,pp,replicas") == 0);
+  spec.pps = {3};
+  CHECK_THROWS_WITH(run_search(spec), Catch::Contains("no layout of gpus 4"));
+  spec.pps = {0};
+  CHECK_THROWS_WITH(run_search(spec), Catch::Contains("pp 0"));
+}

@@ -304,14 +304,17 @@ bool Worker::start(double now) {
 Scheduler::Progress Worker::finish(ServingResult& r) {
   Iteration it = std::move(in_flight_.front());
   in_flight_.pop_front();
-  // Each decode keeps its drafts up to the first rejected one, and the target's own token.
+  // Each decode keeps its drafts up to the first rejected one, and the target's own token
+  // (without drafts: one, which a running request always still wants).
   std::vector<std::int64_t> emitted(it.work.size(), 1);
   for (std::size_t i = 0; i < it.work.size(); ++i) {
     if (it.work[i].prefill) continue;
-    std::int64_t accepted = 0;
-    while (accepted < setup_.speculative.tokens && unit_draw(rng_) < setup_.speculative.accept_chance(accepted)) ++accepted;
-    const LiveRequest& live = *scheduler_.find(it.work[i].record);
-    emitted[i] = std::min(1 + accepted, live.output - live.generated);
+    if (setup_.speculative.tokens > 0) {
+      std::int64_t accepted = 0;
+      while (accepted < setup_.speculative.tokens && unit_draw(rng_) < setup_.speculative.accept_chance(accepted)) ++accepted;
+      const LiveRequest& live = *scheduler_.find(it.work[i].record);
+      emitted[i] = std::min(1 + accepted, live.output - live.generated);
+    }
     it.record.decode_tokens += emitted[i];
   }
   r.iterations.push_back(it.record);

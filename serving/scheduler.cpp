@@ -1,7 +1,7 @@
 #include "serving/scheduler.hpp"
 
 #include <algorithm>
-#include <map>
+#include <stdexcept>
 
 namespace roofsim {
 
@@ -9,6 +9,16 @@ namespace {
 using Policy = SchedulerConfig::Policy;
 using Priority = SchedulerConfig::Priority;
 }  // namespace
+
+LiveRequest& Scheduler::running_request(const ScheduledWork& w) {
+  // Where it was planned, unless iterations that ended since removed requests before it.
+  const std::size_t planned = static_cast<std::size_t>(w.live);
+  if (planned < running_.size() && running_[planned].record == w.record) return running_[planned];
+  for (LiveRequest& r : running_) {
+    if (r.record == w.record) return r;
+  }
+  throw std::logic_error("serving: an iteration's request is no longer running");
+}
 
 const LiveRequest* Scheduler::find(std::int64_t record) const {
   for (const LiveRequest& r : running_) {
@@ -206,11 +216,9 @@ std::vector<ScheduledWork> Scheduler::plan() {
 
 Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted) {
   Progress p;
-  std::map<std::int64_t, std::size_t> index;
-  for (std::size_t i = 0; i < running_.size(); ++i) index.emplace(running_[i].record, i);
   for (std::size_t i = 0; i < work.size(); ++i) {
     const ScheduledWork& w = work[i];
-    LiveRequest& r = running_[index.at(w.record)];
+    LiveRequest& r = running_request(w);
     r.in_flight = false;
     if (w.prefill) {
       r.cached += w.new_tokens;

@@ -54,6 +54,9 @@ void check_setup(const ServingSetup& s) {
   }
   if (s.machine.ep != 1) throw InputError("${ep}: serving runs without expert parallelism so far");
   if (c.micro_batches < 0 || c.micro_batches > 1024) throw InputError("${micro_batches} must be between 0 (one per pipeline stage) and 1024");
+  if (c.micro_batches > 1 && s.machine.pp == 1) {
+    throw InputError("${micro_batches} " + std::to_string(c.micro_batches) + ": micro-batches take turns on pipeline stages; with one stage (${pp} 1) iterations run one at a time");
+  }
   if (s.machine.pp > 1) {
     // Pipelined micro-batches are built for the continuous scheduler's iterations.
     if (c.policy == SchedulerConfig::Policy::static_batch) {

@@ -230,7 +230,7 @@ namespace {
 SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages) {
   SchedulerConfig c = setup.scheduler;
   c.verify_tokens = 1 + setup.speculative.tokens;
-  if (c.micro_batches <= 0) c.micro_batches = stages;
+  c.micro_batches = c.micro_batches_on(stages);
   return c;
 }
 
@@ -239,7 +239,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
       scheduler_(worker_scheduling(setup, pool.stages()), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
-      micro_batches_(worker_scheduling(setup, pool.stages()).micro_batches),
+      micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
       stage_free_(static_cast<std::size_t>(pool.stages()), 0.0) {
   const ModelConfig& m = pool.target().model();
   if (m.sliding_window > 0) {

@@ -27,7 +27,7 @@ std::string groups_text(const std::vector<SequenceGroup>& groups) {
 }
 
 std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
-  const std::int64_t micro_batches = c.micro_batches > 0 ? c.micro_batches : stages;
+  const std::int64_t micro_batches = c.micro_batches_on(stages);
   if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
   return std::string("continuous batching, ") +
          (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +

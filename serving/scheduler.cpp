@@ -14,10 +14,9 @@ LiveRequest& Scheduler::running_request(const ScheduledWork& w) {
   // Where it was planned, unless iterations that ended since removed requests before it.
   const std::size_t planned = static_cast<std::size_t>(w.live);
   if (planned < running_.size() && running_[planned].record == w.record) return running_[planned];
-  for (LiveRequest& r : running_) {
-    if (r.record == w.record) return r;
-  }
-  throw std::logic_error("serving: an iteration's request is no longer running");
+  const LiveRequest* r = find(w.record);
+  if (!r) throw std::logic_error("serving: an iteration's request is no longer running");
+  return running_[static_cast<std::size_t>(r - running_.data())];
 }
 
 const LiveRequest* Scheduler::find(std::int64_t record) const {
@@ -207,9 +206,13 @@ std::vector<ScheduledWork> Scheduler::plan() {
   while (!waiting_.empty() && !waiting_.front().in_prefill() && running_below_limit() && admit_head(0)) {
   }
   std::int64_t budget = config_.max_tokens;
-  if (config_.priority == Priority::prefill_first) plan_prefill(work, budget);
-  if (work.empty() || config_.priority == Priority::decode_first) plan_decodes(work, budget);
-  if (config_.priority == Priority::decode_first) plan_prefill(work, budget);
+  if (config_.priority == Priority::prefill_first) {
+    plan_prefill(work, budget);
+    if (work.empty()) plan_decodes(work, budget);
+  } else {
+    plan_decodes(work, budget);
+    plan_prefill(work, budget);
+  }
   for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
   return work;
 }

@@ -48,6 +48,8 @@ struct SchedulerConfig {
   // own; max_batch limits each, so up to max_batch x micro_batches requests run. 0: one per
   // pipeline stage (${pp}); 1 runs one iteration through all stages at a time.
   std::int64_t micro_batches = 0;
+  // Micro-batches under way on an instance of `stages` pipeline stages.
+  std::int64_t micro_batches_on(std::int64_t stages) const { return micro_batches > 0 ? micro_batches : stages; }
 };
 
 // Speculative decoding: before each decode step a draft proposes k tokens per sequence, one

@@ -139,4 +139,6 @@ TEST_CASE("pipeline stages refuse what they do not model yet, naming the setting
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("kv_preemption swap") && Catch::Contains("pipeline stages"));
   s = pipelined(2, -1, "256", "16");
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("micro_batches must be between 0"));
+  s = pipelined(1, 2, "256", "16");  // micro-batches without stages would only take turns on one
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("micro_batches 2") && Catch::Contains("one stage"));
 }

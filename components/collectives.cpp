@@ -31,6 +31,19 @@ CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vect
   return k == CollectiveKind::allreduce ? CollectiveAlgo::bidirectional_ring : CollectiveAlgo::ring;
 }
 
+CollectiveAlgo framework_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group, const std::string& allreduce) {
+  if (k == CollectiveKind::allreduce && !allreduce.empty() && allreduce != "nccl") {
+    const CollectiveAlgo own{allreduce};
+    if (collective_algorithms().get(own.name, "algo").refusal(t, k, group).empty()) return own;
+  }
+  return default_algo(t, k, group);
+}
+
+const std::vector<std::string>& allreduce_kernel_names() {
+  static const std::vector<std::string> names{"nccl", "trtllm_custom", "vllm_custom"};
+  return names;
+}
+
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group) {
   const std::string why = collective_algorithms().get(a.name, "algo").refusal(t, k, group);
   if (!why.empty()) throw InputError("${algo} " + a.name + " for " + collective_kind_name(k) + " on " + t.name() + ": " + why);

@@ -17,6 +17,11 @@ namespace roofsim {
 // bidirectional ring on a ring; a group that is no sub-torus runs a routed ring; all-to-all is
 // switch_oneshot on a switch and routed elsewhere.
 CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group = {});
+// What a model's collective runs: a framework's own all-reduce kernel (`allreduce`: one of
+// allreduce_kernel_names(), e.g. trtllm_custom) where it takes the group, as the frameworks
+// fall back to NCCL where theirs cannot run; otherwise default_algo. "" or "nccl": default_algo.
+CollectiveAlgo framework_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group, const std::string& allreduce);
+const std::vector<std::string>& allreduce_kernel_names();
 // Throws InputError when the algorithm does not apply to the topology, collective or group
 // (the algorithm's own refusal, components/collective_algorithms/).
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group = {});

@@ -37,9 +37,11 @@ void GraphRun::start(Callback done) {
     return;
   }
   launched_at_.assign(graph_.size(), 0);
-  // Each stage's host launches its own ops in order.
+  // Each stage's host launches its own ops in order (a graph: all at once).
   const Picoseconds now = now_ps();
-  for (OpId v : graph_.topological_order()) launched_at_[v] = chips_[static_cast<std::size_t>(graph_.op(v).device)]->host_launch(now);
+  if (launch_per_op_) {
+    for (OpId v : graph_.topological_order()) launched_at_[v] = chips_[static_cast<std::size_t>(graph_.op(v).device)]->host_launch(now);
+  }
   for (OpId v : ready) launch(v);
 }
 
@@ -105,7 +107,7 @@ void GraphRun::run_collective(OpId id, Callback next) {
   *left = static_cast<int>(groups.size());
   for (std::vector<int>& g : groups) {
     spec.group = std::move(g);
-    spec.algo = default_algo(fabric_->topology(), spec.kind, spec.group);
+    spec.algo = framework_algo(fabric_->topology(), spec.kind, spec.group, allreduce_);
     collectives_.push_back(std::make_unique<CollectiveRun>(*fabric_, spec));
     collectives_.back()->start(one_done);
   }

@@ -33,6 +33,11 @@ class GraphRun {
   void replay_layers(ReplayMemory* memory);
   // Layers replayed so far (not part of any result: the results are those of simulating them).
   int replayed_layers() const { return replayed_layers_; }
+  // Whether the host launches the ops one by one, each costing its chip's host launch interval
+  // (Chip::host_launch), or all at once as one graph (the default). Call before start.
+  void launch_per_op(bool per_op) { launch_per_op_ = per_op; }
+  // The framework's all-reduce kernel (framework_algo; "" = NCCL). Call before start.
+  void use_allreduce(std::string kernel) { allreduce_ = std::move(kernel); }
   void start(Callback done);
 
  private:
@@ -56,6 +61,8 @@ class GraphRun {
   Callback done_;
   std::unique_ptr<LayerReplay> replay_;
   int replayed_layers_ = 0;
+  bool launch_per_op_ = false;
+  std::string allreduce_;
 };
 
 }  // namespace roofsim

@@ -127,9 +127,13 @@ std::string ConfigTable::string(const std::string& key) {
 }
 
 std::string ConfigTable::one_of(const std::string& key, std::initializer_list<const char*> allowed) {
+  return one_of(key, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+std::string ConfigTable::one_of(const std::string& key, const std::vector<std::string>& allowed) {
   std::string v = string(key);
   std::string list;
-  for (const char* a : allowed) {
+  for (const std::string& a : allowed) {
     if (v == a) return v;
     list += (list.empty() ? "" : ", ") + std::string("\"") + a + "\"";
   }

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <toml++/toml.h>
+#include <vector>
 
 namespace roofsim {
 
@@ -30,6 +31,7 @@ class ConfigTable {
   std::int64_t positive_integer(const std::string& key);
   std::string string(const std::string& key);
   std::string one_of(const std::string& key, std::initializer_list<const char*> allowed);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed);
   bool boolean(const std::string& key);
   ConfigTable table(const std::string& key);
   // The value as TOML gave it (arrays, inline tables, any type), marked as read.

@@ -1,7 +1,9 @@
 #include "experiment/experiment_settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "components/collectives.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
@@ -115,9 +117,14 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     }
     e.max_events = value.get<double>();
   } else if (key == "launch") {
+    const std::optional<Launch> l = parse_launch(setting_text(key, value));
+    if (!l) setting_refused(key, value, "graph, per_op or prefill_per_op");
+    e.launch = *l;
+  } else if (key == "allreduce") {
     const std::string v = setting_text(key, value);
-    if (v != "graph" && v != "per_op") setting_refused(key, value, "graph or per_op");
-    e.launch_per_op = v == "per_op";
+    const std::vector<std::string>& names = allreduce_kernel_names();
+    if (std::find(names.begin(), names.end(), v) == names.end()) setting_refused(key, value, "nccl, trtllm_custom or vllm_custom");
+    e.allreduce = v;
   } else if (key == "near_memory") {
     const std::string v = setting_text(key, value);
     if (v != "off" && v != "auto" && v != "all") setting_refused(key, value, "off, auto or all");

@@ -26,6 +26,22 @@
 
 namespace roofsim {
 
+const char* launch_name(Launch l) {
+  switch (l) {
+    case Launch::graph: return "graph";
+    case Launch::per_op: return "per_op";
+    case Launch::prefill_per_op: return "prefill_per_op";
+  }
+  return "graph";
+}
+
+std::optional<Launch> parse_launch(const std::string& s) {
+  if (s == "graph") return Launch::graph;
+  if (s == "per_op") return Launch::per_op;
+  if (s == "prefill_per_op") return Launch::prefill_per_op;
+  return std::nullopt;
+}
+
 namespace {
 
 DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
@@ -43,10 +59,12 @@ OpBound bound_of(const OpNode& op, const HardwareSpec& hw, NearMemory policy) {
   return bound_op(op.cost(), hw);
 }
 
-// What a collective's closed form needs: the fabric (null for one chip) and the chip layout.
+// What a collective's closed form needs: the fabric (null for one chip), the chip layout and
+// the framework's all-reduce kernel (Experiment::allreduce).
 struct Comm {
   const Topology* topology = nullptr;
   ChipLayout layout;
+  std::string allreduce;
 };
 
 double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, NearMemory policy) {
@@ -67,7 +85,7 @@ double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, Ne
   // One group alone: all-reduces over a TP group, all-to-alls over an EP group (stage 0's
   // first: every group of a layout has the same shape).
   spec.group = op.all_to_all ? comm.layout.ep_group(0, 0) : comm.layout.tp_group(0, 0);
-  spec.algo = default_algo(t, spec.kind, spec.group);  // the algorithm the simulation runs
+  spec.algo = framework_algo(t, spec.kind, spec.group, comm.allreduce);  // the algorithm the simulation runs
   return collective_bound_s(hw, t, spec);
 }
 
@@ -174,6 +192,8 @@ class InferenceDriver : public sc_core::sc_module {
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
     runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : &replay_memory_);
+    runs_.back()->launch_per_op(r_.launched_per_op.at(i));
+    runs_.back()->use_allreduce(r_.setup.allreduce);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
       replayed_layers += runs_.back()->replayed_layers();
@@ -289,7 +309,8 @@ Experiment load_experiment_file(const std::string& path) {
     e.attention = parse_attention(t.one_of("attention", {"fused", "unfused", "vector"}), "attention");
   }
   e.ideal = t.boolean_or("ideal", false);
-  if (t.has("launch")) e.launch_per_op = t.one_of("launch", {"graph", "per_op"}) == "per_op";
+  if (t.has("launch")) e.launch = *parse_launch(t.one_of("launch", launch_names()));
+  if (t.has("allreduce")) e.allreduce = t.one_of("allreduce", allreduce_kernel_names());
   e.decode_stride = t.positive_integer_or("decode_stride", 0);
   e.tp = t.positive_integer_or("tp", 1);
   e.pp = t.positive_integer_or("pp", 1);
@@ -592,7 +613,7 @@ PreparedMachine prepare_machine(const Experiment& e) {
   } catch (const InputError& err) {
     throw named_in_file("hw", e.hw, err);
   }
-  if (!e.launch_per_op) r.hw.host_launch_interval_s = 0;
+  if (e.launch == Launch::graph) r.hw.host_launch_interval_s = 0;
   if (e.ideal) r.hw = make_ideal(r.hw);
   try {
     r.model = e.model_config ? *e.model_config : load_model(e.model);
@@ -696,7 +717,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
                      std::to_string(r.model.max_context) + " (${allow_long_context} simulates it anyway)");
   }
   const Precision& p = e.precision;
-  const Comm links{topology.get(), layout};
+  const Comm links{topology.get(), layout, e.allreduce};
   // Prefill's graph, built once for the memory estimate, the work guard and the run.
   r.graphs.push_back(build_forward(r.model, pass_for(e, 0), p, e.attention));
   r.memory = memory_need_of(r.model, e, r.graphs[0]);
@@ -754,6 +775,7 @@ ExperimentResult simulate_experiment(const Experiment& e, const RunControl& cont
   }
   for (std::size_t i = 2; i + 1 < steps.size(); ++i) r.graphs.push_back(graph_of(steps[i]));
   if (last) r.graphs.push_back(std::move(*last));
+  for (int step : steps) r.launched_per_op.push_back(launches_per_op(e.launch, step == 0));
 
   PhaseResults driver;
   if (simulate) {
@@ -856,7 +878,7 @@ namespace {
 
 // The analytic bound of a pass's graph, as runs compute it for each phase.
 double graph_bound(const Experiment& e, const PreparedMachine& machine, const OpGraph& g) {
-  const Comm links{machine.topology.get(), machine.layout};
+  const Comm links{machine.topology.get(), machine.layout, e.allreduce};
   const std::vector<OpBound> bounds = op_bounds(g, machine.hw, links, e.near_memory);
   return std::max(critical_path_bound(g, bounds), resource_bound(g, machine.hw, e.near_memory, bounds));
 }
@@ -871,6 +893,10 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   r.hw = machine.hw;
   r.model = model;
   r.simulated_steps = {0};
+  const bool holds_prefill = pass.groups.empty() ? pass.prefill : std::any_of(pass.groups.begin(), pass.groups.end(), [](const SequenceGroup& g) {
+    return g.prefill;
+  });
+  r.launched_per_op = {launches_per_op(e.launch, holds_prefill)};
   r.graphs.push_back(build_forward(r.model, pass, e.precision, e.attention));
   const PhaseResults phases = execute_phases(r, machine, RunControl{});
   if (phases.phase_end.size() != 1) throw std::logic_error("simulation stopped before the pass ended");

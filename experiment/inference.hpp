@@ -18,6 +18,20 @@
 
 namespace roofsim {
 
+// How the host launches a step's ops: as one graph (CUDA graphs, an XLA program), one by one,
+// or one by one in steps that hold a prefill and as a graph in decode-only steps (PyTorch
+// flows such as TensorRT-LLM 1.x and vLLM capture CUDA graphs for decode batches only).
+enum class Launch { graph, per_op, prefill_per_op };
+const char* launch_name(Launch l);
+// "graph", "per_op" or "prefill_per_op"; nullopt for anything else.
+std::optional<Launch> parse_launch(const std::string& s);
+inline const std::vector<std::string>& launch_names() {
+  static const std::vector<std::string> names{"graph", "per_op", "prefill_per_op"};
+  return names;
+}
+// Whether a step launches its ops one by one.
+inline bool launches_per_op(Launch l, bool holds_prefill) { return l == Launch::per_op || (l == Launch::prefill_per_op && holds_prefill); }
+
 struct Experiment {
   std::string hw = "h100_sxm5";
   std::string model = "llama-3-8b";
@@ -33,7 +47,10 @@ struct Experiment {
   bool ideal = false;
   // How the host launches ops: one by one (each costs the hardware's host launch interval,
   // hidden when the device is busier than the host) or as one graph per step (CUDA graphs).
-  bool launch_per_op = false;
+  Launch launch = Launch::graph;
+  // The all-reduce kernel the framework runs (a collective algorithm that all-reduces:
+  // trtllm_custom, vllm_custom) where it takes the group; "" or "nccl": NCCL as its tuner chooses.
+  std::string allreduce;
   // Simulate every n-th decode step and interpolate linearly in between (decode cost is
   // linear in the context length); 0 = automatic: at most 128 simulated steps.
   std::int64_t decode_stride = 0;
@@ -110,6 +127,7 @@ struct ExperimentResult {
   std::vector<int> simulated_steps;  // [0] = 0 (prefill), then the decode steps simulated
   std::vector<double> step_weights;  // per simulated step: steps it stands for
   std::vector<OpGraph> graphs;       // one per simulated step
+  std::vector<bool> launched_per_op;  // per simulated step: the host launched its ops one by one
   std::vector<OpInstance> ops;
   // Resource timelines of the traced steps (setup.trace_steps): one per pipeline stage's
   // simulated chip, and the fabric's links (multi-chip runs). experiment/trace.hpp writes them.

@@ -93,10 +93,11 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
   e.allow_long_context = true;
   e.max_events = 0;  // the cases are the validation: they run whatever they cost (batch 896: 12 s)
   e.precision = Precision{dtype_cell(path, row, "weights"), dtype_cell(path, row, "activations"), dtype_cell(path, row, "kv")};
-  if (row.at("launch") != "per_op" && row.at("launch") != "graph") {
-    throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected per_op or graph)");
+  const std::optional<Launch> launch = parse_launch(row.at("launch"));
+  if (!launch) {
+    throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected graph, per_op or prefill_per_op)");
   }
-  e.launch_per_op = row.at("launch") == "per_op";
+  e.launch = *launch;
   // Optional: which attention kernel the measured software ran (fused when absent).
   if (row.count("attention")) e.attention = parse_attention(row.at("attention"), path + ":" + row.at("#line") + ": attention");
   // Optional: the software stack the case ran (configs/stacks): its kernel parameters on the

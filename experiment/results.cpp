@@ -182,7 +182,8 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["links"] = link_records(r.links, r.total_s);
   j["decode_steps"] = r.decode_steps;
   j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
-  j["launch"] = e.launch_per_op ? "per_op" : "graph";
+  j["launch"] = launch_name(e.launch);
+  j["allreduce"] = e.allreduce.empty() ? "nccl" : e.allreduce;
   j["events"] = r.events;
   j["estimated_work"] = r.estimated_work;
   j["server_jobs"] = r.server_jobs;

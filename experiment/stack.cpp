@@ -1,5 +1,6 @@
 #include "experiment/stack.hpp"
 
+#include "components/collectives.hpp"
 #include "core/config_reader.hpp"
 #include "core/presets.hpp"
 
@@ -18,7 +19,8 @@ SoftwareStack load_stack(const std::string& name_or_path) {
     if (!attention_kernels().find(a)) stack.fail("attention", "unknown kernel '" + a + "' (expected one of " + attention_kernels().list() + ")");
     s.attention = AttentionImpl{a};
   }
-  if (stack.has("launch")) s.launch_per_op = stack.one_of("launch", {"graph", "per_op"}) == "per_op";
+  if (stack.has("launch")) s.launch = *parse_launch(stack.one_of("launch", launch_names()));
+  if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
   stack.reject_unknown_keys();
   if (std::optional<ConfigTable> hw = top.optional_table("hardware")) {
     std::optional<ConfigTable> provenance = top.optional_table("provenance");
@@ -65,7 +67,8 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
     e.hardware->name += " + " + stack.name;
   }
   if (stack.attention && !keep_attention) e.attention = *stack.attention;
-  if (stack.launch_per_op && !keep_launch) e.launch_per_op = *stack.launch_per_op;
+  if (stack.launch && !keep_launch) e.launch = *stack.launch;
+  if (stack.allreduce) e.allreduce = *stack.allreduce;
   e.source += ", stack " + stack.name;
 }
 

@@ -16,7 +16,8 @@ namespace roofsim {
 struct SoftwareStack {
   std::string name, description, file;
   std::optional<AttentionImpl> attention;
-  std::optional<bool> launch_per_op;
+  std::optional<Launch> launch;
+  std::optional<std::string> allreduce;  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order
 };
 
@@ -24,7 +25,8 @@ struct SoftwareStack {
 SoftwareStack load_stack(const std::string& name_or_path);
 
 // Puts the stack on `e`: its kernel parameters on e's hardware (e.hardware becomes the edited
-// document's spec), its attention kernel and launch mode unless the caller set them itself.
+// document's spec), its all-reduce kernel, and its attention kernel and launch mode unless the
+// caller set them itself.
 void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch);
 
 }  // namespace roofsim

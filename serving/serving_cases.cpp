@@ -4,6 +4,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "experiment/stack.hpp"
 
 namespace roofsim {
 
@@ -58,6 +59,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.hw = c.hw;
   setup.machine.model = c.model;
   setup.machine.tp = c.tp;
+  if (!s.stack.empty()) apply_stack(load_stack(s.stack), setup.machine, false, false);
   setup.workload.arrivals.kind = Arrivals::Kind::closed_loop;
   setup.workload.arrivals.concurrency = c.concurrency;
   setup.workload.requests = s.requests_per_client * c.concurrency;

@@ -1,5 +1,6 @@
 #include "sim/cli_options.hpp"
 
+#include "components/collectives.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parse.hpp"
@@ -90,8 +91,14 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                       "--attention and --launch still override it");
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
-                                        "launches op by op, costing the hardware's host launch interval when ops are short")
-      ->check(CLI::IsMember({"graph", "per_op"}));
+                                        "launches op by op, costing the hardware's host launch interval when ops are short; "
+                                        "prefill_per_op: op by op in steps that hold a prefill, as a graph in decode-only "
+                                        "steps (PyTorch flows: TensorRT-LLM 1.x, vLLM)")
+      ->check(CLI::IsMember(launch_names()));
+  cmd->add_option("--allreduce", f.allreduce, "The all-reduce kernel of tensor parallelism: nccl (NCCL as its tuner "
+                                              "chooses; default), trtllm_custom or vllm_custom (the framework's one-/two-shot "
+                                              "kernels through NVLink, NCCL where they cannot run)")
+      ->check(CLI::IsMember(allreduce_kernel_names()));
   if (!machine_only) {
     cmd->add_option("--decode-stride", f.decode_stride, "Simulate every N-th decode step and interpolate the others "
                                                          "(default: at most 128 simulated steps)")->check(positive_number());
@@ -151,7 +158,8 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", f.kv);
   if (given(cmd, "--attention")) e.attention = parse_attention(f.attention, "--attention");
   if (given(cmd, "--ideal")) e.ideal = f.ideal;
-  if (given(cmd, "--launch")) e.launch_per_op = f.launch == "per_op";
+  if (given(cmd, "--launch")) e.launch = *parse_launch(f.launch);
+  if (given(cmd, "--allreduce")) e.allreduce = f.allreduce;
   if (given(cmd, "--decode-stride")) e.decode_stride = f.decode_stride;
   if (given(cmd, "--tp")) e.tp = f.tp;
   if (given(cmd, "--topology")) e.topology = f.topology;

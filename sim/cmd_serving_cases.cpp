@@ -70,8 +70,8 @@ void run(Options o) {
                     {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}});
   }
   const double n = static_cast<double>(results.size());
-  os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated with "
-     << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
+  os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated"
+     << (o.settings.stack.empty() ? std::string() : " on stack " + o.settings.stack) << " with " << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
      << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("concurrency + prompt + 1500"))
      << " tokens per iteration, iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
@@ -100,6 +100,8 @@ void add_serving_cases_command(CLI::App& app) {
       "serving", "Simulate the measured serving runs (TensorRT-LLM on H100: Llama-3.1-8B, concurrency 8-128, TP 1-8) "
                  "with `serve` and show each row's TTFT and TPOT errors");
   cmd->add_option("FILE", o->file, "Cases CSV (default validation/serving/h100_llama31_8b_trtllm.csv)")->check(CLI::ExistingFile);
+  cmd->add_option("--stack", o->settings.stack, "The software stack the rows ran (configs/stacks or a .toml; default trtllm-1.x, "
+                                                "TensorRT-LLM 1.0's PyTorch flow; '' for none)");
   cmd->add_option("--every", o->every, "Run every N-th row only (default 1: all)")->check(whole_number_between(1, 1000));
   cmd->add_option("--requests-per-client", o->settings.requests_per_client, "Requests per closed-loop client (default 10)")
       ->check(whole_number_between(1, 1000));
@@ -118,7 +120,7 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--frontend-prompt-token-us", o->frontend_prompt_token_us, "API server: and per prompt token (default 0)")
       ->check(non_negative_number());
   cmd->add_option("--frontend-response-us", o->frontend_response_us, "API server: host time per streamed response, one per request and iteration "
-                                                                      "(default 90, fitted on the odd rows; 0: no API server)")
+                                                                      "(default 80, fitted on the odd rows; 0: no API server)")
       ->check(non_negative_number());
   cmd->add_option("--ramp-requests", o->settings.ramp_requests, "Spread the clients' first requests over N request "
                                                                 "durations, estimated from a simulated decode step (default 0)")

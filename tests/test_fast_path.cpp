@@ -102,7 +102,7 @@ TEST_CASE("layer replay is exact for near-memory GEMVs, per-op launch, unfused a
   e.near_memory = NearMemory::all;
   check_exact(e);
   e = short_run("h100_sxm5", "llama-3-8b");
-  e.launch_per_op = true;
+  e.launch = Launch::per_op;
   check_exact(e);
   e = short_run("a100_sxm4_80gb", "llama-2-7b");
   e.attention = AttentionImpl::unfused;

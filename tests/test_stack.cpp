@@ -25,7 +25,7 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   Experiment old;
   apply_stack(load_stack("trtllm-0.9"), old, false, false);
   CHECK(old.attention == AttentionImpl::vector);
-  CHECK(old.launch_per_op);
+  CHECK(old.launch == Launch::per_op);
   REQUIRE(old.hardware);  // TensorRT-LLM 0.9's fp8 GEMM efficiency, below the hardware file's (1.3's)
   CHECK(old.hardware->matrix.dtype_efficiency.at(DType::fp8) == Approx(0.74));
   CHECK(load_hardware("h100_sxm5").matrix.dtype_efficiency.at(DType::fp8) > 0.74);
@@ -38,7 +38,7 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   kept.attention = AttentionImpl::unfused;
   apply_stack(load_stack("trtllm-0.9"), kept, true, true);  // --attention and --launch given
   CHECK(kept.attention == AttentionImpl::unfused);
-  CHECK_FALSE(kept.launch_per_op);
+  CHECK(kept.launch == Launch::graph);
 }
 
 TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, parameters without a source", "[systemc][stack]") {

@@ -175,7 +175,7 @@ std::vector<HardwareParam> make_params() {
       {"pim.step_bytes", "bytes", 1, K::positive, true, 0, "Weights per channel per step (simulation granularity)", FIELD(pim.step_bytes)},
 
       {"host.launch_interval_ns", "ns", kNs, K::non_negative, true, 0,
-       "Host time to launch one op when ops launch one by one (--launch per_op)", FIELD(host_launch_interval_s), false},
+       "Host time to launch one op when ops launch one by one (--launch per_op, and prefill_per_op in steps that hold a prefill)", FIELD(host_launch_interval_s), false},
       {"host.link_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0,
        "Chip-to-host link (PCIe) per direction, as copies reach it; 0: none described (serve --kv-preemption swap needs one)",
        FIELD(host_link_bandwidth), false},

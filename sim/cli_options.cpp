@@ -87,8 +87,8 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
   cmd->add_option("--attention", f.attention, "The attention kernel (default fused):" + kernels)
       ->check(CLI::IsMember(attention_kernels().names()));
   cmd->add_option("--stack", f.stack, "A software stack (configs/stacks: " + join_presets("stacks") +
-                                      ", or a .toml): its attention kernel, launch mode and kernel parameters on the hardware; "
-                                      "--attention and --launch still override it");
+                                      ", or a .toml): its attention kernel, launch mode, all-reduce kernel and kernel parameters on the "
+                                      "hardware; --attention, --launch and --allreduce still override it");
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short; "
@@ -159,7 +159,6 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--attention")) e.attention = parse_attention(f.attention, "--attention");
   if (given(cmd, "--ideal")) e.ideal = f.ideal;
   if (given(cmd, "--launch")) e.launch = *parse_launch(f.launch);
-  if (given(cmd, "--allreduce")) e.allreduce = f.allreduce;
   if (given(cmd, "--decode-stride")) e.decode_stride = f.decode_stride;
   if (given(cmd, "--tp")) e.tp = f.tp;
   if (given(cmd, "--topology")) e.topology = f.topology;
@@ -173,6 +172,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   }
   if (given(cmd, "--allow-long-context")) e.allow_long_context = f.allow_long_context;
   if (given(cmd, "--stack")) apply_stack(load_stack(f.stack), e, given(cmd, "--attention"), given(cmd, "--launch"));
+  if (given(cmd, "--allreduce")) e.allreduce = f.allreduce;  // after the stack: the flag wins
   e.max_events = given(cmd, "--max-events") ? f.max_events : kDefaultMaxEvents;
   // A flag overrides the file: messages about that setting name the flag again.
   for (const CLI::Option* o : cmd.get_options()) {

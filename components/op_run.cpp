@@ -317,7 +317,8 @@ VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
 }
 
 void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
-  out[0] = {in_base_ + tensor_bytes(step * plan_.chunk_elements, plan_.shape.dtype), plan_.step(step).in_bytes};
+  const VectorStep s = plan_.step(step);
+  out[0] = {in_base_ + tensor_bytes(s.first_element, plan_.shape.dtype), s.in_bytes};
   out[1] = {};
 }
 
@@ -325,7 +326,7 @@ void VectorRun::dispatch(std::int64_t step) {
   const VectorStep s = plan_.step(step);
   flops += s.flops;
   padded_flops += s.flops;
-  const std::int64_t first_in = step * plan_.chunk_elements;
+  const std::int64_t first_in = s.first_element;
   const std::int64_t first_out = static_cast<std::int64_t>(
       static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
   const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.output_dtype()), s.out_bytes};
@@ -334,26 +335,41 @@ void VectorRun::dispatch(std::int64_t step) {
   if (cta_step_ps_ > 0) {
     for (std::size_t u = 0; u < units; ++u) chip_.vector_unit(u).timeline().reserve(now, cta_step_ps_);
   }
+  // Each unit's share of the step: even, or (a last partial wave) as many of the wave's CTAs as
+  // it holds, the same units step after step (a CTA stays on its unit).
+  const bool uneven = s.wave_ctas > 0;
+  const std::int64_t n = static_cast<std::int64_t>(units);
+  const double parts = static_cast<double>(uneven ? s.wave_ctas : n);
+  std::vector<std::pair<std::size_t, double>> shares;  // (unit, its parts of the step)
+  shares.reserve(units);
+  for (std::int64_t p = 0; p < n; ++p) {
+    if (!uneven) {
+      shares.emplace_back(chip_.next_vector_unit(), 1.0);
+      continue;
+    }
+    const std::int64_t ctas = s.wave_ctas / n + (p < s.wave_ctas % n ? 1 : 0);
+    if (ctas > 0) shares.emplace_back(static_cast<std::size_t>(p), static_cast<double>(ctas));
+  }
   if (chip_.granularity() == Granularity::fine) {
     // Eight pieces per unit, one event each; the chunk's output goes out with the last.
-    const std::size_t pieces = 8 * units;
-    auto left = std::make_shared<std::size_t>(pieces);
-    jobs_added(step, static_cast<std::int64_t>(pieces));
-    for (std::size_t p = 0; p < pieces; ++p) {
-      const std::size_t u = chip_.next_vector_unit();
-      const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops / static_cast<double>(pieces));
-      if (trace_name >= 0) {
-        const Timeline& t = chip_.vector_unit(u).timeline();
-        chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+    constexpr int kPieces = 8;
+    auto left = std::make_shared<std::size_t>(kPieces * shares.size());
+    jobs_added(step, static_cast<std::int64_t>(*left));
+    for (int piece = 0; piece < kPieces; ++piece) {
+      for (const auto& [u, share] : shares) {
+        const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops * share / (parts * kPieces));
+        if (trace_name >= 0) {
+          const Timeline& t = chip_.vector_unit(u).timeline();
+          chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+        }
+        chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
       }
-      chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
     }
     return;
   }
   Picoseconds ready = now;
-  for (std::size_t p = 0; p < units; ++p) {
-    const std::size_t u = chip_.next_vector_unit();
-    ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops / static_cast<double>(units)));
+  for (const auto& [u, share] : shares) {
+    ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops * share / parts));
     if (trace_name >= 0) {
       const Timeline& t = chip_.vector_unit(u).timeline();
       chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());

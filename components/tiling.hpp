@@ -64,6 +64,7 @@ struct GemmPlan {
 struct TilingLimits {
   std::uint64_t buffer_bytes = 0;      // on-chip capacity for tiles
   std::int64_t units = 1;              // matrix units to keep busy
+  std::int64_t vector_units = 1;       // vector units (SMs on a GPU) that vector work spreads over
   std::int64_t work_tile_m = 128, work_tile_n = 128;
   std::uint64_t target_step_bytes = 0;  // a step's load should keep the DMA window full
   std::string buffer_name;              // for messages: "onchip.l2.capacity_bytes of h100.toml"
@@ -77,13 +78,23 @@ GemmPlan plan_gemm(const GemmShape& g, const MatrixSpec& m, const TilingLimits& 
 
 // Element-wise / row-wise work, streamed in chunks.
 struct VectorStep {
+  std::int64_t first_element = 0;  // the step's first input element
   std::uint64_t in_bytes = 0, out_bytes = 0;
   double flops = 0;
+  // CTAs of the wave the step belongs to, when they do not spread evenly over the units (a
+  // last partial wave): unit i of n computes (wave_ctas / n, one more for i < wave_ctas % n) of
+  // them, its share of the step. 0: the units share it evenly.
+  std::int64_t wave_ctas = 0;
 };
 struct VectorPlan {
   VectorShape shape;
   std::int64_t chunk_elements = 0;  // input elements per step
   int stages = 2;
+  // A kernel that counts its CTAs (VectorShape::kernel_ctas) splits its input evenly over
+  // them, in waves of units x resident CTAs. A last wave with fewer CTAs (tail_ctas) starts at
+  // input element tail_begin; otherwise tail_begin = elements_in.
+  std::int64_t tail_begin = 0;
+  std::int64_t tail_ctas = 0;
   std::int64_t steps() const;
   VectorStep step(std::int64_t i) const;
   std::uint64_t traffic_bytes() const;

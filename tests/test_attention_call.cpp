@@ -181,3 +181,27 @@ TEST_CASE("A chip plans a context FMHA with whole CTAs even after the same shape
   CHECK(duration(after.ops.back()) == duration(alone.ops.front()));
   CHECK(after.ops.front().result.plan != alone.ops.front().result.plan);  // the shapes do plan differently
 }
+
+TEST_CASE("MMHA launches as TensorRT-LLM's launcher sizes it: CTAs of 256 to 1024 threads, keys split over CTAs when the pairs cannot fill the SMs", "[systemc][attention]") {
+  auto mmha = [](std::int64_t batch, std::int64_t tokens, std::int64_t heads, std::int64_t window = 0) {
+    AttentionShape s = shape(false, batch, tokens, heads, heads);
+    s.window = window;
+    REQUIRE(trtllm_decode_kernel(s) == TrtllmDecodeKernel::mmha);
+    const std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");
+    REQUIRE(ops.size() == 1);
+    return std::pair{ops[0].vector.kernel_ctas, ops[0].vector.kernel_ctas_per_unit};
+  };
+  // 2048 (sequence, head) pairs fill 132 SMs x 4 CTAs of 256 threads: one CTA per pair.
+  CHECK(mmha(64, 2048, 32) == std::pair<std::int64_t, std::int64_t>{2048, 4});
+  // 192 pairs: CTAs of 512 threads (two per SM by registers), still one per pair.
+  CHECK(mmha(8, 4096, 24) == std::pair<std::int64_t, std::int64_t>{192, 2});
+  // 32 pairs: CTAs of 1024 threads, one per SM, each pair's keys split over ceil(132 / 32) = 5
+  // CTAs (at most one wave's worth), as long as each gets a pass of the key loop (512 keys at
+  // head dim 128); 100 keys are one pass, so no split.
+  CHECK(mmha(8, 2048, 4) == std::pair<std::int64_t, std::int64_t>{160, 1});
+  CHECK(mmha(8, 100, 4) == std::pair<std::int64_t, std::int64_t>{32, 1});
+  // A sliding window reads 128 keys but the split counts the whole context, as the launcher does.
+  CHECK(mmha(8, 32767, 4, 128) == std::pair<std::int64_t, std::int64_t>{160, 1});
+  // Shared memory holds each CTA's scores (24 bytes per 4 keys of 225 KiB): 100,001 keys need 3 CTAs.
+  CHECK(mmha(1, 100000, 528) == std::pair<std::int64_t, std::int64_t>{3 * 528, 4});
+}

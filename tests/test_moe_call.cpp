@@ -2,6 +2,7 @@
 // (experiment/single_op.hpp, moe_layer_ops): which experts the copies touch, and the kernels.
 #include <catch2/catch.hpp>
 
+#include "components/tiling.hpp"
 #include "experiment/single_op.hpp"
 
 using namespace roofsim;
@@ -86,4 +87,37 @@ TEST_CASE("A kernel whose warps wait for their own loads streams at its window o
   const double rounds = 16384.0 * 7168 * 2 / round_bytes;
   CHECK(few > rounds * hw.hbm.access_latency_s);
   CHECK(few < 1.5 * rounds * hw.hbm.access_latency_s);
+}
+
+TEST_CASE("A vector kernel's last partial wave of CTAs runs on as many units as it has CTAs", "[systemc][attention]") {
+  // Compute-bound work split over CTAs, one resident per unit: 133 CTAs on 132 units run the
+  // 133rd alone after the first wave, so the call takes about twice as long as with 132
+  // (2 x 132/133); 264 CTAs fill two waves exactly and take as long as 132.
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  const std::int64_t units = static_cast<std::int64_t>(hw.vector.units);
+  auto seconds = [&](std::int64_t ctas) {
+    VectorShape v{1LL << 24, 1LL << 24, 4096.0, DType::bf16};
+    v.kernel_ctas = ctas;
+    return run_ops(hw, false, {vector_op(v, "ctas")}).ops.front().result.seconds();
+  };
+  const double even = seconds(units), tail = seconds(units + 1), two_waves = seconds(2 * units);
+  CHECK(tail == Approx(even * 2.0 * static_cast<double>(units) / static_cast<double>(units + 1)).epsilon(0.03));
+  CHECK(two_waves == Approx(even).epsilon(0.01));
+  // The plan: the last wave's input is the tail's share, and the steps cover the input once.
+  TilingLimits lim = tiling_limits(hw);
+  VectorShape v{1000003, 1000003, 1.0, DType::bf16};
+  v.kernel_ctas = units + 5;
+  const VectorPlan plan = plan_vector(v, lim);
+  CHECK(plan.tail_ctas == 5);
+  CHECK(plan.tail_begin == static_cast<std::int64_t>(1000003LL * units / (units + 5)));
+  std::int64_t next = 0;
+  std::uint64_t bytes = 0;
+  for (std::int64_t i = 0; i < plan.steps(); ++i) {
+    const VectorStep s = plan.step(i);
+    CHECK(s.first_element == next);
+    CHECK(s.wave_ctas == (s.first_element >= plan.tail_begin ? 5 : 0));
+    next += static_cast<std::int64_t>(s.in_bytes / 2);
+    bytes += s.in_bytes;
+  }
+  CHECK(bytes == 1000003ULL * 2);
 }

@@ -4,6 +4,8 @@
 // - decode: XQA (GQA-aware on the tensor cores; one read of a KV head serves its query group,
 //   as `fused`) where its dispatcher takes the shape, else the masked multi-head attention
 //   kernel (MMHA): per sequence and query head on the CUDA cores.
+#include <algorithm>
+
 #include "workloads/attention_kernel.hpp"
 
 namespace roofsim {
@@ -33,9 +35,41 @@ GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
   return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements};
 }
 
-// MMHA CTAs resident on one SM at once (small CTAs: one per sequence and query head). Fitted:
-// of 2, 4 and 8, 4 gives the least MAPE on the odd lines of generation_attention.csv.
-constexpr std::int64_t kMmhaCtasPerSm = 4;
+// MMHA's launch (decoderMaskedMultiheadAttentionLaunch.h, mmha_launch_kernel_ex and
+// multi_block_grid_setup, with AttentionOp's multi-block mode on, its default): CTAs of 256
+// threads, one per sequence and query head; when those are too few to fill the SMs four times,
+// larger CTAs (512 or 1024 threads) and, below one CTA per SM, each sequence's keys split over
+// `seq_len_tile` CTAs, at most enough to fill the SMs once (AttentionOp::getMaxNumSeqLenTile),
+// at least as many as shared memory needs (estimate_min_multi_block_count), each at least one
+// pass of its key loop.
+// Resident CTAs per SM: registers allow 32 warps per SM (the launcher's comment), so 4 CTAs of
+// 256 threads, 2 of 512, 1 of 1024. roofsim builds graphs without the hardware: H100's 132 SMs.
+struct MmhaLaunch {
+  std::int64_t ctas = 0, per_sm = 1;
+};
+
+MmhaLaunch mmha_launch(const AttentionShape& s) {
+  constexpr std::int64_t kSms = kXqaGateSms, kWarpsPerSm = 32, kThreads = 256;
+  constexpr std::int64_t kSmemBytes = 227 * 1024 - 2048, kSmemBytesPerFourKeys = 24;  // fp32 scores, 16-bit logits
+  auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  const std::int64_t pairs = s.sequences * s.heads;
+  // The split counts the whole context even on a sliding-window layer (the launcher's tlength);
+  // shared memory holds scores of the keys read.
+  const std::int64_t context = std::max<std::int64_t>(1, s.context), keys = std::max<std::int64_t>(1, s.decode_keys());
+  const std::int64_t per_sm_256 = kWarpsPerSm * 32 / kThreads;
+  const std::int64_t factor = std::min(ceil_div(kSms * per_sm_256, pairs), per_sm_256);
+  const std::int64_t wanted = std::min<std::int64_t>(kThreads * factor, 1024);
+  const std::int64_t threads = wanted < 512 ? 256 : wanted < 1024 ? 512 : 1024;
+  const std::int64_t per_sm = kWarpsPerSm * 32 / threads;
+  std::int64_t head_dim_max = 32;
+  while (head_dim_max < s.head_dim) head_dim_max *= 2;
+  const std::int64_t threads_per_value = head_dim_max * 2 / 16;  // 16-byte loads of 16-bit values
+  const std::int64_t keys_per_loop = ceil_div(threads, threads_per_value) * 8;
+  const std::int64_t min_tile = std::max<std::int64_t>(1, ceil_div(ceil_div(keys, 4), kSmemBytes / kSmemBytesPerFourKeys));
+  const std::int64_t max_tile = std::max(min_tile, std::min(ceil_div(context, keys_per_loop), ceil_div(kSms, pairs)));
+  const std::int64_t tile = std::clamp(ceil_div(kSms * per_sm, pairs), min_tile, max_tile);
+  return {pairs * tile, per_sm};
+}
 
 class Trtllm : public AttentionKernel {
  public:
@@ -51,9 +85,10 @@ class Trtllm : public AttentionKernel {
     if (s.prefill) return build_fused_attention(g, s, s.precision.kv == DType::fp8);
     if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
+    const MmhaLaunch launch = mmha_launch(s);
     return g.vector("attention", "attention", kv_elements, s.out_elements(),
                     kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
-                    s.precision.kv, s.sequences * s.heads, kMmhaCtasPerSm);
+                    s.precision.kv, launch.ctas, launch.per_sm);
   }
 };
 

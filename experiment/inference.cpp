@@ -886,7 +886,7 @@ double graph_bound(const Experiment& e, const PreparedMachine& machine, const Op
 PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {
   pass.tp = e.tp;
   pass.pp = e.pp;
-  pass.ep = 1;
+  pass.ep = e.ep;  // a mixed pass's groups are then one EP rank's sequences
   pass.microbatches = 1;
   ExperimentResult r;
   r.setup = e;
@@ -938,6 +938,14 @@ PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
   Experiment replayed = impl_->setup;
   replayed.all_layers = false;
   return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass);
+}
+
+std::string parallelism_name(std::int64_t tp, std::int64_t ep, std::int64_t pp) {
+  std::string out;
+  for (const auto& [n, what] : {std::pair{tp, "tensor parallel "}, {ep, "expert parallel "}, {pp, "pipeline "}}) {
+    if (n > 1) out += (out.empty() ? "" : " x ") + std::string(what) + std::to_string(n);
+  }
+  return out;
 }
 
 ExperimentResult analyze_experiment(const Experiment& e) { return simulate_experiment(e, RunControl{}, false); }

@@ -204,7 +204,8 @@ class PassSimulator {
   const ModelConfig& model() const;
   const std::vector<std::string>& notes() const;
   std::string topology() const;  // "" for one chip
-  // `pass` gets the experiment's tp and pp (one micro-batch); throws InputError for a pass the
+  // `pass` gets the experiment's tp, pp and ep (one micro-batch; with ep > 1 its groups are one
+  // EP rank's sequences, attention being data parallel); throws InputError for a pass the
   // model cannot run. Every layer is simulated.
   PassOutcome simulate(ForwardPass pass) const;
   // The same pass with layer replay (components/layer_replay.hpp): a layer that starts from the
@@ -221,6 +222,9 @@ class PassSimulator {
 // for NVLink (links.fabric switch), a full mesh for links.fabric mesh (Infinity Fabric); for ICI
 // (torus) the most cubic torus whose leading dimensions a TP group spans.
 std::string default_topology(const HardwareSpec& hw, std::int64_t chips, std::int64_t tp);
+
+// "tensor parallel 2 x expert parallel 4 x pipeline 2": the degrees above 1 ("" for none).
+std::string parallelism_name(std::int64_t tp, std::int64_t ep, std::int64_t pp);
 
 // Memory the experiment needs in HBM (per chip).
 MemoryNeed memory_need(const ModelConfig& m, const Experiment& e);

@@ -157,7 +157,7 @@ ServingSetup serving_setup_from(const py::object& hw, const py::object& model, c
 const char* kServeDoc = R"(Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.
 
 Keyword arguments as `roofsim serve`'s flags (dashes as underscores): the machine's as for run()
-(hw, model, dtypes, attention, tp, topology, ...); arrivals: concurrency (closed loop, default 8),
+(hw, model, dtypes, attention, tp, pp, ep, topology, ...); arrivals: concurrency (closed loop, default 8),
 rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prompt and output
 (an int or 'uniform:MIN:MAX', 'normal:MEAN:SD', 'lognormal:MEAN:SD'), seed, warmup; scheduler
 ('continuous', 'static'), priority ('decode_first', 'prefill_first'), max_batch, max_tokens, micro_batches,

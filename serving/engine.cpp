@@ -52,7 +52,13 @@ void check_setup(const ServingSetup& s) {
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");
   }
-  if (s.machine.ep != 1) throw InputError("${ep}: serving runs without expert parallelism so far");
+  if (s.machine.ep > 1) {
+    if (s.disaggregation.enabled) throw InputError("${ep}: disaggregated instances run without expert parallelism so far");
+    if (s.speculative.tokens > 0) throw InputError("${speculative_tokens}: speculative decoding with expert parallelism (${ep}) is not modelled yet");
+    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
+      throw InputError("${kv_preemption} swap: swapping with expert parallelism (${ep}) is not modelled yet; preempt by recomputing");
+    }
+  }
   if (c.micro_batches < 0 || c.micro_batches > 1024) throw InputError("${micro_batches} must be between 0 (one per pipeline stage) and 1024");
   if (c.micro_batches > 1 && s.machine.pp == 1) {
     throw InputError("${micro_batches} " + std::to_string(c.micro_batches) + ": micro-batches take turns on pipeline stages; with one stage (${pp} 1) iterations run one at a time");
@@ -109,7 +115,9 @@ std::string request_name(const ServingSetup& s, const RequestSpec& r) {
 }
 
 void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& requests, const ModelConfig& model,
-                    const KvBlockPool& pool) {
+                    const KvBlockPool& pool, std::int64_t ep_ranks = 1) {
+  // With expert parallelism the cache is every EP rank's; a request lives on one of them.
+  const std::int64_t rank_capacity = pool.capacity() / std::max<std::int64_t>(1, ep_ranks);
   if (s.warmup_requests >= static_cast<std::int64_t>(requests.size())) {
     throw InputError("${warmup} " + std::to_string(s.warmup_requests) + " leaves none of the " +
                      std::to_string(requests.size()) + " requests to count");
@@ -126,10 +134,10 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
       throw InputError(who + ": its prompt exceeds the ${max_tokens} budget of " + std::to_string(s.scheduler.max_tokens) +
                        " tokens per iteration; raise it or use ${chunked_prefill}");
     }
-    if (pool.blocks_for(context) > pool.capacity()) {
+    if (pool.blocks_for(context) > rank_capacity) {
       throw InputError(who + ": needs " + std::to_string(pool.blocks_for(context)) + " KV blocks of " +
-                       std::to_string(pool.block_tokens()) + " tokens and the cache holds " + std::to_string(pool.capacity()) +
-                       " (more chips, a smaller KV dtype, or shorter requests)");
+                       std::to_string(pool.block_tokens()) + " tokens and the cache holds " + std::to_string(rank_capacity) +
+                       (ep_ranks > 1 ? " on each EP rank" : "") + " (more chips, a smaller KV dtype, or shorter requests)");
     }
   }
 }
@@ -238,7 +246,7 @@ class ServingEngine {
     r_.chips = pool.chips();
     Worker worker(pool, setup_, 0, acceptance_rng_);
     const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
-    check_requests(setup_, specs, r_.model, worker.kv());
+    check_requests(setup_, specs, r_.model, worker.kv(), pool.ep_ranks());
     add_records(specs);
     ArrivalClock arrivals(setup_, specs);
     Frontend frontend(setup_.frontend);

@@ -100,7 +100,7 @@ MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const E
 MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const HardwareSpec& hw, const ModelConfig& model,
                        const ModelConfig* draft) {
   Experiment e = machine;
-  e.batch = 1;
+  e.batch = machine.ep;  // one sequence on each EP rank: the per-chip figures of one
   e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
   e.generate = 0;
   MemoryNeed need = memory_need(model, e);
@@ -138,10 +138,52 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
 
 }  // namespace
 
+std::vector<SequenceGroup> busiest_rank_share(const std::vector<SequenceGroup>& groups, std::int64_t ranks) {
+  if (ranks <= 1) return groups;
+  struct Rank {
+    std::int64_t tokens = 0, sequences = 0;
+    std::vector<std::int64_t> counts;  // sequences of each group
+  };
+  std::vector<Rank> r(static_cast<std::size_t>(ranks), Rank{0, 0, std::vector<std::int64_t>(groups.size(), 0)});
+  auto give = [&](std::size_t g) {
+    std::size_t least = 0;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+      if (r[i].tokens < r[least].tokens) least = i;
+    }
+    r[least].tokens += groups[g].new_tokens;
+    ++r[least].sequences;
+    ++r[least].counts[g];
+  };
+  // Prefill chunks first, the longest first, then the decodes.
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (groups[a].prefill != groups[b].prefill) return groups[a].prefill;
+    return groups[a].new_tokens > groups[b].new_tokens;
+  });
+  for (std::size_t g : order) {
+    for (std::int64_t i = 0; i < groups[g].count; ++i) give(g);
+  }
+  const Rank* busiest = &r.front();
+  for (const Rank& x : r) {
+    if (x.tokens > busiest->tokens || (x.tokens == busiest->tokens && x.sequences > busiest->sequences)) busiest = &x;
+  }
+  std::vector<SequenceGroup> share;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (busiest->counts[g] == 0) continue;
+    SequenceGroup x = groups[g];
+    x.count = busiest->counts[g];
+    share.push_back(x);
+  }
+  return share;
+}
+
 namespace {
 
 // A disaggregated pool's TP is its own setting (${prefill_tp}, ${decode_tp}), not ${tp}.
-PassSimulator pool_simulator(const Experiment& machine, const std::string& role) {
+PassSimulator pool_simulator(Experiment machine, const std::string& role) {
+  // The machine is checked with one sequence on each EP rank; iterations bring their own.
+  machine.batch = machine.ep;
   try {
     return PassSimulator(machine);
   } catch (const InputError& e) {
@@ -154,8 +196,9 @@ PassSimulator pool_simulator(const Experiment& machine, const std::string& role)
 
 Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string role, ServingResult& r)
     : setup_(setup), role_(std::move(role)), r_(r), sim_(pool_simulator(machine, role_)) {
-  chips_ = machine.tp * machine.pp;
+  chips_ = machine.tp * machine.pp * machine.ep;
   stages_ = machine.pp;
+  ep_ = machine.ep;
   if (setup.speculative.tokens > 0) {
     try {
       draft_ = std::make_unique<PassSimulator>(draft_experiment(setup, machine, sim_.model()));
@@ -176,7 +219,7 @@ Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string rol
 }
 
 int Pool::shape_of(const std::vector<ScheduledWork>& work) {
-  const std::vector<SequenceGroup> groups = iteration_groups(work, setup_.buckets_per_octave);
+  const std::vector<SequenceGroup> groups = busiest_rank_share(iteration_groups(work, setup_.buckets_per_octave), ep_);
   std::vector<std::int64_t> key = shape_key(groups);
   auto found = index_.find(key);
   if (found != index_.end()) {
@@ -237,7 +280,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages
 }  // namespace
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
-    : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks, setup.kv.block_tokens),
+    : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks * pool.ep_ranks(), setup.kv.block_tokens),
       scheduler_(worker_scheduling(setup, pool.stages()), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
       stage_free_(static_cast<std::size_t>(pool.stages()), 0.0) {

@@ -22,6 +22,15 @@ struct MemoryPlan {
   std::int64_t blocks = 0;
 };
 
+// Expert parallelism in serving: attention is data parallel over the EP ranks, so an
+// iteration's sequences spread over them (prefill chunks whole, largest first, then decodes,
+// each to the rank with the fewest tokens so far), and the busiest rank (most tokens, then most
+// sequences) sets the iteration's time: its groups are what is simulated, every rank's MoE
+// traffic taken as its own. Rebalancing every iteration is what an engine that routes each
+// request to its least-loaded rank approaches; a rank's tokens never exceed the even share by
+// more than one prefill chunk.
+std::vector<SequenceGroup> busiest_rank_share(const std::vector<SequenceGroup>& groups, std::int64_t ranks);
+
 // A uniform draw in [0, 1) from the top 53 bits: the same on every platform (the standard
 // distributions are not).
 inline double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -36,6 +45,7 @@ class Pool {
   const std::string& role() const { return role_; }
   std::int64_t chips() const { return chips_; }
   std::int64_t stages() const { return stages_; }  // pipeline stages
+  std::int64_t ep_ranks() const { return ep_; }    // expert-parallel ranks, attention data parallel over them
   // The index in ServingResult::shapes of the target pass of `work`, simulated the first time.
   int shape_of(const std::vector<ScheduledWork>& work);
   // The draft passes' time before the target pass of shape `shape` (0 without speculation).
@@ -51,7 +61,7 @@ class Pool {
   PassSimulator sim_;
   std::unique_ptr<PassSimulator> draft_;
   MemoryPlan memory_;
-  std::int64_t chips_ = 1, stages_ = 1;
+  std::int64_t chips_ = 1, stages_ = 1, ep_ = 1;
   std::map<std::vector<std::int64_t>, int> index_;
   std::map<std::vector<std::int64_t>, double> draft_index_;
 };

@@ -46,6 +46,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["model"] = r.model.name;
   j["tp"] = s.machine.tp;
   j["pp"] = s.machine.pp;
+  j["ep"] = s.machine.ep;
   j["chips"] = r.chips;
   j["topology"] = r.topology;
   j["weights_dtype"] = dtype_name(s.machine.precision.weights);

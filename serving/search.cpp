@@ -17,24 +17,29 @@ namespace roofsim {
 
 namespace {
 
-// A layout before it runs: colocated (tp, pp, replicas) or disaggregated (P, tp_p, D, tp_d).
+// A layout before it runs: colocated (tp, pp, ep, replicas) or disaggregated (P, tp_p, D, tp_d).
 struct Layout {
   bool disaggregated = false;
-  std::int64_t tp = 0, pp = 1, replicas = 0;
+  std::int64_t tp = 0, pp = 1, ep = 1, replicas = 0;
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;
   std::string name() const {
-    if (!disaggregated) return "tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "") + " x" + std::to_string(replicas);
+    if (!disaggregated) {
+      return "tp" + std::to_string(tp) + (ep > 1 ? " ep" + std::to_string(ep) : "") + (pp > 1 ? " pp" + std::to_string(pp) : "") +
+             " x" + std::to_string(replicas);
+    }
     return std::to_string(prefill_instances) + "P(tp" + std::to_string(prefill_tp) + ")+" + std::to_string(decode_instances) +
            "D(tp" + std::to_string(decode_tp) + ")";
   }
 };
 
 std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& tps, const std::vector<std::int64_t>& pps,
-                            bool disaggregated) {
+                            const std::vector<std::int64_t>& eps, bool disaggregated) {
   std::vector<Layout> out;
   for (std::int64_t pp : pps) {
-    for (std::int64_t tp : tps) {
-      if (gpus % (tp * pp) == 0) out.push_back({false, tp, pp, gpus / (tp * pp), 0, 0, 0, 0});
+    for (std::int64_t ep : eps) {
+      for (std::int64_t tp : tps) {
+        if (gpus % (tp * pp * ep) == 0) out.push_back({false, tp, pp, ep, gpus / (tp * pp * ep), 0, 0, 0, 0});
+      }
     }
   }
   if (!disaggregated) return out;
@@ -42,7 +47,7 @@ std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& 
     for (std::int64_t tp_d : tps) {
       for (std::int64_t p = 1; p * tp_p < gpus; ++p) {
         const std::int64_t rest = gpus - p * tp_p;
-        if (rest % tp_d == 0) out.push_back({true, 0, 1, 0, p, tp_p, rest / tp_d, tp_d});
+        if (rest % tp_d == 0) out.push_back({true, 0, 1, 1, 0, p, tp_p, rest / tp_d, tp_d});
       }
     }
   }
@@ -70,6 +75,7 @@ ServingSetup point_setup(const SearchSpec& spec, const Layout& l, std::int64_t c
   } else {
     s.machine.tp = l.tp;
     s.machine.pp = l.pp;
+    s.machine.ep = l.ep;
   }
   s.workload.arrivals = Arrivals{};
   s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
@@ -126,6 +132,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
     throw InputError("${gpus} " + std::to_string(spec.gpus) + ": must be between 1 and " + std::to_string(kMaxChips));
   }
   if (spec.base.machine.pp != 1) throw InputError("${pp}: the search sets the pipeline stages of each layout itself (its list of stages to try)");
+  if (spec.base.machine.ep != 1) throw InputError("${ep}: the search sets the expert-parallel ranks of each layout itself (its list of EP degrees to try)");
   if (spec.requests_per_client < 1 || spec.requests_per_client > 1000000) {
     throw InputError("${requests_per_client} " + std::to_string(spec.requests_per_client) + ": must be between 1 and 1000000");
   }
@@ -141,7 +148,13 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
       throw InputError("${pp} " + std::to_string(pp) + ": pipeline stages must number between 1 and ${gpus} " + std::to_string(spec.gpus));
     }
   }
-  const std::vector<Layout> all = layouts(spec.gpus, tps, pps, spec.disaggregated);
+  const std::vector<std::int64_t> eps = sorted_unique(spec.eps.empty() ? std::vector<std::int64_t>{1} : spec.eps);
+  for (std::int64_t ep : eps) {
+    if (ep < 1 || ep > spec.gpus) {
+      throw InputError("${ep} " + std::to_string(ep) + ": expert-parallel ranks must number between 1 and ${gpus} " + std::to_string(spec.gpus));
+    }
+  }
+  const std::vector<Layout> all = layouts(spec.gpus, tps, pps, eps, spec.disaggregated);
   for (std::int64_t tp : tps) {
     if (tp < 1 || tp > spec.gpus) {
       throw InputError("${tp} " + std::to_string(tp) + ": a tensor-parallel group must have between 1 and ${gpus} " +
@@ -169,6 +182,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
       p.disaggregated = l.disaggregated;
       p.tp = l.tp;
       p.pp = l.disaggregated ? 0 : l.pp;
+      p.ep = l.disaggregated ? 0 : l.ep;
       p.replicas = l.replicas;
       p.prefill_instances = l.prefill_instances;
       p.prefill_tp = l.prefill_tp;
@@ -202,7 +216,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
 
 std::string search_csv(const std::vector<SearchPoint>& points, SettingNames names) {
   return records_csv(search_points_json(points, names),
-                     {"layout", "disaggregated", "tp", "pp", "replicas", "prefill_instances", "prefill_tp", "decode_instances",
+                     {"layout", "disaggregated", "tp", "pp", "ep", "replicas", "prefill_instances", "prefill_tp", "decode_instances",
                       "decode_tp", "concurrency", "total_concurrency", "requests", "tok_s", "tok_s_per_gpu", "tok_s_per_user",
                       "ttft_p90_s", "tpot_mean_s", "slo_attainment", "meets_slo", "pareto", "error"});
 }
@@ -220,6 +234,7 @@ nlohmann::json search_points_json(const std::vector<SearchPoint>& points, Settin
     } else {
       j["tp"] = p.tp;
       j["pp"] = p.pp;
+      j["ep"] = p.ep;
       j["replicas"] = p.replicas;
     }
     if (p.ok()) {

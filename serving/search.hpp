@@ -26,6 +26,9 @@ struct SearchSpec {
   // Pipeline stages to try with each TP degree (colocated replicas of tp x pp chips; each
   // stage runs its own micro-batch); empty: 1.
   std::vector<std::int64_t> pps;
+  // Expert-parallel degrees to try with each TP and PP (colocated replicas of tp x ep x pp
+  // chips, attention data parallel over the EP ranks; MoE models only); empty: 1.
+  std::vector<std::int64_t> eps;
   // Closed-loop clients per replica (colocated) or per decode instance (disaggregated);
   // empty: 1, 2, 4, ..., 256.
   std::vector<std::int64_t> concurrencies;
@@ -37,9 +40,9 @@ struct SearchSpec {
 };
 
 struct SearchPoint {
-  std::string layout;  // "tp2 x4" (TP 2, 4 replicas), "tp2 pp2 x2" (and 2 stages) or "1P(tp2)+3D(tp2)"
+  std::string layout;  // "tp2 x4" (TP 2, 4 replicas), "tp2 pp2 x2" (and 2 stages), "tp1 ep4 x2" or "1P(tp2)+3D(tp2)"
   bool disaggregated = false;
-  std::int64_t tp = 0, pp = 0, replicas = 0;  // colocated
+  std::int64_t tp = 0, pp = 0, ep = 0, replicas = 0;  // colocated
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;  // disaggregated
   std::int64_t concurrency = 0;        // per replica, or per decode instance
   std::int64_t total_concurrency = 0;  // clients over all the GPUs

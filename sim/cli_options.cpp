@@ -109,11 +109,11 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                 "other as a ring routed between its chips)")->check(positive_number());
   cmd->add_option("--pp", f.pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
                                 "sent from stage to stage (default 1)")->check(positive_number());
-  if (!machine_only) {
   cmd->add_option("--ep", f.ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
                                 "attention data parallel across them, tokens sent to their experts and back by "
                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
       ->check(positive_number());
+  if (!machine_only) {
   cmd->add_option("--nodes", f.nodes, "Nodes of the hardware's network.chips_per_node chips that all replicas fill together "
                                       "(needs [network]; default: one switch). A replica larger than a node spans whole nodes "
                                       "(nodes:MxL, joined by the network), a smaller one runs on its node's switch")

@@ -36,10 +36,7 @@ std::string percent(double bound, double sim) { return format_fixed(100.0 * boun
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
   const std::int64_t chips = e.tp * e.pp * e.ep;
-  std::string parallel;
-  for (const auto& [n, what] : {std::pair{e.tp, "tensor parallel "}, {e.ep, "expert parallel "}, {e.pp, "pipeline "}}) {
-    if (n > 1) parallel += (parallel.empty() ? "" : " x ") + std::string(what) + std::to_string(n);
-  }
+  const std::string parallel = parallelism_name(e.tp, e.ep, e.pp);
   os << "roofsim run: " << r.model.name << " on " << (chips > 1 ? std::to_string(chips) + " x " : "") << r.hw.description
      << (chips > 1 ? " (" + r.topology + ", " + parallel + ")" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"

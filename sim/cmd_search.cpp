@@ -26,7 +26,7 @@ struct SearchOptions {
   std::string hw;
   ExperimentFlags x;
   std::int64_t gpus = 8, requests_per_client = 8, max_batch = 256, max_tokens = 8192;
-  std::string tps, pps = "1", concurrencies;
+  std::string tps, pps = "1", eps = "1", concurrencies;
   std::string prompt = "1024", output = "128";
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool disaggregated = false;
@@ -127,6 +127,7 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   spec.gpus = o.gpus;
   if (!o.tps.empty()) spec.tps = parse_list(o.tps, "--tp", 1, o.gpus);
   spec.pps = parse_list(o.pps, "--pp", 1, o.gpus);
+  spec.eps = parse_list(o.eps, "--ep", 1, o.gpus);
   if (!o.concurrencies.empty()) spec.concurrencies = parse_list(o.concurrencies, "--concurrency", 1, 1 << 20);
   spec.disaggregated = o.disaggregated;
   spec.requests_per_client = o.requests_per_client;
@@ -160,7 +161,8 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   os << "roofsim search: " << model.name << " on " << spec.gpus << " x " << hw.description << ", simulated\n"
      << "workload   closed loop, " << spec.requests_per_client << " requests per client; prompt " << describe(s.workload.prompt)
      << ", output " << describe(s.workload.output) << "; " << slos << "\n"
-     << "layouts    tensor parallel replicas" << (spec.pps.size() > 1 || spec.pps.front() > 1 ? " in pipeline stages" : "")
+     << "layouts    tensor parallel replicas" << (spec.eps.size() > 1 || spec.eps.front() > 1 ? ", expert parallel" : "")
+     << (spec.pps.size() > 1 || spec.pps.front() > 1 ? " in pipeline stages" : "")
      << (spec.disaggregated ? " and disaggregated prefill/decode splits" : "")
      << "; clients per replica (disaggregated: per decode instance)\n\n";
   print_table(os, points, slo_set);
@@ -191,8 +193,8 @@ void add_search_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "search",
       "Search deployments: for a model, a number of GPUs and SLOs, simulate serving (closed-loop clients, continuous\n"
-      "batching) for each parallelism layout (tensor parallel groups of --tp chips in --pp pipeline stages, as many\n"
-      "replicas as fit the GPUs; with --disaggregated also every split into prefill and decode instances) at each\n"
+      "batching) for each parallelism layout (tensor parallel groups of --tp chips, --ep of them expert parallel, in\n"
+      "--pp pipeline stages, as many replicas as fit the GPUs; with --disaggregated also every split into prefill and decode instances) at each\n"
       "concurrency, and report the Pareto front of output tokens/s per GPU against tokens/s per user among the\n"
       "points that meet the SLOs, with the best point of each layout. A replica is simulated once and its throughput\n"
       "multiplied by the replicas.\n"
@@ -201,12 +203,15 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x, true);
   // The search sets the parallelism itself: no single --tp, stages or fabric.
-  for (const char* flag : {"--tp", "--pp", "--topology"}) cmd->remove_option(cmd->get_option(flag));
+  for (const char* flag : {"--tp", "--pp", "--ep", "--topology"}) cmd->remove_option(cmd->get_option(flag));
   cmd->add_option("--gpus", o->gpus, "GPUs (chips) to deploy on (default 8)")->check(whole_number_between(1, 4096));
   cmd->add_option("--tp", o->tps, "Tensor-parallel degrees to try, comma-separated (default: every power of two "
                                   "dividing --gpus that the model's heads allow)");
   cmd->add_option("--pp", o->pps, "Pipeline stages to try with each TP degree, comma-separated (default 1; a replica "
                                   "of tp x pp chips runs one micro-batch per stage, as serve --pp does)");
+  cmd->add_option("--ep", o->eps, "Expert-parallel degrees to try with each TP degree and stage count, comma-separated "
+                                  "(default 1; MoE models: a replica of tp x ep x pp chips, attention data parallel over "
+                                  "its EP ranks, as serve --ep does)");
   cmd->add_option("--concurrency", o->concurrencies, "Closed-loop clients per replica to try, comma-separated; with "
                                                      "disaggregation per decode instance (default 1,2,4,...,256)");
   cmd->add_flag("--disaggregated", o->disaggregated, "Also try every split of the GPUs into P prefill instances of "

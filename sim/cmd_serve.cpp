@@ -66,7 +66,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   const ServingSummary& m = r.summary;
   os << "roofsim serve: " << r.model.name << " on " << (r.chips > 1 ? std::to_string(r.chips) + " x " : "") << r.hw.description
      << (s.disaggregation.enabled ? " (disaggregated prefill and decode)"
-         : r.chips > 1           ? " (" + r.topology + ", tensor parallel " + std::to_string(s.machine.tp) + ")"
+         : r.chips > 1           ? " (" + r.topology + ", " + parallelism_name(s.machine.tp, s.machine.ep, s.machine.pp) + ")"
                                  : "")
      << ", simulated\n\n";
   os << "workload   " << r.requests.size() << " requests, ";

@@ -167,6 +167,10 @@ expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --micr
 expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
 expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
 expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2
+expect_ok "serve with ep" "$roofsim" serve --model mixtral-8x7b --tp 2 --ep 2 --requests 8 --concurrency 4 --prompt 64 --output 4
+contains "serve with ep names the layout" "switch:4, tensor parallel 2 x expert parallel 2"
+expect_error "serve ep on a dense model" "--ep 2: Llama-3-8B has no experts" "$roofsim" serve --ep 2 --requests 2
+expect_error "serve ep with speculation" "speculative decoding with expert parallelism (--ep)" "$roofsim" serve --model mixtral-8x7b --ep 2 --speculative-tokens 2 --requests 2
 # The roofline's lesson in one command: bandwidth speeds up batch-1 decode, FLOP/s speed up prefill.
 expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json" --plot "$tmp/whatif.svg"
 if grep -q "<svg" "$tmp/whatif.svg"; then ok; else bad "whatif plot"; fi

@@ -193,9 +193,37 @@ TEST_CASE("search: pipeline stages lay out replicas of tp x pp chips", "[systemc
   CHECK(staged.replicas == 2);
   CHECK(staged.total_concurrency == 16);
   CHECK(staged.tok_s_per_gpu == Approx(staged.tok_s / 4));
-  CHECK(search_csv(points).find("layout,disaggregated,tp,pp,replicas") == 0);
+  CHECK(search_csv(points).find("layout,disaggregated,tp,pp,ep,replicas") == 0);
   spec.pps = {3};
   CHECK_THROWS_WITH(run_search(spec), Catch::Contains("no layout of gpus 4"));
   spec.pps = {0};
   CHECK_THROWS_WITH(run_search(spec), Catch::Contains("pp 0"));
+}
+
+TEST_CASE("search: expert-parallel layouts for an MoE model, dense models skipped with the reason", "[systemc][serving][search]") {
+  static const std::string moe =
+      write_temp(replace_once(preset_text("models", "mixtral-8x7b"), "layers = 32", "layers = 2"), "model");
+  SearchSpec spec = small_spec(4, {1, 2}, {8});
+  spec.base.machine.model = moe;
+  spec.eps = {1, 2, 4};
+  const std::vector<SearchPoint> points = run_search(spec, {});
+  // tp x ep x replicas = 4 GPUs: tp1 x4, tp2 x2, tp1 ep2 x2, tp2 ep2 x1, tp1 ep4 x1.
+  REQUIRE(points.size() == 5);
+  const SearchPoint& ep4 = at(points, "tp1 ep4 x1", 8);
+  CHECK(ep4.ok());
+  CHECK(ep4.ep == 4);
+  CHECK(ep4.replicas == 1);
+  CHECK(at(points, "tp2 ep2 x1", 8).ok());
+  CHECK(search_csv(points, SettingNames::flag).find(",ep,") != std::string::npos);
+  // A dense model's EP layouts are skipped, naming why.
+  SearchSpec dense = small_spec(2, {1}, {4});
+  dense.eps = {2};
+  const std::vector<SearchPoint> skipped = run_search(dense, {});
+  REQUIRE(skipped.size() == 1);
+  CHECK_FALSE(skipped[0].ok());
+  CHECK(skipped[0].error.find("has no experts") != std::string::npos);
+  // The base setup's own EP is the layouts' business.
+  SearchSpec given = spec;
+  given.base.machine.ep = 2;
+  CHECK_THROWS_WITH(run_search(given, {}), Catch::Contains("expert-parallel ranks of each layout"));
 }

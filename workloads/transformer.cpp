@@ -74,7 +74,8 @@ class Builder : public AttentionGraph {
  private:
   using Input = OpInput;
 
-  // A uniform pass is one group of a micro-batch's share of the sequences on this EP rank.
+  // A uniform pass is one group of a micro-batch's share of the sequences on this EP rank; a
+  // mixed pass's groups are this EP rank's sequences.
   static std::vector<SequenceGroup> groups_of(const ForwardPass& pass) {
     if (!pass.groups.empty()) return pass.groups;
     return {SequenceGroup{pass.batch / pass.microbatches / pass.ep, pass.new_tokens, pass.context, pass.prefill}};
@@ -497,7 +498,8 @@ void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
   if (m.experts % pass.ep != 0) {
     throw InputError("${ep} " + std::to_string(pass.ep) + " must divide the " + std::to_string(m.experts) + " experts");
   }
-  if (pass.batch % (pass.ep * pass.microbatches) != 0) {
+  // A mixed pass (serving) holds one EP rank's sequences already.
+  if (pass.groups.empty() && pass.batch % (pass.ep * pass.microbatches) != 0) {
     const std::string times = pass.microbatches > 1 ? " x " + std::to_string(pass.microbatches) + " micro-batches" : "";
     throw InputError("${ep} " + std::to_string(pass.ep) + times + " must divide the batch (" + std::to_string(pass.batch) +
                      "): attention is data parallel over the EP ranks");
@@ -529,9 +531,7 @@ OpGraph build_forward(const ModelConfig& m, const ForwardPass& pass, const Preci
   check_tensor_parallel(m, pass.tp);
   check_pipeline(m, pass);
   check_expert_parallel(m, pass);
-  if (!pass.groups.empty() && (pass.microbatches != 1 || pass.ep != 1)) {
-    throw InputError("a mixed pass (serving) runs as one micro-batch without expert parallelism");
-  }
+  if (!pass.groups.empty() && pass.microbatches != 1) throw InputError("a mixed pass (serving) runs as one micro-batch");
   return Builder(m, pass, p, attention_kernels().get(attention.name, "attention")).build();
 }
 

@@ -368,6 +368,18 @@ async function serveChecks(browser, base, pageErrors) {
   const nreq = await page.evaluate(() => window.roofsimViews.serve.result.requests.length);
   check(csv.startsWith('id,arrival_s') && csv.trim().split('\n').length === nreq + 1 && nreq >= SERVE.requests, 'serve: CSV export, a row per request');
   check((await download(page, '#s-export-png')).subarray(1, 4).toString() === 'PNG', 'serve: PNG export');
+  // Pipeline stages from the form: the same numbers as `roofsim serve --pp 2`.
+  const cliPp = promisify(execFile)(roofsimBin, ['serve', '--concurrency', String(SERVE.concurrency), '--requests', String(SERVE.requests),
+    '--prompt', String(SERVE.prompt), '--output', String(SERVE.output), '--pp', '2', '--json', '-'], {maxBuffer: 64 << 20})
+    .then(({stdout}) => JSON.parse(stdout));
+  await page.fill('#s-pp', '2');
+  await page.click('#s-simulate');
+  await page.waitForFunction(() => window.roofsimViews.serve.result && window.roofsimViews.serve.result.pp === 2, null, {timeout: 60000});
+  const rPp = await cliPp;
+  const p50Pp = await page.textContent('#s-latency tr[data-metric="ttft_s"] td[data-k="p50"]');
+  check(p50Pp === fmtTime(rPp.summary.ttft_s.p50), 'serve: pipeline stages from the form, TTFT p50 equals roofsim serve --pp 2',
+    `${p50Pp} vs ${fmtTime(rPp.summary.ttft_s.p50)}`);
+  await page.fill('#s-pp', '1');
   // Impossible settings: a message.
   await page.fill('#s-prompt', 'normal:abc');
   await page.click('#s-simulate');

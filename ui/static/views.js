@@ -319,20 +319,20 @@ function readCollectiveUrl(q) {
 
 // --- serving ---------------------------------------------------------------------------------
 const S_FIELDS = ['hw', 'model', 'arrivals', 'load', 'requests', 'seed', 'prompt', 'output', 'scheduler', 'priority', 'max_batch',
-  'max_tokens', 'chunked_prefill', 'speculative_tokens', 'acceptance', 'tp', 'disaggregate', 'prefill_instances',
-  'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms'];
+  'max_tokens', 'chunked_prefill', 'speculative_tokens', 'acceptance', 'tp', 'pp', 'ep', 'micro_batches', 'disaggregate',
+  'prefill_instances', 'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms'];
 const S_DEFAULTS = {hw: 'h100_sxm5', model: 'llama-3-8b', arrivals: 'concurrency', load: '8', requests: '64', seed: '', prompt: '512',
   output: '128', scheduler: 'continuous', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
-  acceptance: '', tp: '1', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
+  acceptance: '', tp: '1', pp: '1', ep: '1', micro_batches: '', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
 
 function serveSettings() {
   const s = {hw: $('s-hw').value, model: $('s-model').value};
   s[$('s-arrivals').value] = numberOrText($('s-load').value);
   if (s[$('s-arrivals').value] === undefined) throw new Error(`${$('s-arrivals').value}: give a number`);
-  for (const k of ['requests', 'seed', 'prompt', 'output', 'max_batch', 'max_tokens', 'speculative_tokens', 'tp', 'prefill_instances',
-    'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms']) {
+  for (const k of ['requests', 'seed', 'prompt', 'output', 'max_batch', 'max_tokens', 'speculative_tokens', 'tp', 'pp', 'ep',
+    'micro_batches', 'prefill_instances', 'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms']) {
     const v = numberOrText($('s-' + k).value);
-    if (v !== undefined && !(k === 'tp' && v === 1)) s[k] = v;
+    if (v !== undefined && !(['tp', 'pp', 'ep'].includes(k) && v === 1)) s[k] = v;
   }
   for (const k of ['scheduler', 'priority']) if ($('s-' + k).value) s[k] = $('s-' + k).value;
   if (s.scheduler === 'continuous') delete s.scheduler;

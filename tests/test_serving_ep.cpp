@@ -1,0 +1,98 @@
+// Serving with expert parallelism: attention data parallel over the EP ranks, so each
+// iteration's sequences spread over them and the busiest rank's share is simulated, its MoE
+// layers sending tokens to their experts and back by all-to-all.
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "serving/pool.hpp"
+#include "serving/report.hpp"
+#include "serving/serving.hpp"
+#include "tests/serving_test_util.hpp"
+#include "tests/test_util.hpp"
+
+using namespace roofsim;
+using namespace roofsim::test;
+
+namespace {
+
+std::int64_t tokens(const std::vector<SequenceGroup>& groups) {
+  std::int64_t n = 0;
+  for (const SequenceGroup& g : groups) n += g.count * g.new_tokens;
+  return n;
+}
+
+// Mixtral-8x7B's layer, 2 of them: 8 experts, top 2.
+ServingSetup moe_setup(std::int64_t tp, std::int64_t ep) {
+  static const std::string model =
+      write_temp(replace_once(preset_text("models", "mixtral-8x7b"), "layers = 32", "layers = 2"), "model");
+  ServingSetup s = serving_setup(96, 32, "512", "32");
+  s.machine.model = model;
+  s.machine.tp = tp;
+  s.machine.ep = ep;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("expert parallelism spreads an iteration's sequences over the EP ranks and the busiest one is simulated", "[systemc][serving]") {
+  // One 512-token prefill chunk and ten decodes over two ranks: the chunk takes one rank, the
+  // decodes the other; the busiest (512 tokens) holds the chunk alone.
+  const std::vector<SequenceGroup> mixed{{1, 512, 512, true}, {10, 1, 900, false}};
+  const std::vector<SequenceGroup> busiest = busiest_rank_share(mixed, 2);
+  REQUIRE(busiest.size() == 1);
+  CHECK(busiest[0].prefill);
+  CHECK(busiest[0].count == 1);
+  // Nine decodes over two ranks: five and four; the rank of five, with their context.
+  const std::vector<SequenceGroup> decodes = busiest_rank_share({{9, 1, 700, false}}, 2);
+  REQUIRE(decodes.size() == 1);
+  CHECK(decodes[0].count == 5);
+  CHECK(decodes[0].context == 700);
+  // Never more than the even share plus one chunk; one rank is the whole iteration.
+  const std::vector<SequenceGroup> many{{3, 256, 256, true}, {2, 128, 640, true}, {40, 1, 1000, false}};
+  for (std::int64_t ranks : {1, 2, 3, 4, 8}) {
+    const std::int64_t share = tokens(busiest_rank_share(many, ranks));
+    CHECK(share >= (tokens(many) + ranks - 1) / ranks);
+    CHECK(share <= tokens(many) / ranks + 256);
+  }
+  CHECK(busiest_rank_share(many, 1) == many);
+}
+
+TEST_CASE("serving with expert parallelism: every rank's KV cache, the experts spread, all-to-all in every MoE layer", "[systemc][serving]") {
+  const ServingResult ep = run_serving(moe_setup(1, 4));
+  const ServingResult tp = run_serving(moe_setup(4, 1));
+  CHECK(ep.chips == 4);
+  CHECK(serving_json(ep)["ep"] == 4);
+  // Each EP rank holds a quarter of the experts and every other weight; TP 4 a quarter of all.
+  CHECK(ep.weights_bytes > tp.weights_bytes);
+  // Each EP rank's iteration holds about a quarter of the sequences: at concurrency 32 no
+  // simulated shape has more than 8 decodes plus a prefill chunk.
+  std::int64_t most = 0;
+  bool alltoall = false;
+  for (const IterationShape& s : ep.shapes) {
+    std::int64_t n = 0;
+    for (const SequenceGroup& g : s.groups) n += g.count;
+    most = std::max(most, n);
+    alltoall = alltoall || s.outcome.comm_s > 0;
+  }
+  CHECK(most <= 32 / 4 + 1);
+  CHECK(alltoall);  // the dispatch and combine all-to-alls take time on the links
+  CHECK(ep.summary.requests == 96);
+  // Deterministic: the same setup gives the same result.
+  const ServingResult again = run_serving(moe_setup(1, 4));
+  CHECK(requests_csv(again) == requests_csv(ep));
+  CHECK(iterations_csv(again) == iterations_csv(ep));
+}
+
+TEST_CASE("serving refuses expert parallelism where it is not modelled, and a model without experts", "[systemc][serving]") {
+  ServingSetup dense = serving_setup(4, 2, "64", "4");
+  dense.machine.ep = 2;
+  CHECK_THROWS_WITH(run_serving(dense), Catch::Contains("has no experts"));
+  ServingSetup spec = moe_setup(1, 2);
+  spec.speculative.tokens = 2;
+  CHECK_THROWS_WITH(run_serving(spec), Catch::Contains("speculative decoding with expert parallelism"));
+  ServingSetup split = moe_setup(1, 2);
+  split.disaggregation.enabled = true;
+  CHECK_THROWS_WITH(run_serving(split), Catch::Contains("disaggregated instances run without expert parallelism"));
+  ServingSetup three = moe_setup(1, 3);
+  CHECK_THROWS_WITH(run_serving(three), Catch::Contains("must divide the 8 experts"));
+}

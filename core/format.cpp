@@ -47,4 +47,10 @@ std::string format_general(double value) {
   return buf;
 }
 
+std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 }  // namespace roofsim

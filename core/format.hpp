@@ -1,6 +1,7 @@
 #pragma once
 // Human-readable numbers for tables: SI prefixes, durations, fixed decimals.
 #include <string>
+#include <vector>
 
 namespace roofsim {
 
@@ -13,5 +14,7 @@ std::string format_fixed(double value, int decimals);
 std::string format_general(double value);
 // 85899345920 -> "80.0 GiB"
 std::string format_bytes(double bytes);
+// {"a", "b", "c"} -> "a, b or c": the values a setting takes, for a message.
+std::string or_list(const std::vector<std::string>& names);
 
 }  // namespace roofsim

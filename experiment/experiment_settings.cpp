@@ -6,6 +6,7 @@
 #include "components/collectives.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
@@ -118,12 +119,12 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     e.max_events = value.get<double>();
   } else if (key == "launch") {
     const std::optional<Launch> l = parse_launch(setting_text(key, value));
-    if (!l) setting_refused(key, value, "graph, per_op or prefill_per_op");
+    if (!l) setting_refused(key, value, or_list(launch_names()));
     e.launch = *l;
   } else if (key == "allreduce") {
     const std::string v = setting_text(key, value);
     const std::vector<std::string>& names = allreduce_kernel_names();
-    if (std::find(names.begin(), names.end(), v) == names.end()) setting_refused(key, value, "nccl, trtllm_custom or vllm_custom");
+    if (std::find(names.begin(), names.end(), v) == names.end()) setting_refused(key, value, or_list(names));
     e.allreduce = v;
   } else if (key == "near_memory") {
     const std::string v = setting_text(key, value);

@@ -10,6 +10,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
@@ -95,7 +96,7 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
   e.precision = Precision{dtype_cell(path, row, "weights"), dtype_cell(path, row, "activations"), dtype_cell(path, row, "kv")};
   const std::optional<Launch> launch = parse_launch(row.at("launch"));
   if (!launch) {
-    throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected graph, per_op or prefill_per_op)");
+    throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected " + or_list(launch_names()) + ")");
   }
   e.launch = *launch;
   // Optional: which attention kernel the measured software ran (fused when absent).

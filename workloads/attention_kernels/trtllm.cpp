@@ -52,7 +52,7 @@ MmhaLaunch mmha_launch(const AttentionShape& s) {
   constexpr std::int64_t kSms = kXqaGateSms, kWarpsPerSm = 32, kThreads = 256;
   constexpr std::int64_t kSmemBytes = 227 * 1024 - 2048, kSmemBytesPerFourKeys = 24;  // fp32 scores, 16-bit logits
   auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-  const std::int64_t pairs = s.sequences * s.heads;
+  const std::int64_t pairs = std::max<std::int64_t>(1, s.sequences * s.heads);
   // The split counts the whole context even on a sliding-window layer (the launcher's tlength);
   // shared memory holds scores of the keys read.
   const std::int64_t context = std::max<std::int64_t>(1, s.context), keys = std::max<std::int64_t>(1, s.decode_keys());

@@ -54,7 +54,6 @@ void check_setup(const ServingSetup& s) {
   }
   if (s.machine.ep > 1) {
     if (s.disaggregation.enabled) throw InputError("${ep}: disaggregated instances run without expert parallelism so far");
-    if (s.speculative.tokens > 0) throw InputError("${speculative_tokens}: speculative decoding with expert parallelism (${ep}) is not modelled yet");
     if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
       throw InputError("${kv_preemption} swap: swapping with expert parallelism (${ep}) is not modelled yet; preempt by recomputing");
     }

@@ -72,7 +72,9 @@ std::vector<std::int64_t> shape_key(const std::vector<SequenceGroup>& groups) {
 
 
 // The draft of speculative decoding: the target's next-token head as one more of its layers
-// with its LM head ("mtp"), or a model of its own on the same chips.
+// with its LM head ("mtp"), or a model of its own on the same chips. With expert parallelism
+// the MTP head is one more of the target's layers, its experts spread as theirs; a model of its
+// own runs whole on each EP rank's chips (TP-split), on that rank's sequences.
 Experiment draft_experiment(const ServingSetup& s, const Experiment& machine, const ModelConfig& target) {
   Experiment e = machine;
   if (s.speculative.draft == "mtp") {
@@ -83,14 +85,21 @@ Experiment draft_experiment(const ServingSetup& s, const Experiment& machine, co
   } else {
     e.model = s.speculative.draft;
     e.model_config.reset();
+    e.ep = 1;
   }
+  e.batch = e.ep;  // the machine is checked with one sequence on each EP rank
   return e;
 }
 
 // What the draft adds per chip: weights and KV bytes per token. An MTP head shares the
 // target's embedding and LM head, so it adds one layer's weights and KV.
 MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& e) {
-  if (s.speculative.draft != "mtp") return memory_need(draft, e);
+  if (s.speculative.draft != "mtp") {
+    Experiment own = e;  // whole on each EP rank: one sequence on its chips
+    own.ep = 1;
+    own.batch = 1;
+    return memory_need(draft, own);
+  }
   ModelConfig two = draft;
   two.layers = 2;
   const MemoryNeed one_layer = memory_need(draft, e), two_layers = memory_need(two, e);

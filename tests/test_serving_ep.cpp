@@ -87,12 +87,31 @@ TEST_CASE("serving refuses expert parallelism where it is not modelled, and a mo
   ServingSetup dense = serving_setup(4, 2, "64", "4");
   dense.machine.ep = 2;
   CHECK_THROWS_WITH(run_serving(dense), Catch::Contains("has no experts"));
-  ServingSetup spec = moe_setup(1, 2);
-  spec.speculative.tokens = 2;
-  CHECK_THROWS_WITH(run_serving(spec), Catch::Contains("speculative decoding with expert parallelism"));
+  ServingSetup swap = moe_setup(1, 2);
+  swap.kv.preemption = KvCacheConfig::Preemption::swap;
+  CHECK_THROWS_WITH(run_serving(swap), Catch::Contains("swapping with expert parallelism"));
   ServingSetup split = moe_setup(1, 2);
   split.disaggregation.enabled = true;
   CHECK_THROWS_WITH(run_serving(split), Catch::Contains("disaggregated instances run without expert parallelism"));
   ServingSetup three = moe_setup(1, 3);
   CHECK_THROWS_WITH(run_serving(three), Catch::Contains("must divide the 8 experts"));
+}
+
+TEST_CASE("speculative decoding with expert parallelism: the MTP head's experts spread as the target's, a draft model whole on each rank", "[systemc][serving]") {
+  ServingSetup s = moe_setup(1, 2);
+  s.workload.output = parse_length_distribution("31", "output");  // 30 after the first: 10 steps of 3
+  const ServingResult plain = run_serving(s);
+  s.speculative.tokens = 2;
+  s.speculative.acceptance = 1;
+  const ServingResult mtp = run_serving(s);
+  // Every draft accepted: three tokens per target step, and faster per token than without.
+  CHECK(mtp.summary.tokens_per_step == 3.0);
+  CHECK(mtp.summary.tpot_s.mean < plain.summary.tpot_s.mean);
+  CHECK(mtp.summary.draft_share > 0);
+  // A dense draft of its own (Mixtral's vocabulary: Mistral-7B) runs on each rank's chips.
+  s.speculative.draft = "mistral-7b";
+  const ServingResult own = run_serving(s);
+  CHECK(own.summary.requests == 96);
+  CHECK(own.weights_bytes > mtp.weights_bytes);  // a whole 7B model on every chip
+  CHECK(own.summary.draft_share > mtp.summary.draft_share);
 }

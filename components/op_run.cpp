@@ -336,45 +336,45 @@ void VectorRun::dispatch(std::int64_t step) {
     for (std::size_t u = 0; u < units; ++u) chip_.vector_unit(u).timeline().reserve(now, cta_step_ps_);
   }
   // Each unit's share of the step: even, or (a last partial wave) as many of the wave's CTAs as
-  // it holds, the same units step after step (a CTA stays on its unit).
+  // it holds, the same units step after step (a CTA stays on its unit). each_share calls
+  // f(unit, its parts of the step's `parts`) for every unit with a share.
   const bool uneven = s.wave_ctas > 0;
   const std::int64_t n = static_cast<std::int64_t>(units);
   const double parts = static_cast<double>(uneven ? s.wave_ctas : n);
-  std::vector<std::pair<std::size_t, double>> shares;  // (unit, its parts of the step)
-  shares.reserve(units);
-  for (std::int64_t p = 0; p < n; ++p) {
-    if (!uneven) {
-      shares.emplace_back(chip_.next_vector_unit(), 1.0);
-      continue;
+  const std::int64_t active = uneven ? std::min(s.wave_ctas, n) : n;
+  auto each_share = [&](auto&& f) {
+    for (std::int64_t p = 0; p < active; ++p) {
+      if (!uneven) {
+        f(chip_.next_vector_unit(), 1.0);
+      } else {
+        f(static_cast<std::size_t>(p), static_cast<double>(s.wave_ctas / n + (p < s.wave_ctas % n ? 1 : 0)));
+      }
     }
-    const std::int64_t ctas = s.wave_ctas / n + (p < s.wave_ctas % n ? 1 : 0);
-    if (ctas > 0) shares.emplace_back(static_cast<std::size_t>(p), static_cast<double>(ctas));
-  }
+  };
+  auto trace = [&](std::size_t u) {
+    if (trace_name < 0) return;
+    const Timeline& t = chip_.vector_unit(u).timeline();
+    chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
+  };
   if (chip_.granularity() == Granularity::fine) {
     // Eight pieces per unit, one event each; the chunk's output goes out with the last.
     constexpr int kPieces = 8;
-    auto left = std::make_shared<std::size_t>(kPieces * shares.size());
+    auto left = std::make_shared<std::size_t>(static_cast<std::size_t>(kPieces * active));
     jobs_added(step, static_cast<std::int64_t>(*left));
     for (int piece = 0; piece < kPieces; ++piece) {
-      for (const auto& [u, share] : shares) {
+      each_share([&](std::size_t u, double share) {
         const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops * share / (parts * kPieces));
-        if (trace_name >= 0) {
-          const Timeline& t = chip_.vector_unit(u).timeline();
-          chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
-        }
+        trace(u);
         chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
-      }
+      });
     }
     return;
   }
   Picoseconds ready = now;
-  for (const auto& [u, share] : shares) {
+  each_share([&](std::size_t u, double share) {
     ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops * share / parts));
-    if (trace_name >= 0) {
-      const Timeline& t = chip_.vector_unit(u).timeline();
-      chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
-    }
-  }
+    trace(u);
+  });
   jobs_added(step, 1);
   chip_.vector_events().at(ready, [this, step, out] { job_done(step, out); });
 }

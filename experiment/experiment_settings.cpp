@@ -20,9 +20,9 @@ const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
     {"decode_stride", &Experiment::decode_stride}, {"nodes", &Experiment::nodes},
     {"replicas", &Experiment::replicas}};
 
-const char* const kOthers[] = {"hw",     "model",  "weights_dtype", "activations_dtype", "kv_dtype",          "attention",
-                               "ideal",  "launch", "near_memory",   "topology",          "allow_long_context", "max_events",
-                               "all_layers"};
+const char* const kOthers[] = {"hw",         "model",      "weights_dtype", "activations_dtype", "kv_dtype",
+                               "attention",  "ideal",      "launch",        "allreduce",         "routing",
+                               "near_memory", "topology",  "allow_long_context", "max_events",   "all_layers"};
 
 std::int64_t Experiment::* count_field(const std::string& key) {
   for (const auto& [name, field] : kCounts) {
@@ -121,6 +121,10 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     const std::optional<Launch> l = parse_launch(setting_text(key, value));
     if (!l) setting_refused(key, value, or_list(launch_names()));
     e.launch = *l;
+  } else if (key == "routing") {
+    const std::optional<MoeRouting> r = parse_moe_routing(setting_text(key, value));
+    if (!r) setting_refused(key, value, kMoeRoutingForms);
+    e.routing = *r;
   } else if (key == "allreduce") {
     const std::string v = setting_text(key, value);
     const std::vector<std::string>& names = allreduce_kernel_names();

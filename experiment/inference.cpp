@@ -287,6 +287,7 @@ ForwardPass pass_for(const Experiment& e, int step) {
   pass.pp = e.pp;
   pass.ep = e.ep;
   pass.microbatches = microbatches(e);
+  pass.routing = e.routing;
   return pass;
 }
 }  // namespace
@@ -316,6 +317,11 @@ Experiment load_experiment_file(const std::string& path) {
   e.pp = t.positive_integer_or("pp", 1);
   e.microbatches = t.positive_integer_or("microbatches", 0);
   e.ep = t.positive_integer_or("ep", 1);
+  if (t.has("routing")) {
+    const std::optional<MoeRouting> r = parse_moe_routing(t.string("routing"));
+    if (!r) t.fail("routing", std::string("expected ") + kMoeRoutingForms + ", got \"" + t.string("routing") + "\"");
+    e.routing = *r;
+  }
   if (t.has("near_memory")) {
     const std::string v = t.one_of("near_memory", {"off", "auto", "all"});
     e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
@@ -329,7 +335,7 @@ Experiment load_experiment_file(const std::string& path) {
   // Where each setting was given, for messages about it (the library names settings as the
   // CLI does: "gen" for the file's "generate").
   for (const auto& [name, key] : {std::pair{"batch", "batch"}, {"prompt", "prompt"}, {"gen", "generate"}, {"tp", "tp"},
-                                  {"pp", "pp"}, {"ep", "ep"}, {"microbatches", "microbatches"},
+                                  {"pp", "pp"}, {"ep", "ep"}, {"routing", "routing"}, {"microbatches", "microbatches"},
                                   {"decode_stride", "decode_stride"}, {"topology", "topology"}, {"nodes", "nodes"}, {"replicas", "replicas"},
                                   {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
                                   {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
@@ -888,6 +894,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   pass.pp = e.pp;
   pass.ep = e.ep;  // a mixed pass's groups are then one EP rank's sequences
   pass.microbatches = 1;
+  pass.routing = e.routing;
   ExperimentResult r;
   r.setup = e;
   r.hw = machine.hw;

@@ -66,6 +66,9 @@ struct Experiment {
   // Expert parallelism over `ep` ranks of tp chips: data-parallel attention, experts spread,
   // all-to-alls over the chips of the same TP rank (switch topologies only).
   std::int64_t ep = 1;
+  // How MoE layers route their tokens: uniform (default), balanced or power_law:A
+  // (workloads/moe_routing.hpp).
+  MoeRouting routing{};
   // Scale-out (docs/scale-out.md): the nodes of hw.network.chips_per_node chips that all the
   // replicas fill together (0: not given, one switch as before), and data-parallel replicas of
   // the tp x ep x pp deployment, each serving its own batch. Replicas exchange nothing in

@@ -123,9 +123,8 @@ void check_moe_call(const MoeCall& m) {
 int moe_routing_draws(const MoeCall& m) { return m.power_law > 0 ? kPowerLawDraws : 1; }
 
 std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw) {
-  const MoeRoutingShape routing{m.tokens, m.experts, m.topk, m.ep};
-  if (m.power_law <= 0) return balanced_rank0_loads(routing);
-  return busiest_rank_loads(power_law_loads(routing, m.power_law, static_cast<std::uint64_t>(draw)), routing);
+  const MoeRouting routing = m.power_law > 0 ? MoeRouting{MoeRouting::Kind::power_law, m.power_law} : MoeRouting{MoeRouting::Kind::balanced, 0};
+  return routed_loads(routing, {m.tokens, m.experts, m.topk, m.ep}, static_cast<std::uint64_t>(draw));
 }
 
 namespace {
@@ -151,23 +150,10 @@ OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warp
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
   const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
-  const std::vector<std::int64_t> count = moe_local_loads(m, draw);
-  std::int64_t local_copies = 0, touched = 0, padded_rows = 0;
-  constexpr std::int64_t kTileRows = 64;  // a grouped GEMM pads each expert's rows to its tiles
-  for (std::int64_t rows : count) {
-    if (rows == 0) continue;
-    local_copies += rows;
-    ++touched;
-    padded_rows += (rows + kTileRows - 1) / kTileRows * kTileRows;
-  }
-  if (touched == 0) {  // no copy lands here: the kernels still run, on nothing
-    touched = 1;
-    local_copies = 1;
-    padded_rows = kTileRows;
-  }
   // The batched GEMMs run `touched` experts of `rows` each: as many rows in all as the copies,
-  // and their tiles' padding kept (rows averaged over the padded total when loads differ).
-  const std::int64_t rows = std::max((local_copies + touched - 1) / touched, padded_rows / touched);
+  // and their tiles' padding kept (a grouped GEMM pads each expert's rows to its 64-row tiles).
+  const GroupedRows grouped = grouped_rows(moe_local_loads(m, draw), kMoeTileRows);
+  const std::int64_t touched = grouped.touched, local_copies = grouped.copies, rows = grouped.rows;
   const DType act = m.dtype, out = DType::bf16;
   // Block-scaled experts take bf16 rows and quantize them in 1x128 groups themselves, before
   // each grouped GEMM (CutlassFp8BlockScaleGemmRunner::moeGemm); per-tensor fp8 experts get

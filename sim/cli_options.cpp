@@ -113,6 +113,13 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                 "attention data parallel across them, tokens sent to their experts and back by "
                                 "all-to-all (on a ring or torus, each share routed dimension by dimension)")
       ->check(positive_number());
+  cmd->add_option("--routing", f.routing, "How MoE layers route their tokens: uniform (default: each layer's copies "
+                                          "spread evenly over the experts they touch), balanced or power_law:A (as the "
+                                          "public MoE kernel benchmark routes: each expert's load drawn from a power law "
+                                          "of exponent A, the busiest EP rank's experts run; layer l takes draw l mod 5)")
+      ->check([](const std::string& v) {
+        return parse_moe_routing(v) ? std::string() : std::string("expected ") + kMoeRoutingForms + ", got " + v;
+      });
   if (!machine_only) {
   cmd->add_option("--nodes", f.nodes, "Nodes of the hardware's network.chips_per_node chips that all replicas fill together "
                                       "(needs [network]; default: one switch). A replica larger than a node spans whole nodes "
@@ -165,6 +172,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--pp")) e.pp = f.pp;
   if (given(cmd, "--microbatches")) e.microbatches = f.microbatches;
   if (given(cmd, "--ep")) e.ep = f.ep;
+  if (given(cmd, "--routing")) e.routing = *parse_moe_routing(f.routing);
   if (given(cmd, "--nodes")) e.nodes = f.nodes;
   if (given(cmd, "--replicas")) e.replicas = f.replicas;
   if (given(cmd, "--near-memory")) {

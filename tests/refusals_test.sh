@@ -249,6 +249,11 @@ printf '[experiment]\nmodel = "palm-540b"\ngenerate = 2\n' > "$tmp/exp/big.toml"
 refused "experiment model that does not fit, at the file" "big.toml:3: PaLM-540B (experiment.model palm-540b) does not fit" "$roofsim" run "$tmp/exp/big.toml"
 printf '[experiment]\nnear_memory = "all"\ngenerate = 2\n' > "$tmp/exp/nm.toml"
 refused "experiment near_memory at its line, not as a flag" "nm.toml:2: experiment.near_memory all: h100_sxm5 has no near-memory" "$roofsim" run "$tmp/exp/nm.toml"
+printf '[experiment]\ngenerate = 2\nrouting = "zipf"\n' > "$tmp/exp/routing.toml"
+refused "experiment routing form at its line" "routing.toml:3" "$roofsim" run "$tmp/exp/routing.toml"
+printf '[experiment]\ngenerate = 2\nrouting = "balanced"\n' > "$tmp/exp/routing_dense.toml"
+refused "experiment routing on a dense model at its line" "routing_dense.toml:3: experiment.routing balanced: Llama-3-8B has no experts to route to" "$roofsim" run "$tmp/exp/routing_dense.toml"
+refused "routing flag form" "--routing: expected uniform, balanced or power_law:A" "$roofsim" run --routing power_law:0
 # whatif: variants are named by the flag that made them.
 refused "whatif scale breaking the file names --scale" "--scale compute=1e308: " "$roofsim" whatif --gen 2 --scale compute=1e308
 refused "whatif variant preset named as --variant" "--variant 'bogus': unknown hardware preset" "$roofsim" whatif --gen 2 --variant bogus

@@ -4,6 +4,7 @@
 
 #include "components/tiling.hpp"
 #include "experiment/single_op.hpp"
+#include "workloads/transformer.hpp"
 
 using namespace roofsim;
 
@@ -120,4 +121,40 @@ TEST_CASE("A vector kernel's last partial wave of CTAs runs on as many units as 
     bytes += s.in_bytes;
   }
   CHECK(bytes == 1000003ULL * 2);
+}
+
+TEST_CASE("model runs route MoE tokens uniformly by default, or as the kernel benchmark routes them", "[systemc][moe]") {
+  const ModelConfig m = load_model("mixtral-8x7b");
+  const Precision p;
+  ForwardPass pass = prefill_pass(16, 256);
+  pass.tp = 2;
+  const OpGraph uniform = build_forward(m, pass, p, AttentionImpl::fused);
+  pass.routing = *parse_moe_routing("balanced");
+  const OpGraph balanced = build_forward(m, pass, p, AttentionImpl::fused);
+  pass.routing = *parse_moe_routing("power_law:1.01");
+  const OpGraph skewed = build_forward(m, pass, p, AttentionImpl::fused);
+  // The same tokens and weights: only how the rows fall on the experts differs, so the grouped
+  // GEMMs compute at least the copies; skewed loads pad more rows than even ones.
+  auto expert_rows = [](const OpGraph& g) {
+    std::int64_t rows = 0;
+    for (OpId v = 0; v < g.size(); ++v) {
+      const OpNode& op = g.op(v);
+      if (op.is_gemm && op.name.rfind("layer0.expert", 0) == 0) rows += op.gemm.batch * op.gemm.m;
+    }
+    return rows;
+  };
+  CHECK(expert_rows(uniform) >= 16 * 256 * 2 * 2);  // copies x (up, down): per-expert MLPs or grouped GEMMs
+  CHECK(expert_rows(balanced) >= expert_rows(uniform));
+  CHECK(expert_rows(skewed) >= expert_rows(balanced));
+  // A dense model has nothing to route.
+  ForwardPass dense = prefill_pass(1, 64);
+  dense.routing = *parse_moe_routing("balanced");
+  CHECK_THROWS_WITH(build_forward(load_model("llama-3-8b"), dense, p, AttentionImpl::fused), Catch::Contains("no experts to route to"));
+  // The forms: uniform, balanced, power_law:A with A in (0, 10].
+  CHECK(parse_moe_routing("uniform")->kind == MoeRouting::Kind::uniform);
+  CHECK(parse_moe_routing("power_law:1.2")->alpha == 1.2);
+  for (const char* bad : {"", "zipf", "power_law:", "power_law:0", "power_law:11", "power_law:1.2x", "power_law:nan"}) {
+    CHECK_FALSE(parse_moe_routing(bad).has_value());
+  }
+  CHECK(moe_routing_name(*parse_moe_routing("power_law:1.01")) == "power_law:1.01");
 }

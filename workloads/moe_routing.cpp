@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 
 namespace roofsim {
@@ -164,6 +166,48 @@ std::vector<std::int64_t> busiest_rank_loads(const std::vector<std::int64_t>& lo
     }
   }
   return rank_slice(load, s, best);
+}
+
+std::optional<MoeRouting> parse_moe_routing(const std::string& text) {
+  if (text == "uniform") return MoeRouting{};
+  if (text == "balanced") return MoeRouting{MoeRouting::Kind::balanced, 0};
+  const std::string prefix = "power_law:";
+  if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size()) return std::nullopt;
+  const std::string number = text.substr(prefix.size());
+  char* end = nullptr;
+  const double a = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(a > 0 && a <= 10)) return std::nullopt;
+  return MoeRouting{MoeRouting::Kind::power_law, a};
+}
+
+std::string moe_routing_name(const MoeRouting& r) {
+  switch (r.kind) {
+    case MoeRouting::Kind::uniform: return "uniform";
+    case MoeRouting::Kind::balanced: return "balanced";
+    case MoeRouting::Kind::power_law: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", r.alpha);
+      return std::string("power_law:") + buf;
+    }
+  }
+  return "uniform";
+}
+
+std::vector<std::int64_t> routed_loads(const MoeRouting& r, const MoeRoutingShape& s, std::uint64_t draw) {
+  if (r.kind == MoeRouting::Kind::power_law) return busiest_rank_loads(power_law_loads(s, r.alpha, draw), s);
+  return balanced_rank0_loads(s);
+}
+
+GroupedRows grouped_rows(const std::vector<std::int64_t>& loads, std::int64_t tile_rows) {
+  std::int64_t copies = 0, touched = 0, padded = 0;
+  for (std::int64_t rows : loads) {
+    if (rows == 0) continue;
+    copies += rows;
+    ++touched;
+    padded += (rows + tile_rows - 1) / tile_rows * tile_rows;
+  }
+  if (touched == 0) return {1, 1, tile_rows};  // no copy lands here: the kernels still run, on nothing
+  return {touched, copies, std::max((copies + touched - 1) / touched, padded / touched)};
 }
 
 }  // namespace roofsim

@@ -4,6 +4,8 @@
 // tables were measured with (NVIDIA aiconfigurator's collector, collector/helper.py), so a
 // simulated row routes as its measurement did.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace roofsim {
@@ -40,5 +42,36 @@ void deal_round_robin(std::vector<std::int64_t>& loads, const MoeRoutingShape& s
 
 // The benchmark times power-law routing over this many draws and reports their mean.
 constexpr int kPowerLawDraws = 5;
+
+// How a model run routes its MoE layers' tokens: `uniform`, each layer's copies spread evenly
+// over the experts they touch in expectation (model runs' default); or as the benchmark
+// routes: `balanced` (rank 0 of balanced_rank0_loads) or `power_law:A` (the busiest rank of
+// power_law_loads; layer l takes draw l mod kPowerLawDraws).
+struct MoeRouting {
+  enum class Kind { uniform, balanced, power_law };
+  Kind kind = Kind::uniform;
+  double alpha = 0;  // power_law's exponent, in (0, 10]
+  bool operator==(const MoeRouting& o) const { return kind == o.kind && alpha == o.alpha; }
+};
+// "uniform", "balanced" or "power_law:A" with A in (0, 10]; nullopt otherwise.
+std::optional<MoeRouting> parse_moe_routing(const std::string& text);
+std::string moe_routing_name(const MoeRouting& r);
+// What parse_moe_routing takes, for messages.
+inline const char* kMoeRoutingForms = "uniform, balanced or power_law:A with A in (0, 10] (e.g. power_law:1.2)";
+
+// The copies of each expert of the rank the routing measures (balanced: rank 0; power law: the
+// busiest), for draw `draw`. Not for uniform routing.
+std::vector<std::int64_t> routed_loads(const MoeRouting& r, const MoeRoutingShape& s, std::uint64_t draw);
+
+// A grouped GEMM over per-expert loads: the experts with copies (`touched`, at least 1: the
+// kernels run on nothing when none land), the copies, and the rows per expert it computes:
+// the copies averaged over the touched experts, or over their padded total when each expert's
+// rows pad to tiles of `tile_rows` (rows averaged when loads differ).
+struct GroupedRows {
+  std::int64_t touched = 1, copies = 1, rows = 1;
+};
+GroupedRows grouped_rows(const std::vector<std::int64_t>& loads, std::int64_t tile_rows);
+// The rows of a CUTLASS grouped GEMM's tiles, to which each expert's rows pad.
+constexpr std::int64_t kMoeTileRows = 64;
 
 }  // namespace roofsim

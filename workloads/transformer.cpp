@@ -334,19 +334,60 @@ class Builder : public AttentionGraph {
     return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});
   }
 
-  // The touched experts' MLPs, `rows` tokens each (uniform routing), reading `in`. Up to
-  // kExpertOps experts get ops of their own; more (DeepSeek-V3's 256, Qwen3's 128) run as one
-  // grouped GEMM per projection, as fused-MoE kernels do: batch = experts, each expert's
-  // weights read once and its own tokens' rows only. The outputs: touched x rows x hidden.
+  // The experts this rank runs on what is routed to it: `per_expert` rows each when they get
+  // ops of their own (at most kExpertOps), else `touched` experts of `rows` rows each in one
+  // grouped GEMM per projection; `total` rows computed in all (what the combine reads).
+  struct RoutedExperts {
+    std::int64_t touched = 1, rows = 1, total = 1;
+    std::int64_t copies = 1;  // the copies routed to this rank
+    std::vector<std::int64_t> per_expert;
+  };
+
+  // Uniform routing spreads this rank's `copies` evenly over the experts they touch in
+  // expectation; the benchmark's routings (pass_.routing) give each expert its own load (layer
+  // l takes draw l mod kPowerLawDraws): experts with ops of their own take their loads, a
+  // grouped GEMM their padded average. `tokens` over `ep` ranks.
+  RoutedExperts route(int l, std::int64_t tokens, std::int64_t copies, std::int64_t ep) const {
+    RoutedExperts r;
+    std::vector<std::int64_t> loads;
+    if (pass_.routing.kind == MoeRouting::Kind::uniform) {
+      r.touched = std::min(m_.experts / ep, ceil_div(experts_touched(m_, tokens), ep));
+      r.rows = ceil_div(copies, r.touched);
+      r.copies = copies;
+      loads.assign(static_cast<std::size_t>(r.touched), r.rows);
+    } else {
+      const MoeRoutingShape shape{tokens, m_.experts, m_.experts_per_token, ep};
+      loads = routed_loads(pass_.routing, shape, static_cast<std::uint64_t>(l % kPowerLawDraws));
+      const GroupedRows g = grouped_rows(loads, kMoeTileRows);
+      r.touched = g.touched;
+      r.rows = g.rows;
+      r.copies = g.copies;
+      loads.erase(std::remove(loads.begin(), loads.end(), 0), loads.end());
+      if (loads.empty()) loads.push_back(1);  // the kernels still run, on nothing
+    }
+    if (r.touched <= kExpertOps) {
+      r.per_expert = loads;
+      r.total = 0;
+      for (std::int64_t rows : loads) r.total += rows;
+    } else {
+      r.total = r.touched * r.rows;
+    }
+    return r;
+  }
+
+  // The routed experts' MLPs, reading `in` (`in_elements` of it for a grouped GEMM; an expert of
+  // its own reads its rows). Up to kExpertOps experts get ops of their own; more (DeepSeek-V3's
+  // 256, Qwen3's 128) run as one grouped GEMM per projection, as fused-MoE kernels do: batch =
+  // experts, each expert's weights read once and its own tokens' rows only. The outputs: the
+  // experts' rows x hidden.
   static constexpr std::int64_t kExpertOps = 32;
-  std::vector<Input> experts(int l, OpId in, std::int64_t in_elements, std::int64_t touched, std::int64_t rows,
-                             const OpId* after) {
-    const std::int64_t h = m_.hidden;
+  std::vector<Input> experts(int l, OpId in, std::int64_t in_elements, const RoutedExperts& r, const OpId* after) {
+    const std::int64_t h = m_.hidden, touched = r.touched, rows = r.rows;
     std::vector<Input> outs;
-    if (touched <= kExpertOps) {
-      for (std::int64_t e = 0; e < touched; ++e) {
-        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, rows, m_.expert_width(), after);
-        outs.push_back({out, rows * h});
+    if (!r.per_expert.empty()) {
+      for (std::size_t e = 0; e < r.per_expert.size(); ++e) {
+        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, r.per_expert[e], m_.expert_width(), after);
+        outs.push_back({out, r.per_expert[e] * h});
       }
       return outs;
     }
@@ -379,20 +420,19 @@ class Builder : public AttentionGraph {
   }
 
   // Mixture of experts: a router, then only the touched experts run, on the tokens routed to
-  // them (uniform routing), and their outputs are combined with the shared experts'. Top-k
-  // weights normalised or not: the same work.
+  // them, and their outputs are combined with the shared experts'. Top-k weights normalised or
+  // not: the same work.
   OpId moe(int l, OpId in) {
     if (pass_.ep > 1) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
-    const std::int64_t touched = experts_touched(m_, T);
-    const std::int64_t rows = ceil_div(T * m_.experts_per_token, touched);
+    const RoutedExperts routed = route(l, T, T * m_.experts_per_token, 1);
     // The router's decision gates every expert.
-    std::vector<Input> outs = experts(l, in, T * h, touched, rows, &router);
+    std::vector<Input> outs = experts(l, in, T * h, routed, &router);
     shared_experts(l, in, outs);
     const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
-    return vector_op("combine", "moe_combine", l, touched * rows * h + shared + combine_bias(touched), T * h, 2, outs);
+    return vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
   }
 
   // Expert parallel MoE: route this chip's tokens, send each token's k copies to the chips
@@ -407,21 +447,22 @@ class Builder : public AttentionGraph {
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
     const std::int64_t copies = T * k;
+    // Uniform routing: every rank receives T x k copies; the benchmark's routings load the
+    // measured rank's experts as they fall, and that rank receives (and sends back) what they hold.
+    const RoutedExperts routed = route(l, T * ep, copies, ep);
+    const std::int64_t received = std::max(copies, routed.copies);
     // The dispatch reads the tokens and sends their k copies (rows of h) once routed.
     OpId dispatch = collective_op("layer" + std::to_string(l) + ".dispatch", "alltoall", l, in, T * h, false, true);
-    g_.op_mut(dispatch).collective_elements = copies * h;
+    g_.op_mut(dispatch).collective_elements = received * h;
     g_.connect_control(router, dispatch);
-    const std::int64_t local_experts = m_.experts / ep;
-    const std::int64_t touched = std::min(local_experts, ceil_div(experts_touched(m_, T * ep), ep));
-    const std::int64_t rows = ceil_div(copies, touched);
-    std::vector<Input> outs = experts(l, dispatch, touched <= kExpertOps ? rows * h : copies * h, touched, rows, nullptr);
-    OpId gathered = vector_op("expert_outputs", "moe_combine", l, touched * rows * h, copies * h, 0, outs);
-    OpId back = collective_op("layer" + std::to_string(l) + ".combine_alltoall", "alltoall", l, gathered, copies * h,
+    std::vector<Input> outs = experts(l, dispatch, received * h, routed, nullptr);
+    OpId gathered = vector_op("expert_outputs", "moe_combine", l, routed.total * h, received * h, 0, outs);
+    OpId back = collective_op("layer" + std::to_string(l) + ".combine_alltoall", "alltoall", l, gathered, received * h,
                               false, true);
-    std::vector<Input> combine_in{{back, copies * h}};
+    std::vector<Input> combine_in{{back, received * h}};
     shared_experts(l, in, combine_in);
     const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
-    return vector_op("combine", "moe_combine", l, copies * h + shared + combine_bias(touched), T * h, 2, combine_in);
+    return vector_op("combine", "moe_combine", l, received * h + shared + combine_bias(routed.touched), T * h, 2, combine_in);
   }
 
   const ModelConfig& m_;
@@ -493,6 +534,9 @@ void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
 }
 
 void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
+  if (pass.routing.kind != MoeRouting::Kind::uniform && m.experts <= 1) {
+    throw InputError("${routing} " + moe_routing_name(pass.routing) + ": " + m.name + " has no experts to route to");
+  }
   if (pass.ep == 1) return;
   if (m.experts <= 1) throw InputError("${ep} " + std::to_string(pass.ep) + ": " + m.name + " has no experts");
   if (m.experts % pass.ep != 0) {

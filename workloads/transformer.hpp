@@ -7,6 +7,7 @@
 #include "workloads/attention_kernel.hpp"
 #include "workloads/graph.hpp"
 #include "workloads/model.hpp"
+#include "workloads/moe_routing.hpp"
 
 namespace roofsim {
 
@@ -49,8 +50,10 @@ struct ForwardPass {
   std::int64_t ep = 1;
   // A mixed pass (serving): when not empty, these groups replace batch, new_tokens, context
   // and prefill. The linear layers run on all their tokens at once; attention runs once per
-  // group. One micro-batch, no expert parallelism.
+  // group. One micro-batch; with ep > 1 the groups are one EP rank's sequences.
   std::vector<SequenceGroup> groups{};
+  // How the MoE layers route their tokens (workloads/moe_routing.hpp); uniform by default.
+  MoeRouting routing{};
   // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
   // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };

@@ -250,3 +250,16 @@ def test_model_fields_show_the_new_architectures():
     assert f["mla"]["kv_lora_rank"] == 512 and f["mla"]["qk_rope_head_dim"] == 64
     gemma = roofsim.model("google/gemma-2-9b")
     assert gemma.sliding_window == 4096
+
+
+def test_framework_settings_and_moe_routing_are_keywords():
+    # The all-reduce kernel and the MoE routing are run settings like the others.
+    r = roofsim.run(tp=2, batch=2, prompt=32, gen=2, allreduce="trtllm_custom")
+    assert r["allreduce"] == "trtllm_custom"
+    moe = dict(model="mixtral-8x7b", tp=2, batch=8, prompt=64, gen=2)
+    assert roofsim.run(**moe)["routing"] == "uniform"
+    assert roofsim.run(**moe, routing="power_law:1.2")["routing"] == "power_law:1.2"
+    with pytest.raises(roofsim.InputError, match="routing"):
+        roofsim.run(**moe, routing="zipf")
+    served = roofsim.serve(model="mixtral-8x7b", ep=2, concurrency=4, requests=8, prompt=64, output=8)
+    assert served["ep"] == 2 and served["chips"] == 2

@@ -47,6 +47,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["tp"] = s.machine.tp;
   j["pp"] = s.machine.pp;
   j["ep"] = s.machine.ep;
+  j["routing"] = moe_routing_name(s.machine.routing);
   j["chips"] = r.chips;
   j["topology"] = r.topology;
   j["weights_dtype"] = dtype_name(s.machine.precision.weights);

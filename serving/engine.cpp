@@ -52,12 +52,7 @@ void check_setup(const ServingSetup& s) {
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");
   }
-  if (s.machine.ep > 1) {
-    if (s.disaggregation.enabled) throw InputError("${ep}: disaggregated instances run without expert parallelism so far");
-    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
-      throw InputError("${kv_preemption} swap: swapping with expert parallelism (${ep}) is not modelled yet; preempt by recomputing");
-    }
-  }
+  if (s.machine.ep > 1 && s.disaggregation.enabled) throw InputError("${ep}: disaggregated instances run without expert parallelism so far");
   if (c.micro_batches < 0 || c.micro_batches > 1024) throw InputError("${micro_batches} must be between 0 (one per pipeline stage) and 1024");
   if (c.micro_batches > 1 && s.machine.pp == 1) {
     throw InputError("${micro_batches} " + std::to_string(c.micro_batches) + ": micro-batches take turns on pipeline stages; with one stage (${pp} 1) iterations run one at a time");
@@ -68,9 +63,6 @@ void check_setup(const ServingSetup& s) {
       throw InputError("${pp}: the static scheduler runs one batch through the stages at a time; pipeline stages serve with continuous batching so far");
     }
     if (s.speculative.tokens > 0) throw InputError("${speculative_tokens}: speculative decoding with pipeline stages (${pp}) is not modelled yet");
-    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
-      throw InputError("${kv_preemption} swap: swapping with pipeline stages (${pp}) is not modelled yet; preempt by recomputing");
-    }
   }
   const DisaggregationConfig& g = s.disaggregation;
   if (g.enabled) {

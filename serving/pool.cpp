@@ -250,14 +250,18 @@ int Pool::shape_of(const std::vector<ScheduledWork>& work) {
 
 // Each block of each layer's keys and values is one copy (vLLM's swap_blocks issues them so),
 // one after another on one stream: the copies' fixed costs plus the bytes at the link's rate.
-// The KV bytes are one chip's share; every chip copies its own share over its own link.
+// The KV bytes are one chip's share; every chip copies its own share over its own link, all at
+// once: a pipeline stage's chips their stage's layers (the largest share of the layers), an EP
+// rank's chips their rank's requests (an even share of the blocks, rounded up, as the
+// iterations spread their sequences).
 double Pool::swap_seconds(const Scheduler::SwapTraffic& t) const {
-  const std::int64_t blocks = t.out_blocks + t.in_blocks;
+  const std::int64_t blocks = (t.out_blocks + t.in_blocks + ep_ - 1) / ep_;
   if (blocks == 0) return 0;
   const HardwareSpec& hw = sim_.hardware();
-  const double copies = static_cast<double>(blocks) * 2.0 * static_cast<double>(sim_.model().layers);
-  const double bytes = static_cast<double>(t.out_tokens + t.in_tokens) * memory_.kv_per_token;
-  return copies * hw.host_link_latency_s + bytes / hw.host_link_bandwidth;
+  const std::int64_t layers = (sim_.model().layers + stages_ - 1) / stages_;
+  const double copies = static_cast<double>(blocks) * 2.0 * static_cast<double>(layers);
+  const double tokens = std::ceil(static_cast<double>(t.out_tokens + t.in_tokens) / static_cast<double>(ep_));
+  return copies * hw.host_link_latency_s + tokens * memory_.kv_per_token / hw.host_link_bandwidth;
 }
 
 double Pool::draft_seconds(int shape) {

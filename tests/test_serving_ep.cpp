@@ -3,6 +3,8 @@
 // layers sending tokens to their experts and back by all-to-all.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "serving/pool.hpp"
 #include "serving/report.hpp"
@@ -83,13 +85,10 @@ TEST_CASE("serving with expert parallelism: every rank's KV cache, the experts s
   CHECK(iterations_csv(again) == iterations_csv(ep));
 }
 
-TEST_CASE("serving refuses expert parallelism where it is not modelled, and a model without experts", "[systemc][serving]") {
+TEST_CASE("serving refuses expert parallelism with disaggregation, a model without experts, and EP degrees the experts do not divide", "[systemc][serving]") {
   ServingSetup dense = serving_setup(4, 2, "64", "4");
   dense.machine.ep = 2;
   CHECK_THROWS_WITH(run_serving(dense), Catch::Contains("has no experts"));
-  ServingSetup swap = moe_setup(1, 2);
-  swap.kv.preemption = KvCacheConfig::Preemption::swap;
-  CHECK_THROWS_WITH(run_serving(swap), Catch::Contains("swapping with expert parallelism"));
   ServingSetup split = moe_setup(1, 2);
   split.disaggregation.enabled = true;
   CHECK_THROWS_WITH(run_serving(split), Catch::Contains("disaggregated instances run without expert parallelism"));
@@ -114,4 +113,30 @@ TEST_CASE("speculative decoding with expert parallelism: the MTP head's experts 
   CHECK(own.summary.requests == 96);
   CHECK(own.weights_bytes > mtp.weights_bytes);  // a whole 7B model on every chip
   CHECK(own.summary.draft_share > mtp.summary.draft_share);
+}
+
+TEST_CASE("swap preemption with expert parallelism: each rank's chips copy their share of the blocks", "[systemc][serving]") {
+  ServingSetup s = moe_setup(1, 2);
+  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.blocks = 40;
+  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  const ServingResult swap = run_serving(s);
+  REQUIRE(swap.summary.preemptions > 0);
+  CHECK(swap.summary.requests == 96);
+  CHECK(swap.summary.swapped_in_tokens == swap.summary.swapped_out_tokens);
+  // Per iteration: half the swapped tokens (rounded up) on each rank's chip at the link's rate,
+  // plus a fixed cost per copy of half the blocks (rounded up) for each of the 2 layers' keys
+  // and values: a whole number of blocks, at least half the tokens' worth.
+  const HardwareSpec& hw = swap.hw;
+  const double per_token = swap.kv_bytes_per_block / static_cast<double>(s.kv.block_tokens);
+  int swapping = 0;
+  for (const IterationRecord& it : swap.iterations) {
+    const double t = static_cast<double>(it.swap_out_tokens + it.swap_in_tokens);
+    if (t == 0) continue;
+    ++swapping;
+    const double blocks = (it.swap_seconds - std::ceil(t / 2) * per_token / hw.host_link_bandwidth) / (2.0 * 2 * hw.host_link_latency_s);
+    CHECK(std::abs(blocks - std::round(blocks)) < 1e-6);
+    CHECK(blocks >= t / 2 / static_cast<double>(s.kv.block_tokens) - 1e-6);
+  }
+  CHECK(swapping > 0);
 }

@@ -2,6 +2,8 @@
 // and the scheduler keeping a request in one of them. Runs use a 4-layer Llama-3-8B.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <algorithm>
 #include <set>
 
@@ -134,11 +136,31 @@ TEST_CASE("pipeline stages refuse what they do not model yet, naming the setting
   s = pipelined(2, 0, "256", "16");
   s.speculative.tokens = 2;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("speculative_tokens") && Catch::Contains("pipeline stages"));
-  s = pipelined(2, 0, "256", "16");
-  s.kv.preemption = KvCacheConfig::Preemption::swap;
-  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("kv_preemption swap") && Catch::Contains("pipeline stages"));
   s = pipelined(2, -1, "256", "16");
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("micro_batches must be between 0"));
   s = pipelined(1, 2, "256", "16");  // micro-batches without stages would only take turns on one
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("micro_batches 2") && Catch::Contains("one stage"));
+}
+
+TEST_CASE("swap preemption with pipeline stages: each stage's chips copy their own layers' blocks, all at once", "[systemc][serving]") {
+  ServingSetup s = pipelined(2, 0, "uniform:300:600", "uniform:60:120");
+  s.workload.requests = 24;
+  s.workload.arrivals.concurrency = 12;
+  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.blocks = 120;
+  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  const ServingResult swap = run_serving(s);
+  REQUIRE(swap.summary.preemptions > 0);
+  CHECK(swap.summary.swapped_in_tokens == swap.summary.swapped_out_tokens);
+  // A chip's bytes (its stage's layers, kv_bytes_per_block) at the link's rate, plus a fixed
+  // cost per block of each of its stage's 2 layers' keys and values: a whole number of blocks.
+  const HardwareSpec& hw = swap.hw;
+  const double per_token = swap.kv_bytes_per_block / static_cast<double>(s.kv.block_tokens);
+  const double tokens = static_cast<double>(swap.summary.swapped_out_tokens + swap.summary.swapped_in_tokens);
+  double waited = 0;
+  for (const IterationRecord& it : swap.iterations) waited += it.swap_seconds;
+  const double blocks = (waited - tokens * per_token / hw.host_link_bandwidth) / (2.0 * 2 * hw.host_link_latency_s);
+  CHECK(blocks >= tokens / static_cast<double>(s.kv.block_tokens) - 1e-6);
+  CHECK(blocks <= tokens / static_cast<double>(s.kv.block_tokens) + 2.0 * static_cast<double>(swap.summary.preemptions) + 1e-6);
+  CHECK(std::abs(blocks - std::round(blocks)) < 1e-6);
 }

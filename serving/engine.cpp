@@ -52,7 +52,6 @@ void check_setup(const ServingSetup& s) {
   if (!(s.slo_ttft_s >= 0 && std::isfinite(s.slo_ttft_s)) || !(s.slo_tpot_s >= 0 && std::isfinite(s.slo_tpot_s))) {
     throw InputError("SLOs must be finite and not negative");
   }
-  if (s.machine.ep > 1 && s.disaggregation.enabled) throw InputError("${ep}: disaggregated instances run without expert parallelism so far");
   if (c.micro_batches < 0 || c.micro_batches > 1024) throw InputError("${micro_batches} must be between 0 (one per pipeline stage) and 1024");
   if (c.micro_batches > 1 && s.machine.pp == 1) {
     throw InputError("${micro_batches} " + std::to_string(c.micro_batches) + ": micro-batches take turns on pipeline stages; with one stage (${pp} 1) iterations run one at a time");
@@ -335,11 +334,13 @@ class ServingEngine {
       decodes.push_back(std::make_unique<Worker>(decode, setup_, static_cast<int>(d.prefill_instances + i), acceptance_rng_));
     }
     const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
-    check_requests(setup_, specs, r_.model, decodes.front()->kv());
+    check_requests(setup_, specs, r_.model, decodes.front()->kv(), decode.ep_ranks());
+    // With expert parallelism a prompt lives on one EP rank of the prefill instance.
+    const std::int64_t prefill_rank_blocks = prefills.front()->kv().capacity() / prefill.ep_ranks();
     for (const RequestSpec& s : specs) {
-      if (prefills.front()->kv().blocks_for(s.prompt_tokens + 1) > prefills.front()->kv().capacity()) {
+      if (prefills.front()->kv().blocks_for(s.prompt_tokens + 1) > prefill_rank_blocks) {
         throw InputError(request_name(setup_, s) + ": its prompt needs more KV blocks than a prefill instance holds (" +
-                         std::to_string(prefills.front()->kv().capacity()) + ")");
+                         std::to_string(prefill_rank_blocks) + (prefill.ep_ranks() > 1 ? " on each EP rank" : "") + ")");
       }
     }
     add_records(specs);
@@ -417,10 +418,15 @@ class ServingEngine {
           }
         }
         if (tokens == 0) continue;
-        const KvTransferOutcome& sent = transfer.of(bucket_tokens(tokens, setup_.buckets_per_octave));
+        // With expert parallelism the prompts are spread over the prefill instance's EP ranks,
+        // each sending its own share from its chips at once: the busiest (an even share,
+        // rounded up) sets the time, and the bytes are all of them.
+        const std::int64_t ranks = prefill.ep_ranks(), share = (tokens + ranks - 1) / ranks;
+        const KvTransferOutcome& sent = transfer.of(bucket_tokens(share, setup_.buckets_per_octave));
+        const double senders = static_cast<double>(tokens) / static_cast<double>(share);
         ++r_.kv_transfers;
-        r_.kv_transfer_bytes += sent.bytes;
-        r_.kv_link_bytes += sent.link_bytes;
+        r_.kv_transfer_bytes += sent.bytes * senders;
+        r_.kv_link_bytes += sent.link_bytes * senders;
         r_.kv_transfer_s += sent.seconds;
         for (const LiveRequest& l : p.finished) {
           RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];

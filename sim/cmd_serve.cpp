@@ -118,9 +118,11 @@ void print_report(std::ostream& os, const ServingResult& r) {
   }
   if (s.disaggregation.enabled) {
     const DisaggregationConfig& d = s.disaggregation;
-    os << "disaggregated " << d.prefill_instances << " prefill x " << (d.prefill_tp > 0 ? d.prefill_tp : s.machine.tp) << " chips ("
+    const std::int64_t ep = s.machine.ep;
+    os << "disaggregated " << d.prefill_instances << " prefill x " << (d.prefill_tp > 0 ? d.prefill_tp : s.machine.tp) * ep << " chips ("
        << r.prefill_kv_blocks << " KV blocks each), " << d.decode_instances << " decode x "
-       << (d.decode_tp > 0 ? d.decode_tp : s.machine.tp) << " chips (the KV cache above); " << r.kv_transfers
+       << (d.decode_tp > 0 ? d.decode_tp : s.machine.tp) * ep << " chips (the KV cache above)"
+       << (ep > 1 ? ", each " + std::to_string(ep) + " EP ranks" : std::string()) << "; " << r.kv_transfers
        << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
        << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average\n";
   }

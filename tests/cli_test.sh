@@ -172,7 +172,8 @@ contains "serve with ep names the layout" "switch:4, tensor parallel 2 x expert 
 expect_error "serve ep on a dense model" "--ep 2: Llama-3-8B has no experts" "$roofsim" serve --ep 2 --requests 2
 expect_ok "serve ep with MTP drafts" "$roofsim" serve --model mixtral-8x7b --ep 2 --speculative-tokens 2 --requests 4 --prompt 64 --output 8
 expect_ok "serve ep with swap" "$roofsim" serve --model mixtral-8x7b --ep 2 --kv-admission on_demand --kv-preemption swap --requests 4 --prompt 64 --output 8
-expect_error "serve ep disaggregated" "--ep: disaggregated instances run without expert parallelism" "$roofsim" serve --model mixtral-8x7b --ep 2 --disaggregate --requests 2
+expect_ok "serve ep disaggregated" "$roofsim" serve --model mixtral-8x7b --ep 2 --disaggregate --requests 4 --prompt 64 --output 8
+contains "serve ep disaggregated names the ranks" "each 2 EP ranks"
 # The roofline's lesson in one command: bandwidth speeds up batch-1 decode, FLOP/s speed up prefill.
 expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json" --plot "$tmp/whatif.svg"
 if grep -q "<svg" "$tmp/whatif.svg"; then ok; else bad "whatif plot"; fi

@@ -27,8 +27,9 @@ struct Layout {
       return "tp" + std::to_string(tp) + (ep > 1 ? " ep" + std::to_string(ep) : "") + (pp > 1 ? " pp" + std::to_string(pp) : "") +
              " x" + std::to_string(replicas);
     }
-    return std::to_string(prefill_instances) + "P(tp" + std::to_string(prefill_tp) + ")+" + std::to_string(decode_instances) +
-           "D(tp" + std::to_string(decode_tp) + ")";
+    const std::string ranks = ep > 1 ? " ep" + std::to_string(ep) : "";
+    return std::to_string(prefill_instances) + "P(tp" + std::to_string(prefill_tp) + ranks + ")+" + std::to_string(decode_instances) +
+           "D(tp" + std::to_string(decode_tp) + ranks + ")";
   }
 };
 
@@ -43,11 +44,15 @@ std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& 
     }
   }
   if (!disaggregated) return out;
-  for (std::int64_t tp_p : tps) {
-    for (std::int64_t tp_d : tps) {
-      for (std::int64_t p = 1; p * tp_p < gpus; ++p) {
-        const std::int64_t rest = gpus - p * tp_p;
-        if (rest % tp_d == 0) out.push_back({true, 0, 1, 1, 0, p, tp_p, rest / tp_d, tp_d});
+  // Instances of tp x ep chips (the same EP degree on both sides).
+  for (std::int64_t ep : eps) {
+    for (std::int64_t tp_p : tps) {
+      for (std::int64_t tp_d : tps) {
+        const std::int64_t chips_p = tp_p * ep, chips_d = tp_d * ep;
+        for (std::int64_t p = 1; p * chips_p < gpus; ++p) {
+          const std::int64_t rest = gpus - p * chips_p;
+          if (rest % chips_d == 0) out.push_back({true, 0, 1, ep, 0, p, tp_p, rest / chips_d, tp_d});
+        }
       }
     }
   }
@@ -71,6 +76,7 @@ ServingSetup point_setup(const SearchSpec& spec, const Layout& l, std::int64_t c
     s.disaggregation.prefill_tp = l.prefill_tp;
     s.disaggregation.decode_instances = l.decode_instances;
     s.disaggregation.decode_tp = l.decode_tp;
+    s.machine.ep = l.ep;
     clients = concurrency * l.decode_instances;
   } else {
     s.machine.tp = l.tp;
@@ -182,7 +188,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
       p.disaggregated = l.disaggregated;
       p.tp = l.tp;
       p.pp = l.disaggregated ? 0 : l.pp;
-      p.ep = l.disaggregated ? 0 : l.ep;
+      p.ep = l.ep;
       p.replicas = l.replicas;
       p.prefill_instances = l.prefill_instances;
       p.prefill_tp = l.prefill_tp;
@@ -224,7 +230,7 @@ std::string search_csv(const std::vector<SearchPoint>& points, SettingNames name
 nlohmann::json search_points_json(const std::vector<SearchPoint>& points, SettingNames names) {
   nlohmann::json out = nlohmann::json::array();
   for (const SearchPoint& p : points) {
-    nlohmann::json j = {{"layout", p.layout}, {"disaggregated", p.disaggregated}, {"concurrency", p.concurrency},
+    nlohmann::json j = {{"layout", p.layout}, {"disaggregated", p.disaggregated}, {"ep", p.ep}, {"concurrency", p.concurrency},
                         {"total_concurrency", p.total_concurrency}, {"requests", p.requests}};
     if (p.disaggregated) {
       j["prefill_instances"] = p.prefill_instances;
@@ -234,7 +240,6 @@ nlohmann::json search_points_json(const std::vector<SearchPoint>& points, Settin
     } else {
       j["tp"] = p.tp;
       j["pp"] = p.pp;
-      j["ep"] = p.ep;
       j["replicas"] = p.replicas;
     }
     if (p.ok()) {

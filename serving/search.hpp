@@ -32,17 +32,19 @@ struct SearchSpec {
   // Closed-loop clients per replica (colocated) or per decode instance (disaggregated);
   // empty: 1, 2, 4, ..., 256.
   std::vector<std::int64_t> concurrencies;
-  // Also try every split of the GPUs into P prefill instances of tp_p chips and D decode
-  // instances of tp_d chips (P * tp_p + D * tp_d == gpus; tp_p, tp_d from the TP list).
+  // Also try every split of the GPUs into P prefill instances of tp_p x ep chips and D decode
+  // instances of tp_d x ep chips (P * tp_p * ep + D * tp_d * ep == gpus; tp_p, tp_d from the TP
+  // list, ep from the EP list).
   bool disaggregated = false;
   // Requests per closed-loop client: each run serves this many times its concurrency.
   std::int64_t requests_per_client = 8;
 };
 
 struct SearchPoint {
-  std::string layout;  // "tp2 x4" (TP 2, 4 replicas), "tp2 pp2 x2" (and 2 stages), "tp1 ep4 x2" or "1P(tp2)+3D(tp2)"
+  std::string layout;  // "tp2 x4" (TP 2, 4 replicas), "tp2 pp2 x2" (and 2 stages), "tp1 ep4 x2", "1P(tp2)+3D(tp2)" or "1P(tp1 ep2)+1D(tp2 ep2)"
   bool disaggregated = false;
-  std::int64_t tp = 0, pp = 0, ep = 0, replicas = 0;  // colocated
+  std::int64_t ep = 1;  // expert-parallel ranks of every replica or instance
+  std::int64_t tp = 0, pp = 0, replicas = 0;  // colocated
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;  // disaggregated
   std::int64_t concurrency = 0;        // per replica, or per decode instance
   std::int64_t total_concurrency = 0;  // clients over all the GPUs

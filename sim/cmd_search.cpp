@@ -215,8 +215,9 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--concurrency", o->concurrencies, "Closed-loop clients per replica to try, comma-separated; with "
                                                      "disaggregation per decode instance (default 1,2,4,...,256)");
   cmd->add_flag("--disaggregated", o->disaggregated, "Also try every split of the GPUs into P prefill instances of "
-                                                     "TP tp_p and D decode instances of TP tp_d (P*tp_p + D*tp_d = "
-                                                     "--gpus, tp_p and tp_d from --tp), each with concurrency x D clients");
+                                                     "TP tp_p and D decode instances of TP tp_d, each instance --ep ranks of "
+                                                     "those (P*tp_p*ep + D*tp_d*ep = --gpus, tp_p and tp_d from --tp), each "
+                                                     "with concurrency x D clients");
   cmd->add_option("--requests-per-client", o->requests_per_client, "Requests each run serves per client (default 8)")
       ->check(whole_number_between(1, 1000000));
   cmd->add_option("--prompt", o->prompt, "Prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEAN:SD "

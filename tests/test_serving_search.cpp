@@ -222,6 +222,16 @@ TEST_CASE("search: expert-parallel layouts for an MoE model, dense models skippe
   REQUIRE(skipped.size() == 1);
   CHECK_FALSE(skipped[0].ok());
   CHECK(skipped[0].error.find("has no experts") != std::string::npos);
+  // Disaggregated splits take the EP degrees too: instances of tp x ep chips.
+  SearchSpec split = small_spec(4, {1}, {4});
+  split.base.machine.model = moe;
+  split.eps = {2};
+  split.disaggregated = true;
+  const std::vector<SearchPoint> splits = run_search(split, {});
+  const SearchPoint& one_one = at(splits, "1P(tp1 ep2)+1D(tp1 ep2)", 4);
+  CHECK(one_one.ok());
+  CHECK(one_one.ep == 2);
+  CHECK(one_one.disaggregated);
   // The base setup's own EP is the layouts' business.
   SearchSpec given = spec;
   given.base.machine.ep = 2;

@@ -57,13 +57,17 @@ TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::mov
 void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
 
 namespace {
-// A number, possibly with a unit ("4.503 ms", "989.4 TFLOP/s", "5.4%"): right-aligned.
-// Prose that happens to start with a digit ("1. no op beats ...") is not.
+// A number, possibly with a unit ("4.503 ms", "989.4 TFLOP/s", "5.4%", "10-50 us", "4x4x4"):
+// right-aligned. Prose that happens to start with a digit ("1. no op beats ...") and names
+// ("1P(tp2)+3D(tp2)") are not: the number before any unit holds digits, signs, dots, exponents,
+// 'x', '%', ':' and ',' only.
 bool numeric_cell(const std::string& s) {
   if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.')) {
     return false;
   }
-  return std::count(s.begin(), s.end(), ' ') <= 1;
+  if (std::count(s.begin(), s.end(), ' ') > 1) return false;
+  const std::string number = s.substr(0, s.find(' '));
+  return number.find_first_not_of("0123456789.+-eExX%:,") == std::string::npos;
 }
 }  // namespace
 

@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"
+#include <sstream>
+
 #include "serving/search.hpp"
+#include "sim/output.hpp"
 #include "tests/test_util.hpp"
 
 using namespace roofsim;
@@ -236,4 +239,15 @@ TEST_CASE("search: expert-parallel layouts for an MoE model, dense models skippe
   SearchSpec given = spec;
   given.base.machine.ep = 2;
   CHECK_THROWS_WITH(run_search(given, {}), Catch::Contains("expert-parallel ranks of each layout"));
+}
+
+TEST_CASE("search tables: numbers right-aligned, layout names left-aligned even when they start with a digit", "[systemc][search]") {
+  TextTable t({"layout", "tok/s/GPU"});
+  t.add_row({"1P(tp2)+3D(tp2)", "276.5"});
+  t.add_row({"tp2 x4", "1043.9"});
+  std::ostringstream os;
+  t.print(os);
+  const std::string out = os.str();
+  CHECK(out.find("\n1P(tp2)+3D(tp2)      276.5\n") != std::string::npos);  // the name left, the number right
+  CHECK(out.find("\ntp2 x4              1043.9\n") != std::string::npos);
 }

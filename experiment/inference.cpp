@@ -26,19 +26,13 @@
 
 namespace roofsim {
 
-const char* launch_name(Launch l) {
-  switch (l) {
-    case Launch::graph: return "graph";
-    case Launch::per_op: return "per_op";
-    case Launch::prefill_per_op: return "prefill_per_op";
-  }
-  return "graph";
-}
+const char* launch_name(Launch l) { return launch_names().at(static_cast<std::size_t>(l)).c_str(); }
 
 std::optional<Launch> parse_launch(const std::string& s) {
-  if (s == "graph") return Launch::graph;
-  if (s == "per_op") return Launch::per_op;
-  if (s == "prefill_per_op") return Launch::prefill_per_op;
+  const std::vector<std::string>& names = launch_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == s) return static_cast<Launch>(i);
+  }
   return std::nullopt;
 }
 
@@ -619,7 +613,8 @@ PreparedMachine prepare_machine(const Experiment& e) {
   } catch (const InputError& err) {
     throw named_in_file("hw", e.hw, err);
   }
-  if (e.launch == Launch::graph) r.hw.host_launch_interval_s = 0;
+  // The launch mode is the run's, not the hardware's: GraphRun pays host.launch_interval only in
+  // steps it launches op by op (Experiment::launch, ExperimentResult::launched_per_op).
   if (e.ideal) r.hw = make_ideal(r.hw);
   try {
     r.model = e.model_config ? *e.model_config : load_model(e.model);

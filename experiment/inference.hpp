@@ -25,6 +25,7 @@ enum class Launch { graph, per_op, prefill_per_op };
 const char* launch_name(Launch l);
 // "graph", "per_op" or "prefill_per_op"; nullopt for anything else.
 std::optional<Launch> parse_launch(const std::string& s);
+// In the order of Launch's values.
 inline const std::vector<std::string>& launch_names() {
   static const std::vector<std::string> names{"graph", "per_op", "prefill_per_op"};
   return names;
@@ -49,8 +50,8 @@ struct Experiment {
   // hidden when the device is busier than the host) or as one graph per step (CUDA graphs).
   Launch launch = Launch::graph;
   // The all-reduce kernel the framework runs (a collective algorithm that all-reduces:
-  // trtllm_custom, vllm_custom) where it takes the group; "" or "nccl": NCCL as its tuner chooses.
-  std::string allreduce;
+  // trtllm_custom, vllm_custom) where it takes the group; "nccl": NCCL as its tuner chooses.
+  std::string allreduce = "nccl";
   // Simulate every n-th decode step and interpolate linearly in between (decode cost is
   // linear in the context length); 0 = automatic: at most 128 simulated steps.
   std::int64_t decode_stride = 0;

@@ -183,7 +183,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["decode_steps"] = r.decode_steps;
   j["decode_steps_simulated"] = r.simulated_steps.size() - 1;
   j["launch"] = launch_name(e.launch);
-  j["allreduce"] = e.allreduce.empty() ? "nccl" : e.allreduce;
+  j["allreduce"] = e.allreduce;
   j["routing"] = moe_routing_name(e.routing);
   j["events"] = r.events;
   j["estimated_work"] = r.estimated_work;

@@ -44,7 +44,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
      << dtype_name(e.precision.kv) << "; attention " << attention_name(e.attention)
      << "; launch " << (e.launch == Launch::graph ? "as a graph" : e.launch == Launch::per_op ? "per op" : "per op in prefill, as a graph in decode")
-     << (e.tp > 1 ? std::string("; all-reduce ") + (e.allreduce.empty() ? "nccl" : e.allreduce) : std::string()) << " (" << e.source << ")\n"
+     << (e.tp > 1 ? "; all-reduce " + e.allreduce : std::string()) << " (" << e.source << ")\n"
      << "memory   " << (chips > 1 ? "per chip " : "") << format_si(r.memory.total(), "B", 2) << " of " << format_si(r.hw.hbm.capacity_bytes, "B", 2)
      << " HBM: weights " << format_si(r.memory.weights, "B", 2) << ", KV cache "
      << format_si(r.memory.kv_cache, "B", 2) << ", activations " << format_si(r.memory.activations, "B", 2) << "\n";

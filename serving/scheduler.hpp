@@ -93,8 +93,8 @@ class Scheduler {
   bool admit_head(std::int64_t first_chunk);
   bool grow(LiveRequest& r, std::int64_t tokens);
   void preempt(std::size_t i);
-  std::size_t newest_idle() const;
-  LiveRequest& running_request(const ScheduledWork& w);  // the running request `w` was planned for  // the newest running request not in flight; running_.size() if none
+  std::size_t newest_idle() const;  // the newest running request not in flight; running_.size() if none
+  LiveRequest& running_request(const ScheduledWork& w);  // the running request `w` was planned for
   // max_batch limits each iteration; the requests running in all micro-batches together are
   // max_batch times as many.
   bool batch_full(const std::vector<ScheduledWork>& work) const {

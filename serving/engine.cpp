@@ -61,7 +61,6 @@ void check_setup(const ServingSetup& s) {
     if (c.policy == SchedulerConfig::Policy::static_batch) {
       throw InputError("${pp}: the static scheduler runs one batch through the stages at a time; pipeline stages serve with continuous batching so far");
     }
-    if (s.speculative.tokens > 0) throw InputError("${speculative_tokens}: speculative decoding with pipeline stages (${pp}) is not modelled yet");
   }
   const DisaggregationConfig& g = s.disaggregation;
   if (g.enabled) {

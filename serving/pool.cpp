@@ -74,9 +74,11 @@ std::vector<std::int64_t> shape_key(const std::vector<SequenceGroup>& groups) {
 // The draft of speculative decoding: the target's next-token head as one more of its layers
 // with its LM head ("mtp"), or a model of its own on the same chips. With expert parallelism
 // the MTP head is one more of the target's layers, its experts spread as theirs; a model of its
-// own runs whole on each EP rank's chips (TP-split), on that rank's sequences.
+// own runs whole on each EP rank's chips (TP-split), on that rank's sequences. With pipeline
+// stages either runs whole on the last stage's chips.
 Experiment draft_experiment(const ServingSetup& s, const Experiment& machine, const ModelConfig& target) {
   Experiment e = machine;
+  e.pp = 1;
   if (s.speculative.draft == "mtp") {
     ModelConfig m = target;
     m.layers = 1;
@@ -92,8 +94,11 @@ Experiment draft_experiment(const ServingSetup& s, const Experiment& machine, co
 }
 
 // What the draft adds per chip: weights and KV bytes per token. An MTP head shares the
-// target's embedding and LM head, so it adds one layer's weights and KV.
-MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& e) {
+// target's embedding and LM head, so it adds one layer's weights and KV. With pipeline stages
+// the draft sits on the last stage's chips; the per-chip plan counts it on every stage's.
+MemoryNeed draft_memory(const ServingSetup& s, const ModelConfig& draft, const Experiment& machine) {
+  Experiment e = machine;
+  e.pp = 1;
   if (s.speculative.draft != "mtp") {
     Experiment own = e;  // whole on each EP rank: one sequence on its chips
     own.ep = 1;
@@ -328,17 +333,24 @@ bool Worker::start(double now) {
   record.swap_seconds = pool_.swap_seconds(swap);
   record.swap_out_tokens = swap.out_tokens;
   record.swap_in_tokens = swap.in_tokens;
-  const double before_pass = host_s + record.swap_seconds + draft_s;
+  const double before_pass = host_s + record.swap_seconds;
   const PassOutcome& pass = pool_.pass(shape);
   // Each stage takes the pass when done with the iteration before; the pass starts late
-  // enough for every stage.
+  // enough for every stage. The draft passes run on the last stage's chips, where the target's
+  // last hidden states and sampled tokens are: with one stage before the pass, with several
+  // after its last stage (an MTP head runs right after the layers it extends, drafting this
+  // micro-batch's next step), so the last stage is busy for them too. The iteration's time is
+  // the same either way.
   double launch = now;
   for (std::size_t s = 0; s < stage_free_.size(); ++s) launch = std::max(launch, stage_free_[s] - before_pass - pass.stages[s].begin_s);
   record.start_s = launch;
-  record.seconds = before_pass + pass.seconds;
+  record.seconds = before_pass + draft_s + pass.seconds;
   const double end = launch + record.seconds;
   // (A stage is done at the latest when the iteration is: the same sum, rounded the same way.)
-  for (std::size_t s = 0; s < stage_free_.size(); ++s) stage_free_[s] = std::min(end, launch + before_pass + pass.stages[s].end_s);
+  for (std::size_t s = 0; s < stage_free_.size(); ++s) {
+    const double drafts = s + 1 == stage_free_.size() ? draft_s : 0.0;
+    stage_free_[s] = std::min(end, launch + before_pass + pass.stages[s].end_s + drafts);
+  }
   record.draft_seconds = draft_s;
   record.shape = shape;
   record.worker = id_;

@@ -156,8 +156,8 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t touched = grouped.touched, local_copies = grouped.copies, rows = grouped.rows;
   const DType act = m.dtype, out = DType::bf16;
   // Block-scaled experts take bf16 rows and quantize them in 1x128 groups themselves, before
-  // each grouped GEMM (CutlassFp8BlockScaleGemmRunner::moeGemm); per-tensor fp8 experts get
-  // their rows quantized by the permutation and by the activation.
+  // each grouped GEMM (CutlassFp8BlockScaleGemmRunner::moeGemm); per-tensor fp8 experts take
+  // rows quantized before the layer (below) and by the activation.
   const bool block_scaled = m.scale_block_k > 0;
   const DType staged = block_scaled ? out : act;
   constexpr std::int64_t kGroupedQuantWarpsPerSm = 8;
@@ -168,23 +168,29 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   };
   // Routing: top-k over the router's fp32 logits (an expert id and a weight per copy), then the
   // copies counted and sorted by expert (each local expert's first row), then the permutation
-  // of the tokens' copies into expert order, quantized when the experts compute in per-tensor fp8.
+  // of the tokens' copies into expert order.
+  // Per-tensor fp8 experts take fp8 tokens: TensorRT-LLM's MoE module quantizes the input with a
+  // kernel of its own first (static_quantize_e4m3_per_tensor in the Cutlass/WideEP MoE's
+  // forward_chunk), and the permutation copies fp8 rows.
   vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
+  if (!block_scaled && act != out) vector("moe input quantize", m.tokens * m.hidden, m.tokens * m.hidden, 2.0, DType::bf16, act);
   vector("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
-  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, DType::bf16, staged);
+  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, staged, staged);
   if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, m.hidden, kGroupedQuantWarpsPerSm, "moe fc1 quantize"));
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
   up.scale_block_k = m.scale_block_k;
   up.grouped = true;
   ops.push_back(gemm_op(up, "experts up"));
-  vector("moe activation", touched * rows * up_cols, touched * rows * inter, m.gated ? 4.0 : 2.0, out, staged);
+  // The activation and the finalize run over the copies themselves: a tile's padding rows
+  // exist only inside the GEMMs (TMA fills them with zeros and drops them on the way out).
+  vector("moe activation", local_copies * up_cols, local_copies * inter, m.gated ? 4.0 : 2.0, out, staged);
   if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, inter, kGroupedQuantWarpsPerSm, "moe fc2 quantize"));
   GemmShape down{touched, rows, m.hidden, inter, act, act, out};
   down.scale_block_k = m.scale_block_k;
   down.grouped = true;
   ops.push_back(gemm_op(down, "experts down"));
   // Un-permutation: each token sums its copies' outputs, weighted by the router.
-  vector("moe finalize", touched * rows * m.hidden, m.tokens * m.hidden, 2.0, out, out);
+  vector("moe finalize", local_copies * m.hidden, m.tokens * m.hidden, 2.0, out, out);
   return ops;
 }
 

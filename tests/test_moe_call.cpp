@@ -34,6 +34,12 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   const std::vector<OpSpec> few = moe_layer_ops(layer(8, 512, 22, 1, 0));
   CHECK(up(few).gemm.batch == 176);
   CHECK(up(few).gemm.m == 64);  // one row, padded to the grouped GEMM's 64-row tile
+  // The padding exists inside the GEMMs only: the activation and the finalize see the copies.
+  REQUIRE(few.size() == 7);
+  CHECK(few[4].name == "moe activation");
+  CHECK(few[4].vector.elements_in == 176 * 2 * 2048);
+  CHECK(few[4].vector.elements_out == 176 * 2048);
+  CHECK(few[6].vector.elements_in == 176 * 4096);
   // Balanced with plenty of tokens: every local expert, tokens x topk / experts rows each.
   const std::vector<OpSpec> many = moe_layer_ops(layer(4096, 64, 8, 4, 0));
   CHECK(up(many).gemm.batch == 16);
@@ -48,11 +54,19 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   CHECK(many[0].name == "moe top-k");
   CHECK(many[6].name == "moe finalize");
   CHECK(many[6].vector.elements_out == 4096 * 4096);
-  // fp8 experts: the permutation writes fp8 copies and the GEMMs compute in fp8.
+  // Per-tensor fp8 experts: a kernel of its own quantizes the tokens first (bf16 in, fp8 out),
+  // the permutation copies fp8 rows and the GEMMs compute in fp8.
   MoeCall f = layer(4096, 64, 8, 4, 0);
   f.dtype = DType::fp8;
   const std::vector<OpSpec> fp8 = moe_layer_ops(f);
-  CHECK(fp8[2].vector.output_dtype() == DType::fp8);
+  REQUIRE(fp8.size() == 8);
+  CHECK(fp8[1].name == "moe input quantize");
+  CHECK(fp8[1].vector.elements_in == 4096 * 4096);
+  CHECK(fp8[1].vector.dtype == DType::bf16);
+  CHECK(fp8[1].vector.output_dtype() == DType::fp8);
+  CHECK(fp8[3].name == "moe permute");
+  CHECK(fp8[3].vector.dtype == DType::fp8);
+  CHECK(fp8[3].vector.output_dtype() == DType::fp8);
   CHECK(up(fp8).gemm.a == DType::fp8);
   // Block-scaled fp8 experts take bf16 rows and quantize them before each grouped GEMM, with
   // the grouped launch's 8 warps per SM (the dense GEMM's quantization has 64).

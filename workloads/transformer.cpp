@@ -397,13 +397,15 @@ class Builder : public AttentionGraph {
     up_shape.grouped = true;
     OpId up = gemm_op(std::string("experts.") + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, up_shape, {{in, in_elements}});
     if (after) g_.connect_control(*after, up);
+    // The activation and the combine see the copies themselves: tile padding rows exist only
+    // inside the grouped GEMMs.
     const std::int64_t bias = m_.mlp_bias ? touched * up_cols : 0;
-    OpId a = vector_op("experts.activation", "activation", l, touched * rows * up_cols + bias, touched * rows * I, kActMulFlops,
-                       {{up, touched * rows * up_cols}});
+    OpId a = vector_op("experts.activation", "activation", l, r.copies * up_cols + bias, r.copies * I, kActMulFlops,
+                       {{up, r.copies * up_cols}});
     GemmShape down_shape{touched, rows, h, I, act, p_.weights, act};
     down_shape.grouped = true;
-    OpId down = gemm_op("experts.down", "mlp_down", l, down_shape, {{a, touched * rows * I}});
-    outs.push_back({down, touched * rows * h});
+    OpId down = gemm_op("experts.down", "mlp_down", l, down_shape, {{a, r.copies * I}});
+    outs.push_back({down, r.copies * h});
     return outs;
   }
 

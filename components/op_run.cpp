@@ -173,9 +173,10 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         // Between them, the softmax's exponentials on the SFUs: one per score of the tile
         // (a tile along the head dim carries its share of its rows' scores).
+        // Only their exposed share: the rest runs under another warpgroup's MMAs.
         const double exps = g.fused_attention && spec.exp_per_clock > 0
                                 ? static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n) /
-                                      static_cast<double>(g.n) / spec.exp_per_clock
+                                      static_cast<double>(g.n) / spec.exp_per_clock * spec.exp_exposed_share
                                 : 0.0;
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
         cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) +
@@ -192,7 +193,7 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_exp_cycles = g.fused_attention && spec.exp_per_clock > 0
                                      ? static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                                            static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
-                                           spec.exp_per_clock * masked_keys
+                                           spec.exp_per_clock * spec.exp_exposed_share * masked_keys
                                      : 0.0;
   // ... and the promotions (at least this many: per step, where the jobs pay per part of K).
   const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);

@@ -54,6 +54,10 @@ struct MatrixSpec {
   // A fused attention's softmax: exponentials per clock per unit (the SFUs), one per score,
   // spent between the tile's two matmuls (0: not modelled).
   double exp_per_clock = 0;
+  // The share of those exponentials' cycles the MMAs wait for: 1 when a tile's softmax runs
+  // between its matmuls with nothing else to do; less when the kernel ping-pongs warpgroups
+  // (FlashAttention-3, TensorRT-LLM's Hopper FMHA), one's softmax under the other's MMAs.
+  double exp_exposed_share = 1;
   // A fused attention kernel's fixed cycles per CTA (GemmShape::kernel_ctas): loading its
   // query tile and first key/value tiles before the first MMA, normalising and storing its
   // output after the last, which the SM does not hide behind other CTAs' work (0: none).

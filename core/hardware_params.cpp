@@ -56,8 +56,11 @@ std::vector<HardwareParam> make_params() {
        "Fill and drain of one tile job (not added where weight_load_overlap = false: every fold's are in the busy time)",
        FIELD(matrix.pipeline_latency_cycles)},
       {"matrix.exp_per_clock", "1/clock", 1, K::non_negative, false, 0,
-       "Exponentials per clock per unit for a fused attention's softmax (GPU SFUs), one per score, not overlapped with "
-       "the MMAs (0: not modelled)", FIELD(matrix.exp_per_clock)},
+       "Exponentials per clock per unit for a fused attention's softmax (GPU SFUs), one per score, between a tile's "
+       "two matmuls (0: not modelled)", FIELD(matrix.exp_per_clock)},
+      {"matrix.exp_exposed_share", "", 1, K::fraction, false, 1,
+       "Share of the softmax's exponential cycles the MMAs wait for (1: none hidden; a kernel that ping-pongs two "
+       "warpgroups runs one's softmax under the other's MMAs)", FIELD(matrix.exp_exposed_share)},
       {"matrix.attention_cta_cycles", "cycles", 1, K::non_negative, false, 0,
        "Fixed cycles per CTA of a fused attention kernel that counts its CTAs (a context FMHA: one per sequence, query "
        "head and query tile): loading the query tile and first key/value tiles, normalising and storing the output (0: none)",

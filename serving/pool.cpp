@@ -152,42 +152,42 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
 
 }  // namespace
 
-std::vector<SequenceGroup> busiest_rank_share(const std::vector<SequenceGroup>& groups, std::int64_t ranks) {
-  if (ranks <= 1) return groups;
-  struct Rank {
-    std::int64_t tokens = 0, sequences = 0;
-    std::vector<std::int64_t> counts;  // sequences of each group
-  };
-  std::vector<Rank> r(static_cast<std::size_t>(ranks), Rank{0, 0, std::vector<std::int64_t>(groups.size(), 0)});
-  auto give = [&](std::size_t g) {
-    std::size_t least = 0;
-    for (std::size_t i = 1; i < r.size(); ++i) {
-      if (r[i].tokens < r[least].tokens) least = i;
-    }
-    r[least].tokens += groups[g].new_tokens;
-    ++r[least].sequences;
-    ++r[least].counts[g];
-  };
-  // Prefill chunks first, the longest first, then the decodes.
-  std::vector<std::size_t> order(groups.size());
-  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (groups[a].prefill != groups[b].prefill) return groups[a].prefill;
-    return groups[a].new_tokens > groups[b].new_tokens;
-  });
-  for (std::size_t g : order) {
-    for (std::int64_t i = 0; i < groups[g].count; ++i) give(g);
+std::int64_t EpRanks::rank_of(std::int64_t record, std::int64_t prompt_tokens) {
+  auto found = placed_.find(record);
+  if (found != placed_.end()) return found->second.first;
+  std::size_t least = 0;
+  for (std::size_t i = 1; i < requests_.size(); ++i) {
+    if (std::make_pair(requests_[i], tokens_[i]) < std::make_pair(requests_[least], tokens_[least])) least = i;
   }
-  const Rank* busiest = &r.front();
-  for (const Rank& x : r) {
-    if (x.tokens > busiest->tokens || (x.tokens == busiest->tokens && x.sequences > busiest->sequences)) busiest = &x;
+  ++requests_[least];
+  tokens_[least] += prompt_tokens;
+  placed_.emplace(record, std::make_pair(static_cast<std::int64_t>(least), prompt_tokens));
+  return static_cast<std::int64_t>(least);
+}
+
+void EpRanks::release(std::int64_t record) {
+  auto found = placed_.find(record);
+  if (found == placed_.end()) return;
+  const auto r = static_cast<std::size_t>(found->second.first);
+  --requests_[r];
+  tokens_[r] -= found->second.second;
+  placed_.erase(found);
+}
+
+std::vector<ScheduledWork> EpRanks::busiest(const std::vector<ScheduledWork>& work, const Scheduler& scheduler) {
+  if (ranks() <= 1) return work;
+  std::vector<std::int64_t> rank(work.size());
+  std::vector<std::pair<std::int64_t, std::int64_t>> load(requests_.size(), {0, 0});  // tokens, sequences
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const LiveRequest* live = scheduler.find(work[i].record);
+    rank[i] = rank_of(work[i].record, live ? live->prompt_tokens : 0);
+    load[static_cast<std::size_t>(rank[i])].first += work[i].new_tokens;
+    ++load[static_cast<std::size_t>(rank[i])].second;
   }
-  std::vector<SequenceGroup> share;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (busiest->counts[g] == 0) continue;
-    SequenceGroup x = groups[g];
-    x.count = busiest->counts[g];
-    share.push_back(x);
+  const auto busiest = static_cast<std::int64_t>(std::max_element(load.begin(), load.end()) - load.begin());
+  std::vector<ScheduledWork> share;
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    if (rank[i] == busiest) share.push_back(work[i]);
   }
   return share;
 }
@@ -233,7 +233,7 @@ Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string rol
 }
 
 int Pool::shape_of(const std::vector<ScheduledWork>& work) {
-  const std::vector<SequenceGroup> groups = busiest_rank_share(iteration_groups(work, setup_.buckets_per_octave), ep_);
+  const std::vector<SequenceGroup> groups = iteration_groups(work, setup_.buckets_per_octave);
   std::vector<std::int64_t> key = shape_key(groups);
   auto found = index_.find(key);
   if (found != index_.end()) {
@@ -257,8 +257,8 @@ int Pool::shape_of(const std::vector<ScheduledWork>& work) {
 // one after another on one stream: the copies' fixed costs plus the bytes at the link's rate.
 // The KV bytes are one chip's share; every chip copies its own share over its own link, all at
 // once: a pipeline stage's chips their stage's layers (the largest share of the layers), an EP
-// rank's chips their rank's requests (an even share of the blocks, rounded up, as the
-// iterations spread their sequences).
+// rank's chips their rank's requests (an even share of the blocks, rounded up: new requests go
+// to the rank holding the fewest).
 double Pool::swap_seconds(const Scheduler::SwapTraffic& t) const {
   const std::int64_t blocks = (t.out_blocks + t.in_blocks + ep_ - 1) / ep_;
   if (blocks == 0) return 0;
@@ -301,7 +301,8 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks * pool.ep_ranks(), setup.kv.block_tokens),
       scheduler_(worker_scheduling(setup, pool.stages()), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
-      stage_free_(static_cast<std::size_t>(pool.stages()), 0.0) {
+      stage_free_(static_cast<std::size_t>(pool.stages()), 0.0),
+      ranks_(pool.ep_ranks()) {
   const ModelConfig& m = pool.target().model();
   if (m.sliding_window > 0) {
     std::int64_t sliding = 0;
@@ -324,7 +325,7 @@ bool Worker::start(double now) {
     // (unless an iteration under way will free or advance some).
     if (busy() || !scheduler_.preempt_newest()) return false;
   }
-  const int shape = pool_.shape_of(work);
+  const int shape = pool_.shape_of(ranks_.busiest(work, scheduler_));
   const double draft_s = pool_.draft_seconds(shape);
   IterationRecord record;
   const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work.size());
@@ -386,7 +387,9 @@ Scheduler::Progress Worker::finish(ServingResult& r) {
     it.record.decode_tokens += emitted[i];
   }
   r.iterations.push_back(it.record);
-  return scheduler_.complete(it.work, emitted);
+  Scheduler::Progress p = scheduler_.complete(it.work, emitted);
+  for (const LiveRequest& l : p.finished) ranks_.release(l.record);
+  return p;
 }
 
 }  // namespace roofsim

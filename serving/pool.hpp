@@ -22,14 +22,28 @@ struct MemoryPlan {
   std::int64_t blocks = 0;
 };
 
-// Expert parallelism in serving: attention is data parallel over the EP ranks, so an
-// iteration's sequences spread over them (prefill chunks whole, largest first, then decodes,
-// each to the rank with the fewest tokens so far), and the busiest rank (most tokens, then most
-// sequences) sets the iteration's time: its groups are what is simulated, every rank's MoE
-// traffic taken as its own. Rebalancing every iteration is what an engine that routes each
-// request to its least-loaded rank approaches; a rank's tokens never exceed the even share by
-// more than one prefill chunk.
-std::vector<SequenceGroup> busiest_rank_share(const std::vector<SequenceGroup>& groups, std::int64_t ranks);
+// Expert parallelism in serving: attention is data parallel over the EP ranks, each request
+// pinned to one rank from its first iteration to its last (its KV cache is there), as
+// TensorRT-LLM's attention DP and SGLang's DP attention place them: a new request goes to the
+// rank holding the fewest requests (then the fewest prompt tokens, then the lowest). All ranks
+// meet in every MoE layer's all-to-all, so the busiest rank of an iteration (most tokens, then
+// most sequences) sets its time: its work is what is simulated, every rank's MoE traffic taken
+// as its own.
+class EpRanks {
+ public:
+  explicit EpRanks(std::int64_t ranks) : requests_(static_cast<std::size_t>(ranks), 0), tokens_(static_cast<std::size_t>(ranks), 0) {}
+  std::int64_t ranks() const { return static_cast<std::int64_t>(requests_.size()); }
+  // The rank of request `record`, placed now if it has none.
+  std::int64_t rank_of(std::int64_t record, std::int64_t prompt_tokens);
+  // The request has finished: its rank holds one fewer.
+  void release(std::int64_t record);
+  // The work of the iteration's busiest rank (all of it with one rank); places new requests.
+  std::vector<ScheduledWork> busiest(const std::vector<ScheduledWork>& work, const Scheduler& scheduler);
+
+ private:
+  std::vector<std::int64_t> requests_, tokens_;  // per rank: requests placed there and their prompt tokens
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> placed_;  // record -> rank, prompt tokens
+};
 
 // A uniform draw in [0, 1) from the top 53 bits: the same on every platform (the standard
 // distributions are not).
@@ -110,6 +124,7 @@ class Worker {
   std::deque<Iteration> in_flight_;  // in the order they started, which is the order they end
   std::vector<double> stage_free_;   // per pipeline stage: when it is done with the last iteration started
   std::int64_t started_ = 0;
+  EpRanks ranks_;
 };
 
 }  // namespace roofsim

@@ -1,6 +1,6 @@
-// Serving with expert parallelism: attention data parallel over the EP ranks, so each
-// iteration's sequences spread over them and the busiest rank's share is simulated, its MoE
-// layers sending tokens to their experts and back by all-to-all.
+// Serving with expert parallelism: attention data parallel over the EP ranks, each request
+// pinned to one, and the busiest rank's work simulated, its MoE layers sending tokens to their
+// experts and back by all-to-all.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "serving/pool.hpp"
 #include "serving/report.hpp"
+#include "serving/scheduler.hpp"
 #include "serving/serving.hpp"
 #include "tests/serving_test_util.hpp"
 #include "tests/test_util.hpp"
@@ -16,12 +17,6 @@ using namespace roofsim;
 using namespace roofsim::test;
 
 namespace {
-
-std::int64_t tokens(const std::vector<SequenceGroup>& groups) {
-  std::int64_t n = 0;
-  for (const SequenceGroup& g : groups) n += g.count * g.new_tokens;
-  return n;
-}
 
 // Mixtral-8x7B's layer, 2 of them: 8 experts, top 2.
 ServingSetup moe_setup(std::int64_t tp, std::int64_t ep) {
@@ -36,27 +31,33 @@ ServingSetup moe_setup(std::int64_t tp, std::int64_t ep) {
 
 }  // namespace
 
-TEST_CASE("expert parallelism spreads an iteration's sequences over the EP ranks and the busiest one is simulated", "[systemc][serving]") {
-  // One 512-token prefill chunk and ten decodes over two ranks: the chunk takes one rank, the
-  // decodes the other; the busiest (512 tokens) holds the chunk alone.
-  const std::vector<SequenceGroup> mixed{{1, 512, 512, true}, {10, 1, 900, false}};
-  const std::vector<SequenceGroup> busiest = busiest_rank_share(mixed, 2);
-  REQUIRE(busiest.size() == 1);
-  CHECK(busiest[0].prefill);
-  CHECK(busiest[0].count == 1);
-  // Nine decodes over two ranks: five and four; the rank of five, with their context.
-  const std::vector<SequenceGroup> decodes = busiest_rank_share({{9, 1, 700, false}}, 2);
-  REQUIRE(decodes.size() == 1);
-  CHECK(decodes[0].count == 5);
-  CHECK(decodes[0].context == 700);
-  // Never more than the even share plus one chunk; one rank is the whole iteration.
-  const std::vector<SequenceGroup> many{{3, 256, 256, true}, {2, 128, 640, true}, {40, 1, 1000, false}};
-  for (std::int64_t ranks : {1, 2, 3, 4, 8}) {
-    const std::int64_t share = tokens(busiest_rank_share(many, ranks));
-    CHECK(share >= (tokens(many) + ranks - 1) / ranks);
-    CHECK(share <= tokens(many) / ranks + 256);
-  }
-  CHECK(busiest_rank_share(many, 1) == many);
+TEST_CASE("expert parallelism pins each request to the rank holding the fewest, and the busiest rank's work is simulated", "[systemc][serving]") {
+  KvBlockPool pool(100000, 16);
+  SchedulerConfig c;
+  Scheduler scheduler(c, KvCacheConfig::Admission::reserve, pool);
+  // Four requests on two ranks: 0 and 2 on rank 0, 1 and 3 on rank 1 (the fewest requests,
+  // then the fewest prompt tokens, then the lower rank).
+  EpRanks ranks(2);
+  for (std::int64_t i = 0; i < 4; ++i) CHECK(ranks.rank_of(i, 100) == i % 2);
+  CHECK(ranks.rank_of(3, 100) == 1);  // placed once: a request keeps its rank
+  // Request 1 finishes: rank 1 holds one; the next new request goes there, and then, with the
+  // ranks holding two each, the next to the one with fewer prompt tokens.
+  ranks.release(1);
+  CHECK(ranks.rank_of(5, 4000) == 1);
+  CHECK(ranks.rank_of(6, 10) == 0);
+  // An iteration: a 512-token chunk of request 7 (new: rank 1, the fewer requests) beside the
+  // decodes of 0, 2, 3, 5 and 6. Rank 1 runs the chunk and its own decodes (3 and 5), not
+  // decodes moved away from it: its 514 tokens are the busiest.
+  const std::vector<ScheduledWork> work{{0, 7, 512, 512, true}, {1, 0, 1, 900, false}, {2, 2, 1, 900, false},
+                                        {3, 3, 1, 900, false},   {4, 5, 1, 900, false},  {5, 6, 1, 900, false}};
+  const std::vector<ScheduledWork> busiest = ranks.busiest(work, scheduler);
+  REQUIRE(busiest.size() == 3);
+  CHECK(busiest[0].record == 7);
+  CHECK(busiest[1].record == 3);
+  CHECK(busiest[2].record == 5);
+  // One rank: the whole iteration.
+  EpRanks one(1);
+  CHECK(one.busiest(work, scheduler).size() == work.size());
 }
 
 TEST_CASE("serving with expert parallelism: every rank's KV cache, the experts spread, all-to-all in every MoE layer", "[systemc][serving]") {

@@ -129,7 +129,7 @@ TEST_CASE("one stage serves as before: micro-batches change nothing without pipe
   for (std::size_t i = 1; i < a.iterations.size(); ++i) CHECK(a.iterations[i].start_s >= a.iterations[i - 1].start_s + a.iterations[i - 1].seconds);
 }
 
-TEST_CASE("speculative decoding on pipeline stages: the drafts hold the last stage after its part of the pass; acceptance 1 needs k + 1 times fewer target steps", "[systemc][serving]") {
+TEST_CASE("speculative decoding on pipeline stages: the drafts hold the last stage after its part of the pass, and acceptance 1 needs k + 1 times fewer target steps", "[systemc][serving]") {
   // Two micro-batches of at most 8 requests, 64 tokens after the first each.
   ServingSetup base = pipelined(2, 0, "512", "65");
   base.workload.requests = 32;

@@ -110,8 +110,9 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
   cmd->add_option("--pp", f.pp, "Pipeline parallelism: the layers over N stages of --ep x --tp chips each, activations "
                                 "sent from stage to stage (default 1)")->check(positive_number());
   cmd->add_option("--ep", f.ep, "Expert parallelism for MoE models: experts spread over N ranks of --tp chips, "
-                                "attention data parallel across them, tokens sent to their experts and back by "
-                                "all-to-all (on a ring or torus, each share routed dimension by dimension)")
+                                "attention data parallel across them (serve: each request pinned to the rank holding the "
+                                "fewest), tokens sent to their experts and back by all-to-all (on a ring or torus, "
+                                "each share routed dimension by dimension)")
       ->check(positive_number());
   cmd->add_option("--routing", f.routing, "How MoE layers route their tokens: uniform (default: each layer's copies "
                                           "spread evenly over the experts they touch), balanced or power_law:A (as the "

@@ -359,7 +359,7 @@ void add_serve_command(CLI::App& app) {
       ->check(whole_number_between(0, kMaxVerifyTokens - 1));
   cmd->add_option("--draft", o->draft, "The draft: mtp (the target's own next-token head, one more of its layers; "
                                        "default), or a model preset, .toml or config.json with the target's vocabulary, "
-                                       "on the same chips");
+                                       "on the same chips (with --pp: the last stage's, after its part of the pass)");
   cmd->add_option("--acceptance", o->acceptance, "Chance that a drafted token is accepted when the ones before it were: "
                                                  "one value (default 0.7) or one per position (0.9,0.7,0.5)");
   cmd->add_option("--slo-ttft-ms", o->slo_ttft_ms, "Time-to-first-token objective for goodput")->check(non_negative_number());

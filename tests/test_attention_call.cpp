@@ -205,3 +205,24 @@ TEST_CASE("MMHA launches as TensorRT-LLM's launcher sizes it: CTAs of 256 to 102
   // Shared memory holds each CTA's scores (24 bytes per 4 keys of 225 KiB): 100,001 keys need 3 CTAs.
   CHECK(mmha(1, 100000, 528) == std::pair<std::int64_t, std::int64_t>{3 * 528, 4});
 }
+
+TEST_CASE("The softmax's exponentials cost the MMAs only their exposed share: the time grows linearly with it", "[systemc][attention]") {
+  // A compute-bound causal prefill (4 prompts of 4096 tokens, 32 query heads of 128): the
+  // exponentials on the SFUs (16 per clock per SM) are about a third of the serialized time.
+  const HardwareSpec h100 = load_hardware("h100_sxm5");
+  CHECK(h100.matrix.exp_exposed_share == Approx(0.8));  // the Hopper FMHA's, fitted (configs/hardware)
+  CHECK(load_hardware("a100_sxm4_80gb").matrix.exp_exposed_share == 1.0);
+  auto seconds = [&](double share) {
+    HardwareSpec hw = h100;
+    hw.matrix.exp_exposed_share = share;
+    return call_seconds({attention_call_ops(shape(true, 4, 4096, 32, 8), "fused").back()}, hw);
+  };
+  const double none = seconds(0), half = seconds(0.5), all = seconds(1);
+  INFO("hidden " << none << " s, half " << half << " s, exposed " << all << " s");
+  CHECK(none < half);
+  CHECK(half < all);
+  CHECK(half - none == Approx((all - none) / 2).epsilon(0.1));
+  // At head dim 128 the exponentials take about half the MMAs' time (8 scores per clock per SM
+  // on the tensor cores, 16 on the SFUs): exposed, the call is about 1.5x the hidden one.
+  CHECK(all / none == Approx(1.5).epsilon(0.1));
+}

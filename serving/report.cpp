@@ -104,7 +104,8 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"decode_intensity", m.decode_intensity},
                   {"tokens_per_step", m.tokens_per_step},
                   {"draft_share", m.draft_share},
-                  {"roofline_share", m.roofline_share}};
+                  {"roofline_share", m.roofline_share},
+                  {"ep_imbalance", m.ep_imbalance}};
   const DisaggregationConfig& g = s.disaggregation;
   j["disaggregation"] = !g.enabled ? nlohmann::json(nullptr)
                                    : nlohmann::json{{"prefill_instances", g.prefill_instances},

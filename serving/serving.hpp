@@ -170,6 +170,9 @@ struct IterationRecord {
   std::int32_t worker = 0;          // the instance that ran it (disaggregated: prefill ones first)
   std::int32_t micro_batch = 0;     // pipeline stages: which of the micro-batches under way at once (0 without)
   std::int64_t decode_tokens = 0;   // output tokens the decodes produced (more than one each when drafts are accepted)
+  // Expert parallelism: the tokens the iteration fed (prefill chunks, decodes' verify tokens)
+  // and those of its busiest EP rank, whose work was simulated (all of them with one rank).
+  std::int64_t tokens = 0, busiest_rank_tokens = 0;
 };
 
 // A distinct (bucketed) iteration shape and what simulating it gave.
@@ -207,6 +210,9 @@ struct ServingSummary {
   // The target passes' analytic bound over their simulated time, summed over the iterations
   // (how close to the roofline the server runs; host time and drafts not counted).
   double roofline_share = 0;
+  // Expert parallelism: the busiest rank's tokens over an even share, summed over the
+  // iterations (1: the ranks always evenly loaded; the iterations took as long as the busiest).
+  double ep_imbalance = 1;
 };
 
 struct ServingResult {

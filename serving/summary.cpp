@@ -66,7 +66,7 @@ ServingSummary summarize(const ServingResult& r) {
   s.e2e_s = percentiles(e2e);
   if (s.tpot_s.mean > 0) s.tok_s_per_user = 1.0 / s.tpot_s.mean;
   double seqs = 0, decode_flops = 0, decode_bytes = 0, decode_steps = 0, decode_tokens = 0, draft_s = 0, busy_s = 0;
-  double bound_s = 0, pass_s = 0, swap_s = 0;
+  double bound_s = 0, pass_s = 0, swap_s = 0, busiest_tokens = 0, tokens = 0;
   for (const IterationRecord& it : r.iterations) {
     seqs += static_cast<double>(it.prefill_sequences + it.decode_sequences);
     decode_steps += static_cast<double>(it.decode_sequences);
@@ -76,6 +76,8 @@ ServingSummary summarize(const ServingResult& r) {
     s.swapped_out_tokens += it.swap_out_tokens;
     s.swapped_in_tokens += it.swap_in_tokens;
     busy_s += it.seconds;
+    busiest_tokens += static_cast<double>(it.busiest_rank_tokens);
+    tokens += static_cast<double>(it.tokens);
     const PassOutcome& pass = r.shapes[static_cast<std::size_t>(it.shape)].outcome;
     bound_s += pass.bound_s;
     pass_s += pass.seconds;
@@ -91,6 +93,7 @@ ServingSummary summarize(const ServingResult& r) {
   if (busy_s > 0) s.draft_share = draft_s / busy_s;
   if (busy_s > 0) s.swap_share = swap_s / busy_s;
   if (pass_s > 0) s.roofline_share = bound_s / pass_s;
+  if (tokens > 0) s.ep_imbalance = busiest_tokens * static_cast<double>(r.setup.machine.ep) / tokens;
   return s;
 }
 

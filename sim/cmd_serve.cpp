@@ -136,6 +136,10 @@ void print_report(std::ostream& os, const ServingResult& r) {
     }
     os << "\n";
   }
+  if (s.machine.ep > 1) {
+    os << "EP ranks   " << s.machine.ep << ", each request pinned to one: an iteration's busiest rank held "
+       << format_fixed(m.ep_imbalance, 2) << "x an even share of its tokens on average, and set its time\n";
+  }
   if (s.frontend.enabled()) {
     // Above ~95% the API server, not the chips, sets the pace (new requests wait outside the engine).
     os << "API server busy " << format_fixed(100.0 * r.frontend_busy_share, 1) << "% of the time ("

@@ -79,6 +79,16 @@ TEST_CASE("serving with expert parallelism: every rank's KV cache, the experts s
   }
   CHECK(most <= 32 / 4 + 1);
   CHECK(alltoall);  // the dispatch and combine all-to-alls take time on the links
+  // The busiest rank's tokens: at least an even share and at most all of them; a prompt's chunk
+  // lands on one rank, so over the run the busiest holds more than an even share. TP has one.
+  for (const IterationRecord& it : ep.iterations) {
+    CHECK(it.busiest_rank_tokens * 4 >= it.tokens);
+    CHECK(it.busiest_rank_tokens <= it.tokens);
+  }
+  CHECK(ep.summary.ep_imbalance > 1.05);
+  CHECK(ep.summary.ep_imbalance <= 4.0);
+  CHECK(tp.summary.ep_imbalance == 1.0);
+  CHECK(serving_json(ep)["summary"]["ep_imbalance"] == ep.summary.ep_imbalance);
   CHECK(ep.summary.requests == 96);
   // Deterministic: the same setup gives the same result.
   const ServingResult again = run_serving(moe_setup(1, 4));

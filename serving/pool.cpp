@@ -179,8 +179,13 @@ std::vector<ScheduledWork> EpRanks::busiest(const std::vector<ScheduledWork>& wo
   std::vector<std::int64_t> rank(work.size());
   std::vector<std::pair<std::int64_t, std::int64_t>> load(requests_.size(), {0, 0});  // tokens, sequences
   for (std::size_t i = 0; i < work.size(); ++i) {
-    const LiveRequest* live = scheduler.find(work[i].record);
-    rank[i] = rank_of(work[i].record, live ? live->prompt_tokens : 0);
+    auto placed = placed_.find(work[i].record);
+    if (placed != placed_.end()) {
+      rank[i] = placed->second.first;
+    } else {  // a new request: its prompt weighs in its placement
+      const LiveRequest* live = scheduler.find(work[i].record);
+      rank[i] = rank_of(work[i].record, live ? live->prompt_tokens : 0);
+    }
     load[static_cast<std::size_t>(rank[i])].first += work[i].new_tokens;
     ++load[static_cast<std::size_t>(rank[i])].second;
   }

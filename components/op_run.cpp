@@ -162,6 +162,15 @@ void GemmRun::dispatch(std::int64_t step) {
   };
   // Whole key tiles across the causal or window edge: the units also compute the masked keys.
   const double masked_keys = g.fused_attention && g.kernel_keys > g.k ? static_cast<double>(g.kernel_keys) / static_cast<double>(g.k) : 1.0;
+  // A fused attention's softmax: one exponential per score on the SFUs, between the tile's two
+  // matmuls, of which the MMAs wait for the exposed share only (the rest runs under another
+  // warpgroup's MMAs). `elements`: rows x keys x columns; a tile along the head dim carries its
+  // share of its rows' scores.
+  auto exposed_exp_cycles = [&](double elements) {
+    return g.fused_attention && spec.exp_per_clock > 0
+               ? elements / static_cast<double>(g.n) / spec.exp_per_clock * spec.exp_exposed_share
+               : 0.0;
+  };
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -171,13 +180,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape t{part_m ? edge_m : plan_.tm, part_n ? edge_n : plan_.tn, last ? edge_k : tk};
         // A fused attention: QK^T on the tile, then AV on its share of the value columns.
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
-        // Between them, the softmax's exponentials on the SFUs: one per score of the tile
-        // (a tile along the head dim carries its share of its rows' scores).
-        // Only their exposed share: the rest runs under another warpgroup's MMAs.
-        const double exps = g.fused_attention && spec.exp_per_clock > 0
-                                ? static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n) /
-                                      static_cast<double>(g.n) / spec.exp_per_clock * spec.exp_exposed_share
-                                : 0.0;
+        const double exps = exposed_exp_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
         cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) + exps : 0.0)) *
@@ -190,11 +193,9 @@ void GemmRun::dispatch(std::int64_t step) {
                             static_cast<double>(s.n + (g.fused_attention ? value_cols(s.n) : 0)) * static_cast<double>(s.k);
   flops += step_flops;
   // The units' cycles spent on MACs (padded_flops) leave out the softmax's exponentials.
-  const double step_exp_cycles = g.fused_attention && spec.exp_per_clock > 0
-                                     ? static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
-                                           static_cast<double>(s.k) * static_cast<double>(s.n) / static_cast<double>(g.n) /
-                                           spec.exp_per_clock * spec.exp_exposed_share * masked_keys
-                                     : 0.0;
+  const double step_exp_cycles = exposed_exp_cycles(static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
+                                                    static_cast<double>(s.k) * static_cast<double>(s.n)) *
+                                 masked_keys;
   // ... and the promotions (at least this many: per step, where the jobs pay per part of K).
   const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);
   auto mac_flops = [&](double cycles) {

@@ -330,8 +330,11 @@ bool Worker::start(double now) {
     // (unless an iteration under way will free or advance some).
     if (busy() || !scheduler_.preempt_newest()) return false;
   }
-  const std::vector<ScheduledWork> busiest = ranks_.busiest(work, scheduler_);
-  const int shape = pool_.shape_of(busiest);
+  // With expert parallelism the busiest rank's work is simulated; without, all of it (no copy).
+  std::vector<ScheduledWork> busiest_rank;
+  if (ranks_.ranks() > 1) busiest_rank = ranks_.busiest(work, scheduler_);
+  const std::vector<ScheduledWork>& simulated = ranks_.ranks() > 1 ? busiest_rank : work;
+  const int shape = pool_.shape_of(simulated);
   const double draft_s = pool_.draft_seconds(shape);
   IterationRecord record;
   const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work.size());
@@ -373,7 +376,7 @@ bool Worker::start(double now) {
   }
   record.kv_blocks_used = kv_.used();
   for (const ScheduledWork& w : work) record.tokens += w.new_tokens;
-  for (const ScheduledWork& w : busiest) record.busiest_rank_tokens += w.new_tokens;
+  for (const ScheduledWork& w : simulated) record.busiest_rank_tokens += w.new_tokens;
   in_flight_.push_back({std::move(work), record, end});
   return true;
 }

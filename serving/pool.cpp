@@ -140,7 +140,8 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
     m.blocks = s.kv.blocks;
   } else {
     if (left <= 0) {
-      throw InputError(model.name + " does not fit in " + hw.description + " for serving: weights " + format_si(m.weights, "B", 2) +
+      const std::string with_draft = draft ? " with its draft " + draft->name : "";
+      throw InputError(model.name + with_draft + " does not fit in " + hw.description + " for serving: weights " + format_si(m.weights, "B", 2) +
                        " and activations " + format_si(m.activations, "B", 2) + " per chip leave nothing of " +
                        format_si(hw.hbm.capacity_bytes, "B", 2) + " for the KV cache (more ${tp}, smaller weights, or a "
                        "smaller ${max_tokens})");

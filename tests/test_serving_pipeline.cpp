@@ -170,6 +170,9 @@ TEST_CASE("speculative decoding on pipeline stages: the drafts hold the last sta
   CHECK(accepted.summary.tpot_s.mean < 0.95 * plain.summary.tpot_s.mean);
   // The MTP head's layer is on the chips.
   CHECK(accepted.weights_bytes > plain.weights_bytes);
+  // A draft too large for the chips is named in the refusal.
+  s.speculative.draft = "llama-3.1-405b";
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("with its draft Llama-3.1-405B does not fit"));
 }
 
 TEST_CASE("pipeline stages refuse what they do not model yet, naming the settings", "[systemc][serving]") {

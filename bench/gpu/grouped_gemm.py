@@ -8,8 +8,14 @@ at a few hundred rows per expert runs slower than the dense GEMM of the same sha
 chip, and whether fp8 keeps its 2x over bf16 there. PyTorch's kernels are not TensorRT-LLM's;
 the ratios are what to compare, not the absolute times.
 
-Run: python3 bench/gpu/grouped_gemm.py [--groups-sweep]
-(--groups-sweep: one shape, 16384 x 2048 x 4096, split over 1 to 128 experts.)
+Run: python3 bench/gpu/grouped_gemm.py [--groups-sweep | --weights-sweep]
+(--groups-sweep: one shape, 16384 x 2048 x 4096, split over 1 to 128 experts.
+ --weights-sweep: 8 experts of 256 or 512 rows, K = 4096, each expert's weights from 4 MiB to
+ 256 MiB: whether the grouped GEMM's cost over the dense one jumps once one expert's weights
+ outgrow the 50 MiB L2, i.e. whether its tiles re-read the weights once per 128-row block of
+ tokens. roofsim's planner assumes the weights stream from HBM once, as a dense GEMM's
+ swizzled raster achieves; moe.csv's rows at 128-1024 rows per expert run 20-40% slower
+ than roofsim, and the residual grows with the layer's FLOPs.)
 """
 import statistics
 import sys
@@ -53,9 +59,20 @@ def groups_sweep():
     return [(g, m // g, k, n) for g in (1, 2, 4, 8, 16, 32, 64, 128)]
 
 
+def weights_sweep():
+    """8 experts of 256 or 512 rows, K = 4096, N from 512 to 32768: 4 MiB to 256 MiB of bf16
+    weights per expert (half that in fp8), across the 50 MiB L2."""
+    return [(8, r, 4096, n) for r in (256, 512) for n in (512, 1024, 2048, 4096, 8192, 16384, 32768)]
+
+
 def main():
     dev = torch.device("cuda")
-    shapes = groups_sweep() if "--groups-sweep" in sys.argv else SHAPES
+    if "--groups-sweep" in sys.argv:
+        shapes = groups_sweep()
+    elif "--weights-sweep" in sys.argv:
+        shapes = weights_sweep()
+    else:
+        shapes = SHAPES
     print(f"# device,{torch.cuda.get_device_name()},torch,{torch.__version__},cuda,{torch.version.cuda}")
     print("dtype,experts,rows_per_expert,k,n,kernel,median_us,tflops")
     for g, r, k, n in shapes:

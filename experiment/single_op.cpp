@@ -139,6 +139,10 @@ namespace {
 // (bench/gpu/results/h100_hbm_inflight.csv).
 constexpr std::int64_t kQuantWarpBytes = 4 * 32 * 2;
 
+// fusedBuildExpertMapsSortFirstToken's limits (moe_kernels.cu): one thread per token in one CTA,
+// and the local experts' ids (plus one bin for other ranks' copies) within 9 radix bits.
+constexpr std::int64_t kFusedExpertMapMaxTokens = 256, kFusedExpertMapMaxExperts = 255;
+
 OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warps_per_sm, const std::string& name) {
   VectorShape v{rows * cols, rows * cols, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
   v.inflight_bytes_per_unit = warps_per_sm * kQuantWarpBytes;
@@ -146,6 +150,41 @@ OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warp
 }
 
 }  // namespace
+
+// The expert maps (each local copy's row in expert order, each local expert's first row), as
+// TensorRT-LLM's CutlassMoeFCRunner::runMoe builds them (moe_kernels.cu). A small call takes
+// one kernel, a single CTA ranking every copy by expert (fusedBuildExpertMapsSortFirstToken);
+// it refuses more than 256 tokens, a top-k other than 1, 2, 4, 6 or 8, or more than 255 local
+// experts, and the call then takes three (threeStepBuildExpertMapsSortFirstToken):
+// blockExpertPrefixSumKernel, one CTA per local expert and block of tokens, each comparing its
+// block's copies with its expert and writing the matches and its count; one CTA's prefix sum
+// over those counts (globalExpertPrefixSumKernel); mergeExpertPrefixSumKernel, the same grid
+// again, compacting the matches into the three maps. Each pays a kernel's start and end like
+// any other; the copies' expert ids are read from memory once (the other CTAs' reads of the
+// same few KB hit the L2, which roofsim does not serve).
+void expert_map_ops(const MoeCall& m, std::int64_t local_experts, std::int64_t local_copies, std::vector<OpSpec>& ops) {
+  const std::int64_t copies = m.tokens * m.topk;
+  const bool fused_topk = m.topk == 1 || m.topk == 2 || m.topk == 4 || m.topk == 6 || m.topk == 8;
+  if (m.tokens <= kFusedExpertMapMaxTokens && fused_topk && local_experts <= kFusedExpertMapMaxExperts) {
+    ops.push_back(vector_op(VectorShape{2 * copies, local_experts + 1, 2.0, DType::fp32, DType::fp32, true}, "moe expert offsets"));
+    return;
+  }
+  // computeNumTokensPerBlock: the smallest power of two from 32 to 1024 tokens per block whose
+  // blocks x local experts fit one CTA of that many threads (the prefix sum's), else 1024.
+  std::int64_t per_block = 1024;
+  for (std::int64_t t = 32; t <= 1024; t *= 2) {
+    if ((m.tokens + t - 1) / t * local_experts <= t) {
+      per_block = t;
+      break;
+    }
+  }
+  const std::int64_t blocks = (m.tokens + per_block - 1) / per_block, counts = local_experts * blocks;
+  ops.push_back(vector_op(VectorShape{copies, counts + local_copies, static_cast<double>(local_experts), DType::fp32, DType::fp32, true},
+                          "moe expert counts"));
+  ops.push_back(vector_op(VectorShape{counts, counts + local_experts + 1, 2.0, DType::fp32, DType::fp32, true}, "moe expert prefix sum"));
+  ops.push_back(vector_op(VectorShape{2 * counts + local_copies, 3 * local_copies, 1.0, DType::fp32, DType::fp32, true},
+                          "moe expert offsets"));
+}
 
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
@@ -174,7 +213,7 @@ std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   // forward_chunk), and the permutation copies fp8 rows.
   vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
   if (!block_scaled && act != out) vector("moe input quantize", m.tokens * m.hidden, m.tokens * m.hidden, 2.0, DType::bf16, act);
-  vector("moe expert offsets", 2 * m.tokens * m.topk, local_experts + 1, 2.0, DType::fp32, DType::fp32);
+  expert_map_ops(m, local_experts, local_copies, ops);
   vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, staged, staged);
   if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, m.hidden, kGroupedQuantWarpsPerSm, "moe fc1 quantize"));
   GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};

@@ -20,6 +20,18 @@ MoeCall layer(std::int64_t tokens, std::int64_t experts, std::int64_t topk, std:
   m.power_law = power_law;
   return m;
 }
+const OpSpec& named(const std::vector<OpSpec>& ops, const std::string& name) {
+  for (const OpSpec& op : ops) {
+    if (op.name == name) return op;
+  }
+  FAIL("no op " + name);
+  return ops.front();
+}
+std::vector<std::string> names(const std::vector<OpSpec>& ops) {
+  std::vector<std::string> out;
+  for (const OpSpec& op : ops) out.push_back(op.name);
+  return out;
+}
 const OpSpec& up(const std::vector<OpSpec>& ops) {
   for (const OpSpec& op : ops) {
     if (op.is_gemm) return op;
@@ -35,11 +47,9 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   CHECK(up(few).gemm.batch == 176);
   CHECK(up(few).gemm.m == 64);  // one row, padded to the grouped GEMM's 64-row tile
   // The padding exists inside the GEMMs only: the activation and the finalize see the copies.
-  REQUIRE(few.size() == 7);
-  CHECK(few[4].name == "moe activation");
-  CHECK(few[4].vector.elements_in == 176 * 2 * 2048);
-  CHECK(few[4].vector.elements_out == 176 * 2048);
-  CHECK(few[6].vector.elements_in == 176 * 4096);
+  CHECK(named(few, "moe activation").vector.elements_in == 176 * 2 * 2048);
+  CHECK(named(few, "moe activation").vector.elements_out == 176 * 2048);
+  CHECK(named(few, "moe finalize").vector.elements_in == 176 * 4096);
   // Balanced with plenty of tokens: every local expert, tokens x topk / experts rows each.
   const std::vector<OpSpec> many = moe_layer_ops(layer(4096, 64, 8, 4, 0));
   CHECK(up(many).gemm.batch == 16);
@@ -49,37 +59,72 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   // steeper law loads the hottest expert more.
   const std::vector<OpSpec> skewed = moe_layer_ops(layer(4096, 64, 8, 4, 1.2));
   CHECK(up(skewed).gemm.batch * up(skewed).gemm.m > up(many).gemm.batch * up(many).gemm.m);
-  // The kernels: top-k, expert offsets, permutation, up, activation, down, finalize.
-  REQUIRE(many.size() == 7);
-  CHECK(many[0].name == "moe top-k");
-  CHECK(many[6].name == "moe finalize");
-  CHECK(many[6].vector.elements_out == 4096 * 4096);
+  // The kernels: top-k, the expert maps (three kernels at 4096 tokens), permutation, up,
+  // activation, down, finalize.
+  CHECK(names(many) == std::vector<std::string>{"moe top-k", "moe expert counts", "moe expert prefix sum", "moe expert offsets",
+                                                "moe permute", "gemm experts up bf16", "moe activation", "gemm experts down bf16",
+                                                "moe finalize"});
+  CHECK(named(many, "moe finalize").vector.elements_out == 4096 * 4096);
   // Per-tensor fp8 experts: a kernel of its own quantizes the tokens first (bf16 in, fp8 out),
   // the permutation copies fp8 rows and the GEMMs compute in fp8.
   MoeCall f = layer(4096, 64, 8, 4, 0);
   f.dtype = DType::fp8;
   const std::vector<OpSpec> fp8 = moe_layer_ops(f);
-  REQUIRE(fp8.size() == 8);
+  REQUIRE(fp8.size() == 10);
   CHECK(fp8[1].name == "moe input quantize");
   CHECK(fp8[1].vector.elements_in == 4096 * 4096);
   CHECK(fp8[1].vector.dtype == DType::bf16);
   CHECK(fp8[1].vector.output_dtype() == DType::fp8);
-  CHECK(fp8[3].name == "moe permute");
-  CHECK(fp8[3].vector.dtype == DType::fp8);
-  CHECK(fp8[3].vector.output_dtype() == DType::fp8);
+  CHECK(named(fp8, "moe permute").vector.dtype == DType::fp8);
+  CHECK(named(fp8, "moe permute").vector.output_dtype() == DType::fp8);
   CHECK(up(fp8).gemm.a == DType::fp8);
   // Block-scaled fp8 experts take bf16 rows and quantize them before each grouped GEMM, with
   // the grouped launch's 8 warps per SM (the dense GEMM's quantization has 64).
   f.scale_block_k = 128;
   const std::vector<OpSpec> block = moe_layer_ops(f);
-  REQUIRE(block.size() == 9);
-  CHECK(block[2].vector.output_dtype() == DType::bf16);
-  CHECK(block[3].name == "moe fc1 quantize 8192x4096");
-  CHECK(block[3].vector.inflight_bytes_per_unit == 8 * 256);
-  CHECK(block[5].vector.output_dtype() == DType::bf16);  // the activation
-  CHECK(block[6].name == "moe fc2 quantize 8192x2048");
+  REQUIRE(block.size() == 11);
+  CHECK(named(block, "moe permute").vector.output_dtype() == DType::bf16);
+  CHECK(block[5].name == "moe fc1 quantize 8192x4096");
+  CHECK(block[5].vector.inflight_bytes_per_unit == 8 * 256);
+  CHECK(named(block, "moe activation").vector.output_dtype() == DType::bf16);
+  CHECK(block[8].name == "moe fc2 quantize 8192x2048");
   const std::vector<OpSpec> dense = fp8_dynamic_linear_ops(8192, 4096, 4096, Fp8Scaling::block);
   CHECK(dense.front().vector.inflight_bytes_per_unit == 64 * 256);
+}
+
+TEST_CASE("MoE layer: small calls map copies to experts in one kernel, larger ones in three", "[systemc][moe]") {
+  // TensorRT-LLM's single-CTA map (fusedBuildExpertMapsSortFirstToken) takes at most 256
+  // tokens, a top-k of 1, 2, 4, 6 or 8 and at most 255 local experts; other calls run the three
+  // kernels of threeStepBuildExpertMapsSortFirstToken.
+  auto map_kernels = [](const MoeCall& m) {
+    std::vector<std::string> out;
+    for (const std::string& n : names(moe_layer_ops(m))) {
+      if (n.rfind("moe expert", 0) == 0) out.push_back(n);
+    }
+    return out;
+  };
+  const std::vector<std::string> one{"moe expert offsets"};
+  const std::vector<std::string> three{"moe expert counts", "moe expert prefix sum", "moe expert offsets"};
+  CHECK(map_kernels(layer(256, 64, 8, 4, 0)) == one);
+  CHECK(map_kernels(layer(257, 64, 8, 4, 0)) == three);
+  CHECK(map_kernels(layer(8, 512, 22, 2, 0)) == three);   // top-22
+  CHECK(map_kernels(layer(8, 256, 8, 1, 0)) == three);    // 256 local experts
+  CHECK(map_kernels(layer(8, 256, 8, 2, 0)) == one);      // 128
+  // 4096 tokens, 16 local experts: blocks of 256 tokens (the fewest whose 16 blocks x 16
+  // experts fit one CTA of 256), so the prefix sum runs over 256 counts; the first kernel
+  // compares every copy with each local expert.
+  const std::vector<OpSpec> ops = moe_layer_ops(layer(4096, 64, 8, 4, 0));
+  CHECK(named(ops, "moe expert prefix sum").vector.elements_in == 256);
+  CHECK(named(ops, "moe expert counts").vector.elements_in == 4096 * 8);
+  CHECK(named(ops, "moe expert counts").vector.flops_per_element == 16.0);
+  // One token more than the single kernel takes costs at least two more kernel starts.
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  auto seconds = [&](std::int64_t tokens) {
+    double s = 0;
+    for (const auto& op : run_ops(hw, false, moe_layer_ops(layer(tokens, 64, 8, 4, 0))).ops) s += op.result.seconds();
+    return s;
+  };
+  CHECK(seconds(257) - seconds(256) > 2 * hw.op_overhead_s);
 }
 
 TEST_CASE("A kernel whose warps wait for their own loads streams at its window over the memory latency", "[systemc][moe]") {

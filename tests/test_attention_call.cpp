@@ -226,3 +226,29 @@ TEST_CASE("The softmax's exponentials cost the MMAs only their exposed share: th
   // on the tensor cores, 16 on the SFUs): exposed, the call is about 1.5x the hidden one.
   CHECK(all / none == Approx(1.5).epsilon(0.1));
 }
+
+TEST_CASE("An fp8 context FMHA runs head 192 at 256, as fmha_v2 pads it; bf16 keeps 192", "[systemc][attention]") {
+  // kernel_traits.h: D = min(round_up(head, 128 / element bytes), next power of two).
+  auto fmha = [](std::int64_t head, DType kv) {
+    AttentionShape s = shape(true, 4, 4096, 32, 8, kv);
+    s.head_dim = head;
+    return attention_call_ops(s, "trtllm").back();
+  };
+  CHECK(fmha(192, DType::fp8).gemm.kernel_head_dim == 256);
+  CHECK(fmha(192, DType::bf16).gemm.kernel_head_dim == 0);  // 192 is whole 128-byte rows in bf16
+  CHECK(fmha(128, DType::fp8).gemm.kernel_head_dim == 0);
+  CHECK(fmha(96, DType::bf16).gemm.kernel_head_dim == 128);
+  // A compute-bound call: the MMAs at 256 where the data is 192 cost what head 256 costs, less
+  // the exponentials' and the bytes' share; the FLOPs stay head 192's.
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  const OpsRunResult padded = run_ops(hw, false, {fmha(192, DType::fp8)});
+  const OpsRunResult wide = run_ops(hw, false, {fmha(256, DType::fp8)});
+  const OpsRunResult bf16 = run_ops(hw, false, {fmha(192, DType::bf16)}), bf16_wide = run_ops(hw, false, {fmha(256, DType::bf16)});
+  const double fp8_ratio = padded.ops.front().result.seconds() / wide.ops.front().result.seconds();
+  const double bf16_ratio = bf16.ops.front().result.seconds() / bf16_wide.ops.front().result.seconds();
+  INFO("fp8 192/256 " << fp8_ratio << ", bf16 192/256 " << bf16_ratio);
+  CHECK(fp8_ratio > 0.95);
+  CHECK(fp8_ratio <= 1.0);
+  CHECK(bf16_ratio < 0.9);
+  CHECK(padded.ops.front().result.flops == Approx(wide.ops.front().result.flops * 192.0 / 256.0).epsilon(0.01));
+}

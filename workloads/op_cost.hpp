@@ -55,6 +55,10 @@ struct GemmShape {
   // window's edge: the keys per query it computes, masked ones included (0: k). The units'
   // time counts them; the op's FLOPs stay k's.
   std::int64_t kernel_keys = 0;
+  // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
+  // head in shared memory, e.g. fp8 192 to 256): that head, for QK^T and AV alike (0: n). The
+  // units' time counts it; the op's FLOPs and bytes stay n's.
+  std::int64_t kernel_head_dim = 0;
   // A grouped GEMM kernel (an MoE layer's experts: one problem per batch element, as CUTLASS's
   // grouped GEMM runs them): planned as a GPU GEMM kernel over all the problems' tiles, K not
   // split. Other batched GEMMs (attention's) keep the batched planner.

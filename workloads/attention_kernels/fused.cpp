@@ -35,6 +35,17 @@ std::int64_t fmha_key_tile(std::int64_t head_dim, bool fp8) {
   return head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64;
 }
 
+// The head dimension a context FMHA's MMAs run at: fmha_v2's kernel traits (kernel_traits.h)
+// pad the head to whole 128-byte rows of shared memory, at most to the next power of two:
+// D = min(round_up(head, 128 / element bytes), next_power_of_two(head)). So an fp8 kernel runs
+// head 192 at 256 (bf16 keeps 192), and heads 80 or 96 at 128 in either type.
+std::int64_t fmha_padded_head_dim(std::int64_t head_dim, bool fp8) {
+  const std::int64_t per_row = fp8 ? 128 : 64;
+  std::int64_t pow2 = 1;
+  while (pow2 < head_dim) pow2 *= 2;
+  return std::min((head_dim + per_row - 1) / per_row * per_row, pow2);
+}
+
 // Keys per query the FMHA computes, masked ones included: each 128-row query tile works through
 // every key tile that holds a key one of its rows attends to (from the window's start, or the
 // first key, to the tile's last row), whole. Averaged over the new tokens, rounded up.
@@ -82,6 +93,8 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
   if (s.prefill) {
     shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
     shape.kernel_keys = fmha_kernel_keys(s, fmha_key_tile(s.head_dim, shape.a == DType::fp8));
+    const std::int64_t padded = fmha_padded_head_dim(s.head_dim, shape.a == DType::fp8);
+    if (padded > s.head_dim) shape.kernel_head_dim = padded;
   } else {
     shape.kernel_k_splits = decode_blocks(s);
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;

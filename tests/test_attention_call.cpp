@@ -227,7 +227,7 @@ TEST_CASE("The softmax's exponentials cost the MMAs only their exposed share: th
   CHECK(all / none == Approx(1.5).epsilon(0.1));
 }
 
-TEST_CASE("An fp8 context FMHA runs head 192 at 256, as fmha_v2 pads it; bf16 keeps 192", "[systemc][attention]") {
+TEST_CASE("An fp8 context FMHA runs head 192 at 256, as fmha_v2 pads it, where bf16 keeps 192", "[systemc][attention]") {
   // kernel_traits.h: D = min(round_up(head, 128 / element bytes), next power of two).
   auto fmha = [](std::int64_t head, DType kv) {
     AttentionShape s = shape(true, 4, 4096, 32, 8, kv);

@@ -149,8 +149,6 @@ OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warp
   return vector_op(v, name + " " + std::to_string(rows) + "x" + std::to_string(cols));
 }
 
-}  // namespace
-
 // The expert maps (each local copy's row in expert order, each local expert's first row), as
 // TensorRT-LLM's CutlassMoeFCRunner::runMoe builds them (moe_kernels.cu). A small call takes
 // one kernel, a single CTA ranking every copy by expert (fusedBuildExpertMapsSortFirstToken);
@@ -185,6 +183,8 @@ void expert_map_ops(const MoeCall& m, std::int64_t local_experts, std::int64_t l
   ops.push_back(vector_op(VectorShape{2 * counts + local_copies, 3 * local_copies, 1.0, DType::fp32, DType::fp32, true},
                           "moe expert offsets"));
 }
+
+}  // namespace
 
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);

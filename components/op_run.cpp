@@ -162,9 +162,11 @@ void GemmRun::dispatch(std::int64_t step) {
   };
   // Whole key tiles across the causal or window edge: the units also compute the masked keys.
   const double masked_keys = g.fused_attention && g.kernel_keys > g.k ? static_cast<double>(g.kernel_keys) / static_cast<double>(g.k) : 1.0;
-  // A head padded in the kernel: both matmuls run at the padded width (the exponentials, one
-  // per score, do not grow).
+  // Heads padded in the kernel: QK^T runs at the padded query/key head, AV at the padded value
+  // head (the exponentials, one per score, do not grow).
   const double padded_head = g.fused_attention && g.kernel_head_dim > g.n ? static_cast<double>(g.kernel_head_dim) / static_cast<double>(g.n) : 1.0;
+  const double padded_value =
+      g.fused_attention && g.kernel_value_dim > g.out_n() ? static_cast<double>(g.kernel_value_dim) / static_cast<double>(g.out_n()) : 1.0;
   // A fused attention's softmax: one exponential per score on the SFUs, between the tile's two
   // matmuls, of which the MMAs wait for the exposed share only (the rest runs under another
   // warpgroup's MMAs). `elements`: rows x keys x columns; a tile along the head dim carries its
@@ -185,8 +187,8 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         const double exps = exposed_exp_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
-        cycles[bottom][right][last] = ((matrix_tile_cycles(spec, mma, compute) +
-                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) : 0.0)) * padded_head + exps) *
+        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) * padded_head +
+                                       (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
                                           masked_keys +
                                       promotion_cycles(t.m * t.n, t.k);
       }

@@ -238,6 +238,14 @@ TEST_CASE("An fp8 context FMHA runs head 192 at 256, as fmha_v2 pads it, where b
   CHECK(fmha(192, DType::bf16).gemm.kernel_head_dim == 0);  // 192 is whole 128-byte rows in bf16
   CHECK(fmha(128, DType::fp8).gemm.kernel_head_dim == 0);
   CHECK(fmha(96, DType::bf16).gemm.kernel_head_dim == 128);
+  CHECK(fmha(192, DType::fp8).gemm.kernel_value_dim == 256);
+  // MLA's prefill: query/key head 192, value head 128 - only QK^T is padded.
+  AttentionShape mla = shape(true, 4, 4096, 32, 32, DType::fp8);
+  mla.head_dim = 192;
+  mla.v_dim = 128;
+  const OpSpec mla_fmha = attention_call_ops(mla, "trtllm").back();
+  CHECK(mla_fmha.gemm.kernel_head_dim == 256);
+  CHECK(mla_fmha.gemm.kernel_value_dim == 0);
   // A compute-bound call: the MMAs at 256 where the data is 192 cost what head 256 costs, less
   // the exponentials' and the bytes' share; the FLOPs stay head 192's.
   const HardwareSpec hw = load_hardware("h100_sxm5");

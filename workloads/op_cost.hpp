@@ -56,9 +56,10 @@ struct GemmShape {
   // time counts them; the op's FLOPs stay k's.
   std::int64_t kernel_keys = 0;
   // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
-  // head in shared memory, e.g. fp8 192 to 256): that head, for QK^T and AV alike (0: n). The
-  // units' time counts it; the op's FLOPs and bytes stay n's.
-  std::int64_t kernel_head_dim = 0;
+  // head in shared memory, e.g. fp8 192 to 256): the query/key head QK^T runs at and the value
+  // head AV runs at (0: n and out_n()). The units' time counts them; the op's FLOPs and bytes
+  // stay the data's.
+  std::int64_t kernel_head_dim = 0, kernel_value_dim = 0;
   // A grouped GEMM kernel (an MoE layer's experts: one problem per batch element, as CUTLASS's
   // grouped GEMM runs them): planned as a GPU GEMM kernel over all the problems' tiles, K not
   // split. Other batched GEMMs (attention's) keep the batched planner.

@@ -94,7 +94,8 @@ void OpRun::hold_units_for_ctas(Picoseconds per_unit) {
 Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const KernelCtas& k, double clock_hz) {
   if (k.ctas <= 0 || units == 0) return 0;
   const MatrixSpec& m = hw.matrix;
-  const double wave_cycles = k.gqa_decode ? m.gqa_decode_cta_cycles : k.decode ? m.decode_attention_cta_cycles : m.attention_cta_cycles;
+  const double gqa_wave = k.qgmma && m.gqa_decode_qgmma_cta_cycles > 0 ? m.gqa_decode_qgmma_cta_cycles : m.gqa_decode_cta_cycles;
+  const double wave_cycles = k.gqa_decode ? gqa_wave : k.decode ? m.decode_attention_cta_cycles : m.attention_cta_cycles;
   const double cta_cycles = k.gqa_decode ? m.gqa_decode_cycles_per_query_element * static_cast<double>(k.query_elements) : 0.0;
   const std::int64_t n = static_cast<std::int64_t>(units);
   const std::int64_t resident = n * std::max<std::int64_t>(1, k.per_unit);
@@ -110,7 +111,9 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
-                                    {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel, g.kernel_cta_query_elements},
+                                    {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel, g.kernel_cta_query_elements,
+                                     // XQA on an fp8 cache runs its Hopper kernel (attention_kernels/trtllm.cpp, xqa_ctas)
+                                     g.gqa_decode_kernel && g.b == DType::fp8},
                                     chip.hw().matrix.sustained_clock_hz));
   // XQA's multi-block mode: once a (sequence, KV head)'s blocks are done, its last CTA folds
   // their partial results one after another (GemmShape::kernel_k_splits).

@@ -27,6 +27,7 @@ struct KernelCtas {
   bool decode = false;        // a decode kernel's (matrix.decode_attention_cta_cycles)
   bool gqa_decode = false;    // a GQA decode kernel's (matrix.gqa_decode_*)
   std::int64_t query_elements = 0;  // per CTA, for gqa_decode
+  bool qgmma = false;               // gqa_decode on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
 };
 
 // The time each of `units` spends on a kernel's CTAs' fixed costs, at `clock_hz`: the fixed

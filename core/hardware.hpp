@@ -70,6 +70,10 @@ struct MatrixSpec {
   // converting the group's queries, rescaling and storing their partial outputs).
   double gqa_decode_cta_cycles = 0;
   double gqa_decode_cycles_per_query_element = 0;
+  // The fixed cycles per wave of that kernel's Hopper variant on an fp8 cache (XQA's
+  // mha_sm90.cu on wgmma, 2-3 CTAs per SM, against mha.cu's one on a 16-bit cache); 0: as
+  // gqa_decode_cta_cycles.
+  double gqa_decode_qgmma_cta_cycles = 0;
   // Its multi-block mode's merge: the last CTA of a (sequence, KV head) folds the blocks'
   // partial results (row max, row sum, output) one block after another: cycles per block.
   double gqa_decode_merge_cycles_per_block = 0;

@@ -74,6 +74,10 @@ std::vector<HardwareParam> make_params() {
        "per sequence, KV head and cache block, serving the head's query group), in place of "
        "decode_attention_cta_cycles (0: none)",
        FIELD(matrix.gqa_decode_cta_cycles)},
+      {"matrix.gqa_decode_qgmma_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "The same for that kernel's Hopper variant on an fp8 cache (XQA's mha_sm90.cu on wgmma, 2-3 CTAs per SM; "
+       "mha.cu on a 16-bit cache keeps gqa_decode_cta_cycles) (0: as gqa_decode_cta_cycles)",
+       FIELD(matrix.gqa_decode_qgmma_cta_cycles)},
       {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
        "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",

@@ -38,6 +38,11 @@ struct Bucket {
   const char* name;
 };
 constexpr double kNoBound = 1e300;
+
+// The attention rows' RoPE: the public benchmark's collector (aiconfigurator, TensorRT-LLM
+// attention collector) builds every call with RopeParams(dim=128), whatever the head, so a
+// head of 64 has a rotary part wider than itself.
+constexpr std::int64_t kBenchmarkRotaryDim = 128;
 const std::vector<Bucket> kLatencyBuckets = {{10e-6, "< 10 us"}, {50e-6, "10-50 us"}, {500e-6, "50-500 us"}, {kNoBound, ">= 500 us"}};
 const std::vector<Bucket> kSizeBuckets = {{64.0 * 1024 + 1, "<= 64 KiB"}, {1024.0 * 1024 + 1, "64 KiB-1 MiB"},
                                           {32.0 * 1024 * 1024 + 1, "1-32 MiB"}, {kNoBound, "> 32 MiB"}};
@@ -149,6 +154,7 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     s.new_tokens = prefill ? isl : 1;
     s.context = prefill ? isl : isl + step;
     s.window = window;
+    s.rotary_dim = kBenchmarkRotaryDim;
     s.precision.activations = attention_dtype(path, row, "attn_dtype");
     s.precision.kv = attention_dtype(path, row, "kv_cache_dtype");
     std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");

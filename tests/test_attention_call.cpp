@@ -260,3 +260,42 @@ TEST_CASE("An fp8 context FMHA runs head 192 at 256, as fmha_v2 pads it, where b
   CHECK(bf16_ratio < 0.9);
   CHECK(padded.ops.front().result.flops == Approx(wide.ops.front().result.flops * 192.0 / 256.0).epsilon(0.01));
 }
+
+TEST_CASE("XQA on an fp8 cache applies RoPE itself only to a rotary part within the head, in multiples of 16", "[systemc][attention]") {
+  // kernelUtils.cpp, appliesRoPEInXqaKernel; otherwise invokeQKVPreprocessing runs first, as it
+  // always does before XQA on a 16-bit cache. The public benchmark rotates 128 dims at every head.
+  auto kernels = [](std::int64_t head, std::int64_t rotary, DType kv) {
+    AttentionShape s = shape(false, 64, 2048, 32, 8, kv);
+    s.head_dim = head;
+    s.rotary_dim = rotary;
+    REQUIRE(trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa);
+    const std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");
+    REQUIRE(ops.back().is_gemm);  // XQA
+    return ops.size() == 2 && ops.front().name == "qkv preprocessing" ? "separate" : ops.size() == 1 ? "fused" : "?";
+  };
+  CHECK(std::string(kernels(128, 0, DType::fp8)) == "fused");       // the whole head
+  CHECK(std::string(kernels(256, 128, DType::fp8)) == "fused");     // a partial rotary part
+  CHECK(std::string(kernels(64, 128, DType::fp8)) == "separate");   // wider than the head
+  CHECK(std::string(kernels(128, 72, DType::fp8)) == "separate");   // not a multiple of 16
+  CHECK(std::string(kernels(128, 0, DType::bf16)) == "separate");   // mha.cu never fuses it
+}
+
+TEST_CASE("XQA's Hopper kernel on an fp8 cache pays its own CTA cost, or the 16-bit kernel's where it has none", "[systemc][attention]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.matrix.gqa_decode_qgmma_cta_cycles > 0);
+  REQUIRE(hw.matrix.gqa_decode_qgmma_cta_cycles != hw.matrix.gqa_decode_cta_cycles);
+  // A two-token cache: the CTAs are the work, so the call's time follows the wave cost.
+  const AttentionShape fp8 = shape(false, 264, 1, 32, 8, DType::fp8);
+  const OpSpec xqa = attention_call_ops(fp8, "trtllm").back();
+  HardwareSpec shared = hw;
+  shared.matrix.gqa_decode_qgmma_cta_cycles = 0;  // falls back to gqa_decode_cta_cycles
+  HardwareSpec as_bf16 = hw;
+  as_bf16.matrix.gqa_decode_qgmma_cta_cycles = hw.matrix.gqa_decode_cta_cycles;
+  const double own = call_seconds({xqa}, hw), fallback = call_seconds({xqa}, shared), same = call_seconds({xqa}, as_bf16);
+  CHECK(fallback == Approx(same).epsilon(1e-9));
+  CHECK((own < fallback) == (hw.matrix.gqa_decode_qgmma_cta_cycles < hw.matrix.gqa_decode_cta_cycles));
+  CHECK(own != Approx(fallback).epsilon(0.01));
+  // A bf16 cache's XQA ignores the key.
+  const OpSpec bf16 = attention_call_ops(shape(false, 264, 1, 32, 8), "trtllm").back();
+  CHECK(call_seconds({bf16}, hw) == Approx(call_seconds({bf16}, shared)).epsilon(1e-9));
+}

@@ -111,9 +111,8 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
-                                    {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel, g.kernel_cta_query_elements,
-                                     // XQA on an fp8 cache runs its Hopper kernel (attention_kernels/trtllm.cpp, xqa_ctas)
-                                     g.gqa_decode_kernel && g.b == DType::fp8},
+                                    {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel,
+                                     g.kernel_cta_query_elements, g.gqa_decode_qgmma},
                                     chip.hw().matrix.sustained_clock_hz));
   // XQA's multi-block mode: once a (sequence, KV head)'s blocks are done, its last CTA folds
   // their partial results one after another (GemmShape::kernel_k_splits).

@@ -71,13 +71,7 @@ constexpr double kRopeFlopsPerElement = 3;  // as the graph's rope op (workloads
 std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
   std::vector<OpSpec> ops;
   if (s.prefill) ops.push_back(vector_op(VectorShape{s.sequences, s.sequences + 1, 1.0, DType::fp32, DType::fp32, true}, "decoder info"));
-  // Decode: XQA on a 16-bit cache (mha.cu) never applies RoPE itself; on an fp8 cache the Hopper
-  // kernel (mha_sm90.cu) does, for a rotary part of at most the head in multiples of 16
-  // (kernelUtils.cpp, appliesRoPEInXqaKernel: "unsupported shapes fall back to
-  // invokeQKVPreprocessing"). MMHA always does.
-  const std::int64_t rotary = s.rotary_dim > 0 ? s.rotary_dim : s.head_dim;
-  const bool xqa_fuses_rope = s.precision.kv == DType::fp8 && rotary <= s.head_dim && rotary % 16 == 0;
-  const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && !xqa_fuses_rope);
+  const bool preprocess = s.prefill || (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa && !xqa_applies_rope(s));
   if (preprocess) {
     const std::int64_t qkv = s.rows() * (s.heads + 2 * s.kv_heads) * s.head_dim;
     ops.push_back(vector_op(VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16},

@@ -47,6 +47,7 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   CHECK(up(few).gemm.batch == 176);
   CHECK(up(few).gemm.m == 64);  // one row, padded to the grouped GEMM's 64-row tile
   // The padding exists inside the GEMMs only: the activation and the finalize see the copies.
+  REQUIRE(few.size() == 9);  // top-22 maps its copies in three kernels
   CHECK(named(few, "moe activation").vector.elements_in == 176 * 2 * 2048);
   CHECK(named(few, "moe activation").vector.elements_out == 176 * 2048);
   CHECK(named(few, "moe finalize").vector.elements_in == 176 * 4096);

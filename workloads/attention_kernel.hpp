@@ -127,10 +127,12 @@ using AttentionKernelRegistry = Registry<AttentionKernel>;
 constexpr double kMmhaFlopsPerElement = 24;
 
 // Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp).
-// XQA on a 16-bit cache needs the QKV preprocessing kernel before it; Hopper's XQA on an fp8
-// cache and MMHA apply RoPE and write the cache themselves.
 enum class TrtllmDecodeKernel { xqa, mmha };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
+// Whether XQA applies RoPE and writes the cache itself (else the QKV preprocessing kernel runs
+// before it): only its Hopper kernel on an fp8 cache does, for a rotary part within the head in
+// multiples of 16. MMHA always does.
+bool xqa_applies_rope(const AttentionShape& s);
 
 // A GQA decode kernel's CTAs as its source fixes them (TensorRT-LLM's XQA, trtllm.cpp): how
 // many reside on one SM at once, and the elements of one CTA's query tile (the group's query
@@ -138,6 +140,7 @@ TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 struct GqaDecodeCtas {
   std::int64_t per_sm = 1;
   std::int64_t query_elements = 0;
+  bool qgmma = false;  // XQA's Hopper kernel on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
 };
 
 // The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that

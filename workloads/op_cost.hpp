@@ -46,6 +46,7 @@ struct GemmShape {
   // matrix.gqa_decode_cycles_per_query_element for every element of its query tile (this many:
   // the group's query rows padded to the kernel's MMA tile, times the head dim).
   bool gqa_decode_kernel = false;
+  bool gqa_decode_qgmma = false;  // its Hopper variant on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
   std::int64_t kernel_cta_query_elements = 0;
   // Block-scaled operands (fp8 with one scale per this many values of K, e.g. 128; 0: none):
   // the kernel scales and adds its accumulators into fp32 after every such block of K on the

@@ -105,6 +105,7 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     if (gqa) {
       shape.kernel_ctas_per_unit = gqa->per_sm;
       shape.gqa_decode_kernel = true;
+      shape.gqa_decode_qgmma = gqa->qgmma;
       shape.kernel_cta_query_elements = gqa->query_elements;
     }
   }

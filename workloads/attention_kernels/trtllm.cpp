@@ -28,11 +28,13 @@ constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms 
 // - an fp8 cache runs mha_sm90.cu on wgmma (QGMMA): 3 warp groups, about 40 KB of shared
 //   memory; its __launch_bounds__(384, head_dim x query rows <= 2048 ? 3 : 2) caps the
 //   registers for 3 or 2 CTAs per SM; the query rows pad to 8 (ctaNbQHeads, swap-AB).
+bool xqa_qgmma(const AttentionShape& s) { return s.precision.kv == DType::fp8; }
+
 GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
-  const bool qgmma = s.precision.kv == DType::fp8;
+  const bool qgmma = xqa_qgmma(s);
   const std::int64_t tile = qgmma ? 8 : 16, rows = (s.group() * s.new_tokens + tile - 1) / tile * tile;
   const std::int64_t elements = rows * s.head_dim;
-  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements};
+  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements, qgmma};
 }
 
 // MMHA's launch (decoderMaskedMultiheadAttentionLaunch.h, mmha_launch_kernel_ex and
@@ -103,6 +105,14 @@ TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s) {
   // Without the gain XQA still runs on an fp8 cache under 16-bit queries: MMHA does not take
   // that combination (decoderXQARunner.cpp, shouldUse).
   return s.precision.kv == DType::fp8 && s.precision.activations != DType::fp8 ? TrtllmDecodeKernel::xqa : TrtllmDecodeKernel::mmha;
+}
+
+// kernelUtils.cpp, appliesRoPEInXqaKernel: the Hopper kernel (mha_sm90.cu) rotates a part of
+// at most the head in multiples of 16 ("unsupported shapes fall back to
+// invokeQKVPreprocessing"); mha.cu on a 16-bit cache never applies RoPE.
+bool xqa_applies_rope(const AttentionShape& s) {
+  const std::int64_t rotary = s.rotary_dim > 0 ? s.rotary_dim : s.head_dim;
+  return xqa_qgmma(s) && rotary <= s.head_dim && rotary % 16 == 0;
 }
 
 void register_attention_kernels_trtllm(AttentionKernelRegistry& r) { r.add(std::make_unique<Trtllm>()); }

@@ -70,7 +70,7 @@ struct AttentionShape {
   // A sliding-window layer: a query attends to at most `window` keys (0: no window).
   std::int64_t window = 0;
   // Dimensions of a head that RoPE rotates (0: the whole head). Kernels that apply RoPE
-  // themselves may only take some (TensorRT-LLM's Hopper XQA: trtllm_call_prologue).
+  // themselves may only take some (TensorRT-LLM's Hopper XQA: xqa_applies_rope).
   std::int64_t rotary_dim = 0;
   // The ops feeding attention when not just q and kv_write (MLA: the absorbed query, the rotary
   // query and the cache write); empty: {q, q_elements()} and {kv_write, kv_elements_written()}.

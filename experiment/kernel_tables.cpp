@@ -351,6 +351,7 @@ KernelErrorStats error_stats(const std::string& name, const std::vector<const Ke
   for (const KernelRowResult* r : rows) {
     errors.push_back(r->error());
     abs_sum += std::fabs(r->error());
+    if (r->measured_s >= 2 * r->simulated_s) ++s.measured_twice_simulated;
   }
   s.mape = abs_sum / static_cast<double>(rows.size());
   std::sort(errors.begin(), errors.end());
@@ -485,7 +486,11 @@ std::vector<const KernelRowResult*> worst_rows(const KernelFamilyResult& f, std:
 
 namespace {
 nlohmann::json stats_json(const KernelErrorStats& s) {
-  return {{"name", s.name}, {"rows", s.rows}, {"mape", s.mape}, {"median_signed_error", s.median_signed}};
+  return {{"name", s.name},
+          {"rows", s.rows},
+          {"mape", s.mape},
+          {"median_signed_error", s.median_signed},
+          {"rows_measured_twice_simulated", s.measured_twice_simulated}};
 }
 nlohmann::json row_json(const KernelRowResult& r) {
   return {{"family", r.family}, {"bucket", r.bucket}, {"shape", r.label}, {"source", r.source},
@@ -504,6 +509,7 @@ nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst) {
     if (!f.rows.empty()) {
       j["mape"] = f.overall.mape;
       j["median_signed_error"] = f.overall.median_signed;
+      j["rows_measured_twice_simulated"] = f.overall.measured_twice_simulated;
       j["buckets"] = nlohmann::json::array();
       for (const KernelErrorStats& b : f.buckets) j["buckets"].push_back(stats_json(b));
       j["worst_rows"] = nlohmann::json::array();

@@ -28,6 +28,10 @@ struct KernelErrorStats {
   std::size_t rows = 0;
   double mape = 0;           // mean absolute error
   double median_signed = 0;  // median of error()
+  // Rows whose measured time is at least twice the simulated one (error() <= -50%): outliers
+  // no kernel mechanism in roofsim should produce, counted so a population of them shows (the
+  // MoE tables' rows that ran without tuned tactics; docs/calibration.md).
+  std::size_t measured_twice_simulated = 0;
 };
 
 struct KernelFamilyResult {

@@ -99,20 +99,22 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
   md << "# roofsim against measured kernels\n\n" << r.simulated_rows() << " rows of " << r.dir << " simulated on "
      << r.hw << ". Error = simulated / measured - 1 (positive: roofsim is slower than the kernel).\n\n"
      << "![simulated vs measured](" << chart << ")\n\n"
-     << "| family | rows | MAPE | median signed error |\n|---|---|---|---|\n";
+     << "| family | rows | MAPE | median signed error | measured >= 2x simulated |\n|---|---|---|---|---|\n";
   for (const KernelFamilyResult& f : r.families) {
     if (f.rows.empty()) {
-      md << "| " << f.family << " | " << f.not_simulated << " | not simulated: " << f.not_simulated_reason << " | |\n";
+      md << "| " << f.family << " | " << f.not_simulated << " | not simulated: " << f.not_simulated_reason << " | | |\n";
     } else {
       md << "| " << f.family << " | " << f.rows.size() << " | " << pct(f.overall.mape) << " | "
-         << signed_pct(f.overall.median_signed) << " |\n";
+         << signed_pct(f.overall.median_signed) << " | " << f.overall.measured_twice_simulated << " |\n";
     }
   }
   for (const KernelFamilyResult& f : r.families) {
     if (f.rows.empty()) continue;
-    md << "\n## " << f.family << " (" << f.file << ")\n\n| size | rows | MAPE | median signed error |\n|---|---|---|---|\n";
+    md << "\n## " << f.family << " (" << f.file << ")\n\n| size | rows | MAPE | median signed error | measured >= 2x simulated |\n"
+       << "|---|---|---|---|---|\n";
     for (const KernelErrorStats& b : f.buckets) {
-      md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " |\n";
+      md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " | "
+         << b.measured_twice_simulated << " |\n";
     }
     md << "\nWorst rows:\n\n| row | shape | measured | simulated | error |\n|---|---|---|---|---|\n";
     for (const KernelRowResult* w : worst_rows(f, 10)) {
@@ -153,15 +155,16 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
 
   std::ostream& os = human_out(o.json);
   os << r.simulated_rows() << " measured kernel rows simulated on " << r.hw << " (error = simulated / measured - 1)\n\n";
-  TextTable t({"family", "size", "rows", "MAPE", "median error"});
+  TextTable t({"family", "size", "rows", "MAPE", "median error", "meas >= 2x sim"});
   for (const KernelFamilyResult& f : r.families) {
     if (f.rows.empty()) {
-      t.add_row({f.family, "", std::to_string(f.not_simulated), "-", "not simulated"});
+      t.add_row({f.family, "", std::to_string(f.not_simulated), "-", "not simulated", ""});
       continue;
     }
-    t.add_row({f.family, "all", std::to_string(f.rows.size()), pct(f.overall.mape), signed_pct(f.overall.median_signed)});
+    t.add_row({f.family, "all", std::to_string(f.rows.size()), pct(f.overall.mape), signed_pct(f.overall.median_signed),
+               std::to_string(f.overall.measured_twice_simulated)});
     for (const KernelErrorStats& b : f.buckets) {
-      t.add_row({"", b.name, std::to_string(b.rows), pct(b.mape), signed_pct(b.median_signed)});
+      t.add_row({"", b.name, std::to_string(b.rows), pct(b.mape), signed_pct(b.median_signed), std::to_string(b.measured_twice_simulated)});
     }
   }
   t.print(os);

@@ -299,3 +299,29 @@ TEST_CASE("XQA's Hopper kernel on an fp8 cache pays its own CTA cost, or the 16-
   const OpSpec bf16 = attention_call_ops(shape(false, 264, 1, 32, 8), "trtllm").back();
   CHECK(call_seconds({bf16}, hw) == Approx(call_seconds({bf16}, shared)).epsilon(1e-9));
 }
+
+TEST_CASE("XQA counts the whole past for its blocks on a sliding-window layer: mha.cu's blocks before the window still cost their CTAs, mha_sm90's split follows the window", "[systemc][attention]") {
+  auto windowed = [](std::int64_t batch, std::int64_t cached, std::int64_t kv_heads, DType kv) {
+    AttentionShape s = shape(false, batch, cached, 8 * kv_heads, kv_heads, kv);
+    s.window = 128;
+    return s;
+  };
+  // 32 sequences x 2 KV heads at 4096 tokens with the new one: 32 blocks of 128 by the history, at most
+  // round(sqrt(8 x 32)) = 16, under the 8-per-SM cap (132 x 8 / 64 = 16): 16 blocks, where the
+  // 128 keys of the window alone make 1.
+  const OpSpec bf16 = attention_call_ops(windowed(32, 4095, 2, DType::bf16), "trtllm").back();
+  CHECK(bf16.gemm.gqa_decode_kernel);
+  CHECK(bf16.gemm.kernel_k_splits == 16);
+  CHECK(attention_call_ops(windowed(32, 511, 2, DType::bf16), "trtllm").back().gemm.kernel_k_splits == 4);
+  const OpSpec fp8 = attention_call_ops(windowed(32, 4095, 2, DType::fp8), "trtllm").back();
+  CHECK(fp8.gemm.gqa_decode_qgmma);
+  CHECK(fp8.gemm.kernel_k_splits == 1);
+  // The dispatcher's gain check counts the history too: 2 KV heads x 255 blocks x 4 >= 132 SMs
+  // takes XQA, where the window's one block (2 x 1 x 4 = 8) would have left it to MMHA.
+  CHECK(trtllm_decode_kernel(windowed(1, 32767, 2, DType::bf16)) == TrtllmDecodeKernel::xqa);
+  // Time follows the blocks, not the keys (measured: 21 us at 1023 cached tokens, 31 us from 4095).
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  const double short_past = call_seconds(attention_call_ops(windowed(32, 1023, 2, DType::bf16), "trtllm"), hw);
+  const double long_past = call_seconds(attention_call_ops(windowed(32, 4095, 2, DType::bf16), "trtllm"), hw);
+  CHECK(long_past > 1.2 * short_past);
+}

@@ -17,7 +17,8 @@ namespace {
 // - a query group of 2 to 32 heads (plain MHA goes to MMHA);
 // - a head dim that is a multiple of 16, at most 256;
 // - enough work: KV heads x sequences x cache blocks of 128 tokens x 4 >= the GPU's SMs, or
-//   an fp8 cache under 16-bit queries, which MMHA does not take.
+//   an fp8 cache under 16-bit queries, which MMHA does not take. The blocks count the whole
+//   past (max_past_kv_length), a sliding window's too.
 //   roofsim builds graphs without the hardware: the gate counts H100's 132 SMs.
 constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms = 132;
 
@@ -99,7 +100,7 @@ class Trtllm : public AttentionKernel {
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s) {
   const std::int64_t group = s.group();
   if (group < 2 || group > kXqaMaxGroup || s.head_dim % 16 != 0 || s.head_dim > 256) return TrtllmDecodeKernel::mmha;
-  const std::int64_t blocks = std::max<std::int64_t>(1, s.decode_keys() / kXqaTokensPerBlock);
+  const std::int64_t blocks = std::max<std::int64_t>(1, s.context / kXqaTokensPerBlock);
   const double work = static_cast<double>(s.kv_heads) * static_cast<double>(s.sequences) * static_cast<double>(blocks) * 4;
   if (work >= static_cast<double>(kXqaGateSms)) return TrtllmDecodeKernel::xqa;
   // Without the gain XQA still runs on an fp8 cache under 16-bit queries: MMHA does not take

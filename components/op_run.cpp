@@ -162,6 +162,15 @@ void GemmRun::dispatch(std::int64_t step) {
     const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
     return 2.0 * static_cast<double>(accumulators) * blocks / chip_.hw().vector.flops_per_clock;
   };
+  // DeepGEMM's TMA box of activation rows on the last row of tiles reaches past the matrix; the
+  // rows beyond it (zero-filled) still cost the load, per scale block of K (measured: 129 rows
+  // take about twice as long as 128 on the same tiles and waves).
+  constexpr std::int64_t kOutOfBoundsBoxRows = 128;  // 64-row boxes (M <= 64) show no such cost
+  auto out_of_bounds_cycles = [&](bool bottom, std::int64_t k) {
+    if (!bottom || g.scale_block_k <= 0 || plan_.swap_ab || g.grouped || plan_.tm < kOutOfBoundsBoxRows || edge_m == plan_.tm) return 0.0;
+    const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
+    return static_cast<double>(plan_.tm - edge_m) * spec.block_scaled_oob_row_cycles * blocks;
+  };
   // Whole key tiles across the causal or window edge: the units also compute the masked keys.
   const double masked_keys = g.fused_attention && g.kernel_keys > g.k ? static_cast<double>(g.kernel_keys) / static_cast<double>(g.k) : 1.0;
   // Heads padded in the kernel: QK^T runs at the padded query/key head, AV at the padded value
@@ -192,7 +201,7 @@ void GemmRun::dispatch(std::int64_t step) {
         cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) * padded_head +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
                                           masked_keys +
-                                      promotion_cycles(t.m * t.n, t.k);
+                                      promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k);
       }
     }
   }
@@ -205,8 +214,11 @@ void GemmRun::dispatch(std::int64_t step) {
                                  masked_keys;
   // ... and the promotions (at least this many: per step, where the jobs pay per part of K).
   const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);
+  // ... and the out-of-bounds loads of the bottom row of tiles.
+  const double step_oob_cycles = out_of_bounds_cycles(true, s.k) * static_cast<double>(tiles_n * s.batch_count);
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles) * spec.macs_per_clock * spec.dtype_rate.at(compute);
+    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles - step_oob_cycles) * spec.macs_per_clock *
+           spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;
   // C is row-major; a tile's write starts at its first element.

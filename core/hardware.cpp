@@ -258,6 +258,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.matrix.gqa_decode_qgmma_cta_cycles = 0;
          hw.matrix.gqa_decode_cycles_per_query_element = 0;
          hw.matrix.gqa_decode_merge_cycles_per_block = 0;
+         hw.matrix.block_scaled_oob_row_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",

@@ -74,6 +74,9 @@ struct MatrixSpec {
   // mha_sm90.cu on wgmma, 2-3 CTAs per SM, against mha.cu's one on a 16-bit cache); 0: as
   // gqa_decode_cta_cycles.
   double gqa_decode_qgmma_cta_cycles = 0;
+  // A block-scaled fp8 GEMM kernel's (DeepGEMM's) TMA loads of activation rows past the
+  // matrix's last row: cycles per such row of the edge tile's box, per 128 of K (0: free).
+  double block_scaled_oob_row_cycles = 0;
   // Its multi-block mode's merge: the last CTA of a (sequence, KV head) folds the blocks'
   // partial results (row max, row sum, output) one block after another: cycles per block.
   double gqa_decode_merge_cycles_per_block = 0;

@@ -78,6 +78,11 @@ std::vector<HardwareParam> make_params() {
        "The same for that kernel's Hopper variant on an fp8 cache (XQA's mha_sm90.cu on wgmma, 2-3 CTAs per SM; "
        "mha.cu on a 16-bit cache keeps gqa_decode_cta_cycles) (0: as gqa_decode_cta_cycles)",
        FIELD(matrix.gqa_decode_qgmma_cta_cycles)},
+      {"matrix.block_scaled_oob_row_cycles", "cycles/row", 1, K::non_negative, false, 0,
+       "A block-scaled fp8 GEMM (DeepGEMM's kernel): cycles its edge tiles spend per activation row of the TMA box "
+       "beyond the matrix's last row, per scale block of K (128-row boxes over 129 rows load 127 rows out of bounds on "
+       "every step; 0: free)",
+       FIELD(matrix.block_scaled_oob_row_cycles)},
       {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
        "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",

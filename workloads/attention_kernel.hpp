@@ -125,6 +125,12 @@ using AttentionKernelRegistry = Registry<AttentionKernel>;
 // MAPE is flat from 16 (21.3% for all generation rows) to 24 (21.6%) and worse beyond
 // (docs/calibration.md).
 constexpr double kMmhaFlopsPerElement = 24;
+// The same for TensorRT-LLM 1.x's MMHA (the `trtllm` kernel's decode where XQA does not take the
+// shape: plain MHA, query groups above 32): fitted on the odd lines of validation/kernels/h100
+// generation_attention.csv (TensorRT-LLM 1.3), both families together, MAPE 10.56 / 10.44 /
+// 10.53 / 10.78% at 18 / 20 / 22 / 24; even lines 10.86 -> 10.67%. Its calls at groups of 48-64,
+// where the issue slots bind, ran about 20% faster than 24 slots give (session 24).
+constexpr double kTrtllm1MmhaFlopsPerElement = 20;
 
 // Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp).
 enum class TrtllmDecodeKernel { xqa, mmha };

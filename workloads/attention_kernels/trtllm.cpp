@@ -90,7 +90,7 @@ class Trtllm : public AttentionKernel {
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     const MmhaLaunch launch = mmha_launch(s);
     return g.vector("attention", "attention", kv_elements, s.out_elements(),
-                    kMmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
+                    kTrtllm1MmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
                     s.precision.kv, launch.ctas, launch.per_sm);
   }
 };

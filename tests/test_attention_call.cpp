@@ -325,3 +325,27 @@ TEST_CASE("XQA counts the whole past for its blocks on a sliding-window layer: m
   const double long_past = call_seconds(attention_call_ops(windowed(32, 4095, 2, DType::bf16), "trtllm"), hw);
   CHECK(long_past > 1.2 * short_past);
 }
+
+TEST_CASE("The decode kernels run a head of 192 at 256: XQA's tiles span headElems, MMHA's lanes Dh_MAX", "[systemc][attention]") {
+  auto with_head = [](AttentionShape s, std::int64_t head) {
+    s.head_dim = head;
+    return s;
+  };
+  // XQA (GQA, bf16 or fp8 cache): its MMAs and its CTAs' query elements at the padded head;
+  // the bytes read stay the head's own.
+  for (DType kv : {DType::bf16, DType::fp8}) {
+    const AttentionShape gqa = with_head(shape(false, 64, 2048, 32, 8, kv), 192);
+    REQUIRE(trtllm_decode_kernel(gqa) == TrtllmDecodeKernel::xqa);
+    const OpSpec x = attention_call_ops(gqa, "trtllm").back();
+    CHECK(x.gemm.kernel_head_dim == 256);
+    CHECK(x.gemm.kernel_value_dim == 256);
+    CHECK(x.gemm.kernel_cta_query_elements % 256 == 0);
+    CHECK(attention_call_ops(with_head(shape(false, 64, 2048, 32, 8, kv), 128), "trtllm").back().gemm.kernel_head_dim == 0);
+  }
+  // MMHA (plain MHA): per cached element, the issue slots of 256 lanes for a head of 192.
+  const AttentionShape mha192 = with_head(shape(false, 8, 2048, 16, 16), 192), mha256 = with_head(shape(false, 8, 2048, 16, 16), 256);
+  REQUIRE(trtllm_decode_kernel(mha192) == TrtllmDecodeKernel::mmha);
+  const OpSpec m192 = attention_call_ops(mha192, "trtllm").back(), m256 = attention_call_ops(mha256, "trtllm").back();
+  CHECK(m192.vector.flops_per_element == Approx(m256.vector.flops_per_element * 256.0 / 192.0));
+  CHECK(m192.vector.elements_in * 256 == m256.vector.elements_in * 192);  // reads its own 192
+}

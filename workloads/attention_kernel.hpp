@@ -147,6 +147,7 @@ struct GqaDecodeCtas {
   std::int64_t per_sm = 1;
   std::int64_t query_elements = 0;
   bool qgmma = false;  // XQA's Hopper kernel on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
+  std::int64_t head_elems = 0;  // the head dim its tiles run at (0: the head's own)
 };
 
 // The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that

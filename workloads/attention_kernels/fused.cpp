@@ -112,6 +112,8 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
       shape.gqa_decode_kernel = true;
       shape.gqa_decode_qgmma = gqa->qgmma;
       shape.kernel_cta_query_elements = gqa->query_elements;
+      if (gqa->head_elems > s.head_dim) shape.kernel_head_dim = gqa->head_elems;
+      if (gqa->head_elems > s.value_dim()) shape.kernel_value_dim = gqa->head_elems;
     }
   }
   return g.gemm("attention", "attention", shape, s.feeds());

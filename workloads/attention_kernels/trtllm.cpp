@@ -31,11 +31,16 @@ constexpr std::int64_t kXqaMaxGroup = 32, kXqaTokensPerBlock = 128, kXqaGateSms 
 //   registers for 3 or 2 CTAs per SM; the query rows pad to 8 (ctaNbQHeads, swap-AB).
 bool xqa_qgmma(const AttentionShape& s) { return s.precision.kv == DType::fp8; }
 
+// Both kernels' tiles span headElems: the head dim rounded up to 64, 128 or 256 (mha.h:
+// validElemsPerHead = HEAD_ELEMS, headElems = <= 64 ? 64 : <= 128 ? 128 : 256), so a head of 192
+// runs at 256.
+std::int64_t xqa_head_elems(std::int64_t head_dim) { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
+
 GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
   const bool qgmma = xqa_qgmma(s);
   const std::int64_t tile = qgmma ? 8 : 16, rows = (s.group() * s.new_tokens + tile - 1) / tile * tile;
-  const std::int64_t elements = rows * s.head_dim;
-  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements, qgmma};
+  const std::int64_t head = xqa_head_elems(s.head_dim), elements = rows * head;
+  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements, qgmma, head};
 }
 
 // MMHA's launch (decoderMaskedMultiheadAttentionLaunch.h, mmha_launch_kernel_ex and
@@ -51,6 +56,15 @@ struct MmhaLaunch {
   std::int64_t ctas = 0, per_sm = 1;
 };
 
+// MMHA's kernels are built for Dh_MAX, the head dim rounded up to a power of two (at least 32):
+// its lanes cover Dh_MAX elements of each key and value, those past the head predicated off but
+// issued, so a head of 192 costs the slots of 256.
+std::int64_t mmha_head_dim_max(std::int64_t head_dim) {
+  std::int64_t d = 32;
+  while (d < head_dim) d *= 2;
+  return d;
+}
+
 MmhaLaunch mmha_launch(const AttentionShape& s) {
   constexpr std::int64_t kSms = kXqaGateSms, kWarpsPerSm = 32, kThreads = 256;
   constexpr std::int64_t kSmemBytes = 227 * 1024 - 2048, kSmemBytesPerFourKeys = 24;  // fp32 scores, 16-bit logits
@@ -64,8 +78,7 @@ MmhaLaunch mmha_launch(const AttentionShape& s) {
   const std::int64_t wanted = std::min<std::int64_t>(kThreads * factor, 1024);
   const std::int64_t threads = wanted < 512 ? 256 : wanted < 1024 ? 512 : 1024;
   const std::int64_t per_sm = kWarpsPerSm * 32 / threads;
-  std::int64_t head_dim_max = 32;
-  while (head_dim_max < s.head_dim) head_dim_max *= 2;
+  const std::int64_t head_dim_max = mmha_head_dim_max(s.head_dim);
   const std::int64_t threads_per_value = head_dim_max * 2 / 16;  // 16-byte loads of 16-bit values
   const std::int64_t keys_per_loop = ceil_div(threads, threads_per_value) * 8;
   const std::int64_t min_tile = std::max<std::int64_t>(1, ceil_div(ceil_div(keys, 4), kSmemBytes / kSmemBytesPerFourKeys));
@@ -89,8 +102,9 @@ class Trtllm : public AttentionKernel {
     if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     const MmhaLaunch launch = mmha_launch(s);
+    const double padded = static_cast<double>(mmha_head_dim_max(s.head_dim)) / static_cast<double>(s.head_dim);
     return g.vector("attention", "attention", kv_elements, s.out_elements(),
-                    kTrtllm1MmhaFlopsPerElement * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
+                    kTrtllm1MmhaFlopsPerElement * padded * static_cast<double>(s.group() * s.new_tokens), s.feeds(), s.precision.activations, true,
                     s.precision.kv, launch.ctas, launch.per_sm);
   }
 };

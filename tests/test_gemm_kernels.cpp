@@ -88,7 +88,7 @@ TEST_CASE("block-scaled fp8 GEMMs tile as DeepGEMM chooses: 64- or 128-row block
   CHECK(run_one(hw, gemm(129, 768, 51200, DType::fp8)).plan.find("whole tiles") == std::string::npos);
 }
 
-TEST_CASE("DeepGEMM's edge tiles pay for the rows of their box past the matrix, per 128 of K; full boxes, 64-row boxes and the ideal chip do not", "[systemc][gemm]") {
+TEST_CASE("DeepGEMM's edge tiles pay for the rows of their box past the matrix, per 128 of K, where full boxes, 64-row boxes and the ideal chip pay nothing", "[systemc][gemm]") {
   const HardwareSpec hw = load_hardware("h100_sxm5");
   REQUIRE(hw.matrix.block_scaled_oob_row_cycles > 0);
   HardwareSpec free_edge = hw;

@@ -247,7 +247,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.efficiency = 1.0;
          hw.hbm.tile_efficiency = 1.0;
        }},
-      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too), where nothing hides them",
+      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, and a block-scaled kernel's loads past the matrix's edge), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;

@@ -179,13 +179,20 @@ void GemmRun::dispatch(std::int64_t step) {
   const double padded_value =
       g.fused_attention && g.kernel_value_dim > g.out_n() ? static_cast<double>(g.kernel_value_dim) / static_cast<double>(g.out_n()) : 1.0;
   // A fused attention's softmax: one exponential per score on the SFUs, between the tile's two
-  // matmuls, of which the MMAs wait for the exposed share only (the rest runs under another
+  // matmuls, and the accumulators' rescaling, of which the MMAs wait for the exposed share only (the rest runs under another
   // warpgroup's MMAs). `elements`: rows x keys x columns; a tile along the head dim carries its
   // share of its rows' scores.
-  auto exposed_exp_cycles = [&](double elements) {
-    return g.fused_attention && spec.exp_per_clock > 0
-               ? elements / static_cast<double>(g.n) / spec.exp_per_clock * spec.exp_exposed_share
-               : 0.0;
+  auto exposed_softmax_cycles = [&](double elements) {
+    if (!g.fused_attention || spec.exp_per_clock <= 0) return 0.0;
+    const double scores = elements / static_cast<double>(g.n);
+    // After each step of the kernel's key loop (GemmShape::kernel_key_tile) the online softmax
+    // rescales every output accumulator (one FMA, two FLOPs, on the CUDA cores, at the padded
+    // value head): hidden under the other warpgroup's MMAs in the same share as the exponentials.
+    const double value_head = static_cast<double>(std::max(g.out_n(), g.kernel_value_dim));
+    const double rescale = g.kernel_key_tile > 0
+                               ? scores / static_cast<double>(g.kernel_key_tile) * value_head * 2.0 / chip_.hw().vector.flops_per_clock
+                               : 0.0;
+    return (scores / spec.exp_per_clock + rescale) * spec.exp_exposed_share;
   };
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
@@ -196,7 +203,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape t{part_m ? edge_m : plan_.tm, part_n ? edge_n : plan_.tn, last ? edge_k : tk};
         // A fused attention: QK^T on the tile, then AV on its share of the value columns.
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
-        const double exps = exposed_exp_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
+        const double exps = exposed_softmax_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
         cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) * padded_head +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
@@ -208,8 +215,8 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_flops = 2.0 * static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                             static_cast<double>(s.n + (g.fused_attention ? value_cols(s.n) : 0)) * static_cast<double>(s.k);
   flops += step_flops;
-  // The units' cycles spent on MACs (padded_flops) leave out the softmax's exponentials.
-  const double step_exp_cycles = exposed_exp_cycles(static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
+  // The units' cycles spent on MACs (padded_flops) leave out the softmax's exponentials and rescaling.
+  const double step_exp_cycles = exposed_softmax_cycles(static_cast<double>(s.batch_count) * static_cast<double>(s.m) *
                                                     static_cast<double>(s.k) * static_cast<double>(s.n)) *
                                  masked_keys;
   // ... and the promotions (at least this many: per step, where the jobs pay per part of K).

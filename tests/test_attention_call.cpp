@@ -349,3 +349,29 @@ TEST_CASE("The decode kernels run a head of 192 at 256: XQA's tiles span headEle
   CHECK(m192.vector.flops_per_element == Approx(m256.vector.flops_per_element * 256.0 / 192.0));
   CHECK(m192.vector.elements_in * 256 == m256.vector.elements_in * 192);  // reads its own 192
 }
+
+TEST_CASE("A context FMHA rescales its output accumulators after every step of its key loop, on the CUDA cores, as exposed as its exponentials", "[systemc][attention]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  HardwareSpec fast_cores = hw;
+  fast_cores.vector.flops_per_clock *= 16;  // the rescaling nearly free
+  auto head = [](std::int64_t h) {
+    AttentionShape s = shape(true, 4, 4096, 32, 8);
+    s.head_dim = h;
+    return s;
+  };
+  // fmha_v2's key steps: 256 keys at head 64, 128 at 128, 64 at 256 (bf16).
+  CHECK(attention_call_ops(head(64), "trtllm").back().gemm.kernel_key_tile == 256);
+  CHECK(attention_call_ops(head(128), "trtllm").back().gemm.kernel_key_tile == 128);
+  CHECK(attention_call_ops(head(256), "trtllm").back().gemm.kernel_key_tile == 64);
+  auto share = [&](std::int64_t h) {
+    const std::vector<OpSpec> ops{attention_call_ops(head(h), "trtllm").back()};
+    return 1.0 - call_seconds(ops, fast_cores) / call_seconds(ops, hw);
+  };
+  // Per key and query row the rescaling is value head / key step FMAs: 0.25 at head 64, 4 at 256,
+  // so it weighs on head 256 far more than on 64.
+  CHECK(share(256) > 0.05);
+  CHECK(share(64) < 0.02);
+  CHECK(share(256) > 4 * share(64));
+  // Decode kernels (no key loop counted) pay none of it.
+  CHECK(attention_call_ops(shape(false, 64, 2048, 32, 8), "trtllm").back().gemm.kernel_key_tile == 0);
+}

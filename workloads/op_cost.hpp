@@ -56,6 +56,9 @@ struct GemmShape {
   // window's edge: the keys per query it computes, masked ones included (0: k). The units'
   // time counts them; the op's FLOPs stay k's.
   std::int64_t kernel_keys = 0;
+  // The keys such a kernel takes per step of its key loop (fmha_v2's STEP_KV): after each step
+  // the online softmax rescales the output accumulators on the CUDA cores (0: not counted).
+  std::int64_t kernel_key_tile = 0;
   // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
   // head in shared memory, e.g. fp8 192 to 256): the query/key head QK^T runs at and the value
   // head AV runs at (0: n and out_n()). The units' time counts them; the op's FLOPs and bytes

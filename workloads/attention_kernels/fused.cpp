@@ -97,7 +97,8 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
   // cache, the blocks' partial results merged in the kernel.
   if (s.prefill) {
     shape.kernel_ctas = s.sequences * s.heads * ((s.new_tokens + kFmhaQueryTileRows - 1) / kFmhaQueryTileRows);
-    shape.kernel_keys = fmha_kernel_keys(s, fmha_key_tile(s.head_dim, shape.a == DType::fp8));
+    shape.kernel_key_tile = fmha_key_tile(s.head_dim, shape.a == DType::fp8);
+    shape.kernel_keys = fmha_kernel_keys(s, shape.kernel_key_tile);
     const bool fp8 = shape.a == DType::fp8;
     const std::int64_t padded = fmha_padded_head_dim(s.head_dim, fp8), padded_value = fmha_padded_head_dim(s.value_dim(), fp8);
     if (padded > s.head_dim) shape.kernel_head_dim = padded;

@@ -81,7 +81,7 @@ std::vector<HardwareParam> make_params() {
       {"matrix.block_scaled_oob_row_cycles", "cycles/row", 1, K::non_negative, false, 0,
        "A block-scaled fp8 GEMM (DeepGEMM's kernel): cycles its edge tiles spend per activation row of the TMA box "
        "beyond the matrix's last row, per scale block of K (128-row boxes over 129 rows load 127 rows out of bounds on "
-       "every step; 0: free)",
+       "every step; the 64-row boxes of at most 64 rows pay nothing; 0: free)",
        FIELD(matrix.block_scaled_oob_row_cycles)},
       {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "

@@ -57,7 +57,7 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
                 std::to_string(plan.bk) + ", unit tile " + std::to_string(plan.tm) + "x" +
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
                 (plan.n_outer ? ", n outer" : "") + (plan.swap_ab ? ", A and B swapped" : "") +
-                (plan.whole_tiles ? ", whole tiles at the edges" : "") +
+                (plan.whole_tiles ? ", whole tiles at the edges" : "") + (plan.edge_rows_loaded ? ", edge boxes load past the last row" : "") +
                 (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "");
   auto run = std::make_unique<GemmRun>(*this, plan);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;

@@ -162,12 +162,11 @@ void GemmRun::dispatch(std::int64_t step) {
     const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
     return 2.0 * static_cast<double>(accumulators) * blocks / chip_.hw().vector.flops_per_clock;
   };
-  // DeepGEMM's TMA box of activation rows on the last row of tiles reaches past the matrix; the
-  // rows beyond it (zero-filled) still cost the load, per scale block of K (measured: 129 rows
-  // take about twice as long as 128 on the same tiles and waves).
-  constexpr std::int64_t kOutOfBoundsBoxRows = 128;  // 64-row boxes (M <= 64) show no such cost
+  // A kernel whose last row of tiles loads boxes reaching past the matrix (GemmPlan::
+  // edge_rows_loaded: DeepGEMM's): the rows beyond it (zero-filled) still cost the load, per
+  // scale block of K.
   auto out_of_bounds_cycles = [&](bool bottom, std::int64_t k) {
-    if (!bottom || g.scale_block_k <= 0 || plan_.swap_ab || g.grouped || plan_.tm < kOutOfBoundsBoxRows || edge_m == plan_.tm) return 0.0;
+    if (!bottom || !plan_.edge_rows_loaded || edge_m == plan_.tm) return 0.0;
     const double blocks = static_cast<double>((k + g.scale_block_k - 1) / g.scale_block_k);
     return static_cast<double>(plan_.tm - edge_m) * spec.block_scaled_oob_row_cycles * blocks;
   };

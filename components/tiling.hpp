@@ -43,6 +43,10 @@ struct GemmPlan {
   // A and B swapped in the MMA (DeepGEMM below 32 rows): the weights' columns (tn) run down the
   // MMA's M, the tokens (tm) across its N, so the tokens pad to granule_n, not granule_m.
   bool swap_ab = false;
+  // DeepGEMM's dense kernel with 128-row tiles: its A TMA descriptor has the true row count, so
+  // the last row of tiles loads boxes reaching past the matrix on every step of K
+  // (matrix.block_scaled_oob_row_cycles per row beyond it).
+  bool edge_rows_loaded = false;
   int stages = 2;
 
   std::int64_t blocks_m() const;

@@ -108,6 +108,10 @@ TEST_CASE("DeepGEMM's edge tiles pay for the rows of their box past the matrix, 
   CHECK(extra(225, 768, 51200) > 0.1 * extra(129, 768, 51200));
   CHECK(extra(225, 768, 51200) < 0.3 * extra(129, 768, 51200));
   CHECK(extra(256, 768, 51200) == 0);
+  // The plan says which kernels load past the edge: 128-row dense tiles, not 64-row or grouped ones.
+  CHECK(edge.plan.find("edge boxes load past the last row") != std::string::npos);
+  CHECK(run_one(hw, gemm(33, 768, 51200, DType::fp8, 128)).plan.find("past the last row") == std::string::npos);
+  CHECK(run_one(hw, gemm(129, 768, 5120, DType::fp8, 128, 4, true)).plan.find("past the last row") == std::string::npos);
   CHECK(extra(33, 768, 51200) == 0);
   // Per-tensor fp8 (a library kernel) and the ideal chip pay nothing.
   CHECK(run_one(hw, gemm(129, 768, 51200, DType::fp8)).seconds() == run_one(free_edge, gemm(129, 768, 51200, DType::fp8)).seconds());

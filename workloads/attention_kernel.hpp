@@ -132,6 +132,14 @@ constexpr double kMmhaFlopsPerElement = 24;
 // where the issue slots bind, ran about 20% faster than 24 slots give (session 24).
 constexpr double kTrtllm1MmhaFlopsPerElement = 20;
 
+// The smallest power of two at least `x` and `floor`: the head dims attention kernels are built
+// for (fmha_v2's padded head, XQA's headElems, MMHA's Dh_MAX).
+inline std::int64_t power_of_two_at_least(std::int64_t x, std::int64_t floor) {
+  std::int64_t p = floor;
+  while (p < x) p *= 2;
+  return p;
+}
+
 // Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp).
 enum class TrtllmDecodeKernel { xqa, mmha };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
@@ -148,6 +156,9 @@ struct GqaDecodeCtas {
   std::int64_t query_elements = 0;
   bool qgmma = false;  // XQA's Hopper kernel on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
   std::int64_t head_elems = 0;  // the head dim its tiles run at (0: the head's own)
+  // The cache length its multi-block mode counts blocks by (0: the keys it reads): XQA's
+  // launcher takes the whole past even on a sliding-window layer.
+  std::int64_t block_history = 0;
 };
 
 // The flash attention of `fused` (attention_kernels/fused.cpp). `fp8_context`: a prefill that

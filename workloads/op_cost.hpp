@@ -60,7 +60,7 @@ struct GemmShape {
   // the online softmax rescales the output accumulators on the CUDA cores (0: not counted).
   std::int64_t kernel_key_tile = 0;
   // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
-  // head in shared memory, e.g. fp8 192 to 256): the query/key head QK^T runs at and the value
+  // head in shared memory, e.g. fp8 192 to 256; XQA's tiles span headElems, 192 at 256): the query/key head QK^T runs at and the value
   // head AV runs at (0: n and out_n()). The units' time counts them; the op's FLOPs and bytes
   // stay the data's.
   std::int64_t kernel_head_dim = 0, kernel_value_dim = 0;

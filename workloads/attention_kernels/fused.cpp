@@ -15,12 +15,8 @@ constexpr std::int64_t kFmhaQueryTileRows = 128;
 // XQA's multi-block mode (TensorRT-LLM decoderXQAImplCommon.h, computeMultiBlockCount): a
 // sequence's cache splits into blocks of at least 128 tokens, at most round(sqrt(8 x that
 // many)), and at most 8 CTAs per SM over the call. roofsim builds graphs without the
-// hardware: the limit counts H100's 132 SMs. `history` is the cache length the count is taken
-// from: XQA's launcher counts the whole past (max_past_kv_length) even on a sliding-window
-// layer, so mha.cu's blocks that lie before the window start find no key and still cost their
-// CTA (measured at window 128, bf16 cache: 64 sequence-KV-head pairs take 21 us at 1023
-// cached tokens, 31 us from 4095 on, where 128 keys are read). The Hopper fp8-cache kernel
-// (mha_sm90.cu) stays at 9-12 us from 511 to 131071 cached tokens: its split follows the window.
+// hardware: the limit counts H100's 132 SMs. `history`: the cache length the count is taken
+// from (GqaDecodeCtas::block_history; a sliding window's keys otherwise).
 std::int64_t decode_blocks(const AttentionShape& s, std::int64_t history) {
   constexpr std::int64_t kMinTokensPerBlock = 128, kSms = 132, kCtasPerSm = 8;
   std::int64_t blocks = std::max<std::int64_t>(1, history / kMinTokensPerBlock);
@@ -46,9 +42,7 @@ std::int64_t fmha_key_tile(std::int64_t head_dim, bool fp8) {
 // head 192 at 256 (bf16 keeps 192), and heads 80 or 96 at 128 in either type.
 std::int64_t fmha_padded_head_dim(std::int64_t head_dim, bool fp8) {
   const std::int64_t per_row = fp8 ? 128 : 64;
-  std::int64_t pow2 = 1;
-  while (pow2 < head_dim) pow2 *= 2;
-  return std::min((head_dim + per_row - 1) / per_row * per_row, pow2);
+  return std::min((head_dim + per_row - 1) / per_row * per_row, power_of_two_at_least(head_dim, 1));
 }
 
 // Keys per query the FMHA computes, masked ones included: each 128-row query tile works through
@@ -104,7 +98,7 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     if (padded > s.head_dim) shape.kernel_head_dim = padded;
     if (padded_value > s.value_dim()) shape.kernel_value_dim = padded_value;
   } else {
-    shape.kernel_k_splits = decode_blocks(s, gqa && !gqa->qgmma ? s.context : s.decode_keys());
+    shape.kernel_k_splits = decode_blocks(s, gqa && gqa->block_history > 0 ? gqa->block_history : s.decode_keys());
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
     shape.kernel_ctas_per_unit = kDecodeCtasPerSm;
     shape.decode_kernel = true;

@@ -34,13 +34,20 @@ bool xqa_qgmma(const AttentionShape& s) { return s.precision.kv == DType::fp8; }
 // Both kernels' tiles span headElems: the head dim rounded up to 64, 128 or 256 (mha.h:
 // validElemsPerHead = HEAD_ELEMS, headElems = <= 64 ? 64 : <= 128 ? 128 : 256), so a head of 192
 // runs at 256.
-std::int64_t xqa_head_elems(std::int64_t head_dim) { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
+// (The dispatcher's gate keeps heads within 256.)
+std::int64_t xqa_head_elems(std::int64_t head_dim) { return power_of_two_at_least(head_dim, 64); }
 
 GqaDecodeCtas xqa_ctas(const AttentionShape& s) {
   const bool qgmma = xqa_qgmma(s);
   const std::int64_t tile = qgmma ? 8 : 16, rows = (s.group() * s.new_tokens + tile - 1) / tile * tile;
   const std::int64_t head = xqa_head_elems(s.head_dim), elements = rows * head;
-  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements, qgmma, head};
+  // Blocks by the whole past (computeMultiBlockCount's max_past_kv_length): mha.cu's blocks
+  // before a window's start find no key but cost their CTAs (measured at window 128, bf16 cache:
+  // 64 sequence-KV-head pairs take 21 us at 1023 cached tokens, 31 us from 4095 on). The fp8
+  // cache's mha_sm90.cu stays at 9-12 us from 511 to 131071 cached tokens: its split follows the
+  // window.
+  const std::int64_t history = qgmma ? s.decode_keys() : s.context;
+  return {qgmma ? (elements <= 2048 ? 3 : 2) : 1, elements, qgmma, head, history};
 }
 
 // MMHA's launch (decoderMaskedMultiheadAttentionLaunch.h, mmha_launch_kernel_ex and
@@ -59,11 +66,7 @@ struct MmhaLaunch {
 // MMHA's kernels are built for Dh_MAX, the head dim rounded up to a power of two (at least 32):
 // its lanes cover Dh_MAX elements of each key and value, those past the head predicated off but
 // issued, so a head of 192 costs the slots of 256.
-std::int64_t mmha_head_dim_max(std::int64_t head_dim) {
-  std::int64_t d = 32;
-  while (d < head_dim) d *= 2;
-  return d;
-}
+std::int64_t mmha_head_dim_max(std::int64_t head_dim) { return power_of_two_at_least(head_dim, 32); }
 
 MmhaLaunch mmha_launch(const AttentionShape& s) {
   constexpr std::int64_t kSms = kXqaGateSms, kWarpsPerSm = 32, kThreads = 256;

@@ -247,7 +247,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.efficiency = 1.0;
          hw.hbm.tile_efficiency = 1.0;
        }},
-      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, and a block-scaled kernel's loads past the matrix's edge), where nothing hides them",
+      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, a block-scaled kernel's loads past the matrix's edge, and an fp8 sliding-window FMHA's extra cycles per key step), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;
@@ -259,6 +259,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.matrix.gqa_decode_cycles_per_query_element = 0;
          hw.matrix.gqa_decode_merge_cycles_per_block = 0;
          hw.matrix.block_scaled_oob_row_cycles = 0;
+         hw.matrix.fp8_window_key_tile_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",

@@ -77,6 +77,10 @@ struct MatrixSpec {
   // A block-scaled fp8 GEMM kernel's (DeepGEMM's) TMA loads of activation rows past the
   // matrix's last row: cycles per such row of the edge tile's box, per 128 of K (0: free).
   double block_scaled_oob_row_cycles = 0;
+  // An fp8 (e4m3) context FMHA built for a sliding window (fmha_v2's SLIDING_OR_CHUNKED_CAUSAL
+  // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
+  // variant of the same kernel spends on that step (0: none).
+  double fp8_window_key_tile_cycles = 0;
   // Its multi-block mode's merge: the last CTA of a (sequence, KV head) folds the blocks'
   // partial results (row max, row sum, output) one block after another: cycles per block.
   double gqa_decode_merge_cycles_per_block = 0;

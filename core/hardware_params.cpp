@@ -83,6 +83,11 @@ std::vector<HardwareParam> make_params() {
        "beyond the matrix's last row, per scale block of K (128-row boxes over 129 rows load 127 rows out of bounds on "
        "every step; the 64-row boxes of at most 64 rows pay nothing; 0: free)",
        FIELD(matrix.block_scaled_oob_row_cycles)},
+      {"matrix.fp8_window_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
+       "A context FMHA on fp8 (e4m3) operands with a sliding window shorter than the sequence (fmha_v2's "
+       "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "
+       "causal variant's, on its SM (0: none)",
+       FIELD(matrix.fp8_window_key_tile_cycles)},
       {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
        "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",

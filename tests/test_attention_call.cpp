@@ -375,3 +375,39 @@ TEST_CASE("A context FMHA rescales its output accumulators after every step of i
   // Decode kernels (no key loop counted) pay none of it.
   CHECK(attention_call_ops(shape(false, 64, 2048, 32, 8), "trtllm").back().gemm.kernel_key_tile == 0);
 }
+
+TEST_CASE("An fp8 context FMHA on a sliding window pays matrix.fp8_window_key_tile_cycles per step of its key loop", "[systemc][attention]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.matrix.fp8_window_key_tile_cycles > 0);
+  HardwareSpec free_steps = hw;
+  free_steps.matrix.fp8_window_key_tile_cycles = 0;
+  auto windowed = [](DType kv, std::int64_t tokens, std::int64_t window) {
+    AttentionShape s = shape(true, 4, tokens, 32, 8, kv);
+    s.head_dim = 64;
+    s.window = window;
+    return attention_call_ops(s, "trtllm").back();
+  };
+  // 2048 tokens, window 128, 256-key steps: query tile 0 takes step 0; tile q (q >= 1) reaches
+  // back to key 128 q - 127, so tiles of odd q take one step and tiles of even q two.
+  const OpSpec fp8 = windowed(DType::fp8, 2048, 128);
+  CHECK(fp8.gemm.kernel_key_tile == 256);
+  CHECK(fp8.gemm.kernel_window_key_steps == 4 * 32 * (1 + 8 * 1 + 7 * 2));
+  // Not that kernel: bf16 operands, no window, or a window the sequence does not outrun.
+  CHECK(windowed(DType::bf16, 2048, 128).gemm.kernel_window_key_steps == 0);
+  CHECK(windowed(DType::fp8, 2048, 0).gemm.kernel_window_key_steps == 0);
+  CHECK(windowed(DType::fp8, 2048, 2048).gemm.kernel_window_key_steps == 0);
+  // On SM90 TensorRT-LLM takes the head-128 kernels with fp8 output from NVIDIA's cubins, which
+  // measure no such cost; with bf16 output (bf16 attention on an fp8 cache) it compiles them.
+  auto head128 = [](DType activations) {
+    AttentionShape s = shape(true, 4, 16384, 32, 8, DType::fp8);
+    s.window = 8192;
+    s.precision.activations = activations;
+    return attention_call_ops(s, "trtllm").back().gemm;
+  };
+  CHECK(head128(DType::fp8).kernel_window_key_steps == 0);
+  CHECK(head128(DType::bf16).kernel_window_key_steps > 0);
+  // The steps' cycles land on the SMs: 4 x 32 x 23 steps over 132 SMs, 23 steps each at most.
+  const double extra = call_seconds({fp8}, hw) - call_seconds({fp8}, free_steps);
+  const double per_sm_steps = static_cast<double>((4 * 32 * 23 + 131) / 132);
+  CHECK(extra == Approx(per_sm_steps * hw.matrix.fp8_window_key_tile_cycles / hw.matrix.sustained_clock_hz).epsilon(0.05));
+}

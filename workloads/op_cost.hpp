@@ -59,6 +59,10 @@ struct GemmShape {
   // The keys such a kernel takes per step of its key loop (fmha_v2's STEP_KV): after each step
   // the online softmax rescales the output accumulators on the CUDA cores (0: not counted).
   std::int64_t kernel_key_tile = 0;
+  // An fp8 context FMHA built for a sliding window (the window shorter than the sequence): its
+  // CTAs' key-loop steps, all CTAs together, each costing the unit that runs it
+  // matrix.fp8_window_key_tile_cycles beside the tiles' work (0: not that kernel).
+  std::int64_t kernel_window_key_steps = 0;
   // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
   // head in shared memory, e.g. fp8 192 to 256; XQA's tiles span headElems, 192 at 256): the query/key head QK^T runs at and the value
   // head AV runs at (0: n and out_n()). The units' time counts them; the op's FLOPs and bytes

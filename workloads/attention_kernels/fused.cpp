@@ -61,6 +61,20 @@ std::int64_t fmha_kernel_keys(const AttentionShape& s, std::int64_t key_tile) {
   return static_cast<std::int64_t>(std::ceil(computed / static_cast<double>(s.new_tokens)));
 }
 
+// Steps of the key loop one sequence's CTAs for one query head take together: each 128-row
+// query tile steps through every key tile from the window's start (or the first key) to its
+// last row's (fmha_v2's compute_kv_tile_idx).
+std::int64_t fmha_key_steps(const AttentionShape& s, std::int64_t key_tile) {
+  const std::int64_t earlier = s.context - s.new_tokens;
+  std::int64_t steps = 0;
+  for (std::int64_t first = 0; first < s.new_tokens; first += kFmhaQueryTileRows) {
+    const std::int64_t top = earlier + first, bottom = std::min(s.new_tokens, first + kFmhaQueryTileRows) - 1 + earlier;
+    const std::int64_t lo = s.window > 0 ? std::max<std::int64_t>(0, top - s.window + 1) : 0;
+    steps += bottom / key_tile - lo / key_tile + 1;
+  }
+  return steps;
+}
+
 class Fused : public AttentionKernel {
  public:
   std::string name() const override { return "fused"; }
@@ -97,6 +111,16 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     const std::int64_t padded = fmha_padded_head_dim(s.head_dim, fp8), padded_value = fmha_padded_head_dim(s.value_dim(), fp8);
     if (padded > s.head_dim) shape.kernel_head_dim = padded;
     if (padded_value > s.value_dim()) shape.kernel_value_dim = padded_value;
+    // fmha_v2 takes its sliding-window variant once the keys outrun the window (fmhaRunner.cpp:
+    // SLIDING_OR_CHUNKED_CAUSAL when kvSeqLen > slidingWindowSize). Its e4m3 variant as
+    // TensorRT-LLM compiles it from fmha_v2's source costs more per key step than the causal
+    // one; on SM90 the head-128 kernels with fp8 output are NVIDIA's precompiled cubins instead
+    // (setup.py use_cubin_header: "Hopper head_size 128 kernel uses cubins for performance
+    // regressions", not e4m3 with 16-bit output) and measure no such cost.
+    const bool cubin = s.head_dim == 128 && dtype_bytes(shape.c) == 1;
+    if (fp8 && !cubin && s.window > 0 && s.context > s.window) {
+      shape.kernel_window_key_steps = s.sequences * s.heads * fmha_key_steps(s, shape.kernel_key_tile);
+    }
   } else {
     shape.kernel_k_splits = decode_blocks(s, gqa && gqa->block_history > 0 ? gqa->block_history : s.decode_keys());
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;

@@ -411,3 +411,22 @@ TEST_CASE("An fp8 context FMHA on a sliding window pays matrix.fp8_window_key_ti
   const double per_sm_steps = static_cast<double>((4 * 32 * 23 + 131) / 132);
   CHECK(extra == Approx(per_sm_steps * hw.matrix.fp8_window_key_tile_cycles / hw.matrix.sustained_clock_hz).epsilon(0.05));
 }
+
+TEST_CASE("A context FMHA compiled from fmha_v2's source zeroes its tile counter first: one more small op in the call", "[systemc][attention]") {
+  auto call = [](std::int64_t head, DType kv, DType activations, std::int64_t tokens) {
+    AttentionShape s = shape(true, 2, tokens, 32, 8, kv);
+    s.head_dim = head;
+    s.precision.activations = activations;
+    return names(attention_call_ops(s, "trtllm"));
+  };
+  // e4m3 always runs the warp-specialized kernel; compiled unless head 128 with fp8 output.
+  REQUIRE(call(64, DType::fp8, DType::fp8, 1).size() == 4);
+  CHECK(call(64, DType::fp8, DType::fp8, 1)[2] == "fmha tile counter memset");
+  CHECK(call(128, DType::fp8, DType::bf16, 1).size() == 4);
+  CHECK(call(128, DType::fp8, DType::fp8, 1).size() == 3);
+  // 16-bit: warp-specialized once the keys outnumber 512; head 128 is a cubin.
+  CHECK(call(64, DType::bf16, DType::bf16, 512).size() == 3);
+  CHECK(call(64, DType::bf16, DType::bf16, 513).size() == 4);
+  CHECK(call(128, DType::bf16, DType::bf16, 4096).size() == 3);
+  CHECK(call(256, DType::bf16, DType::bf16, 4096)[2] == "fmha tile counter memset");
+}

@@ -84,6 +84,12 @@ class Fused : public AttentionKernel {
 
 }  // namespace
 
+bool fmha_from_cubin(const AttentionShape& s, bool fp8) {
+  return s.head_dim == 128 && !(fp8 && dtype_bytes(s.precision.activations) > 1);
+}
+
+bool fmha_warp_specialized(const AttentionShape& s, bool fp8) { return fp8 || s.context > 512; }
+
 OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context, std::optional<GqaDecodeCtas> gqa) {
   // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
   // average; a chunk of n new tokens reads every earlier key and half of its own.
@@ -114,11 +120,9 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     // fmha_v2 takes its sliding-window variant once the keys outrun the window (fmhaRunner.cpp:
     // SLIDING_OR_CHUNKED_CAUSAL when kvSeqLen > slidingWindowSize). Its e4m3 variant as
     // TensorRT-LLM compiles it from fmha_v2's source costs more per key step than the causal
-    // one; on SM90 the head-128 kernels with fp8 output are NVIDIA's precompiled cubins instead
-    // (setup.py use_cubin_header: "Hopper head_size 128 kernel uses cubins for performance
-    // regressions", not e4m3 with 16-bit output) and measure no such cost.
-    const bool cubin = s.head_dim == 128 && dtype_bytes(shape.c) == 1;
-    if (fp8 && !cubin && s.window > 0 && s.context > s.window) {
+    // one; the head-128 cubins with fp8 output ("Hopper head_size 128 kernel uses cubins for
+    // performance regressions") measure no such cost.
+    if (fp8 && !fmha_from_cubin(s, fp8) && s.window > 0 && s.context > s.window) {
       shape.kernel_window_key_steps = s.sequences * s.heads * fmha_key_steps(s, shape.kernel_key_tile);
     }
   } else {

@@ -77,12 +77,13 @@ std::vector<OpSpec> trtllm_call_prologue(const AttentionShape& s) {
     ops.push_back(vector_op(VectorShape{qkv, qkv, kRopeFlopsPerElement, DType::bf16, s.precision.kv, s.precision.kv == DType::bf16},
                             "qkv preprocessing"));
   }
-  // The warp-specialized FMHA's launcher as compiled from fmha_v2's source zeroes its tile
-  // scheduler's counter first (setup.py's Hopper launcher template: cudaMemsetAsync of 4 bytes
-  // while SCHEDULING_MODE > 0, 1 by default), one more node of the call; the cubins' launch
-  // has none (the decoder-info kernel resets the counter).
-  const bool fp8_context = s.precision.kv == DType::fp8;
-  if (s.prefill && fmha_warp_specialized(s, fp8_context) && !fmha_from_cubin(s, fp8_context)) {
+  // On SM90 the paged context FMHA is always the warp-specialized kernel with its dynamic tile
+  // scheduler (fmhaRunner.cpp setupLaunchParams: flash attention on SM90 sets
+  // warp_specialization and dynamic_scheduler, whatever the length). Its launcher as compiled
+  // from fmha_v2's source zeroes the scheduler's counter first (setup.py's Hopper launcher
+  // template: cudaMemsetAsync of 4 bytes while SCHEDULING_MODE > 0, 1 by default), one more
+  // node of the call; the cubins' launch has none (the decoder-info kernel resets the counter).
+  if (s.prefill && !fmha_from_cubin(s, s.precision.kv == DType::fp8)) {
     ops.push_back(vector_op(VectorShape{1, 1, 0.0, DType::fp32}, "fmha tile counter memset"));
   }
   return ops;

@@ -88,8 +88,6 @@ bool fmha_from_cubin(const AttentionShape& s, bool fp8) {
   return s.head_dim == 128 && !(fp8 && dtype_bytes(s.precision.activations) > 1);
 }
 
-bool fmha_warp_specialized(const AttentionShape& s, bool fp8) { return fp8 || s.context > 512; }
-
 OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_context, std::optional<GqaDecodeCtas> gqa) {
   // Causal prefill skips masked key blocks: a query of a prompt reads (S + 1) / 2 keys on
   // average; a chunk of n new tokens reads every earlier key and half of its own.

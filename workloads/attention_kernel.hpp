@@ -173,6 +173,7 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
 // with 16-bit output; every other kernel is compiled from fmha_v2's generated source.
 // `fp8`: the FMHA runs in e4m3 (an fp8 cache); its output is the activations' type.
 bool fmha_from_cubin(const AttentionShape& s, bool fp8);
+
 const AttentionKernelRegistry& attention_kernels();
 std::string attention_name(const AttentionImpl& a);
 // Throws InputError naming `what` for a kernel that is not registered.

@@ -45,33 +45,33 @@ std::int64_t fmha_padded_head_dim(std::int64_t head_dim, bool fp8) {
   return std::min((head_dim + per_row - 1) / per_row * per_row, power_of_two_at_least(head_dim, 1));
 }
 
-// Keys per query the FMHA computes, masked ones included: each 128-row query tile works through
-// every key tile that holds a key one of its rows attends to (from the window's start, or the
-// first key, to the tile's last row), whole. Averaged over the new tokens, rounded up.
-std::int64_t fmha_kernel_keys(const AttentionShape& s, std::int64_t key_tile) {
+// The key tiles the 128-row query tile starting at new token `first` steps through: every tile
+// that holds a key one of its rows attends to, from the window's start (or the first key) to
+// its last row's, whole (fmha_v2's compute_kv_tile_idx).
+std::int64_t fmha_query_tile_steps(const AttentionShape& s, std::int64_t first, std::int64_t key_tile) {
   const std::int64_t earlier = s.context - s.new_tokens;
+  const std::int64_t rows = std::min(kFmhaQueryTileRows, s.new_tokens - first);
+  const std::int64_t top = earlier + first, bottom = top + rows - 1;  // positions of its rows
+  const std::int64_t lo = s.window > 0 ? std::max<std::int64_t>(0, top - s.window + 1) : 0;
+  return bottom / key_tile - lo / key_tile + 1;
+}
+
+// Keys per query the FMHA computes, masked ones included: each query tile's key tiles, whole,
+// cut at the context. Averaged over the new tokens, rounded up.
+std::int64_t fmha_kernel_keys(const AttentionShape& s, std::int64_t key_tile) {
   double computed = 0;
   for (std::int64_t first = 0; first < s.new_tokens; first += kFmhaQueryTileRows) {
     const std::int64_t rows = std::min(kFmhaQueryTileRows, s.new_tokens - first);
-    const std::int64_t top = earlier + first, bottom = top + rows - 1;  // positions of its rows
-    const std::int64_t lo = s.window > 0 ? std::max<std::int64_t>(0, top - s.window + 1) : 0;
-    const std::int64_t tiles = bottom / key_tile - lo / key_tile + 1;
+    const std::int64_t tiles = fmha_query_tile_steps(s, first, key_tile);
     computed += static_cast<double>(rows) * static_cast<double>(std::min(tiles * key_tile, s.context));
   }
   return static_cast<std::int64_t>(std::ceil(computed / static_cast<double>(s.new_tokens)));
 }
 
-// Steps of the key loop one sequence's CTAs for one query head take together: each 128-row
-// query tile steps through every key tile from the window's start (or the first key) to its
-// last row's (fmha_v2's compute_kv_tile_idx).
+// Steps of the key loop one sequence's CTAs for one query head take together.
 std::int64_t fmha_key_steps(const AttentionShape& s, std::int64_t key_tile) {
-  const std::int64_t earlier = s.context - s.new_tokens;
   std::int64_t steps = 0;
-  for (std::int64_t first = 0; first < s.new_tokens; first += kFmhaQueryTileRows) {
-    const std::int64_t top = earlier + first, bottom = std::min(s.new_tokens, first + kFmhaQueryTileRows) - 1 + earlier;
-    const std::int64_t lo = s.window > 0 ? std::max<std::int64_t>(0, top - s.window + 1) : 0;
-    steps += bottom / key_tile - lo / key_tile + 1;
-  }
+  for (std::int64_t first = 0; first < s.new_tokens; first += kFmhaQueryTileRows) steps += fmha_query_tile_steps(s, first, key_tile);
   return steps;
 }
 

@@ -28,6 +28,15 @@ GapParts parts_of(const std::vector<double>& times, double bound) {
   return p;
 }
 
+nlohmann::json causes_json() {
+  nlohmann::json causes = nlohmann::json::array();
+  for (const NonIdealCost& c : non_ideal_costs()) causes.push_back({{"name", c.name}, {"what", c.what}});
+  causes.push_back({{"name", kTilesAndOverlap},
+                    {"what", "what the ideal chip still spends above the bound: work padded to tile shapes, partial "
+                             "waves of tiles, units waiting on each other"}});
+  return causes;
+}
+
 nlohmann::json parts_json(const GapParts& p) {
   nlohmann::json parts = nlohmann::json::object();
   for (std::size_t i = 0; i < p.parts.size(); ++i) parts[non_ideal_costs()[i].name + "_s"] = p.parts[i];
@@ -80,12 +89,7 @@ GapExplanation explain_gaps(const Experiment& e, const RunControl& control) {
 }
 
 nlohmann::json to_json(const GapExplanation& g) {
-  nlohmann::json causes = nlohmann::json::array();
-  for (const NonIdealCost& c : non_ideal_costs()) causes.push_back({{"name", c.name}, {"what", c.what}});
-  causes.push_back({{"name", kTilesAndOverlap},
-                    {"what", "what the ideal chip still spends above the bound: work padded to tile shapes, partial "
-                             "waves of tiles, units waiting on each other"}});
-  nlohmann::json j = {{"run", to_json(g.result)}, {"causes", causes}, {"prefill", parts_json(g.prefill)}};
+  nlohmann::json j = {{"run", to_json(g.result)}, {"causes", causes_json()}, {"prefill", parts_json(g.prefill)}};
   if (g.result.decode_steps > 0) j["decode_step"] = parts_json(g.decode);
   j["ops"] = gap_records(g);
   return versioned(std::move(j));
@@ -102,6 +106,36 @@ nlohmann::json gap_records(const GapExplanation& g) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+OpsGapExplanation explain_op_gaps(const HardwareSpec& hw, const std::vector<OpSpec>& ops, Granularity granularity,
+                                  double max_events) {
+  HardwareSpec step = hw;
+  std::vector<OpsRunResult> runs;
+  for (std::size_t i = 0; i <= non_ideal_costs().size(); ++i) {
+    if (i > 0) non_ideal_costs()[i - 1].remove(step);
+    runs.push_back(run_ops(step, false, ops, granularity, max_events));
+  }
+  OpsGapExplanation g;
+  for (std::size_t op = 0; op < ops.size(); ++op) {
+    std::vector<double> times;
+    for (const OpsRunResult& r : runs) times.push_back(r.ops[op].result.seconds());
+    g.ops.push_back(parts_of(times, runs[0].ops[op].bound.bound_time_s));
+  }
+  std::vector<double> call;
+  for (const OpsRunResult& r : runs) call.push_back(call_totals(r).sim_s);
+  g.call = parts_of(call, call_totals(runs[0]).bounds_s);
+  return g;
+}
+
+nlohmann::json to_json(const OpsGapExplanation& g, const std::vector<OpSpec>& ops) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    nlohmann::json row = parts_json(g.ops[i]);
+    row["op"] = ops[i].name;
+    rows.push_back(std::move(row));
+  }
+  return {{"causes", causes_json()}, {"call", parts_json(g.call)}, {"ops", rows}};
 }
 
 }  // namespace roofsim

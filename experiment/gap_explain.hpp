@@ -15,6 +15,7 @@
 #include "experiment/inference.hpp"
 #include "experiment/progress.hpp"
 #include "experiment/results.hpp"
+#include "experiment/single_op.hpp"
 
 namespace roofsim {
 
@@ -47,5 +48,17 @@ GapExplanation explain_gaps(const Experiment& e, const RunControl& control = {})
 nlohmann::json to_json(const GapExplanation& g);
 // One record per op: phase, op, roof, sim, bound, gap and each part in seconds (CSV rows).
 nlohmann::json gap_records(const GapExplanation& g);
+
+// The same for one op or one call of several kernels (`roofsim op --explain`): each op's gap,
+// and the call's (its first start to its last end against its ops' bounds summed), with the
+// ops simulated on `hw` and again with one non-ideal cost taken away after another.
+struct OpsGapExplanation {
+  std::vector<GapParts> ops;  // in the order of the ops given
+  GapParts call;
+};
+OpsGapExplanation explain_op_gaps(const HardwareSpec& hw, const std::vector<OpSpec>& ops,
+                                  Granularity granularity = Granularity::coarse, double max_events = kDefaultMaxEvents);
+// {causes, call, ops: [{op, sim_s, bound_s, gap_s, parts}]}.
+nlohmann::json to_json(const OpsGapExplanation& g, const std::vector<OpSpec>& ops);
 
 }  // namespace roofsim

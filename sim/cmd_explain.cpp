@@ -11,6 +11,7 @@
 #include "experiment/gap_explain.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "sim/gap_table.hpp"
 #include "sim/output.hpp"
 #include "sim/progress_line.hpp"
 
@@ -25,27 +26,6 @@ struct ExplainOptions {
   int top = 12;
 };
 
-// A part as a share of the gap ("-" when there is no gap to share).
-std::string share(double part, double gap) {
-  if (gap <= 0) return "-";
-  const double pct = 100.0 * part / gap;
-  return std::fabs(pct) < 0.05 ? "0%" : format_fixed(pct, 1) + "%";
-}
-
-std::vector<std::string> part_header(std::vector<std::string> first) {
-  for (const NonIdealCost& c : non_ideal_costs()) first.push_back(c.name);
-  first.push_back(kTilesAndOverlap);
-  return first;
-}
-
-std::vector<std::string> part_cells(std::vector<std::string> first, const GapParts& p) {
-  first.insert(first.end(), {format_seconds(p.sim_s), format_seconds(p.bound_s),
-                             format_seconds(p.gap()) + " (" + format_fixed(100.0 * p.gap() / p.sim_s, 1) + "%)"});
-  for (double part : p.parts) first.push_back(share(part, p.gap()));
-  first.push_back(share(p.tiles, p.gap()));
-  return first;
-}
-
 void print_explanation(std::ostream& os, const GapExplanation& g, int top) {
   const ExperimentResult& r = g.result;
   const Experiment& e = r.setup;
@@ -55,23 +35,20 @@ void print_explanation(std::ostream& os, const GapExplanation& g, int top) {
      << " times: on the chip, then with one\ncost taken away after another in the order of the columns. A part is the "
         "time its removal saved, as a share\nof the gap (simulated - bound); what the ideal chip still spends above the "
         "bound is '" << kTilesAndOverlap << "'.\n\n";
-  TextTable t(part_header({"phase", "simulated", "bound", "gap"}));
-  t.add_row(part_cells({"time to first token"}, g.prefill));
-  if (r.decode_steps > 0) t.add_row(part_cells({"time per output token"}, g.decode));
+  TextTable t(gap_header({"phase"}));
+  t.add_row(gap_cells({"time to first token"}, g.prefill));
+  if (r.decode_steps > 0) t.add_row(gap_cells({"time per output token"}, g.decode));
   t.print(os);
 
   std::vector<OpGap> ops = g.ops;
   std::stable_sort(ops.begin(), ops.end(), [](const OpGap& a, const OpGap& b) { return a.time.gap() > b.time.gap(); });
   if (ops.size() > static_cast<std::size_t>(top)) ops.resize(static_cast<std::size_t>(top));
   os << "\nops with the largest gaps (summed over layers and steps):\n";
-  TextTable ot(part_header({"phase", "op", "binds", "simulated", "bound", "gap"}));
-  for (const OpGap& o : ops) ot.add_row(part_cells({o.op.phase, o.op.name, o.op.roof}, o.time));
+  TextTable ot(gap_header({"phase", "op", "binds"}));
+  for (const OpGap& o : ops) ot.add_row(gap_cells({o.op.phase, o.op.name, o.op.roof}, o.time));
   ot.print(os);
 
-  os << "\nthe costs, in the order they were taken away:\n";
-  for (const NonIdealCost& c : non_ideal_costs()) os << "  " << c.name << ": " << c.what << "\n";
-  os << "  " << kTilesAndOverlap << ": what the ideal chip (--ideal) still spends above the bound: work padded to tile "
-        "shapes, partial waves of tiles, units waiting on each other\n";
+  print_gap_causes(os);
 }
 
 void explain(const ExplainOptions& o, const CLI::App& cmd) {

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "experiment/gap_explain.hpp"
 #include "experiment/results.hpp"
 #include "experiment/single_op.hpp"
 #include "core/parse.hpp"
@@ -14,6 +15,7 @@
 #include "workloads/attention_kernel.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "sim/gap_table.hpp"
 #include "sim/op_flags.hpp"
 #include "sim/output.hpp"
 #include "experiment/plot.hpp"
@@ -37,6 +39,7 @@ struct OpOptions {
   std::int64_t scale_block = 0;  // block-scaled fp8: values of K per scale (0: per-tensor)
   bool ideal = false;
   bool fine = false;
+  bool explain = false;
   double max_events = kDefaultMaxEvents;
   std::string json;
 };
@@ -57,6 +60,22 @@ void print_speed(std::ostream& os, const SimulationSpeed& out) {
   os << "\nevents " << out.events << " (" << out.server_jobs << " server jobs), kernel wall time "
      << format_seconds(out.wall_s) << ", " << format_si(static_cast<double>(out.events) / wall, "events/s")
      << ", " << format_si(static_cast<double>(out.server_jobs) / wall, "jobs/s") << "\n";
+}
+
+// --explain: the ops simulated again with one non-ideal cost taken away after another (as
+// `roofsim explain` does for a run): what each op's and the call's gap to the bound is made of.
+// Returns the JSON to add under "explain".
+nlohmann::json print_explanation(std::ostream& os, const OpOptions& o, const HardwareSpec& hw, const std::vector<OpSpec>& ops) {
+  const OpsGapExplanation g = explain_op_gaps(hw, ops, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  os << "\nwhat the time above the bound is made of (simulated " << non_ideal_costs().size() + 1
+     << " times: on the chip, then with one cost taken away after\nanother in the order of the columns; a part is the "
+        "time its removal saved, as a share of the gap):\n";
+  TextTable t(gap_header({"op"}));
+  for (std::size_t i = 0; i < ops.size(); ++i) t.add_row(gap_cells({ops[i].name}, g.ops[i]));
+  if (ops.size() > 1) t.add_row(gap_cells({"the call"}, g.call));
+  t.print(os);
+  print_gap_causes(os);
+  return to_json(g, ops);
 }
 
 // --attention prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM: one layer's attention on one
@@ -99,26 +118,29 @@ AttentionShape attention_from_flags(const OpOptions& o, DType dtype) {
 
 // A call of several kernels (an attention call, a MoE layer): its ops, then its time from the
 // first start to the last end beside the sum of its ops' bounds.
-void print_call(std::ostream& os, const OpOptions& o, const OpsRunResult& out, const std::string& what) {
+void print_call(std::ostream& os, const OpOptions& o, const OpsRunResult& out, const std::vector<OpSpec>& ops,
+                const std::string& what) {
   print_ops(os, out.ops);
   const CallTotals totals = call_totals(out);
   os << "\n" << what << ": " << format_seconds(totals.sim_s) << " simulated, its ops' bounds add up to "
      << format_seconds(totals.bounds_s) << "\n";
   print_speed(os, out.speed);
-  if (!o.json.empty()) write_json(o.json, call_json(out));
+  nlohmann::json j = call_json(out);
+  if (o.explain) j["explain"] = print_explanation(os, o, out.hw, ops);
+  if (!o.json.empty()) write_json(o.json, j);
 }
 
 void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   const AttentionShape s = attention_from_flags(o, dtype);
   parse_attention(o.attention_kernel, "--attention-kernel");
-  const OpsRunResult out = run_ops(hw, o.ideal, attention_call_ops(s, o.attention_kernel),
-                                   o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
+  const std::vector<OpSpec> ops = attention_call_ops(s, o.attention_kernel);
+  const OpsRunResult out = run_ops(hw, o.ideal, ops, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): one " << (s.prefill ? "prefill" : "decode") << " attention call, kernel "
      << o.attention_kernel << (o.attention_kernel == "trtllm" && !s.prefill
                                    ? (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa ? " (XQA)" : " (MMHA)") : "")
      << "\n\n";
-  print_call(os, o, out, "the call");
+  print_call(os, o, out, ops, "the call");
 }
 
 // --moe TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP] with --routing balanced|power_law:A.
@@ -201,10 +223,16 @@ void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   os << "\nthe layer: " << format_seconds(sim_s) << " simulated" << (draws > 1 ? " (the mean of " + std::to_string(draws) + " draws, as the benchmark reports)" : "")
      << ", its ops' bounds add up to " << format_seconds(bounds_s) << "\n";
   print_speed(os, speed);
+  nlohmann::json explained;
+  if (o.explain) {
+    if (draws > 1) os << "\n(explained: the ops of draw 1)";
+    explained = print_explanation(os, o, hw, moe_layer_ops(m, 0));
+  }
   if (o.json.empty()) return;
   first.speed = speed;  // all the draws' simulation
   nlohmann::json j = call_json(first, {sim_s, bounds_s});
   j["routing"] = {{"distribution", o.routing}, {"draws", per_draw}};
+  if (o.explain) j["explain"] = explained;
   write_json(o.json, j);
 }
 
@@ -216,6 +244,7 @@ void run_op(const OpOptions& o) {
     throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention, --moe");
   }
   if (o.moe.empty() && o.routing != "balanced") throw InputError("--routing goes with --moe");
+  if (o.explain && o.ideal) throw InputError("--explain compares the chip with its ideal self; leave --ideal out");
   if (o.scale_block > 0 && (dtype != DType::fp8 || (o.op.gemm.empty() && o.moe.empty()))) {
     throw InputError("--scale-block " + std::to_string(o.scale_block) + ": block scales go with --gemm or --moe and --dtype fp8");
   }
@@ -251,7 +280,9 @@ void run_op(const OpOptions& o) {
      << format_si(static_cast<double>(r.result.bytes_read + r.result.bytes_written) / r.result.seconds(), "B/s", 2)
      << "; the op needs at least " << format_si(r.cost.bytes(), "B", 2) << ")\n";
   print_speed(os, out.speed);
-  if (!o.json.empty()) write_json(o.json, single_op_json(out));
+  nlohmann::json j = single_op_json(out);
+  if (o.explain) j["explain"] = print_explanation(os, o, hw, {spec});
+  if (!o.json.empty()) write_json(o.json, j);
 }
 
 struct SweepOptions {
@@ -324,6 +355,10 @@ void add_op_command(CLI::App& app) {
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");
+  cmd->add_flag("--explain", o->explain,
+                "Also say what each op's gap to its bound is made of: the ops simulated again with one non-ideal cost taken "
+                "away after another (launch, clock, dtype efficiency, HBM efficiency, latency, links), as `roofsim explain` "
+                "does for a run; in the JSON under \"explain\"");
   add_json_option(cmd, o->json);
   cmd->callback([o] { run_op(*o); });
 

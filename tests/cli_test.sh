@@ -188,6 +188,22 @@ contains "explain table" "time per output token"
 for k in '"causes"' '"decode_step"' '"launch_s"' '"tiles_s"' '"gap_s"'; do
   if grep -qF -- "$k" "$tmp/explain.json"; then ok; else bad "explain json lacks $k"; fi; done
 if head -1 "$tmp/explain.csv" | grep -q "clock_s"; then ok; else bad "explain csv header: $(head -1 "$tmp/explain.csv")"; fi
+# op --explain: the same for one call's ops; each op's parts add up to its gap, and an fp8
+# sliding-window prefill's FMHA owes most of its gap to latency (its CTAs' and key steps' cycles).
+expect_ok "op explain" "$roofsim" op --attention prefill,4,2048,32,8,64 --kv-dtype fp8 --window 128 --explain --json "$tmp/opx.json"
+if python3 - "$tmp/opx.json" <<'PY'
+import json, sys
+x = json.load(open(sys.argv[1]))["explain"]
+assert [c["name"] for c in x["causes"]][-1] == "tiles"
+for row in x["ops"] + [x["call"]]:
+    assert abs(sum(row["parts"].values()) - row["gap_s"]) <= 1e-12, row
+fmha = x["ops"][-1]["parts"]
+assert max(fmha, key=fmha.get) == "latency_s", fmha
+PY
+then ok; else bad "op explain json: parts do not add up or the FMHA's gap is not mostly latency"; fi
+expect_ok "op explain gemm" "$roofsim" op --gemm 1,4096,4096 --explain
+contains "op explain table" "latency"
+expect_error "op explain ideal" "--explain compares the chip with its ideal self" "$roofsim" op --gemm 1,4096,4096 --explain --ideal
 # Near-memory compute wins batch-1 decode and loses at batch 64, where the chip's units win.
 expect_ok "whatif pim b1" "$roofsim" whatif --variant h100_pim --variant h100_2xbw --batch 1 --gen 4 --near-memory all --json "$tmp/pim1.json"
 expect_ok "whatif pim b64" "$roofsim" whatif --variant h100_pim --batch 64 --gen 4 --near-memory all --json "$tmp/pim64.json"

@@ -22,6 +22,8 @@ import sys
 
 import torch
 
+from cuda_timing import event_times_us
+
 # (local experts, rows per expert, K, N): FC1 (K = hidden, N = 2 x inter/TP) and FC2 shapes of
 # large-batch rows of moe.csv where roofsim is fastest against the measurement.
 SHAPES = [
@@ -41,16 +43,7 @@ def median_us(fn, reps=20):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(times)
+    return statistics.median(event_times_us(fn, reps))
 
 
 def groups_sweep():

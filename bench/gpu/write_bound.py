@@ -24,6 +24,8 @@ import sys
 
 import torch
 
+from cuda_timing import event_times_us
+
 # Output sizes from well inside the 50 MB L2 to far beyond it (bytes of one output).
 OUT_BYTES = [4 << 20, 8 << 20, 16 << 20, 32 << 20, 48 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30]
 SHORT_K = [64, 128, 256]
@@ -46,16 +48,7 @@ def graph_median_us(calls, reps):
     for _ in range(3):
         graph.replay()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        graph.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / len(calls))
-    return statistics.median(times)
+    return statistics.median(event_times_us(graph.replay, reps)) / len(calls)
 
 
 def row(kind, m, n, k, out_bytes, us):

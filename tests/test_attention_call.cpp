@@ -396,6 +396,15 @@ TEST_CASE("An fp8 context FMHA on a sliding window pays matrix.fp8_window_key_ti
   CHECK(windowed(DType::bf16, 2048, 128).gemm.kernel_window_key_steps == 0);
   CHECK(windowed(DType::fp8, 2048, 0).gemm.kernel_window_key_steps == 0);
   CHECK(windowed(DType::fp8, 2048, 2048).gemm.kernel_window_key_steps == 0);
+  // A TensorRT-LLM kernel's cost: the generic flash attention on fp8 operands does not pay it.
+  {
+    AttentionShape s = shape(true, 4, 2048, 32, 8, DType::fp8);
+    s.head_dim = 64;
+    s.window = 128;
+    s.precision.activations = DType::fp8;
+    CHECK(attention_call_ops(s, "fused").back().gemm.kernel_window_key_steps == 0);
+    CHECK(attention_call_ops(s, "trtllm").back().gemm.kernel_window_key_steps > 0);
+  }
   // On SM90 TensorRT-LLM takes the head-128 kernels with fp8 output from NVIDIA's cubins, which
   // measure no such cost; with bf16 output (bf16 attention on an fp8 cache) it compiles them.
   auto head128 = [](DType activations) {

@@ -119,8 +119,9 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     // SLIDING_OR_CHUNKED_CAUSAL when kvSeqLen > slidingWindowSize). Its e4m3 variant as
     // TensorRT-LLM compiles it from fmha_v2's source costs more per key step than the causal
     // one; the head-128 cubins with fp8 output ("Hopper head_size 128 kernel uses cubins for
-    // performance regressions") measure no such cost.
-    if (fp8 && !fmha_from_cubin(s, fp8) && s.window > 0 && s.context > s.window) {
+    // performance regressions") measure no such cost. A TensorRT-LLM fact: only its FP8 context
+    // FMHA (`fp8_context`) pays it, not the generic flash attention on fp8 operands.
+    if (fp8_context && !fmha_from_cubin(s, true) && s.window > 0 && s.context > s.window) {
       shape.kernel_window_key_steps = s.sequences * s.heads * fmha_key_steps(s, shape.kernel_key_tile);
     }
   } else {

@@ -112,3 +112,30 @@ TEST_CASE("fp4 formats count their scales: nvfp4 4.5 bits a value, mxfp4 4.25", 
   CHECK_FALSE(dtype_whole_bytes(DType::mxfp4));
   CHECK(dtype_whole_bytes(DType::fp8));
 }
+
+TEST_CASE("the H200 is the H100 with other memory: every other key, collectives included, is the H100's", "[presets]") {
+  const toml::table h100 = read_hardware_toml(resolve_preset("hardware", "h100_sxm5"));
+  const toml::table h200 = read_hardware_toml(resolve_preset("hardware", "h200_sxm"));
+  std::function<void(const toml::table&, const toml::table&, const std::string&)> same =
+      [&](const toml::table& a, const toml::table& b, const std::string& prefix) {
+        for (auto&& [k, v] : a) {
+          const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+          if (path == "provenance" || path == "chip.description" || path.rfind("hbm.", 0) == 0) continue;
+          INFO(path);
+          REQUIRE(b.contains(k.str()));
+          if (const toml::table* sub = v.as_table()) {
+            same(*sub, *b[k.str()].as_table(), path);
+          } else {
+            const toml::node& w = *b.get(k.str());
+            CHECK(v.type() == w.type());
+            CHECK(v.value<double>() == w.value<double>());  // numbers (and booleans: none)
+            CHECK(v.value<std::string>() == w.value<std::string>());
+            CHECK(v.value<bool>() == w.value<bool>());
+          }
+        }
+      };
+  same(h100, h200, "");
+  same(h200, h100, "");
+  CHECK(h200["hbm"]["bandwidth_gb_per_s"].value_or(0.0) == 4800.0);
+  CHECK(h200["collectives"]["launch_ns"].value_or(0.0) > 0.0);  // NCCL's costs on this fabric, not none
+}

@@ -153,7 +153,7 @@ TEST_CASE("swap preemption: no prompt is computed twice, and the iterations wait
   CHECK(std::abs(blocks - std::round(blocks)) < 1e-6);
   // Refused where it cannot run.
   ServingSetup no_link = s;
-  no_link.machine.hw = "h200_sxm";
+  no_link.machine.hw = "a100_sxm4_80gb";
   CHECK_THROWS_WITH(run_serving(no_link), Catch::Contains("no host link") && Catch::Contains("host.link_gb_per_s"));
   ServingSetup static_batch = s;
   static_batch.scheduler.policy = SchedulerConfig::Policy::static_batch;

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "workloads/attention_kernel.hpp"
+#include "workloads/moe_kernels.hpp"
 #include "workloads/moe_routing.hpp"
 
 namespace roofsim {
@@ -138,107 +139,21 @@ std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw) {
 
 namespace {
 
-// TensorRT-LLM's 1x128 fp8 quantization of a block-scaled GEMM's bf16 input (scale_1x128_kernel
-// in fp8_blockscale_gemm_kernel.cuh): each warp quantizes one 128-element group per iteration -
-// four 2-byte loads per lane, a warp max, the scale, the stores - so it keeps 256 B of loads in
-// flight and waits for them before its next group. Blocks have 256 threads (8 warps). The dense
-// GEMM's launch (fp8_1x128_cs) is SMs x 8 blocks, 64 warps per SM; the grouped GEMM's
-// (fp8_grouped_gemm_run) is min(SMs, groups / 8) blocks, 8 warps per SM. On an H100 the same
-// access pattern moves 2.6 TB/s at the first launch and 0.6 TB/s at the second
-// (bench/gpu/results/h100_hbm_inflight.csv).
-constexpr std::int64_t kQuantWarpBytes = 4 * 32 * 2;
-
-// fusedBuildExpertMapsSortFirstToken's limits (moe_kernels.cu): one thread per token in one CTA,
-// and the local experts' ids (plus one bin for other ranks' copies) within 9 radix bits.
-constexpr std::int64_t kFusedExpertMapMaxTokens = 256, kFusedExpertMapMaxExperts = 255;
-
 OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warps_per_sm, const std::string& name) {
-  VectorShape v{rows * cols, rows * cols, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
-  v.inflight_bytes_per_unit = warps_per_sm * kQuantWarpBytes;
-  return vector_op(v, name + " " + std::to_string(rows) + "x" + std::to_string(cols));
-}
-
-// The expert maps (each local copy's row in expert order, each local expert's first row), as
-// TensorRT-LLM's CutlassMoeFCRunner::runMoe builds them (moe_kernels.cu). A small call takes
-// one kernel, a single CTA ranking every copy by expert (fusedBuildExpertMapsSortFirstToken);
-// it refuses more than 256 tokens, a top-k other than 1, 2, 4, 6 or 8, or more than 255 local
-// experts, and the call then takes three (threeStepBuildExpertMapsSortFirstToken):
-// blockExpertPrefixSumKernel, one CTA per local expert and block of tokens, each comparing its
-// block's copies with its expert and writing the matches and its count; one CTA's prefix sum
-// over those counts (globalExpertPrefixSumKernel); mergeExpertPrefixSumKernel, the same grid
-// again, compacting the matches into the three maps. Each pays a kernel's start and end like
-// any other; the copies' expert ids are read from memory once (the other CTAs' reads of the
-// same few KB hit the L2, which roofsim does not serve).
-void expert_map_ops(const MoeCall& m, std::int64_t local_experts, std::int64_t local_copies, std::vector<OpSpec>& ops) {
-  const std::int64_t copies = m.tokens * m.topk;
-  const bool fused_topk = m.topk == 1 || m.topk == 2 || m.topk == 4 || m.topk == 6 || m.topk == 8;
-  if (m.tokens <= kFusedExpertMapMaxTokens && fused_topk && local_experts <= kFusedExpertMapMaxExperts) {
-    ops.push_back(vector_op(VectorShape{2 * copies, local_experts + 1, 2.0, DType::fp32, DType::fp32, true}, "moe expert offsets"));
-    return;
-  }
-  // computeNumTokensPerBlock: the smallest power of two from 32 to 1024 tokens per block whose
-  // blocks x local experts fit one CTA of that many threads (the prefix sum's), else 1024.
-  std::int64_t per_block = 1024;
-  for (std::int64_t t = 32; t <= 1024; t *= 2) {
-    if ((m.tokens + t - 1) / t * local_experts <= t) {
-      per_block = t;
-      break;
-    }
-  }
-  const std::int64_t blocks = (m.tokens + per_block - 1) / per_block, counts = local_experts * blocks;
-  ops.push_back(vector_op(VectorShape{copies, counts + local_copies, static_cast<double>(local_experts), DType::fp32, DType::fp32, true},
-                          "moe expert counts"));
-  ops.push_back(vector_op(VectorShape{counts, counts + local_experts + 1, 2.0, DType::fp32, DType::fp32, true}, "moe expert prefix sum"));
-  ops.push_back(vector_op(VectorShape{2 * counts + local_copies, 3 * local_copies, 1.0, DType::fp32, DType::fp32, true},
-                          "moe expert offsets"));
+  return vector_op(quantize_1x128_shape(rows, cols, warps_per_sm), name + " " + std::to_string(rows) + "x" + std::to_string(cols));
 }
 
 }  // namespace
 
+MoeLayerShape moe_layer_shape(const MoeCall& m) {
+  return MoeLayerShape{m.tokens, m.hidden, m.inter, m.experts, m.topk, m.tp, m.ep, m.gated, m.dtype, m.scale_block_k};
+}
+
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {
-  const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
-  const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
-  // The batched GEMMs run `touched` experts of `rows` each: as many rows in all as the copies,
-  // and their tiles' padding kept (a grouped GEMM pads each expert's rows to its 64-row tiles).
-  const GroupedRows grouped = grouped_rows(moe_local_loads(m, draw), kMoeTileRows);
-  const std::int64_t touched = grouped.touched, local_copies = grouped.copies, rows = grouped.rows;
-  const DType act = m.dtype, out = DType::bf16;
-  // Block-scaled experts take bf16 rows and quantize them in 1x128 groups themselves, before
-  // each grouped GEMM (CutlassFp8BlockScaleGemmRunner::moeGemm); per-tensor fp8 experts take
-  // rows quantized before the layer (below) and by the activation.
-  const bool block_scaled = m.scale_block_k > 0;
-  const DType staged = block_scaled ? out : act;
-  constexpr std::int64_t kGroupedQuantWarpsPerSm = 8;
   std::vector<OpSpec> ops;
-  auto vector = [&](const std::string& name, std::int64_t in, std::int64_t out_elements, double flops, DType in_dtype,
-                    DType out_dtype) {
-    ops.push_back(vector_op(VectorShape{in, out_elements, flops, in_dtype, out_dtype, in_dtype == out_dtype}, name));
-  };
-  // Routing: top-k over the router's fp32 logits (an expert id and a weight per copy), then the
-  // copies counted and sorted by expert (each local expert's first row), then the permutation
-  // of the tokens' copies into expert order.
-  // Per-tensor fp8 experts take fp8 tokens: TensorRT-LLM's MoE module quantizes the input with a
-  // kernel of its own first (static_quantize_e4m3_per_tensor in the Cutlass/WideEP MoE's
-  // forward_chunk), and the permutation copies fp8 rows.
-  vector("moe top-k", m.tokens * m.experts, 2 * m.tokens * m.topk, 2.0, DType::fp32, DType::fp32);
-  if (!block_scaled && act != out) vector("moe input quantize", m.tokens * m.hidden, m.tokens * m.hidden, 2.0, DType::bf16, act);
-  expert_map_ops(m, local_experts, local_copies, ops);
-  vector("moe permute", m.tokens * m.hidden, local_copies * m.hidden, 1.0, staged, staged);
-  if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, m.hidden, kGroupedQuantWarpsPerSm, "moe fc1 quantize"));
-  GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
-  up.scale_block_k = m.scale_block_k;
-  up.grouped = true;
-  ops.push_back(gemm_op(up, "experts up"));
-  // The activation and the finalize run over the copies themselves: a tile's padding rows
-  // exist only inside the GEMMs (TMA fills them with zeros and drops them on the way out).
-  vector("moe activation", local_copies * up_cols, local_copies * inter, m.gated ? 4.0 : 2.0, out, staged);
-  if (block_scaled) ops.push_back(quantize_1x128_op(local_copies, inter, kGroupedQuantWarpsPerSm, "moe fc2 quantize"));
-  GemmShape down{touched, rows, m.hidden, inter, act, act, out};
-  down.scale_block_k = m.scale_block_k;
-  down.grouped = true;
-  ops.push_back(gemm_op(down, "experts down"));
-  // Un-permutation: each token sums its copies' outputs, weighted by the router.
-  vector("moe finalize", local_copies * m.hidden, m.tokens * m.hidden, 2.0, out, out);
+  for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(moe_layer_shape(m), moe_local_loads(m, draw))) {
+    ops.push_back(OpSpec{k.label, k.is_gemm, k.gemm, k.vector});
+  }
   return ops;
 }
 

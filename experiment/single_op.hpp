@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "components/simulation.hpp"
+#include "workloads/moe_kernels.hpp"
 #include "workloads/attention_kernel.hpp"
 #include "validation/analytic.hpp"
 #include "validation/knee.hpp"
@@ -84,7 +85,10 @@ int moe_routing_draws(const MoeCall& m);
 // The token copies each of this GPU's experts receives in that draw, routed as the benchmark
 // routes them (workloads/moe_routing.hpp): balanced, EP rank 0; power law, the busiest rank.
 std::vector<std::int64_t> moe_local_loads(const MoeCall& m, int draw);
+// The call's ops: TensorRT-LLM's CUTLASS MoE (workloads/moe_kernels.hpp), as the kernel tables
+// measure it.
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw = 0);
+MoeLayerShape moe_layer_shape(const MoeCall& m);
 
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);

@@ -40,7 +40,13 @@ void GraphRun::start(Callback done) {
   // Each stage's host launches its own ops in order (a graph: all at once).
   const Picoseconds now = now_ps();
   if (launch_per_op_) {
-    for (OpId v : graph_.topological_order()) launched_at_[v] = chips_[static_cast<std::size_t>(graph_.op(v).device)]->host_launch(now);
+    std::vector<Picoseconds> last_launch(chips_.size(), now);
+    for (OpId v : graph_.topological_order()) {
+      const OpNode& op = graph_.op(v);
+      const std::size_t device = static_cast<std::size_t>(op.device);
+      launched_at_[v] = op.continues_host_call ? last_launch[device] : chips_[device]->host_launch(now);
+      last_launch[device] = launched_at_[v];
+    }
   }
   for (OpId v : ready) launch(v);
 }

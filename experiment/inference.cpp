@@ -282,6 +282,7 @@ ForwardPass pass_for(const Experiment& e, int step) {
   pass.ep = e.ep;
   pass.microbatches = microbatches(e);
   pass.routing = e.routing;
+  pass.moe_kernel = e.moe_kernel;
   return pass;
 }
 }  // namespace
@@ -890,6 +891,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   pass.ep = e.ep;  // a mixed pass's groups are then one EP rank's sequences
   pass.microbatches = 1;
   pass.routing = e.routing;
+  pass.moe_kernel = e.moe_kernel;
   ExperimentResult r;
   r.setup = e;
   r.hw = machine.hw;

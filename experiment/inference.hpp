@@ -70,6 +70,9 @@ struct Experiment {
   // How MoE layers route their tokens: uniform (default), balanced or power_law:A
   // (workloads/moe_routing.hpp).
   MoeRouting routing{};
+  // Which kernels run an MoE layer's experts (workloads/moe_kernels.hpp): grouped (default) or
+  // trtllm_cutlass (TensorRT-LLM's call, as the kernel tables measure it; a stack's `moe`).
+  MoeKernel moe_kernel = MoeKernel::grouped;
   // Scale-out (docs/scale-out.md): the nodes of hw.network.chips_per_node chips that all the
   // replicas fill together (0: not given, one switch as before), and data-parallel replicas of
   // the tp x ep x pp deployment, each serving its own batch. Replicas exchange nothing in

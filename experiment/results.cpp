@@ -185,6 +185,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["launch"] = launch_name(e.launch);
   j["allreduce"] = e.allreduce;
   j["routing"] = moe_routing_name(e.routing);
+  j["moe_kernel"] = moe_kernel_name(e.moe_kernel);
   j["events"] = r.events;
   j["estimated_work"] = r.estimated_work;
   j["server_jobs"] = r.server_jobs;

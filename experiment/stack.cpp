@@ -21,6 +21,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   }
   if (stack.has("launch")) s.launch = *parse_launch(stack.one_of("launch", launch_names()));
   if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
+  if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
   stack.reject_unknown_keys();
   if (std::optional<ConfigTable> hw = top.optional_table("hardware")) {
     std::optional<ConfigTable> provenance = top.optional_table("provenance");
@@ -69,6 +70,7 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
   if (stack.attention && !keep_attention) e.attention = *stack.attention;
   if (stack.launch && !keep_launch) e.launch = *stack.launch;
   if (stack.allreduce) e.allreduce = *stack.allreduce;
+  if (stack.moe) e.moe_kernel = *stack.moe;
   e.source += ", stack " + stack.name;
 }
 

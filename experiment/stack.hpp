@@ -17,7 +17,8 @@ struct SoftwareStack {
   std::string name, description, file;
   std::optional<AttentionImpl> attention;
   std::optional<Launch> launch;
-  std::optional<std::string> allreduce;  // the framework's all-reduce kernel (Experiment::allreduce)
+  std::optional<std::string> allreduce;
+  std::optional<MoeKernel> moe;  // the kernels of its MoE layers (workloads/moe_kernels.hpp)  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order
 };
 

@@ -121,6 +121,12 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
       ->check([](const std::string& v) {
         return parse_moe_routing(v) ? std::string() : std::string("expected ") + kMoeRoutingForms + ", got " + v;
       });
+  cmd->add_option("--moe-kernel", f.moe_kernel, "Kernels of the MoE layers' experts: grouped (default: one grouped GEMM per "
+                                                "projection, the activation between, a combine; no routing kernels) or "
+                                                "trtllm_cutlass (TensorRT-LLM's CUTLASS MoE as the kernel tables measure it: "
+                                                "top-k, expert maps, permute, grouped GEMMs, activation, finalize; what "
+                                                "--stack trtllm-1.x sets; with --ep > 1 the experts keep the grouped path)")
+      ->check(CLI::IsMember(moe_kernel_names()));
   if (!machine_only) {
   cmd->add_option("--nodes", f.nodes, "Nodes of the hardware's network.chips_per_node chips that all replicas fill together "
                                       "(needs [network]; default: one switch). A replica larger than a node spans whole nodes "
@@ -182,6 +188,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--allow-long-context")) e.allow_long_context = f.allow_long_context;
   if (given(cmd, "--stack")) apply_stack(load_stack(f.stack), e, given(cmd, "--attention"), given(cmd, "--launch"));
   if (given(cmd, "--allreduce")) e.allreduce = f.allreduce;  // after the stack: the flag wins
+  if (given(cmd, "--moe-kernel")) e.moe_kernel = *parse_moe_kernel(f.moe_kernel);
   e.max_events = given(cmd, "--max-events") ? f.max_events : kDefaultMaxEvents;
   // A flag overrides the file: messages about that setting name the flag again.
   for (const CLI::Option* o : cmd.get_options()) {

@@ -56,6 +56,9 @@ expect_ok "moe call json" "$roofsim" op --moe 64,4096,14336,8,2 --json "$tmp/moe
 if [ "$(grep -c '"name": "moe' "$tmp/moe.json")" -eq 5 ] && grep -q '"gemm experts down' "$tmp/moe.json" && grep -q '"bounds_sum_s"' "$tmp/moe.json"; then ok; else bad "moe call json: not every op of the layer"; fi
 expect_ok "moe power-law json" "$roofsim" op --moe 32,5120,8192,128,1,1,32 --routing power_law:1.2 --json "$tmp/moe_pl.json"
 if [ "$(grep -c '"max_expert_copies"' "$tmp/moe_pl.json")" -eq 5 ]; then ok; else bad "moe power-law json: not the 5 routing draws"; fi
+expect_error "moe kernel flag" "--moe-kernel" "$roofsim" run --model mixtral-8x7b --moe-kernel deepgemm
+expect_ok "moe kernel json" "$roofsim" run --model Qwen/Qwen3-30B-A3B --batch 2 --prompt 64 --gen 2 --stack trtllm-1.x --json "$tmp/moe_run.json"
+if grep -q '"moe_kernel": "trtllm_cutlass"' "$tmp/moe_run.json" && grep -q 'moe.finalize' "$tmp/moe_run.json"; then ok; else bad "moe kernel json: no trtllm_cutlass setup or finalize op"; fi
 
 expect_ok "default run" "$roofsim" run --gen 8 --json "$tmp/run.json" --csv "$tmp/run.csv" --trace "$tmp/trace.json"
 contains "default run is llama-3-8b" "Llama-3-8B"

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "components/tiling.hpp"
+#include "experiment/inference.hpp"
 #include "experiment/single_op.hpp"
+#include "core/presets.hpp"
 #include "workloads/transformer.hpp"
 
 using namespace roofsim;
@@ -217,4 +219,88 @@ TEST_CASE("model runs route MoE tokens uniformly by default, or as the kernel be
     CHECK_FALSE(parse_moe_routing(bad).has_value());
   }
   CHECK(moe_routing_name(*parse_moe_routing("power_law:1.01")) == "power_law:1.01");
+}
+
+TEST_CASE("a run's MoE layer on TensorRT-LLM's kernels is the kernel tables' call, launched by three host calls", "[systemc][moe]") {
+  // Qwen3-30B-A3B: 128 experts of 768, top 8, hidden 2048. Balanced routing, as the tables.
+  const ModelConfig model = load_model("Qwen/Qwen3-30B-A3B");
+  for (std::int64_t tokens : {std::int64_t{4}, std::int64_t{512}}) {  // one expert-map kernel; three
+    INFO(tokens << " tokens");
+    ForwardPass pass = prefill_pass(1, tokens);
+    pass.tp = 2;
+    pass.routing = *parse_moe_routing("balanced");
+    pass.moe_kernel = MoeKernel::trtllm_cutlass;
+    const OpGraph g = build_forward(model, pass, Precision{}, AttentionImpl::fused);
+    MoeCall call;
+    call.tokens = tokens;
+    call.hidden = model.hidden;
+    call.inter = model.expert_width();
+    call.experts = model.experts;
+    call.topk = model.experts_per_token;
+    call.tp = 2;
+    const std::vector<OpSpec> table = moe_layer_ops(call);
+    // The layer's ops after the router, in order, are the call's: the same GEMMs and passes.
+    std::vector<const OpNode*> layer;
+    bool after_router = false;
+    for (OpId v : g.topological_order()) {
+      const OpNode& op = g.op(v);
+      if (op.layer != 0) continue;
+      if (op.op_class == "router") after_router = true;
+      else if (after_router && (op.name.find(".moe.") != std::string::npos || op.name.find(".experts.") != std::string::npos)) layer.push_back(&op);
+    }
+    REQUIRE(layer.size() == table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      INFO(table[i].name << " / " << layer[i]->name);
+      REQUIRE(layer[i]->is_gemm == table[i].is_gemm);
+      if (table[i].is_gemm) {
+        CHECK(layer[i]->gemm.batch == table[i].gemm.batch);
+        CHECK(layer[i]->gemm.m == table[i].gemm.m);
+        CHECK(layer[i]->gemm.n == table[i].gemm.n);
+        CHECK(layer[i]->gemm.k == table[i].gemm.k);
+        CHECK(layer[i]->gemm.grouped);
+      } else {
+        CHECK(layer[i]->vector.elements_in == table[i].vector.elements_in);
+        CHECK(layer[i]->vector.elements_out == table[i].vector.elements_out);
+      }
+      // The top-k is a framework op of its own; the fused MoE op launches the rest.
+      CHECK(layer[i]->continues_host_call == (i > 1));
+    }
+    CHECK(layer.front()->name == "layer0.moe.topk");
+    CHECK(layer.back()->name == "layer0.moe.finalize");
+  }
+  // The generic path has no routing kernels.
+  ForwardPass pass = decode_pass(8, 128, 1);
+  const OpGraph generic = build_forward(model, pass, Precision{}, AttentionImpl::fused);
+  for (OpId v = 0; v < generic.size(); ++v) CHECK(generic.op(v).name.find(".moe.") == std::string::npos);
+}
+
+TEST_CASE("TensorRT-LLM's MoE call in a decode step: its routing kernels cost their starts, and per-op launch pays three host calls", "[systemc][moe]") {
+  Experiment e;
+  e.model = "Qwen/Qwen3-30B-A3B";
+  e.batch = 1;
+  e.prompt = 128;
+  e.generate = 2;
+  const ExperimentResult grouped_graph = run_experiment(e, RunControl{});
+  e.moe_kernel = MoeKernel::trtllm_cutlass;
+  const ExperimentResult cutlass_graph = run_experiment(e, RunControl{});
+  // A decode step of one token: the generic path runs eight experts' MLPs (24 kernels and a
+  // combine per layer), the call 10 kernels; both read the same experts' weights.
+  INFO("grouped " << grouped_graph.tpot_s << " s, cutlass " << cutlass_graph.tpot_s << " s");
+  CHECK(cutlass_graph.tpot_s > 0);
+  // Op by op (a prefill of TensorRT-LLM's PyTorch flow) on a host so slow that it sets the
+  // pace: the router, the top-k and the fused MoE op are three launches per layer, where the
+  // generic grouped path (128 tokens touch more than 32 experts) launches five: two fewer host
+  // intervals in each of the 48 layers.
+  HardwareSpec slow_host = load_hardware("h100_sxm5");
+  slow_host.host_launch_interval_s = 1e-3;
+  e.hardware = slow_host;
+  e.launch = Launch::per_op;
+  e.moe_kernel = MoeKernel::grouped;
+  const ExperimentResult grouped_eager = run_experiment(e, RunControl{});
+  e.moe_kernel = MoeKernel::trtllm_cutlass;
+  const ExperimentResult cutlass_eager = run_experiment(e, RunControl{});
+  const double saved = grouped_eager.ttft_s - cutlass_eager.ttft_s;
+  INFO("eager TTFT grouped " << grouped_eager.ttft_s << " s, cutlass " << cutlass_eager.ttft_s << " s");
+  CHECK(saved > 0.99 * 2 * 48 * 1e-3);
+  CHECK(saved < 1.01 * 2 * 48 * 1e-3);
 }

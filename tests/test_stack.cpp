@@ -39,12 +39,18 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   apply_stack(load_stack("trtllm-0.9"), kept, true, true);  // --attention and --launch given
   CHECK(kept.attention == AttentionImpl::unfused);
   CHECK(kept.launch == Launch::graph);
+  // TensorRT-LLM 1.x runs its CUTLASS MoE call; stacks that do not say keep the generic path.
+  Experiment trtllm;
+  apply_stack(load_stack("trtllm-1.x"), trtllm, false, false);
+  CHECK(trtllm.moe_kernel == MoeKernel::trtllm_cutlass);
+  CHECK(kept.moe_kernel == MoeKernel::grouped);
 }
 
 TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, parameters without a source", "[systemc][stack]") {
   const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
   CHECK_THROWS_WITH(load_stack(write_temp(head + "attentoin = \"fused\"\n", "stack")), Catch::Contains(":4") && Catch::Contains("attentoin"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "attention = \"flash\"\n", "stack")), Catch::Contains("unknown kernel 'flash'"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "moe = \"deepgemm\"\n", "stack")), Catch::Contains(":4") && Catch::Contains("moe"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "[hardware]\n\"matrix.attention_cta_cycles\" = 5\n", "stack")),
                     Catch::Contains("matrix.attention_cta_cycles") && Catch::Contains("[provenance]"));
   Experiment e;

@@ -30,6 +30,10 @@ struct OpNode {
   bool send_to_next = false;
   // Expert parallelism: an all-to-all over the group (dispatch to, or combine from, experts).
   bool all_to_all = false;
+  // Launched by the same host call as the op launched before it on its device (one framework
+  // op whose C++ launches several kernels, TensorRT-LLM's fused MoE): when ops launch one by
+  // one, it costs no host launch interval of its own.
+  bool continues_host_call = false;
   std::uint64_t collective_bytes() const;
   // Elements each incoming tensor must have, in the order the edges are added.
   std::vector<std::int64_t> input_elements;

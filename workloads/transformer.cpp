@@ -429,12 +429,66 @@ class Builder : public AttentionGraph {
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
+    // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
+    // other kernels, which keep the grouped path.
+    const bool cutlass_dtype = p_.weights == p_.activations &&
+                               (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8);
+    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && cutlass_dtype) return trtllm_moe(l, in, router);
     const RoutedExperts routed = route(l, T, T * m_.experts_per_token, 1);
     // The router's decision gates every expert.
     std::vector<Input> outs = experts(l, in, T * h, routed, &router);
     shared_experts(l, in, outs);
     const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
     return vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
+  }
+
+  // The token copies each expert receives (no expert parallelism): the benchmark's routings
+  // as route() draws them, uniform routing spread evenly over the experts it touches in
+  // expectation, the copies exact (the call pads them to its tiles itself).
+  std::vector<std::int64_t> expert_loads(int l, std::int64_t tokens) const {
+    const std::int64_t copies = tokens * m_.experts_per_token;
+    if (pass_.routing.kind != MoeRouting::Kind::uniform) {
+      const MoeRoutingShape shape{tokens, m_.experts, m_.experts_per_token, 1};
+      return routed_loads(pass_.routing, shape, static_cast<std::uint64_t>(l % kPowerLawDraws));
+    }
+    const std::int64_t touched = std::min(m_.experts, experts_touched(m_, tokens));
+    std::vector<std::int64_t> loads(static_cast<std::size_t>(touched), copies / touched);
+    for (std::int64_t e = 0; e < copies % touched; ++e) ++loads[static_cast<std::size_t>(e)];
+    return loads;
+  }
+
+  // TensorRT-LLM's CUTLASS MoE call (workloads/moe_kernels.hpp), the ops the kernel tables
+  // measure, after the router: the routing kernels follow one another, the data (the tokens,
+  // their copies, the experts' outputs) flows from op to op, and the fused MoE op's kernels are
+  // launched by one host call. Its finalize sums each token's copies; the shared experts' MLP,
+  // if any, is added to it.
+  OpId trtllm_moe(int l, OpId in, OpId router) {
+    const std::int64_t h = m_.hidden, T = rows_;
+    const std::vector<std::int64_t> loads = expert_loads(l, T);
+    const MoeLayerShape shape{T, h, m_.expert_width(), m_.experts, m_.experts_per_token, tp_, 1, m_.gated_mlp, p_.weights, 0};
+    OpId previous = router, data = in;
+    for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
+      OpNode op;
+      op.name = "layer" + std::to_string(l) + "." + k.key;
+      op.op_class = k.op_class;
+      op.layer = l;
+      op.is_gemm = k.is_gemm;
+      op.gemm = k.gemm;
+      op.vector = k.vector;
+      op.continues_host_call = !k.new_host_call;
+      std::vector<Input> inputs;
+      if (k.feed == MoeFeed::router_logits) inputs.push_back({router, k.feed_elements});
+      if (k.feed == MoeFeed::hidden) inputs.push_back({in, k.feed_elements});
+      if (k.feed == MoeFeed::previous) inputs.push_back({data, k.feed_elements});
+      const OpId id = add(std::move(op), inputs);
+      if (inputs.empty() || inputs.front().from != previous) g_.connect_control(previous, id);
+      if (k.feed != MoeFeed::none && k.feed != MoeFeed::router_logits) data = id;
+      previous = id;
+    }
+    std::vector<Input> outs{{data, T * h}};
+    shared_experts(l, in, outs);
+    if (outs.size() == 1) return data;
+    return vector_op("combine", "moe_combine", l, 2 * T * h, T * h, 1, outs);
   }
 
   // Expert parallel MoE: route this chip's tokens, send each token's k copies to the chips

@@ -7,6 +7,7 @@
 #include "workloads/attention_kernel.hpp"
 #include "workloads/graph.hpp"
 #include "workloads/model.hpp"
+#include "workloads/moe_kernels.hpp"
 #include "workloads/moe_routing.hpp"
 
 namespace roofsim {
@@ -54,6 +55,8 @@ struct ForwardPass {
   std::vector<SequenceGroup> groups{};
   // How the MoE layers route their tokens (workloads/moe_routing.hpp); uniform by default.
   MoeRouting routing{};
+  // Which kernels run the MoE layers' experts (workloads/moe_kernels.hpp).
+  MoeKernel moe_kernel = MoeKernel::grouped;
   // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
   // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };

@@ -1,53 +1,173 @@
 #include "serving/serving_cases.hpp"
 
+#include <cmath>
 #include <map>
+#include <optional>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/presets.hpp"
 #include "experiment/stack.hpp"
 
 namespace roofsim {
 
 namespace {
 
-// The rows' systems and models as roofsim presets. Llama-3.1-8B has Llama-3-8B's layers (its
-// longer context does not matter at these lengths).
-const std::map<std::string, std::string> kSystems = {{"h100_sxm", "h100_sxm5"}};
+// aiconfigurator's systems as roofsim hardware presets.
+const std::map<std::string, std::string> kSystems = {{"h100_sxm", "h100_sxm5"}, {"h200_sxm", "h200_sxm"}, {"b200_sxm", "b200"},
+                                                     {"gb200_sxm", "gb200_nvl72"}, {"a100_sxm", "a100_sxm4_80gb"}};
+// Models whose rows run on a preset of their own name: Llama-3.1-8B has Llama-3-8B's layers (its
+// longer context does not matter at these lengths; the calibration rows ran on it). Any other
+// model_path is looked up in roofsim's model catalog (`roofsim models list`), as given and then
+// without an instruction-tuning suffix.
 const std::map<std::string, std::string> kModels = {{"meta-llama/Llama-3.1-8B-Instruct", "llama-3-8b"},
                                                     {"meta-llama/Llama-3.1-8B", "llama-3-8b"}};
 
-std::string mapped(const std::map<std::string, std::string>& table, const std::string& path, const CsvRow& row,
-                   const std::string& column) {
-  const std::string& value = csv_text(path, row, column);
-  auto found = table.find(value);
-  if (found == table.end()) {
-    throw InputError(path + ":" + row.at("#line") + ": " + column + ": '" + value + "' has no roofsim preset");
+std::string cell(const CsvRow& row, const std::string& column) {
+  auto found = row.find(column);
+  return found == row.end() ? std::string() : found->second;
+}
+
+// A count that may be absent or empty (then `fallback`) and may be written as a float ("8.0",
+// as pandas writes an integer column that has gaps).
+std::int64_t count(const std::string& path, const CsvRow& row, const std::string& column, std::int64_t fallback) {
+  const std::string text = cell(row, column);
+  if (text.empty()) return fallback;
+  const std::optional<double> v = parse_number(text);
+  if (!v || *v < 1 || *v > 1e6 || *v != std::floor(*v)) {
+    throw InputError(path + ":" + row.at("#line") + ": " + column + ": expected a positive whole number, got '" + text + "'");
   }
-  return found->second;
+  return static_cast<std::int64_t>(*v);
+}
+
+// A quantization mode as roofsim's weight and activation type; nullopt: not modelled in serving.
+std::optional<DType> quant_dtype(const std::string& mode, std::string& note) {
+  if (mode.empty() || mode == "float16" || mode == "bfloat16" || mode == "fp16" || mode == "bf16") return DType::bf16;
+  if (mode == "fp8" || mode == "fp8_ootb" || mode == "fp8_static") return DType::fp8;
+  if (mode == "fp8_block") {
+    note = "fp8_block run as per-tensor fp8 (serving passes have no block scales)";
+    return DType::fp8;
+  }
+  if (mode == "nvfp4") return DType::nvfp4;
+  return std::nullopt;
+}
+
+std::string resolve_model(const std::string& model_path, std::map<std::string, std::string>& cache) {
+  auto known = kModels.find(model_path);
+  if (known != kModels.end()) return known->second;
+  auto cached = cache.find(model_path);
+  if (cached != cache.end()) return cached->second;
+  std::string found;
+  std::vector<std::string> names{model_path};
+  for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base"}) {
+    const std::string sfx = suffix;
+    if (model_path.size() > sfx.size() && model_path.compare(model_path.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      names.push_back(model_path.substr(0, model_path.size() - sfx.size()));
+    }
+  }
+  for (const std::string& name : names) {
+    try {
+      load_model(name);
+      found = name;
+      break;
+    } catch (const InputError&) {
+    }
+  }
+  cache[model_path] = found;
+  return found;
+}
+
+// Roofsim's expert parallelism pairs each EP rank with a data-parallel attention rank of `tp`
+// chips whose experts are TP-split the same way; a row's layout either is that or is not modelled.
+std::string parallel_layout(const ServingCase& c, std::int64_t attention_dp, std::int64_t moe_tp, std::int64_t moe_ep, bool moe,
+                            std::int64_t& ep) {
+  ep = 1;
+  const std::string layout = "attention TP " + std::to_string(c.tp) + " x DP " + std::to_string(attention_dp) + ", MoE TP " +
+                             std::to_string(moe_tp) + " x EP " + std::to_string(moe_ep);
+  if (!moe) {
+    if (attention_dp != 1) return "data-parallel attention of a dense model (" + layout + ") is not modelled";
+    return "";
+  }
+  if (attention_dp == 1 && moe_ep == 1 && moe_tp == c.tp) return "";
+  if (attention_dp == moe_ep && moe_tp == c.tp) {
+    ep = moe_ep;
+    return "";
+  }
+  return "roofsim's expert parallelism pairs each EP rank with its own attention rank of the same TP (" + layout + ")";
 }
 
 }  // namespace
 
 std::vector<ServingCase> load_serving_cases(const std::string& path) {
   std::vector<ServingCase> cases;
+  std::map<std::string, std::string> model_cache;
+  std::map<std::string, HardwareSpec> hardware;
   for (const CsvRow& row : read_csv(path)) {
     ServingCase c;
     c.id = csv_text(path, row, "id");
     c.line = std::stol(row.at("#line"));
-    if (csv_text(path, row, "mode") != "agg") {
-      throw InputError(path + ":" + row.at("#line") + ": mode: only aggregated serving ('agg') is simulated so far");
-    }
-    if (csv_positive_integer(path, row, "pp_size") != 1) {
-      throw InputError(path + ":" + row.at("#line") + ": pp_size: serving runs without pipeline parallelism so far");
-    }
-    c.hw = mapped(kSystems, path, row, "system");
-    c.model = mapped(kModels, path, row, "model_path");
+    c.system = csv_text(path, row, "system");
+    c.model_path = csv_text(path, row, "model_path");
     c.isl = csv_positive_integer(path, row, "isl");
     c.osl = csv_positive_integer(path, row, "osl");
-    c.tp = csv_positive_integer(path, row, "tp_size");
-    c.concurrency = csv_positive_integer(path, row, "silicon_concurrency");
+    c.concurrency = count(path, row, "silicon_concurrency", 0);
+    if (c.concurrency == 0) c.concurrency = csv_positive_integer(path, row, "silicon_concurrency");  // names the missing column
     c.ttft_s = csv_positive_number(path, row, "silicon_ttft_ms") * 1e-3;
     c.tpot_s = csv_positive_number(path, row, "silicon_tpot_ms") * 1e-3;
+    const std::string mode = csv_text(path, row, "mode");
+    std::vector<std::string> why;
+    // The parallel layout and batch limit of one instance (the decode one, disaggregated).
+    const std::string p = mode == "disagg" ? "decode_" : "";
+    c.tp = count(path, row, p + "tp_size", 1);
+    c.pp = count(path, row, p + "pp_size", 1);
+    c.batch = count(path, row, p + "batch_size", c.concurrency);
+    const std::int64_t attention_dp = count(path, row, p + "attention_dp_size", 1);
+    const std::int64_t moe_tp = count(path, row, p + "moe_tp_size", c.tp), moe_ep = count(path, row, p + "moe_ep_size", 1);
+    if (mode == "disagg") {
+      c.disaggregated = true;
+      c.prefill_instances = count(path, row, "prefill_num_workers", 1);
+      c.decode_instances = count(path, row, "decode_num_workers", 1);
+      c.prefill_tp = count(path, row, "prefill_tp_size", 1);
+      c.decode_tp = c.tp;
+      c.prefill_batch = count(path, row, "prefill_batch_size", 1);
+      c.note = "disaggregated: without the API server (modelled in front of one instance only)";
+      if (c.pp > 1 || count(path, row, "prefill_pp_size", 1) > 1) why.push_back("pipeline-parallel disaggregated instances are not modelled");
+      if (attention_dp > 1 || moe_ep > 1 || count(path, row, "prefill_attention_dp_size", 1) > 1 || count(path, row, "prefill_moe_ep_size", 1) > 1) {
+        why.push_back("expert parallelism in disaggregated instances is not modelled");
+      }
+    } else if (mode != "agg") {
+      why.push_back("mode '" + mode + "' (expected agg or disagg)");
+    }
+    auto system = kSystems.find(c.system);
+    if (system == kSystems.end()) {
+      why.push_back("system '" + c.system + "' has no hardware preset");
+    } else {
+      c.hw = system->second;
+    }
+    c.model = resolve_model(c.model_path, model_cache);
+    if (c.model.empty()) why.push_back("model '" + c.model_path + "' is not in roofsim's catalog");
+    std::string note;
+    const std::optional<DType> gemm = quant_dtype(cell(row, "gemm_quant_mode"), note);
+    const std::optional<DType> moe = quant_dtype(cell(row, "moe_quant_mode").empty() ? cell(row, "gemm_quant_mode") : cell(row, "moe_quant_mode"), note);
+    if (!gemm || !moe) {
+      why.push_back("quantization '" + cell(row, "gemm_quant_mode") + "' / '" + cell(row, "moe_quant_mode") + "' is not modelled in serving");
+    } else if (*gemm != *moe) {
+      why.push_back("dense layers in " + std::string(dtype_name(*gemm)) + " and experts in " + std::string(dtype_name(*moe)) +
+                    ": roofsim runs one weight format");
+    } else {
+      c.dtype = *gemm;
+      if (!note.empty()) c.note += (c.note.empty() ? "" : "; ") + note;
+    }
+    if (!c.hw.empty() && why.empty()) {
+      if (!hardware.count(c.hw)) hardware.emplace(c.hw, load_hardware(c.hw));
+      if (!hardware.at(c.hw).matrix_supports(c.dtype)) why.push_back(c.hw + " does not compute in " + std::string(dtype_name(c.dtype)));
+    }
+    if (!c.model.empty() && why.empty()) {
+      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, load_model(c.model).experts > 1, c.ep);
+      if (!layout.empty()) why.push_back(layout);
+    }
+    for (const std::string& w : why) c.not_simulated += (c.not_simulated.empty() ? "" : "; ") + w;
     cases.push_back(c);
   }
   if (cases.empty()) throw InputError(path + ": no cases");
@@ -56,10 +176,21 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s) {
   ServingSetup setup;
+  if (!c.not_simulated.empty()) throw InputError(c.id + ": not simulated: " + c.not_simulated);
   setup.machine.hw = c.hw;
   setup.machine.model = c.model;
   setup.machine.tp = c.tp;
+  setup.machine.pp = c.pp;
+  setup.machine.ep = c.ep;
+  setup.machine.precision.weights = setup.machine.precision.activations = c.dtype;
   if (!s.stack.empty()) apply_stack(load_stack(s.stack), setup.machine, false, false);
+  if (c.disaggregated) {
+    setup.disaggregation.enabled = true;
+    setup.disaggregation.prefill_instances = c.prefill_instances;
+    setup.disaggregation.decode_instances = c.decode_instances;
+    setup.disaggregation.prefill_tp = c.prefill_tp;
+    setup.disaggregation.decode_tp = c.decode_tp;
+  }
   setup.workload.arrivals.kind = Arrivals::Kind::closed_loop;
   setup.workload.arrivals.concurrency = c.concurrency;
   setup.workload.requests = s.requests_per_client * c.concurrency;
@@ -69,13 +200,20 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // no chunked prefill, KV blocks of 32 tokens reserved at admission (GUARANTEED_NO_EVICT),
   // max_batch_size = the row's batch_size (its concurrency), max_num_tokens = batch_size +
   // prompt + 1500 (generator/backends/trtllm.py of aiconfigurator, the 1.0.0rc3 era).
-  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.concurrency + s.batch_offset);
-  setup.scheduler.max_tokens = s.max_tokens > 0 ? s.max_tokens : c.concurrency + c.isl + 1500;
+  // Disaggregated, the same limits with the decode instances' batch_size; the token budget,
+  // which only prefill instances meet, holds their prefill_batch_size prompts (assumed: no
+  // disaggregated row is in the calibration half).
+  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch + s.batch_offset);
+  setup.scheduler.max_tokens = s.max_tokens > 0          ? s.max_tokens
+                               : c.disaggregated ? c.prefill_batch * c.isl + 1500
+                                                 : c.batch + c.isl + 1500;
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
   setup.sequence_overhead_s = s.sequence_overhead_s;
-  setup.frontend = s.frontend;
+  // The API server is modelled in front of one instance only: disaggregated rows run without
+  // it (their note says so).
+  setup.frontend = c.disaggregated ? FrontendConfig{} : s.frontend;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
     // One request's duration, estimated before the run from a decode step of the full batch.
@@ -90,6 +228,7 @@ std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>&
                                                  const RunControl& control) {
   std::vector<ServingCaseResult> out;
   for (const ServingCase& c : cases) {
+    if (!c.not_simulated.empty()) continue;
     if (control.stop_requested()) throw Cancelled();
     const ServingResult r = run_serving(serving_case_setup(c, s));
     ServingCaseResult res;

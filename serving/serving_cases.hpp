@@ -13,14 +13,28 @@ namespace roofsim {
 struct ServingCase {
   std::string id;
   long line = 0;
-  std::string hw, model;  // roofsim presets the row's system and model map to
-  std::int64_t isl = 0, osl = 0, tp = 1, concurrency = 1;
+  std::string system, model_path;  // as the row names them
+  std::string hw, model;           // the roofsim presets they map to
+  std::int64_t isl = 0, osl = 0, concurrency = 1;
+  std::int64_t batch = 1;  // the server's max_batch_size (batch_size; decode_batch_size disaggregated)
+  // Parallelism of one instance: TP x PP, and EP ranks each with its own attention (data
+  // parallel) and a share of the experts.
+  std::int64_t tp = 1, pp = 1, ep = 1;
+  DType dtype = DType::bf16;  // weights and activations
+  bool disaggregated = false;
+  std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 1, decode_tp = 1, prefill_batch = 1;
+  std::string note;           // how the row was mapped where roofsim approximates it
+  std::string not_simulated;  // why roofsim cannot set the row up ("": it can)
   double ttft_s = 0, tpot_s = 0;  // measured means
 };
 
-// Reads the CSV (columns id, model_path, system, mode, isl, osl, tp_size, pp_size,
-// silicon_concurrency, silicon_ttft_ms, silicon_tpot_ms). Rows roofsim cannot set up (another
-// mode or system) are refused with their file:line.
+// Reads the CSV in the format of aiconfigurator's silicon samples (columns id, model_path,
+// system, mode, isl, osl, batch_size, tp_size, pp_size, silicon_concurrency, silicon_ttft_ms,
+// silicon_tpot_ms; optional gemm_quant_mode, moe_quant_mode, attention_dp_size, moe_tp_size,
+// moe_ep_size and, for mode disagg, prefill_/decode_ num_workers, tp_size, pp_size,
+// batch_size). A malformed row (a missing column, a number that is none) is refused with its
+// file:line; a row roofsim cannot set up (a system or model without a preset, a quantization
+// or parallel layout it does not model) is kept with the reason in `not_simulated`.
 std::vector<ServingCase> load_serving_cases(const std::string& path);
 
 // How a case is run: the engine's defaults as the measurements' software had them.

@@ -4,8 +4,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "core/format.hpp"
 #include "serving/serving_cases.hpp"
 #include "sim/cli_options.hpp"
@@ -39,25 +41,61 @@ void run(Options o) {
   if (o.frontend_prompt_token_us) s.frontend.prompt_token_s = *o.frontend_prompt_token_us * 1e-6;
   if (o.frontend_response_us) s.frontend.response_s = *o.frontend_response_us * 1e-6;
   o.settings.sample_layers = !o.all_layers;
-  std::vector<ServingCase> all = load_serving_cases(o.file), cases;
-  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) cases.push_back(all[i]);
+  std::vector<ServingCase> all = load_serving_cases(o.file), cases, skipped;
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) {
+    (all[i].not_simulated.empty() ? cases : skipped).push_back(all[i]);
+  }
+  // Rows roofsim cannot set up are listed, not simulated; a file with none it can is refused.
+  std::map<std::string, int> reasons;
+  for (const ServingCase& c : skipped) ++reasons[c.not_simulated];
+  auto reason_lines = [&] {
+    std::ostringstream r;
+    for (const auto& [why, n] : reasons) r << "  " << n << (n == 1 ? " row: " : " rows: ") << why << "\n";
+    return r.str();
+  };
+  if (cases.empty()) throw InputError(o.file + ": no row roofsim can set up:\n" + reason_lines());
+  std::set<std::string> models, systems;
+  for (const ServingCase& c : cases) {
+    models.insert(c.model_path);
+    systems.insert(c.system);
+  }
+  const bool many_models = models.size() > 1, many_systems = systems.size() > 1;
   // A progress line once a second, in place on a terminal (one line each in a log).
   ProgressLine line("cases serving", "cases");
   const std::vector<ServingCaseResult> results = run_serving_cases(cases, o.settings, line.control());
   line.finish();
   std::ostream& os = human_out(o.json);
-  TextTable t({"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error"});
+  std::vector<std::string> header;
+  if (many_models) header.push_back("model");
+  if (many_systems) header.push_back("system");
+  for (const char* h : {"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error"}) header.push_back(h);
+  TextTable t(header);
+  std::map<std::string, std::pair<double, double>> by_group;
+  std::map<std::string, int> group_count;
   double ttft_ape = 0, tpot_ape = 0;
   std::map<std::int64_t, std::pair<double, double>> by_conc;
   std::map<std::int64_t, int> count;
   std::ostringstream csv;
-  csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error\n";
+  csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error,model,system,note\n";
   nlohmann::json rows = nlohmann::json::array();
   for (const ServingCaseResult& r : results) {
     const ServingCase& c = r.c;
-    t.add_row({std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
-               format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
-               format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error())});
+    std::vector<std::string> cells;
+    if (many_models) cells.push_back(c.model_path);
+    if (many_systems) cells.push_back(c.system);
+    for (const std::string& v : {std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
+                                 format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
+                                 format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error())}) {
+      cells.push_back(v);
+    }
+    t.add_row(cells);
+    if (many_models || many_systems) {
+      const std::string group = (many_models ? c.model_path : std::string()) + (many_models && many_systems ? " on " : "") +
+                                (many_systems ? c.system : std::string());
+      by_group[group].first += std::abs(r.ttft_error());
+      by_group[group].second += std::abs(r.tpot_error());
+      ++group_count[group];
+    }
     ttft_ape += std::abs(r.ttft_error());
     tpot_ape += std::abs(r.tpot_error());
     by_conc[c.concurrency].first += std::abs(r.ttft_error());
@@ -65,9 +103,10 @@ void run(Options o) {
     ++count[c.concurrency];
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ','
         << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ',' << r.tpot_error()
-        << '\n';
+        << ',' << c.model_path << ',' << c.system << ',' << c.note << '\n';
     rows.push_back({{"id", c.id}, {"isl", c.isl}, {"osl", c.osl}, {"tp", c.tp}, {"concurrency", c.concurrency},
-                    {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}});
+                    {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s},
+                    {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
   }
   const double n = static_cast<double>(results.size());
   os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated"
@@ -85,9 +124,28 @@ void run(Options o) {
        << format_fixed(100.0 * e.second / count[conc], 1) << "%";
   }
   os << "\n";
+  if (!by_group.empty()) {
+    os << "by " << (many_models ? (many_systems ? "model and system" : "model") : "system") << ":\n";
+    for (const auto& [group, e] : by_group) {
+      os << "  " << group << " (" << group_count[group] << "): TTFT " << format_fixed(100.0 * e.first / group_count[group], 1)
+         << "% TPOT " << format_fixed(100.0 * e.second / group_count[group], 1) << "%\n";
+    }
+  }
+  std::map<std::string, int> notes;
+  for (const ServingCaseResult& r : results) {
+    if (!r.c.note.empty()) ++notes[r.c.note];
+  }
+  for (const auto& [note, n] : notes) os << "approximated in " << n << (n == 1 ? " row: " : " rows: ") << note << "\n";
+  if (!skipped.empty()) os << "not simulated (" << skipped.size() << " of " << skipped.size() + cases.size() << " rows):\n" << reason_lines();
+  for (const ServingCase& c : skipped) {
+    csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ",,," << c.tpot_s * 1e3
+        << ",,," << c.model_path << ',' << c.system << ",\"not simulated: " << c.not_simulated << "\"\n";
+  }
+  nlohmann::json not_simulated = nlohmann::json::array();
+  for (const ServingCase& c : skipped) not_simulated.push_back({{"id", c.id}, {"line", c.line}, {"reason", c.not_simulated}});
   if (!o.csv.empty()) write_text(o.csv, csv.str());
   if (!o.json.empty()) {
-    write_json(o.json, {{"cases", rows}, {"ttft_mape", ttft_ape / n}, {"tpot_mape", tpot_ape / n}});
+    write_json(o.json, {{"cases", rows}, {"ttft_mape", ttft_ape / n}, {"tpot_mape", tpot_ape / n}, {"not_simulated", not_simulated}});
   }
 }
 
@@ -97,8 +155,10 @@ void add_serving_cases_command(CLI::App& app) {
   CLI::App* cases = app.get_subcommand("cases");
   auto o = std::make_shared<Options>();
   CLI::App* cmd = cases->add_subcommand(
-      "serving", "Simulate the measured serving runs (TensorRT-LLM on H100: Llama-3.1-8B, concurrency 8-128, TP 1-8) "
-                 "with `serve` and show each row's TTFT and TPOT errors");
+      "serving", "Simulate measured serving runs (aiconfigurator's silicon-sample format; default: TensorRT-LLM on H100, "
+                 "Llama-3.1-8B, concurrency 8-128, TP 1-8) with `serve` and show each row's TTFT and TPOT errors; rows "
+                 "roofsim cannot set up (a system or model without a preset, a layout it does not model) are listed "
+                 "with the reason");
   cmd->add_option("FILE", o->file, "Cases CSV (default validation/serving/h100_llama31_8b_trtllm.csv)")->check(CLI::ExistingFile);
   cmd->add_option("--stack", o->settings.stack, "The software stack the rows ran (configs/stacks or a .toml; default trtllm-1.x, "
                                                 "TensorRT-LLM 1.0's PyTorch flow; '' for none)");

@@ -485,3 +485,65 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 15% a
   CHECK(tpot_mape <= 0.15);
   CHECK(ttft_mape <= 0.20);
 }
+
+TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {
+  const std::string head =
+      "id,model_path,system,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,"
+      "moe_tp_size,moe_ep_size,prefill_num_workers,prefill_tp_size,prefill_batch_size,decode_num_workers,decode_tp_size,"
+      "decode_batch_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n";
+  const std::string path = write_temp(head +
+                                          "moe_h200,Qwen/Qwen3-30B-A3B,h200_sxm,agg,1024,128,fp8,,16.0,2,1,,,,,,,,,,100,10,16\n"
+                                          "moe_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,16,1,1,4,1,4,,,,,,,100,10,16\n"
+                                          "block,meta-llama/Llama-3.1-70B-Instruct,b200_sxm,agg,1024,128,fp8_block,,8,4,1,,,,,,,,,,100,10,8\n"
+                                          "disagg,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,disagg,1024,128,,,,,,,,,2,1,4,1,2,32,100,10,16\n"
+                                          "model,acme/Foo-7B,h100_sxm,agg,1024,128,,,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "system,meta-llama/Llama-3.1-8B-Instruct,l40s,agg,1024,128,,,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "fp4,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,nvfp4,,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "mixed,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,fp8,float16,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "tp_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,4,1,1,1,4,,,,,,,100,10,8\n",
+                                      "cases");
+  const std::vector<ServingCase> cases = load_serving_cases(path);
+  REQUIRE(cases.size() == 9);
+  auto by_id = [&](const std::string& id) -> const ServingCase& {
+    for (const ServingCase& c : cases) {
+      if (c.id == id) return c;
+    }
+    FAIL("no case " << id);
+    return cases.front();
+  };
+  const ServingCase& h200 = by_id("moe_h200");
+  CHECK(h200.not_simulated.empty());
+  CHECK(h200.hw == "h200_sxm");
+  CHECK(h200.model == "Qwen/Qwen3-30B-A3B");
+  CHECK(h200.dtype == DType::fp8);
+  CHECK(h200.batch == 16);  // written as a float
+  const ServingCase& ep = by_id("moe_ep");
+  CHECK(ep.not_simulated.empty());
+  CHECK(ep.tp == 1);
+  CHECK(ep.ep == 4);
+  const ServingCase& block = by_id("block");
+  CHECK(block.not_simulated.empty());
+  CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers
+  CHECK(block.hw == "b200");
+  CHECK(block.note.find("per-tensor fp8") != std::string::npos);
+  const ServingCase& disagg = by_id("disagg");
+  CHECK(disagg.not_simulated.empty());
+  CHECK(disagg.disaggregated);
+  CHECK(disagg.prefill_instances == 2);
+  CHECK(disagg.prefill_batch == 4);
+  CHECK(disagg.decode_tp == 2);
+  CHECK(disagg.batch == 32);
+  const ServingSetup setup = serving_case_setup(disagg, ServingCaseSettings{});
+  CHECK(setup.disaggregation.enabled);
+  CHECK(setup.disaggregation.prefill_instances == 2);
+  CHECK_FALSE(setup.frontend.enabled());
+  CHECK(by_id("model").not_simulated.find("not in roofsim's catalog") != std::string::npos);
+  CHECK(by_id("system").not_simulated.find("'l40s' has no hardware preset") != std::string::npos);
+  CHECK(by_id("fp4").not_simulated.find("does not compute in nvfp4") != std::string::npos);
+  CHECK(by_id("mixed").not_simulated.find("one weight format") != std::string::npos);
+  CHECK(by_id("tp_ep").not_simulated.find("expert parallelism") != std::string::npos);
+  CHECK_THROWS_WITH(serving_case_setup(by_id("model"), ServingCaseSettings{}), Catch::Contains("not simulated"));
+  // A malformed row is refused with its line and column.
+  CHECK_THROWS_WITH(load_serving_cases(write_temp(head + "x,meta-llama/Llama-3.1-8B,h100_sxm,agg,1024,128,,,8,two,1,,,,,,,,,,100,10,8\n", "cases")),
+                    Catch::Contains(":2: tp_size"));
+}

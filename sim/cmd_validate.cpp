@@ -31,9 +31,24 @@ struct ValidateOptions {
   bool quick = false;
   std::string cases, report = "validation-report.md", json;
   std::string kernels, hw = "h100_sxm5", limits, rows_csv;
+  std::string hw_note;  // how the hardware was chosen when --hw was not given
 };
 
 std::string pct(double x) { return format_fixed(100 * x, 1) + "%"; }
+
+// The GPU a folder of kernel tables was measured on, from its name as the tables are kept
+// (validation/kernels/h100; aiconfigurator's systems: h100_sxm, h200_sxm, b200_sxm, ...), as a
+// hardware preset; "" when the name says none.
+std::string hardware_of_kernel_dir(const std::string& dir) {
+  std::string name = std::filesystem::path(dir).lexically_normal().filename().string();
+  if (name.empty()) name = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
+  for (const auto& [prefix, preset] : {std::pair{"h100", "h100_sxm5"}, {"h200", "h200_sxm"}, {"b200", "b200"},
+                                       {"gb200", "gb200_nvl72"}, {"a100", "a100_sxm4_80gb"}}) {
+    const std::string p = prefix;
+    if (name == p || name.rfind(p + "_", 0) == 0) return preset;
+  }
+  return "";
+}
 
 std::string markdown_report(const ValidationSuiteResult& r, const std::filesystem::path& report) {
   std::ostringstream md;
@@ -135,6 +150,7 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
   std::filesystem::create_directories(chart_dir, ec);
   if (ec) throw InputError(report_path + ": cannot create folder " + chart_dir.string() + " (" + ec.message() + ")");
   const HardwareSpec hw = load_hardware(o.hw);
+  if (!o.hw_note.empty()) std::cerr << "roofsim: validate --kernels: " << o.hw_note << "\n";
   ProgressLine line("validate --kernels", "rows");
   const KernelValidationResult r = validate_kernel_tables(o.kernels, hw, line.control());
   line.finish();
@@ -198,8 +214,8 @@ void add_validate_command(CLI::App& app) {
       cmd->add_option("--kernels", o->kernels, "Instead of the suite: simulate every row of measured kernel tables in DIR "
                                                "(the format of validation/kernels/h100: gemm.csv, nccl.csv, ...) and report "
                                                "MAPE, median signed error and worst rows per family and size");
-  cmd->add_option("--hw", o->hw, "Hardware the --kernels rows are simulated on (a preset name or a .toml)")
-      ->capture_default_str()
+  cmd->add_option("--hw", o->hw, "Hardware the --kernels rows are simulated on (a preset name or a .toml; default: the "
+                                 "GPU DIR is named after - h100, h200, b200, gb200, a100, alone or as h200_sxm - else h100_sxm5)")
       ->needs(kernels);
   cmd->add_option("--limits", o->limits, "With --kernels: a CSV of family,max_mape_percent; exit 1 when a family exceeds "
                                          "its limit or is no longer simulated")
@@ -211,6 +227,12 @@ void add_validate_command(CLI::App& app) {
   add_json_option(cmd, o->json);
   cmd->callback([o, cmd] {
     if (!o->kernels.empty()) {
+      if (cmd->count("--hw") == 0) {
+        const std::string named = hardware_of_kernel_dir(o->kernels);
+        if (!named.empty()) o->hw = named;
+        o->hw_note = named.empty() ? "hardware h100_sxm5 (the default: " + o->kernels + " names no GPU; give --hw for its own)"
+                                   : "hardware " + named + " (named by " + o->kernels + "; --hw sets another)";
+      }
       run_kernel_validation(*o, cmd->count("--report") > 0);
       return;
     }

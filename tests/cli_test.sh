@@ -264,6 +264,10 @@ expect_error "validate --kernels bad row" "gemm.csv:3: n: expected an integer, g
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\n' >"$tmp/kern/gemm.csv"
 expect_ok "validate --kernels" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md" --json "$tmp/v/k.json"
 contains "validate --kernels table" "gemm bf16"
+contains "validate --kernels default hardware" "simulated on h100_sxm5"
+mkdir -p "$tmp/h200_sxm" && cp "$tmp/kern/gemm.csv" "$tmp/h200_sxm/"
+expect_ok "validate --kernels named folder" "$roofsim" validate --kernels "$tmp/h200_sxm" --report "$tmp/v/k3.md"
+contains "validate --kernels hardware from the folder's name" "simulated on h200_sxm"
 # A row measured at ten times the simulated ~3 us is counted apart (an outlier population no
 # kernel mechanism explains: docs/calibration.md, the MoE rows that ran untuned).
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.03\n' >"$tmp/kern/gemm.csv"

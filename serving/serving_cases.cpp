@@ -117,6 +117,10 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
     c.tpot_s = csv_positive_number(path, row, "silicon_tpot_ms") * 1e-3;
     const std::string mode = csv_text(path, row, "mode");
     std::vector<std::string> why;
+    if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
+    if (c.backend != "trtllm" && c.backend != "vllm" && c.backend != "sglang") {
+      why.push_back("backend '" + c.backend + "' (expected trtllm, vllm or sglang)");
+    }
     // The parallel layout and batch limit of one instance (the decode one, disaggregated).
     const std::string p = mode == "disagg" ? "decode_" : "";
     c.tp = count(path, row, p + "tp_size", 1);
@@ -174,6 +178,11 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
   return cases;
 }
 
+std::string serving_case_stack(const ServingCase& c, const ServingCaseSettings& s) {
+  if (s.stack) return *s.stack;
+  return c.backend == "trtllm" ? "trtllm-1.x" : c.backend;
+}
+
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s) {
   ServingSetup setup;
   if (!c.not_simulated.empty()) throw InputError(c.id + ": not simulated: " + c.not_simulated);
@@ -183,7 +192,8 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.pp = c.pp;
   setup.machine.ep = c.ep;
   setup.machine.precision.weights = setup.machine.precision.activations = c.dtype;
-  if (!s.stack.empty()) apply_stack(load_stack(s.stack), setup.machine, false, false);
+  const std::string stack = serving_case_stack(c, s);
+  if (!stack.empty()) apply_stack(load_stack(stack), setup.machine, false, false);
   if (c.disaggregated) {
     setup.disaggregation.enabled = true;
     setup.disaggregation.prefill_instances = c.prefill_instances;
@@ -207,6 +217,14 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.scheduler.max_tokens = s.max_tokens > 0          ? s.max_tokens
                                : c.disaggregated ? c.prefill_batch * c.isl + 1500
                                                  : c.batch + c.isl + 1500;
+  if (c.backend != "trtllm") {
+    // vLLM V1 and SGLang split prompts into chunks of their token budget, mixed with the
+    // decodes: 8192 tokens on large GPUs (vLLM's EngineArgs.get_batch_defaults for its OpenAI
+    // server: 70 GiB or more and not an A100, else 2048; SGLang's chunked_prefill_size).
+    // Assumed: no vLLM or SGLang row is in the calibration half.
+    setup.scheduler.chunked_prefill = true;
+    if (s.max_tokens <= 0) setup.scheduler.max_tokens = c.backend == "vllm" && c.hw == "a100_sxm4_80gb" ? 2048 : 8192;
+  }
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;

@@ -2,6 +2,7 @@
 // Measured serving runs (validation/serving CSV: TensorRT-LLM on H100, closed-loop clients at a
 // concurrency) and roofsim's serving simulation of each, row by row.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct ServingCase {
   std::string id;
   long line = 0;
   std::string system, model_path;  // as the row names them
+  std::string backend = "trtllm";   // the serving framework (column backend)
   std::string hw, model;           // the roofsim presets they map to
   std::int64_t isl = 0, osl = 0, concurrency = 1;
   std::int64_t batch = 1;  // the server's max_batch_size (batch_size; decode_batch_size disaggregated)
@@ -40,8 +42,9 @@ std::vector<ServingCase> load_serving_cases(const std::string& path);
 // How a case is run: the engine's defaults as the measurements' software had them.
 struct ServingCaseSettings {
   std::int64_t requests_per_client = 10;  // requests in all = this x concurrency
-  // The software stack the rows ran (configs/stacks; "" none): TensorRT-LLM 1.0's PyTorch flow.
-  std::string stack = "trtllm-1.x";
+  // The software stack every row runs (configs/stacks; "" none). Unset: each row's backend's
+  // (trtllm: trtllm-1.x, TensorRT-LLM 1.0's PyTorch flow; vllm; sglang).
+  std::optional<std::string> stack;
   int buckets_per_octave = 32;
   bool sample_layers = true;
   double iteration_overhead_s = 0;
@@ -69,6 +72,8 @@ struct ServingCaseSettings {
 };
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s);
+// The stack a row runs: the settings' if given, else its backend's.
+std::string serving_case_stack(const ServingCase& c, const ServingCaseSettings& s);
 
 struct ServingCaseResult {
   ServingCase c;

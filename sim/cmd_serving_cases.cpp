@@ -109,11 +109,22 @@ void run(Options o) {
                     {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
   }
   const double n = static_cast<double>(results.size());
+  std::set<std::string> stacks;
+  bool chunked = false;
+  for (const ServingCase& c : cases) {
+    stacks.insert(serving_case_stack(c, o.settings));
+    chunked = chunked || c.backend != "trtllm";
+  }
+  std::string stacks_used;
+  for (const std::string& st : stacks) {
+    if (!st.empty()) stacks_used += (stacks_used.empty() ? " on stack " : ", ") + st;
+  }
   os << "roofsim cases serving: " << results.size() << " measured runs (" << o.file << "), simulated"
-     << (o.settings.stack.empty() ? std::string() : " on stack " + o.settings.stack) << " with " << o.settings.requests_per_client << " requests per client, server batch limit = concurrency"
+     << stacks_used << " with " << o.settings.requests_per_client << " requests per client, server batch limit = batch_size"
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
-     << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("concurrency + prompt + 1500"))
-     << " tokens per iteration, iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
+     << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("batch_size + prompt + 1500"))
+     << " tokens per iteration" << (chunked && o.settings.max_tokens <= 0 ? " (vLLM and SGLang rows: chunked prefill in 8192, 2048 for vLLM on an A100)" : "")
+     << ", iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
      << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence, API server " << format_fixed(s.frontend.request_s * 1e6, 0)
      << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";
   t.print(os);
@@ -160,8 +171,9 @@ void add_serving_cases_command(CLI::App& app) {
                  "roofsim cannot set up (a system or model without a preset, a layout it does not model) are listed "
                  "with the reason");
   cmd->add_option("FILE", o->file, "Cases CSV (default validation/serving/h100_llama31_8b_trtllm.csv)")->check(CLI::ExistingFile);
-  cmd->add_option("--stack", o->settings.stack, "The software stack the rows ran (configs/stacks or a .toml; default trtllm-1.x, "
-                                                "TensorRT-LLM 1.0's PyTorch flow; '' for none)");
+  cmd->add_option("--stack", o->settings.stack, "The software stack every row runs (configs/stacks or a .toml; '' for none; "
+                                                "default: each row's backend's - trtllm: trtllm-1.x, TensorRT-LLM 1.0's "
+                                                "PyTorch flow; vllm; sglang)");
   cmd->add_option("--every", o->every, "Run every N-th row only (default 1: all)")->check(whole_number_between(1, 1000));
   cmd->add_option("--requests-per-client", o->settings.requests_per_client, "Requests per closed-loop client (default 10)")
       ->check(whole_number_between(1, 1000));

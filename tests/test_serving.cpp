@@ -543,6 +543,29 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(by_id("mixed").not_simulated.find("one weight format") != std::string::npos);
   CHECK(by_id("tp_ep").not_simulated.find("expert parallelism") != std::string::npos);
   CHECK_THROWS_WITH(serving_case_setup(by_id("model"), ServingCaseSettings{}), Catch::Contains("not simulated"));
+  // The framework: TensorRT-LLM's stack by default; vLLM and SGLang their own, with chunked
+  // prefill in their token budget; another is not simulated.
+  CHECK(serving_case_stack(h200, ServingCaseSettings{}) == "trtllm-1.x");
+  CHECK_FALSE(serving_case_setup(h200, ServingCaseSettings{}).scheduler.chunked_prefill);
+  const std::vector<ServingCase> frameworks = load_serving_cases(
+      write_temp("id,model_path,system,mode,isl,osl,batch_size,tp_size,pp_size,backend,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
+                 "v,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,vllm,100,10,8\n"
+                 "va,meta-llama/Llama-3.1-8B-Instruct,a100_sxm,agg,1024,128,8,1,1,vllm,100,10,8\n"
+                 "s,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,sglang,100,10,8\n"
+                 "t,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,tgi,100,10,8\n",
+                 "cases"));
+  REQUIRE(frameworks.size() == 4);
+  const ServingSetup vllm = serving_case_setup(frameworks[0], ServingCaseSettings{});
+  CHECK(serving_case_stack(frameworks[0], ServingCaseSettings{}) == "vllm");
+  CHECK(vllm.machine.allreduce == "vllm_custom");
+  CHECK(vllm.scheduler.chunked_prefill);
+  CHECK(vllm.scheduler.max_tokens == 8192);
+  CHECK(serving_case_setup(frameworks[1], ServingCaseSettings{}).scheduler.max_tokens == 2048);  // vLLM's A100 default
+  CHECK(serving_case_stack(frameworks[2], ServingCaseSettings{}) == "sglang");
+  CHECK(frameworks[3].not_simulated.find("backend 'tgi'") != std::string::npos);
+  ServingCaseSettings one_stack;
+  one_stack.stack = "trtllm-1.x";  // --stack: every row on it
+  CHECK(serving_case_stack(frameworks[0], one_stack) == "trtllm-1.x");
   // A malformed row is refused with its line and column.
   CHECK_THROWS_WITH(load_serving_cases(write_temp(head + "x,meta-llama/Llama-3.1-8B,h100_sxm,agg,1024,128,,,8,two,1,,,,,,,,,,100,10,8\n", "cases")),
                     Catch::Contains(":2: tp_size"));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "core/csv.hpp"
 #include "core/parse.hpp"
@@ -93,6 +94,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     shape.k = k;
     check_shape(shape, path + ":" + row.at("#line") + ": m, n, k");
     std::vector<OpSpec> ops;
+    PendingRow p;
     if (dtype == "bfloat16") {
       GemmShape g;
       g.m = m;
@@ -101,28 +103,27 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       ops.push_back(gemm_op(g, ""));
     } else if (dtype == "fp8" || dtype == "fp8_block") {
       // The measured call includes the dynamic quantization of the activations.
-      ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
+      if (hw.matrix_supports(DType::fp8)) ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
     } else {
-      throw InputError(path + ":" + row.at("#line") + ": gemm_dtype: unknown '" + dtype +
-                       "' (expected bfloat16, fp8 or fp8_block)");
+      p.not_simulated_reason = "gemm_dtype '" + dtype + "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block are)";
     }
-    PendingRow p;
     p.result.family = "gemm " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
+    if (p.not_simulated_reason.empty()) p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;
 }
 
-DType attention_dtype(const std::string& path, const CsvRow& row, const std::string& column) {
-  const std::string& text = csv_text(path, row, column);
+// An attention table's type column; nullopt for one roofsim does not model.
+std::optional<DType> attention_dtype(const std::string& text) {
   if (text == "bfloat16") return DType::bf16;
   if (text == "fp8") return DType::fp8;
-  throw InputError(path + ":" + row.at("#line") + ": " + column + ": unknown '" + text + "' (expected bfloat16 or fp8)");
+  return std::nullopt;
 }
 
 // context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
@@ -155,18 +156,28 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
     s.context = prefill ? isl : isl + step;
     s.window = window;
     s.rotary_dim = kBenchmarkRotaryDim;
-    s.precision.activations = attention_dtype(path, row, "attn_dtype");
-    s.precision.kv = attention_dtype(path, row, "kv_cache_dtype");
-    std::vector<OpSpec> ops = attention_call_ops(s, "trtllm");
+    const std::string& attn_text = csv_text(path, row, "attn_dtype");
+    const std::string& kv_text = csv_text(path, row, "kv_cache_dtype");
+    const std::optional<DType> attn = attention_dtype(attn_text), kv = attention_dtype(kv_text);
     PendingRow p;
+    std::vector<OpSpec> ops;
+    if (!attn || !kv) {
+      p.not_simulated_reason = "attention in " + attn_text + " on a " + kv_text + " cache is not modelled (bfloat16 and fp8 are)";
+    } else if ((*attn == DType::fp8 || *kv == DType::fp8) && !hw.matrix_supports(DType::fp8)) {
+      p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else {
+      s.precision.activations = *attn;
+      s.precision.kv = *kv;
+      ops = attention_call_ops(s, "trtllm");
+    }
     p.result.family = std::string(prefill ? "context attention " : "generation attention ") +
-                      std::string(dtype_name(s.precision.activations)) + "/" + std::string(dtype_name(s.precision.kv));
+                      (attn ? std::string(dtype_name(*attn)) : attn_text) + "/" + (kv ? std::string(dtype_name(*kv)) : kv_text);
     p.result.label = "b" + std::to_string(s.sequences) + " isl" + std::to_string(isl) + " h" + std::to_string(s.heads) + "/" +
                      std::to_string(s.kv_heads) + "x" + std::to_string(s.head_dim) + (window > 0 ? " w" + std::to_string(window) : "");
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    p.simulate = [&hw, ops = std::move(ops)] { return call_seconds(hw, ops); };
+    if (p.not_simulated_reason.empty()) p.simulate = [&hw, ops = std::move(ops)] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;
@@ -210,22 +221,19 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
   std::vector<PendingRow> out;
   for (const CsvRow& row : read_csv(path)) {
     const std::string& op = csv_text(path, row, "op_name");
-    CollectiveKind kind;
-    if (!parse_nccl_op(op, kind)) {
-      throw InputError(path + ":" + row.at("#line") + ": op_name: unknown '" + op +
-                       "' (expected all_reduce, all_gather, reduce_scatter or alltoall)");
-    }
+    PendingRow p;
+    CollectiveKind kind = CollectiveKind::allreduce;
+    if (!parse_nccl_op(op, kind)) p.not_simulated_reason = "op_name '" + op + "' (all_reduce, all_gather, reduce_scatter and alltoall are modelled)";
     const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
     // The tables name element types as PyTorch and NCCL do.
     static const std::map<std::string, DType> element_types = {{"half", DType::fp16},    {"float16", DType::fp16},
                                                                {"bfloat16", DType::bf16}, {"int8", DType::int8},
                                                                {"float", DType::fp32},   {"float32", DType::fp32}};
     auto type = element_types.find(dtype);
-    if (type == element_types.end()) {
-      throw InputError(path + ":" + row.at("#line") + ": " + (custom ? "allreduce_dtype" : "nccl_dtype") + ": unknown '" +
-                       dtype + "' (expected half, float16, bfloat16, int8, float or float32)");
+    if (type == element_types.end() && p.not_simulated_reason.empty()) {
+      p.not_simulated_reason = "element type '" + dtype + "' (half, float16, bfloat16, int8, float and float32 are modelled)";
     }
-    const DType element = type->second;
+    const DType element = type == element_types.end() ? DType::bf16 : type->second;
     const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
     if (gpus < 2 || gpus > 1024) {
       throw InputError(path + ":" + row.at("#line") + ": num_gpus: expected 2 to 1024, got " + std::to_string(gpus));
@@ -235,7 +243,6 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
       throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
     }
     const std::uint64_t bytes = tensor_bytes(elements, element);
-    PendingRow p;
     std::string algo;
     if (custom) {
       const std::string impl = row.count("implementation") ? row.at("implementation")
@@ -246,13 +253,14 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     } else {
       p.result.family = "nccl " + op;
     }
+    if (type == element_types.end()) p.result.family += " " + dtype;  // apart from the simulated rows
     p.result.label = std::to_string(gpus) + " GPUs, " + format_bytes(static_cast<double>(bytes));
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(static_cast<double>(bytes), kSizeBuckets);
-    if (custom && algo.empty()) {
+    if (custom && algo.empty() && p.not_simulated_reason.empty()) {
       p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
-    } else {
+    } else if (p.not_simulated_reason.empty()) {
       p.simulate = [&hw, kind, gpus, bytes, element, algo] {
         return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes, element, algo);
       };
@@ -304,7 +312,9 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block") {
+    if (dtype != "bfloat16" && !hw.matrix_supports(DType::fp8) && (dtype == "fp8" || dtype == "fp8_block")) {
+      p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block") {
       m.dtype = dtype == "bfloat16" ? DType::bf16 : DType::fp8;
       if (dtype == "fp8_block") m.scale_block_k = 128;
       // The benchmark reports the mean over its routing's draws (one when balanced).
@@ -314,7 +324,9 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
         return sum / moe_routing_draws(m);
       };
     } else {
-      p.not_simulated_reason = "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled";
+      p.not_simulated_reason = dtype.rfind("w4a16", 0) == 0 || dtype.rfind("int4", 0) == 0 || dtype.rfind("int8_wo", 0) == 0
+                                   ? "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled"
+                                   : dtype + " experts are not modelled (bfloat16, fp8 and fp8_block are)";
     }
     out.push_back(std::move(p));
   }

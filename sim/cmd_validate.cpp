@@ -186,6 +186,7 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
   t.print(os);
   for (const KernelFamilyResult& f : r.families) {
     if (f.rows.empty()) os << f.family << ": " << f.not_simulated_reason << "\n";
+    else if (f.not_simulated > 0) os << f.family << ": " << f.not_simulated << " more rows not simulated: " << f.not_simulated_reason << "\n";
   }
   os << "\nreport (worst rows per family, chart) written to " << report_path << "\n";
   if (!o.json.empty()) write_json(o.json, versioned(to_json(r)));

@@ -268,6 +268,14 @@ contains "validate --kernels default hardware" "simulated on h100_sxm5"
 mkdir -p "$tmp/h200_sxm" && cp "$tmp/kern/gemm.csv" "$tmp/h200_sxm/"
 expect_ok "validate --kernels named folder" "$roofsim" validate --kernels "$tmp/h200_sxm" --report "$tmp/v/k3.md"
 contains "validate --kernels hardware from the folder's name" "simulated on h200_sxm"
+# Rows in types or ops roofsim does not model are listed as not simulated, the rest simulated.
+mkdir -p "$tmp/a100" && printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nfp8,64,64,64,0.005\nnvfp4,64,64,64,0.004\n' >"$tmp/a100/gemm.csv"
+printf 'op_name,nccl_dtype,num_gpus,message_size,latency\nall_reduce,half,8,4096,0.02\nbroadcast,half,8,4096,0.02\n' >"$tmp/a100/nccl.csv"
+expect_ok "validate --kernels unmodelled rows" "$roofsim" validate --kernels "$tmp/a100" --report "$tmp/v/k4.md"
+contains "validate --kernels: no fp8 on the A100" "gemm fp8: a100_sxm4_80gb does not compute in fp8"
+contains "validate --kernels: nvfp4 GEMM listed" "gemm_dtype 'nvfp4' is not modelled"
+contains "validate --kernels: broadcast listed" "op_name 'broadcast'"
+contains "validate --kernels: the rest simulated" "2 measured kernel rows simulated on a100_sxm4_80gb"
 # A row measured at ten times the simulated ~3 us is counted apart (an outlier population no
 # kernel mechanism explains: docs/calibration.md, the MoE rows that ran untuned).
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.03\n' >"$tmp/kern/gemm.csv"

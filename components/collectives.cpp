@@ -31,6 +31,13 @@ CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vect
   return k == CollectiveKind::allreduce ? CollectiveAlgo::bidirectional_ring : CollectiveAlgo::ring;
 }
 
+CollectiveKind collective_kind_of(const OpNode& op) {
+  if (op.all_to_all) return CollectiveKind::alltoall;
+  if (op.ep_exchange == OpNode::EpExchange::allgather) return CollectiveKind::allgather;
+  if (op.ep_exchange == OpNode::EpExchange::reducescatter) return CollectiveKind::reducescatter;
+  return CollectiveKind::allreduce;
+}
+
 CollectiveAlgo framework_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group, const std::string& allreduce) {
   if (k == CollectiveKind::allreduce && !allreduce.empty() && allreduce != "nccl") {
     const CollectiveAlgo own{allreduce};

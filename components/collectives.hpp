@@ -10,6 +10,7 @@
 
 #include "components/collective_algorithm.hpp"
 #include "components/fabric.hpp"
+#include "workloads/graph.hpp"
 
 namespace roofsim {
 
@@ -22,6 +23,9 @@ CollectiveAlgo default_algo(const Topology& t, CollectiveKind k, const std::vect
 // fall back to NCCL where theirs cannot run; otherwise default_algo. "" or "nccl": default_algo.
 CollectiveAlgo framework_algo(const Topology& t, CollectiveKind k, const std::vector<int>& group, const std::string& allreduce);
 const std::vector<std::string>& allreduce_kernel_names();
+// The collective a model's collective op runs (all-reduce, all-to-all, or an EP exchange's
+// all-gather or reduce-scatter).
+CollectiveKind collective_kind_of(const OpNode& op);
 // Throws InputError when the algorithm does not apply to the topology, collective or group
 // (the algorithm's own refusal, components/collective_algorithms/).
 void check_algo(const Topology& t, CollectiveKind k, CollectiveAlgo a, const std::vector<int>& group = {});

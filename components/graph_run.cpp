@@ -99,13 +99,13 @@ void GraphRun::run_collective(OpId id, Callback next) {
     return;
   }
   CollectiveSpec spec;
-  spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
+  spec.kind = collective_kind_of(op);
   spec.bytes = op.collective_bytes();
   spec.trace_name = trace_name;
-  // All-to-alls run over each EP group (one per TP rank), all-reduces over each TP group (one
-  // per EP rank).
+  // All-to-alls and EP exchanges run over each EP group (one per TP rank), all-reduces over
+  // each TP group (one per EP rank).
   std::vector<std::vector<int>> groups;
-  if (op.all_to_all) {
+  if (op.over_ep_group()) {
     for (int t = 0; t < layout_.tp; ++t) groups.push_back(layout_.ep_group(stage, t));
   } else {
     for (int e = 0; e < layout_.ep; ++e) groups.push_back(layout_.tp_group(stage, e));

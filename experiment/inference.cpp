@@ -74,11 +74,11 @@ double op_bound_s(const OpNode& op, const HardwareSpec& hw, const Comm& comm, Ne
     return longest;
   }
   CollectiveSpec spec;
-  spec.kind = op.all_to_all ? CollectiveKind::alltoall : CollectiveKind::allreduce;
+  spec.kind = collective_kind_of(op);
   spec.bytes = op.collective_bytes();
   // One group alone: all-reduces over a TP group, all-to-alls over an EP group (stage 0's
   // first: every group of a layout has the same shape).
-  spec.group = op.all_to_all ? comm.layout.ep_group(0, 0) : comm.layout.tp_group(0, 0);
+  spec.group = op.over_ep_group() ? comm.layout.ep_group(0, 0) : comm.layout.tp_group(0, 0);
   spec.algo = framework_algo(t, spec.kind, spec.group, comm.allreduce);  // the algorithm the simulation runs
   return collective_bound_s(hw, t, spec);
 }

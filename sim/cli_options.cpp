@@ -125,7 +125,8 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                                 "projection, the activation between, a combine; no routing kernels) or "
                                                 "trtllm_cutlass (TensorRT-LLM's CUTLASS MoE as the kernel tables measure it: "
                                                 "top-k, expert maps, permute, grouped GEMMs, activation, finalize; what "
-                                                "--stack trtllm-1.x sets; with --ep > 1 the experts keep the grouped path)")
+                                                "--stack trtllm-1.x sets; with --ep the tokens are all-gathered over the EP group and the partial "
+                                                "sums reduce-scattered, as its CUTLASS backend does)")
       ->check(CLI::IsMember(moe_kernel_names()));
   if (!machine_only) {
   cmd->add_option("--nodes", f.nodes, "Nodes of the hardware's network.chips_per_node chips that all replicas fill together "

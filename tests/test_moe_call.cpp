@@ -304,3 +304,57 @@ TEST_CASE("TensorRT-LLM's MoE call in a decode step: its routing kernels cost th
   CHECK(saved > 0.99 * 2 * 48 * 1e-3);
   CHECK(saved < 1.01 * 2 * 48 * 1e-3);
 }
+
+TEST_CASE("TensorRT-LLM's MoE with expert parallelism: tokens gathered over the EP group, the call on all of them with the rank's experts, partial sums scattered back", "[systemc][moe]") {
+  const ModelConfig model = load_model("Qwen/Qwen3-30B-A3B");
+  ForwardPass pass = decode_pass(16, 256, 1);  // 16 sequences, 4 on each EP rank
+  pass.ep = 4;
+  pass.routing = *parse_moe_routing("balanced");
+  pass.moe_kernel = MoeKernel::trtllm_cutlass;
+  const OpGraph g = build_forward(model, pass, Precision{}, AttentionImpl::fused);
+  const std::int64_t all = 16, h = model.hidden;  // every rank's tokens
+  const OpNode* gather = nullptr;
+  const OpNode* scatter = nullptr;
+  const OpNode* topk = nullptr;
+  const OpNode* up = nullptr;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const OpNode& op = g.op(v);
+    if (op.layer != 0) continue;
+    CHECK_FALSE(op.all_to_all);  // no dispatch of copies: the tokens are gathered
+    if (op.name == "layer0.moe_allgather") gather = &op;
+    if (op.name == "layer0.moe_reducescatter") scatter = &op;
+    if (op.name == "layer0.moe.topk") topk = &op;
+    if (op.name == "layer0.experts.gate_up") up = &op;
+  }
+  REQUIRE(gather);
+  REQUIRE(scatter);
+  REQUIRE(topk);
+  REQUIRE(up);
+  CHECK(gather->ep_exchange == OpNode::EpExchange::allgather);
+  CHECK(gather->over_ep_group());
+  CHECK(gather->collective_elements == all * h);
+  CHECK(scatter->ep_exchange == OpNode::EpExchange::reducescatter);
+  CHECK(scatter->collective_elements == all * h);
+  // The call as the kernel tables measure a moe_ep_size of 4: every rank's tokens, its 32 experts.
+  MoeCall call;
+  call.tokens = all;
+  call.hidden = h;
+  call.inter = model.expert_width();
+  call.experts = model.experts;
+  call.topk = model.experts_per_token;
+  call.ep = 4;
+  const std::vector<OpSpec> table = moe_layer_ops(call);
+  CHECK(topk->vector.elements_in == table.front().vector.elements_in);
+  CHECK(up->gemm.batch == table[3].gemm.batch);  // top-k, expert map (three kernels above 256 tokens: one here), permute, up
+  CHECK(up->gemm.m == table[3].gemm.m);
+  // And it runs, the exchanges on the links of each EP group.
+  Experiment e;
+  e.model = "Qwen/Qwen3-30B-A3B";
+  e.ep = 4;
+  e.batch = 64;
+  e.prompt = 128;
+  e.generate = 2;
+  e.moe_kernel = MoeKernel::trtllm_cutlass;
+  const ExperimentResult r = run_experiment(e, RunControl{});
+  CHECK(r.tpot_s > 0);
+}

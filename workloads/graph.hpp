@@ -30,6 +30,13 @@ struct OpNode {
   bool send_to_next = false;
   // Expert parallelism: an all-to-all over the group (dispatch to, or combine from, experts).
   bool all_to_all = false;
+  // Expert parallelism as TensorRT-LLM's CUTLASS MoE runs it with data-parallel attention: every
+  // rank's tokens gathered to all the EP group before the MoE call (an all-gather; the op's
+  // collective_elements are the gathered output) and the call's partial sums scattered back
+  // after it (a reduce-scatter; collective_elements: the input, every rank's tokens).
+  enum class EpExchange : std::uint8_t { none, allgather, reducescatter };
+  EpExchange ep_exchange = EpExchange::none;
+  bool over_ep_group() const { return all_to_all || ep_exchange != EpExchange::none; }
   // Launched by the same host call as the op launched before it on its device (one framework
   // op whose C++ launches several kernels, TensorRT-LLM's fused MoE): when ops launch one by
   // one, it costs no host launch interval of its own.

@@ -425,15 +425,15 @@ class Builder : public AttentionGraph {
   // them, and their outputs are combined with the shared experts'. Top-k weights normalised or
   // not: the same work.
   OpId moe(int l, OpId in) {
-    if (pass_.ep > 1) return moe_expert_parallel(l, in);
+    // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
+    // other kernels, which keep the grouped path.
+    const bool cutlass = pass_.moe_kernel == MoeKernel::trtllm_cutlass && p_.weights == p_.activations &&
+                         (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8);
+    if (pass_.ep > 1 && !cutlass) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
-    // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
-    // other kernels, which keep the grouped path.
-    const bool cutlass_dtype = p_.weights == p_.activations &&
-                               (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8);
-    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && cutlass_dtype) return trtllm_moe(l, in, router);
+    if (cutlass) return trtllm_moe(l, in, router);
     const RoutedExperts routed = route(l, T, T * m_.experts_per_token, 1);
     // The router's decision gates every expert.
     std::vector<Input> outs = experts(l, in, T * h, routed, &router);
@@ -442,16 +442,17 @@ class Builder : public AttentionGraph {
     return vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
   }
 
-  // The token copies each expert receives (no expert parallelism): the benchmark's routings
-  // as route() draws them, uniform routing spread evenly over the experts it touches in
-  // expectation, the copies exact (the call pads them to its tiles itself).
-  std::vector<std::int64_t> expert_loads(int l, std::int64_t tokens) const {
-    const std::int64_t copies = tokens * m_.experts_per_token;
+  // The token copies each of this rank's experts receives when `tokens` are routed over `ep`
+  // ranks: the benchmark's routings as route() draws them (the busiest rank's), uniform
+  // routing spread evenly over the experts it touches in expectation, the copies exact (the
+  // call pads them to its tiles itself).
+  std::vector<std::int64_t> expert_loads(int l, std::int64_t tokens, std::int64_t ep) const {
     if (pass_.routing.kind != MoeRouting::Kind::uniform) {
-      const MoeRoutingShape shape{tokens, m_.experts, m_.experts_per_token, 1};
+      const MoeRoutingShape shape{tokens, m_.experts, m_.experts_per_token, ep};
       return routed_loads(pass_.routing, shape, static_cast<std::uint64_t>(l % kPowerLawDraws));
     }
-    const std::int64_t touched = std::min(m_.experts, experts_touched(m_, tokens));
+    const std::int64_t copies = ceil_div(tokens * m_.experts_per_token, ep);
+    const std::int64_t touched = std::max<std::int64_t>(1, std::min(m_.experts / ep, ceil_div(experts_touched(m_, tokens), ep)));
     std::vector<std::int64_t> loads(static_cast<std::size_t>(touched), copies / touched);
     for (std::int64_t e = 0; e < copies % touched; ++e) ++loads[static_cast<std::size_t>(e)];
     return loads;
@@ -461,12 +462,22 @@ class Builder : public AttentionGraph {
   // measure, after the router: the routing kernels follow one another, the data (the tokens,
   // their copies, the experts' outputs) flows from op to op, and the fused MoE op's kernels are
   // launched by one host call. Its finalize sums each token's copies; the shared experts' MLP,
-  // if any, is added to it.
+  // if any, is added to it. With expert parallelism (attention data parallel over the EP
+  // ranks) every rank's tokens are gathered to all of them first (an all-gather over the EP
+  // group), each rank runs the call on all of them with its own experts, as the kernel tables'
+  // moe_ep_size rows do, and the partial sums go back to their ranks (a reduce-scatter).
   OpId trtllm_moe(int l, OpId in, OpId router) {
-    const std::int64_t h = m_.hidden, T = rows_;
-    const std::vector<std::int64_t> loads = expert_loads(l, T);
-    const MoeLayerShape shape{T, h, m_.expert_width(), m_.experts, m_.experts_per_token, tp_, 1, m_.gated_mlp, p_.weights, 0};
-    OpId previous = router, data = in;
+    const std::int64_t h = m_.hidden, T = rows_, ep = pass_.ep, all = T * ep;
+    OpId tokens = in;
+    if (ep > 1) {
+      tokens = collective_op("layer" + std::to_string(l) + ".moe_allgather", "moe_allgather", l, in, T * h, false);
+      g_.op_mut(tokens).collective_elements = all * h;
+      g_.op_mut(tokens).ep_exchange = OpNode::EpExchange::allgather;
+      g_.connect_control(router, tokens);  // the routing's choices travel with the tokens
+    }
+    const std::vector<std::int64_t> loads = expert_loads(l, all, ep);
+    const MoeLayerShape shape{all, h, m_.expert_width(), m_.experts, m_.experts_per_token, tp_, ep, m_.gated_mlp, p_.weights, 0};
+    OpId previous = ep > 1 ? tokens : router, data = tokens;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;
       op.name = "layer" + std::to_string(l) + "." + k.key;
@@ -477,13 +488,18 @@ class Builder : public AttentionGraph {
       op.vector = k.vector;
       op.continues_host_call = !k.new_host_call;
       std::vector<Input> inputs;
-      if (k.feed == MoeFeed::router_logits) inputs.push_back({router, k.feed_elements});
-      if (k.feed == MoeFeed::hidden) inputs.push_back({in, k.feed_elements});
+      // With EP the top-k reads every rank's logits; this rank's router made its own share.
+      if (k.feed == MoeFeed::router_logits) inputs.push_back({router, std::min(k.feed_elements, T * m_.experts)});
+      if (k.feed == MoeFeed::hidden) inputs.push_back({tokens, k.feed_elements});
       if (k.feed == MoeFeed::previous) inputs.push_back({data, k.feed_elements});
       const OpId id = add(std::move(op), inputs);
       if (inputs.empty() || inputs.front().from != previous) g_.connect_control(previous, id);
       if (k.feed != MoeFeed::none && k.feed != MoeFeed::router_logits) data = id;
       previous = id;
+    }
+    if (ep > 1) {
+      data = collective_op("layer" + std::to_string(l) + ".moe_reducescatter", "moe_reducescatter", l, data, all * h, false);
+      g_.op_mut(data).ep_exchange = OpNode::EpExchange::reducescatter;
     }
     std::vector<Input> outs{{data, T * h}};
     shared_experts(l, in, outs);

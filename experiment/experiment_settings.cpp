@@ -16,7 +16,7 @@ namespace {
 const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
     {"batch", &Experiment::batch},       {"prompt", &Experiment::prompt}, {"gen", &Experiment::generate},
     {"generate", &Experiment::generate}, {"tp", &Experiment::tp},         {"pp", &Experiment::pp},
-    {"ep", &Experiment::ep},             {"microbatches", &Experiment::microbatches},
+    {"ep", &Experiment::ep},             {"microbatches", &Experiment::microbatches}, {"moe_tp", &Experiment::moe_tp},
     {"decode_stride", &Experiment::decode_stride}, {"nodes", &Experiment::nodes},
     {"replicas", &Experiment::replicas}};
 

@@ -283,6 +283,7 @@ ForwardPass pass_for(const Experiment& e, int step) {
   pass.microbatches = microbatches(e);
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
+  pass.moe_tp = e.moe_tp;
   return pass;
 }
 }  // namespace
@@ -412,6 +413,7 @@ void check_sizes(const Experiment& e) {
   check_range(e.tp, 1, kMaxChips, "${tp}");
   check_range(e.pp, 1, kMaxChips, "${pp}");
   check_range(e.ep, 1, kMaxChips, "${ep}");
+  check_range(e.moe_tp, 0, kMaxChips, "${moe_tp}", "0: all of --tp");
   check_range(e.nodes, 0, kMaxChips, "${nodes}", "0: not given");
   check_range(e.replicas, 1, kMaxChips, "${replicas}");
   const std::int64_t chips = e.tp * e.pp * e.ep;  // each at most 2^16: no overflow
@@ -892,6 +894,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   pass.microbatches = 1;
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
+  pass.moe_tp = e.moe_tp;
   ExperimentResult r;
   r.setup = e;
   r.hw = machine.hw;

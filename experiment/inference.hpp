@@ -73,6 +73,9 @@ struct Experiment {
   // Which kernels run an MoE layer's experts (workloads/moe_kernels.hpp): grouped (default) or
   // trtllm_cutlass (TensorRT-LLM's call, as the kernel tables measure it; a stack's `moe`).
   MoeKernel moe_kernel = MoeKernel::grouped;
+  // The MoE layers' experts TP-split over this many of the --tp chips and spread over the other
+  // tp / moe_tp (expert parallelism inside the TP group; ForwardPass::moe_tp). 0: all tp.
+  std::int64_t moe_tp = 0;
   // Scale-out (docs/scale-out.md): the nodes of hw.network.chips_per_node chips that all the
   // replicas fill together (0: not given, one switch as before), and data-parallel replicas of
   // the tp x ep x pp deployment, each serving its own batch. Replicas exchange nothing in

@@ -49,6 +49,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["ep"] = s.machine.ep;
   j["routing"] = moe_routing_name(s.machine.routing);
   j["moe_kernel"] = moe_kernel_name(s.machine.moe_kernel);
+  j["moe_tp"] = s.machine.moe_tp > 0 ? s.machine.moe_tp : s.machine.tp;
   j["chips"] = r.chips;
   j["topology"] = r.topology;
   j["weights_dtype"] = dtype_name(s.machine.precision.weights);

@@ -81,8 +81,9 @@ std::string resolve_model(const std::string& model_path, std::map<std::string, s
 // Roofsim's expert parallelism pairs each EP rank with a data-parallel attention rank of `tp`
 // chips whose experts are TP-split the same way; a row's layout either is that or is not modelled.
 std::string parallel_layout(const ServingCase& c, std::int64_t attention_dp, std::int64_t moe_tp, std::int64_t moe_ep, bool moe,
-                            std::int64_t& ep) {
+                            std::int64_t& ep, std::int64_t& experts_tp) {
   ep = 1;
+  experts_tp = 0;
   const std::string layout = "attention TP " + std::to_string(c.tp) + " x DP " + std::to_string(attention_dp) + ", MoE TP " +
                              std::to_string(moe_tp) + " x EP " + std::to_string(moe_ep);
   if (!moe) {
@@ -90,11 +91,16 @@ std::string parallel_layout(const ServingCase& c, std::int64_t attention_dp, std
     return "";
   }
   if (attention_dp == 1 && moe_ep == 1 && moe_tp == c.tp) return "";
+  if (attention_dp == 1 && moe_tp * moe_ep == c.tp) {  // experts spread inside the TP group
+    experts_tp = moe_tp;
+    return "";
+  }
   if (attention_dp == moe_ep && moe_tp == c.tp) {
     ep = moe_ep;
     return "";
   }
-  return "roofsim's expert parallelism pairs each EP rank with its own attention rank of the same TP (" + layout + ")";
+  return "roofsim spreads experts either inside the TP group (MoE TP x EP = attention TP) or over data-parallel attention "
+         "ranks of the same TP (" + layout + ")";
 }
 
 }  // namespace
@@ -168,7 +174,7 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
       if (!hardware.at(c.hw).matrix_supports(c.dtype)) why.push_back(c.hw + " does not compute in " + std::string(dtype_name(c.dtype)));
     }
     if (!c.model.empty() && why.empty()) {
-      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, load_model(c.model).experts > 1, c.ep);
+      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, load_model(c.model).experts > 1, c.ep, c.moe_tp);
       if (!layout.empty()) why.push_back(layout);
     }
     for (const std::string& w : why) c.not_simulated += (c.not_simulated.empty() ? "" : "; ") + w;
@@ -191,6 +197,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.tp = c.tp;
   setup.machine.pp = c.pp;
   setup.machine.ep = c.ep;
+  setup.machine.moe_tp = c.moe_tp;
   setup.machine.precision.weights = setup.machine.precision.activations = c.dtype;
   const std::string stack = serving_case_stack(c, s);
   if (!stack.empty()) apply_stack(load_stack(stack), setup.machine, false, false);

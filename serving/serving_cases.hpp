@@ -22,6 +22,7 @@ struct ServingCase {
   // Parallelism of one instance: TP x PP, and EP ranks each with its own attention (data
   // parallel) and a share of the experts.
   std::int64_t tp = 1, pp = 1, ep = 1;
+  std::int64_t moe_tp = 0;  // experts TP-split over this many of the tp chips, spread over the rest (0: all tp)
   DType dtype = DType::bf16;  // weights and activations
   bool disaggregated = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 1, decode_tp = 1, prefill_batch = 1;

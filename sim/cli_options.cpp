@@ -114,6 +114,11 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                 "fewest), tokens sent to their experts and back by all-to-all (on a ring or torus, "
                                 "each share routed dimension by dimension)")
       ->check(positive_number());
+  cmd->add_option("--moe-tp", f.moe_tp, "MoE models: each expert TP-split over N of the --tp chips, the experts spread "
+                                        "over the other tp / N (expert parallelism inside the TP group, attention still "
+                                        "tensor parallel; TensorRT-LLM's moe_tp_size, its moe_ep_size = tp / N); default: "
+                                        "every expert over all --tp chips")
+      ->check(positive_number());
   cmd->add_option("--routing", f.routing, "How MoE layers route their tokens: uniform (default: each layer's copies "
                                           "spread evenly over the experts they touch), balanced or power_law:A (as the "
                                           "public MoE kernel benchmark routes: each expert's load drawn from a power law "
@@ -180,6 +185,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--pp")) e.pp = f.pp;
   if (given(cmd, "--microbatches")) e.microbatches = f.microbatches;
   if (given(cmd, "--ep")) e.ep = f.ep;
+  if (given(cmd, "--moe-tp")) e.moe_tp = f.moe_tp;
   if (given(cmd, "--routing")) e.routing = *parse_moe_routing(f.routing);
   if (given(cmd, "--nodes")) e.nodes = f.nodes;
   if (given(cmd, "--replicas")) e.replicas = f.replicas;

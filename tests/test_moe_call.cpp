@@ -358,3 +358,36 @@ TEST_CASE("TensorRT-LLM's MoE with expert parallelism: tokens gathered over the 
   const ExperimentResult r = run_experiment(e, RunControl{});
   CHECK(r.tpot_s > 0);
 }
+
+TEST_CASE("experts spread inside the TP group (--moe-tp): each chip holds whole experts, runs them on all its tokens, and the TP all-reduce sums them", "[systemc][moe]") {
+  const ModelConfig model = load_model("Qwen/Qwen3-30B-A3B");  // 128 experts of 768
+  for (MoeKernel kernel : {MoeKernel::grouped, MoeKernel::trtllm_cutlass}) {
+    INFO(moe_kernel_name(kernel));
+    ForwardPass pass = decode_pass(64, 256, 1);
+    pass.tp = 4;
+    pass.moe_kernel = kernel;
+    pass.routing = *parse_moe_routing("balanced");
+    auto expert_gemm = [&](const OpGraph& g) -> const OpNode* {
+      for (OpId v = 0; v < g.size(); ++v) {
+        const OpNode& op = g.op(v);
+        // A grouped GEMM, or (32 or fewer experts touched on the generic path) an expert's own.
+        if (op.layer == 0 && op.is_gemm && op.op_class == "mlp_up" && op.name.find("expert") != std::string::npos) return &op;
+      }
+      return nullptr;
+    };
+    const OpGraph split = build_forward(model, pass, Precision{}, AttentionImpl::fused);
+    pass.moe_tp = 1;
+    const OpGraph spread = build_forward(model, pass, Precision{}, AttentionImpl::fused);
+    const OpNode* a = expert_gemm(split);
+    const OpNode* b = expert_gemm(spread);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(a->gemm.n == 2 * 768 / 4);  // each expert's columns over the 4 chips
+    CHECK(b->gemm.n == 2 * 768);      // whole experts
+    CHECK(b->gemm.batch <= 128 / 4);  // of this chip's 32
+  }
+  ForwardPass bad = decode_pass(8, 128, 1);
+  bad.tp = 4;
+  bad.moe_tp = 3;
+  CHECK_THROWS_WITH(build_forward(model, bad, Precision{}, AttentionImpl::fused), Catch::Contains("must divide"));
+}

@@ -500,10 +500,11 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
                                           "system,meta-llama/Llama-3.1-8B-Instruct,l40s,agg,1024,128,,,8,1,1,,,,,,,,,,100,10,8\n"
                                           "fp4,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,nvfp4,,8,1,1,,,,,,,,,,100,10,8\n"
                                           "mixed,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,fp8,float16,8,1,1,,,,,,,,,,100,10,8\n"
-                                          "tp_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,4,1,1,1,4,,,,,,,100,10,8\n",
+                                          "tp_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,4,1,1,1,4,,,,,,,100,10,8\n"
+                                          "layout,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,2,1,2,1,8,,,,,,,100,10,8\n",
                                       "cases");
   const std::vector<ServingCase> cases = load_serving_cases(path);
-  REQUIRE(cases.size() == 9);
+  REQUIRE(cases.size() == 10);
   auto by_id = [&](const std::string& id) -> const ServingCase& {
     for (const ServingCase& c : cases) {
       if (c.id == id) return c;
@@ -541,7 +542,12 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(by_id("system").not_simulated.find("'l40s' has no hardware preset") != std::string::npos);
   CHECK(by_id("fp4").not_simulated.find("does not compute in nvfp4") != std::string::npos);
   CHECK(by_id("mixed").not_simulated.find("one weight format") != std::string::npos);
-  CHECK(by_id("tp_ep").not_simulated.find("expert parallelism") != std::string::npos);
+  const ServingCase& tp_ep = by_id("tp_ep");  // attention TP 4, experts EP 4 inside the TP group
+  CHECK(tp_ep.not_simulated.empty());
+  CHECK(tp_ep.tp == 4);
+  CHECK(tp_ep.moe_tp == 1);
+  CHECK(serving_case_setup(tp_ep, ServingCaseSettings{}).machine.moe_tp == 1);
+  CHECK(by_id("layout").not_simulated.find("spreads experts") != std::string::npos);
   CHECK_THROWS_WITH(serving_case_setup(by_id("model"), ServingCaseSettings{}), Catch::Contains("not simulated"));
   // The framework: TensorRT-LLM's stack by default; vLLM and SGLang their own, with chunked
   // prefill in their token budget; another is not simulated.

@@ -22,7 +22,8 @@ class Builder : public AttentionGraph {
   Builder(const ModelConfig& m, const ForwardPass& pass, const Precision& p, const AttentionKernel& attention)
       : m_(m), pass_(pass), p_(p), attention_(attention), groups_(groups_of(pass)), seqs_(0), rows_(0), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
-        heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))) {
+        heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))),
+        moe_tp_(pass.moe_tp > 0 ? pass.moe_tp : pass.tp), moe_ep_(pass.tp / (pass.moe_tp > 0 ? pass.moe_tp : pass.tp)) {
     for (const SequenceGroup& g : groups_) {
       seqs_ += g.count;
       rows_ += g.count * g.new_tokens;
@@ -322,8 +323,9 @@ class Builder : public AttentionGraph {
 
   // One dense MLP (or one expert, or the shared experts) of `width` over `rows` tokens; its
   // columns split over the TP group. Up-projection biases fold into the activation's reads.
-  OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, std::int64_t width, const OpId* after = nullptr) {
-    const std::int64_t h = m_.hidden, I = ceil_div(width, tp_);  // column-parallel share
+  OpId mlp(int l, const std::string& prefix, OpId in, std::int64_t rows, std::int64_t width, const OpId* after = nullptr,
+           std::int64_t split = 0) {
+    const std::int64_t h = m_.hidden, I = ceil_div(width, split > 0 ? split : tp_);  // column-parallel share
     const DType act = p_.activations;
     const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
     OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, {1, rows, up_cols, h, act, p_.weights, act},
@@ -386,12 +388,12 @@ class Builder : public AttentionGraph {
     std::vector<Input> outs;
     if (!r.per_expert.empty()) {
       for (std::size_t e = 0; e < r.per_expert.size(); ++e) {
-        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, r.per_expert[e], m_.expert_width(), after);
+        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, r.per_expert[e], m_.expert_width(), after, moe_tp_);
         outs.push_back({out, r.per_expert[e] * h});
       }
       return outs;
     }
-    const std::int64_t I = ceil_div(m_.expert_width(), tp_), up_cols = (m_.gated_mlp ? 2 : 1) * I;
+    const std::int64_t I = ceil_div(m_.expert_width(), moe_tp_), up_cols = (m_.gated_mlp ? 2 : 1) * I;
     const DType act = p_.activations;
     GemmShape up_shape{touched, rows, up_cols, h, act, p_.weights, act};
     up_shape.grouped = true;
@@ -434,7 +436,8 @@ class Builder : public AttentionGraph {
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
                           {{in, T * h}});
     if (cutlass) return trtllm_moe(l, in, router);
-    const RoutedExperts routed = route(l, T, T * m_.experts_per_token, 1);
+    // With experts spread inside the TP group, each chip runs its own experts on all the tokens.
+    const RoutedExperts routed = route(l, T, ceil_div(T * m_.experts_per_token, moe_ep_), moe_ep_);
     // The router's decision gates every expert.
     std::vector<Input> outs = experts(l, in, T * h, routed, &router);
     shared_experts(l, in, outs);
@@ -467,7 +470,8 @@ class Builder : public AttentionGraph {
   // group), each rank runs the call on all of them with its own experts, as the kernel tables'
   // moe_ep_size rows do, and the partial sums go back to their ranks (a reduce-scatter).
   OpId trtllm_moe(int l, OpId in, OpId router) {
-    const std::int64_t h = m_.hidden, T = rows_, ep = pass_.ep, all = T * ep;
+    // Experts spread over the EP ranks (attention data parallel) or inside the TP group.
+    const std::int64_t h = m_.hidden, T = rows_, ep = pass_.ep, all = T * ep, local_ep = ep > 1 ? ep : moe_ep_;
     OpId tokens = in;
     if (ep > 1) {
       tokens = collective_op("layer" + std::to_string(l) + ".moe_allgather", "moe_allgather", l, in, T * h, false);
@@ -475,8 +479,8 @@ class Builder : public AttentionGraph {
       g_.op_mut(tokens).ep_exchange = OpNode::EpExchange::allgather;
       g_.connect_control(router, tokens);  // the routing's choices travel with the tokens
     }
-    const std::vector<std::int64_t> loads = expert_loads(l, all, ep);
-    const MoeLayerShape shape{all, h, m_.expert_width(), m_.experts, m_.experts_per_token, tp_, ep, m_.gated_mlp, p_.weights, 0};
+    const std::vector<std::int64_t> loads = expert_loads(l, all, local_ep);
+    const MoeLayerShape shape{all, h, m_.expert_width(), m_.experts, m_.experts_per_token, moe_tp_, local_ep, m_.gated_mlp, p_.weights, 0};
     OpId previous = ep > 1 ? tokens : router, data = tokens;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;
@@ -548,6 +552,9 @@ class Builder : public AttentionGraph {
   std::int64_t rows_;  // tokens per micro-batch
   std::int64_t logit_rows_ = 0;  // tokens that get logits
   std::int64_t tp_, heads_, kv_heads_;
+  // The MoE layers' split inside the TP group: each expert over moe_tp_ chips, the experts
+  // over moe_ep_ = tp / moe_tp ways (ForwardPass::moe_tp).
+  std::int64_t moe_tp_, moe_ep_;
   std::string prefix_;  // "mb3." with several micro-batches
   int device_ = 0;      // pipeline stage of the ops being added
   std::vector<long> last_on_;   // per stage: the op added last (-1: none)
@@ -608,6 +615,16 @@ void check_tensor_parallel(const ModelConfig& m, std::int64_t tp) {
 void check_expert_parallel(const ModelConfig& m, const ForwardPass& pass) {
   if (pass.routing.kind != MoeRouting::Kind::uniform && m.experts <= 1) {
     throw InputError("${routing} " + moe_routing_name(pass.routing) + ": " + m.name + " has no experts to route to");
+  }
+  if (pass.moe_tp > 0 && pass.moe_tp != pass.tp) {
+    const std::string what = "${moe_tp} " + std::to_string(pass.moe_tp);
+    if (m.experts <= 1) throw InputError(what + ": " + m.name + " has no experts");
+    if (pass.tp % pass.moe_tp != 0) throw InputError(what + " must divide ${tp} " + std::to_string(pass.tp));
+    if (m.experts % (pass.tp / pass.moe_tp) != 0) {
+      throw InputError(what + ": the " + std::to_string(m.experts) + " experts do not split evenly over tp / moe_tp = " +
+                       std::to_string(pass.tp / pass.moe_tp) + " ways");
+    }
+    if (pass.ep > 1) throw InputError(what + " with ${ep} " + std::to_string(pass.ep) + ": experts spread both inside the TP group and over data-parallel ranks is not modelled");
   }
   if (pass.ep == 1) return;
   if (m.experts <= 1) throw InputError("${ep} " + std::to_string(pass.ep) + ": " + m.name + " has no experts");

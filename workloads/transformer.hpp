@@ -57,6 +57,11 @@ struct ForwardPass {
   MoeRouting routing{};
   // Which kernels run the MoE layers' experts (workloads/moe_kernels.hpp).
   MoeKernel moe_kernel = MoeKernel::grouped;
+  // How the TP group splits the MoE layers' experts: each expert TP-split over `moe_tp` of its
+  // chips and the experts spread over the other tp / moe_tp ways (expert parallelism inside
+  // the TP group, attention still tensor parallel; TensorRT-LLM's moe_tp_size x moe_ep_size =
+  // tp_size). 0: every expert over all tp chips.
+  std::int64_t moe_tp = 0;
   // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
   // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };

@@ -206,6 +206,20 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   return ops;
 }
 
+std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  std::vector<OpSpec> ops;
+  ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::nvfp4, false},  // scale and convert
+                          "fp4 quantize " + std::to_string(m) + "x" + std::to_string(k)));
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = g.b = DType::nvfp4;
+  g.c = DType::bf16;
+  ops.push_back(gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k)));
+  return ops;
+}
+
 OpSpec elementwise_add_op(std::int64_t n, DType dtype) {
   return vector_op(VectorShape{2 * n, n, 0.5, dtype}, "add " + std::to_string(n) + " " + std::string(dtype_name(dtype)));  // c = a + b
 }

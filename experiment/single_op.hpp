@@ -54,6 +54,10 @@ OpSpec vector_op(const VectorShape& v, const std::string& name);
 // fp8 GEMM (bf16 output).
 enum class Fp8Scaling { per_tensor, block };
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling);
+// TensorRT-LLM's NVFP4 linear (Blackwell): the activations quantized to nvfp4 with the layer's
+// static global scale and per-16 block scales (fp4_quantize: one pass, no amax), then the
+// nvfp4 GEMM into bf16.
+std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // One call of an attention kernel on one layer's heads (`roofsim op --attention`, the kernel
 // tables): the ops the kernel builds (workloads/attention_kernels/). "trtllm" is TensorRT-LLM's

@@ -273,9 +273,13 @@ mkdir -p "$tmp/a100" && printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.00
 printf 'op_name,nccl_dtype,num_gpus,message_size,latency\nall_reduce,half,8,4096,0.02\nbroadcast,half,8,4096,0.02\n' >"$tmp/a100/nccl.csv"
 expect_ok "validate --kernels unmodelled rows" "$roofsim" validate --kernels "$tmp/a100" --report "$tmp/v/k4.md"
 contains "validate --kernels: no fp8 on the A100" "gemm fp8: a100_sxm4_80gb does not compute in fp8"
-contains "validate --kernels: nvfp4 GEMM listed" "gemm_dtype 'nvfp4' is not modelled"
+contains "validate --kernels: no nvfp4 on the A100" "gemm nvfp4: a100_sxm4_80gb does not compute in nvfp4"
 contains "validate --kernels: broadcast listed" "op_name 'broadcast'"
 contains "validate --kernels: the rest simulated" "2 measured kernel rows simulated on a100_sxm4_80gb"
+mkdir -p "$tmp/b200" && printf 'gemm_dtype,m,n,k,latency\nnvfp4,1024,4096,4096,0.02\nint4_awq,16,64,64,0.004\n' >"$tmp/b200/gemm.csv"
+expect_ok "validate --kernels nvfp4 on a B200" "$roofsim" validate --kernels "$tmp/b200" --report "$tmp/v/k5.md"
+contains "validate --kernels: nvfp4 simulated on the B200" "1 measured kernel rows simulated on b200"
+contains "validate --kernels: an unmodelled type listed" "gemm_dtype 'int4_awq' is not modelled"
 # A row measured at ten times the simulated ~3 us is counted apart (an outlier population no
 # kernel mechanism explains: docs/calibration.md, the MoE rows that ran untuned).
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.03\n' >"$tmp/kern/gemm.csv"

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "experiment/single_op.hpp"
+#include "workloads/transformer.hpp"
 
 using namespace roofsim;
 
@@ -439,4 +440,18 @@ TEST_CASE("A context FMHA compiled from fmha_v2's source zeroes its tile counter
   CHECK(call(128, DType::bf16, DType::bf16, 1).size() == 3);
   CHECK(call(128, DType::bf16, DType::bf16, 4096).size() == 3);
   CHECK(call(256, DType::bf16, DType::bf16, 4096)[2] == "fmha tile counter memset");
+}
+
+TEST_CASE("TensorRT-LLM's attention decodes latent attention (MLA) on the tensor cores, not on MMHA's CUDA cores", "[systemc][attention]") {
+  const ModelConfig model = load_model("deepseek-ai/DeepSeek-V2-Lite");
+  REQUIRE(model.mla);
+  const OpGraph g = build_forward(model, decode_pass(16, 512, 1), Precision{}, AttentionImpl{"trtllm"});
+  const OpNode* attention = nullptr;
+  for (OpId v = 0; v < g.size(); ++v) {
+    if (g.op(v).layer == 0 && g.op(v).op_class == "attention") attention = &g.op(v);
+  }
+  REQUIRE(attention);
+  CHECK(attention->is_gemm);  // a fused kernel over the shared latent
+  CHECK(attention->gemm.shared_kv);
+  CHECK(attention->gemm.fused_attention);
 }

@@ -102,6 +102,11 @@ class Trtllm : public AttentionKernel {
     // cache is fp8 and the context FMHA is paged (thop attentionOp; TensorRT-LLM 1.x pages it
     // whenever KV-cache block reuse, on by default, or chunked prefill is on).
     if (s.prefill) return build_fused_attention(g, s, s.precision.kv == DType::fp8);
+    // Latent attention (DeepSeek's MLA) decodes on kernels of its own, on the tensor cores
+    // (FlashMLA on Hopper; every head attends over the one cached latent): neither XQA nor
+    // MMHA takes its 576-value head. As a fused kernel whose CTAs are not counted (no MLA
+    // kernel is in the measured tables).
+    if (s.shared_kv) return build_fused_attention(g, s, false);
     if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     const MmhaLaunch launch = mmha_launch(s);

@@ -220,7 +220,10 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // Disaggregated, the same limits with the decode instances' batch_size; the token budget,
   // which only prefill instances meet, holds their prefill_batch_size prompts (assumed: no
   // disaggregated row is in the calibration half).
-  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch + s.batch_offset);
+  // With attention data parallel over EP ranks, TensorRT-LLM's max_batch_size is each rank's
+  // (each has its own scheduler); roofsim's one scheduler plans for all of them (assumed: no
+  // such row is in the calibration half).
+  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset);
   setup.scheduler.max_tokens = s.max_tokens > 0          ? s.max_tokens
                                : c.disaggregated ? c.prefill_batch * c.isl + 1500
                                                  : c.batch + c.isl + 1500;

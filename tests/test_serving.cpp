@@ -522,6 +522,7 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(ep.not_simulated.empty());
   CHECK(ep.tp == 1);
   CHECK(ep.ep == 4);
+  CHECK(serving_case_setup(ep, ServingCaseSettings{}).scheduler.max_batch == 16 * 4 - 1);  // batch_size per attention-DP rank
   const ServingCase& block = by_id("block");
   CHECK(block.not_simulated.empty());
   CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers

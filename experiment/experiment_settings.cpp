@@ -21,7 +21,7 @@ const std::pair<const char*, std::int64_t Experiment::*> kCounts[] = {
     {"replicas", &Experiment::replicas}};
 
 const char* const kOthers[] = {"hw",         "model",      "weights_dtype", "activations_dtype", "kv_dtype",
-                               "attention",  "ideal",      "launch",        "allreduce",         "routing",       "moe_kernel",
+                               "attention",  "ideal",      "launch",        "allreduce",         "routing",       "moe_kernel",    "fp8_scaling",
                                "near_memory", "topology",  "allow_long_context", "max_events",   "all_layers"};
 
 std::int64_t Experiment::* count_field(const std::string& key) {
@@ -125,6 +125,10 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     const std::optional<MoeRouting> r = parse_moe_routing(setting_text(key, value));
     if (!r) setting_refused(key, value, kMoeRoutingForms);
     e.routing = *r;
+  } else if (key == "fp8_scaling") {
+    const std::string v = setting_text(key, value);
+    if (v != "tensor" && v != "block") setting_refused(key, value, "tensor or block");
+    e.precision.scale_block_k = v == "block" ? 128 : 0;
   } else if (key == "moe_kernel") {
     const std::optional<MoeKernel> k = parse_moe_kernel(setting_text(key, value));
     if (!k) setting_refused(key, value, or_list(moe_kernel_names()));

@@ -638,6 +638,11 @@ PreparedMachine prepare_machine(const Experiment& e) {
     throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) +
                      ": activations must be bf16, fp16, fp8, nvfp4 or mxfp4");
   }
+  if (p.scale_block_k > 0 && (p.weights != DType::fp8 || (p.activations != DType::bf16 && p.activations != DType::fp16))) {
+    throw InputError("${fp8_scaling} block: needs fp8 weights and bf16 or fp16 activations (each linear quantizes its input "
+                     "itself), not " + std::string(dtype_name(p.weights)) + " weights and " + std::string(dtype_name(p.activations)) +
+                     " activations");
+  }
   if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
     throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");
   }

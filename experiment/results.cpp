@@ -145,6 +145,7 @@ void put_setup(nlohmann::json& j, const ExperimentResult& r) {
   j["weights_dtype"] = std::string(dtype_name(e.precision.weights));
   j["activations_dtype"] = std::string(dtype_name(e.precision.activations));
   j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
+  j["fp8_scaling"] = e.precision.scale_block_k > 0 ? "block" : "tensor";
 }
 }  // namespace
 

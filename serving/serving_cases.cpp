@@ -41,14 +41,12 @@ std::int64_t count(const std::string& path, const CsvRow& row, const std::string
   return static_cast<std::int64_t>(*v);
 }
 
-// A quantization mode as roofsim's weight and activation type; nullopt: not modelled in serving.
-std::optional<DType> quant_dtype(const std::string& mode, std::string& note) {
+// A quantization mode as roofsim's weight type (fp8_block: fp8 weights with block scales);
+// nullopt: not modelled in serving.
+std::optional<DType> quant_dtype(const std::string& mode, bool& block) {
+  block = mode == "fp8_block";
   if (mode.empty() || mode == "float16" || mode == "bfloat16" || mode == "fp16" || mode == "bf16") return DType::bf16;
-  if (mode == "fp8" || mode == "fp8_ootb" || mode == "fp8_static") return DType::fp8;
-  if (mode == "fp8_block") {
-    note = "fp8_block run as per-tensor fp8 (serving passes have no block scales)";
-    return DType::fp8;
-  }
+  if (mode == "fp8" || mode == "fp8_ootb" || mode == "fp8_static" || mode == "fp8_block") return DType::fp8;
   if (mode == "nvfp4") return DType::nvfp4;
   return std::nullopt;
 }
@@ -157,17 +155,17 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
     }
     c.model = resolve_model(c.model_path, model_cache);
     if (c.model.empty()) why.push_back("model '" + c.model_path + "' is not in roofsim's catalog");
-    std::string note;
-    const std::optional<DType> gemm = quant_dtype(cell(row, "gemm_quant_mode"), note);
-    const std::optional<DType> moe = quant_dtype(cell(row, "moe_quant_mode").empty() ? cell(row, "gemm_quant_mode") : cell(row, "moe_quant_mode"), note);
+    bool gemm_block = false, moe_block = false;
+    const std::optional<DType> gemm = quant_dtype(cell(row, "gemm_quant_mode"), gemm_block);
+    const std::optional<DType> moe = quant_dtype(cell(row, "moe_quant_mode").empty() ? cell(row, "gemm_quant_mode") : cell(row, "moe_quant_mode"), moe_block);
     if (!gemm || !moe) {
       why.push_back("quantization '" + cell(row, "gemm_quant_mode") + "' / '" + cell(row, "moe_quant_mode") + "' is not modelled in serving");
-    } else if (*gemm != *moe) {
-      why.push_back("dense layers in " + std::string(dtype_name(*gemm)) + " and experts in " + std::string(dtype_name(*moe)) +
+    } else if (*gemm != *moe || gemm_block != moe_block) {
+      why.push_back("dense layers in " + cell(row, "gemm_quant_mode") + " and experts in " + cell(row, "moe_quant_mode") +
                     ": roofsim runs one weight format");
     } else {
       c.dtype = *gemm;
-      if (!note.empty()) c.note += (c.note.empty() ? "" : "; ") + note;
+      c.fp8_block = gemm_block;
     }
     if (!c.hw.empty() && why.empty()) {
       if (!hardware.count(c.hw)) hardware.emplace(c.hw, load_hardware(c.hw));
@@ -199,6 +197,10 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.ep = c.ep;
   setup.machine.moe_tp = c.moe_tp;
   setup.machine.precision.weights = setup.machine.precision.activations = c.dtype;
+  if (c.fp8_block) {  // each linear quantizes its bf16 input itself
+    setup.machine.precision.activations = DType::bf16;
+    setup.machine.precision.scale_block_k = 128;
+  }
   const std::string stack = serving_case_stack(c, s);
   if (!stack.empty()) apply_stack(load_stack(stack), setup.machine, false, false);
   if (c.disaggregated) {

@@ -24,6 +24,7 @@ struct ServingCase {
   std::int64_t tp = 1, pp = 1, ep = 1;
   std::int64_t moe_tp = 0;  // experts TP-split over this many of the tp chips, spread over the rest (0: all tp)
   DType dtype = DType::bf16;  // weights and activations
+  bool fp8_block = false;     // fp8 weights with block scales, 16-bit activations (Precision::scale_block_k)
   bool disaggregated = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 1, decode_tp = 1, prefill_batch = 1;
   std::string note;           // how the row was mapped where roofsim approximates it

@@ -74,6 +74,11 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
     cmd->add_option("--prompt", f.prompt, "Prompt length in tokens (default 512)")->check(positive_number());
     cmd->add_option("--gen", f.gen, "Tokens generated per sequence, the first by prefill (default 128)")->check(positive_number());
   }
+  cmd->add_option("--fp8-scaling", f.fp8_scaling, "fp8 weights' scales: tensor (default: per-tensor, the activations in "
+                                                  "--activations-dtype) or block (DeepSeek-V3's 128x128 weight blocks; each linear "
+                                                  "quantizes its bf16 input in 1x128 groups and runs a block-scaled GEMM, as "
+                                                  "TensorRT-LLM's fp8_block does; needs --weights-dtype fp8 and 16-bit activations)")
+      ->check(CLI::IsMember({"tensor", "block"}));
   cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 (default bf16; a format the matrix units lack is dequantized to the activations' type)");
   cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8, nvfp4, mxfp4 where the hardware has a rate (default bf16)");
   cmd->add_option("--kv-dtype", f.kv, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
@@ -174,6 +179,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--prompt")) e.prompt = f.prompt;
   if (given(cmd, "--gen")) e.generate = f.gen;
   if (given(cmd, "--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", f.weights);
+  if (given(cmd, "--fp8-scaling")) e.precision.scale_block_k = f.fp8_scaling == "block" ? 128 : 0;
   if (given(cmd, "--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", f.activations);
   if (given(cmd, "--kv-dtype")) e.precision.kv = dtype_from_flag("--kv-dtype", f.kv);
   if (given(cmd, "--attention")) e.attention = parse_attention(f.attention, "--attention");

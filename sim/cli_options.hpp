@@ -26,7 +26,7 @@ DType dtype_from_flag(const std::string& flag, const std::string& value);
 
 // The experiment options `run` and `whatif` share (everything but --hw and the outputs).
 struct ExperimentFlags {
-  std::string model, weights, activations, kv, near_memory, attention, launch, allreduce, routing, moe_kernel, topology, stack;
+  std::string model, weights, activations, kv, near_memory, attention, launch, allreduce, routing, moe_kernel, fp8_scaling, topology, stack;
   std::int64_t batch = 0, prompt = 0, gen = 0;
   std::int64_t decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1, moe_tp = 0, nodes = 0, replicas = 1;
   bool allow_long_context = false;

@@ -391,3 +391,53 @@ TEST_CASE("experts spread inside the TP group (--moe-tp): each chip holds whole 
   bad.moe_tp = 3;
   CHECK_THROWS_WITH(build_forward(model, bad, Precision{}, AttentionImpl::fused), Catch::Contains("must divide"));
 }
+
+TEST_CASE("fp8 with block scales in a run: each linear is the kernel tables' fp8_block pair, the MoE call its block-scaled one", "[systemc][moe]") {
+  Precision p;
+  p.weights = DType::fp8;
+  p.activations = DType::bf16;
+  p.scale_block_k = 128;
+  const OpGraph dense = build_forward(load_model("llama-3-8b"), decode_pass(8, 128, 1), p, AttentionImpl::fused);
+  const std::vector<OpSpec> pair = fp8_dynamic_linear_ops(8, 4096, 4096, Fp8Scaling::block);  // o_proj of Llama-3-8B
+  REQUIRE(pair.size() == 2);
+  int linears = 0;
+  for (OpId v = 0; v < dense.size(); ++v) {
+    const OpNode& op = dense.op(v);
+    if (!op.is_gemm || op.gemm.fused_attention || op.gemm.batch > 1) continue;
+    INFO(op.name);
+    if (op.op_class == "lm_head") {
+      CHECK(op.gemm.scale_block_k == 0);  // 16-bit in those checkpoints
+      continue;
+    }
+    ++linears;
+    CHECK(op.gemm.a == DType::fp8);
+    CHECK(op.gemm.scale_block_k == 128);
+    // Its input is the 1x128 quantization, launched as the dense GEMM's.
+    const OpNode* quantize = nullptr;
+    for (OpId u = 0; u < dense.size(); ++u) {
+      for (OpId s : dense.successors(u)) {
+        if (s == v && dense.op(u).op_class == "quantize") quantize = &dense.op(u);
+      }
+    }
+    REQUIRE(quantize);
+    const OpNode& q = *quantize;
+    CHECK(q.op_class == "quantize");
+    CHECK(q.vector.elements_in == op.gemm.m * op.gemm.k);
+    if (op.name == "layer0.o_proj") {
+      CHECK(q.vector.inflight_bytes_per_unit == pair[0].vector.inflight_bytes_per_unit);
+      CHECK(op.gemm.n == pair[1].gemm.n);
+    }
+  }
+  CHECK(linears == 4 * 32);  // qkv, o_proj, gate_up, down in each of 32 layers
+  // The MoE call: bf16 tokens permuted, quantized in 1x128 groups before each grouped GEMM.
+  ForwardPass pass = decode_pass(8, 128, 1);
+  pass.moe_kernel = MoeKernel::trtllm_cutlass;
+  const OpGraph moe = build_forward(load_model("Qwen/Qwen3-30B-A3B"), pass, p, AttentionImpl::fused);
+  bool fc1 = false, fc2 = false;
+  for (OpId v = 0; v < moe.size(); ++v) {
+    fc1 = fc1 || moe.op(v).name == "layer0.moe.fc1_quantize";
+    fc2 = fc2 || moe.op(v).name == "layer0.moe.fc2_quantize";
+  }
+  CHECK(fc1);
+  CHECK(fc2);
+}

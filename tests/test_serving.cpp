@@ -527,7 +527,10 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(block.not_simulated.empty());
   CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers
   CHECK(block.hw == "b200");
-  CHECK(block.note.find("per-tensor fp8") != std::string::npos);
+  CHECK(block.fp8_block);
+  CHECK(block.dtype == DType::fp8);
+  CHECK(serving_case_setup(block, ServingCaseSettings{}).machine.precision.scale_block_k == 128);
+  CHECK(serving_case_setup(block, ServingCaseSettings{}).machine.precision.activations == DType::bf16);
   const ServingCase& disagg = by_id("disagg");
   CHECK(disagg.not_simulated.empty());
   CHECK(disagg.disaggregated);

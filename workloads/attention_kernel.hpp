@@ -20,6 +20,10 @@ struct Precision {
   DType weights = DType::bf16;
   DType activations = DType::bf16;  // matmuls compute in this type
   DType kv = DType::bf16;
+  // fp8 weights with block scales (DeepSeek-V3's recipe, TensorRT-LLM's fp8_block): 128 x 128
+  // weight blocks, and each linear quantizes its 16-bit input in 1 x this many groups before a
+  // block-scaled GEMM (DeepGEMM's kernel). 0: per-tensor scales (or no fp8).
+  std::int64_t scale_block_k = 0;
 };
 
 // A kernel by name ("fused"); the built-in ones have constants for code that names them.

@@ -131,7 +131,27 @@ class Builder : public AttentionGraph {
   }
 
   OpId gemm_op(const std::string& name, const std::string& cls, int layer, GemmShape shape,
-               const std::vector<Input>& inputs) {
+               std::vector<Input> inputs) {
+    // Block-scaled fp8 (TensorRT-LLM's fp8_block): a linear with fp8 weights quantizes its
+    // 16-bit input in 1x128 groups (fp8_quantize_1x128, the dense launch of SMs x 8 blocks of 8
+    // warps) and runs the block-scaled GEMM (DeepGEMM's kernel), the two kernels the kernel
+    // tables' fp8_block rows measure. The router and the LM head stay 16-bit in those
+    // checkpoints; attention's GEMMs have no weights.
+    if (p_.scale_block_k > 0 && shape.b == DType::fp8 && shape.a != DType::fp8 && shape.batch == 1 && !shape.fused_attention &&
+        cls != "router" && cls != "lm_head") {
+      constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
+      OpNode q;
+      q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
+      q.op_class = "quantize";
+      q.layer = layer;
+      q.is_gemm = false;
+      q.vector = quantize_1x128_shape(shape.m, shape.k, kDenseQuantWarpsPerSm);
+      q.vector.dtype = shape.a;
+      const OpId quantized = add(std::move(q), inputs);
+      inputs = {{quantized, shape.m * shape.k}};
+      shape.a = DType::fp8;
+      shape.scale_block_k = p_.scale_block_k;
+    }
     OpNode op;
     op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
     op.op_class = cls;
@@ -429,8 +449,9 @@ class Builder : public AttentionGraph {
   OpId moe(int l, OpId in) {
     // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
     // other kernels, which keep the grouped path.
-    const bool cutlass = pass_.moe_kernel == MoeKernel::trtllm_cutlass && p_.weights == p_.activations &&
-                         (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8);
+    const bool cutlass = pass_.moe_kernel == MoeKernel::trtllm_cutlass &&
+                         ((p_.weights == p_.activations && (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8)) ||
+                          (p_.scale_block_k > 0 && p_.weights == DType::fp8));
     if (pass_.ep > 1 && !cutlass) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
@@ -480,7 +501,8 @@ class Builder : public AttentionGraph {
       g_.connect_control(router, tokens);  // the routing's choices travel with the tokens
     }
     const std::vector<std::int64_t> loads = expert_loads(l, all, local_ep);
-    const MoeLayerShape shape{all, h, m_.expert_width(), m_.experts, m_.experts_per_token, moe_tp_, local_ep, m_.gated_mlp, p_.weights, 0};
+    const MoeLayerShape shape{all,     h,         m_.expert_width(), m_.experts, m_.experts_per_token,
+                              moe_tp_, local_ep, m_.gated_mlp,      p_.weights, p_.scale_block_k};
     OpId previous = ep > 1 ? tokens : router, data = tokens;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;

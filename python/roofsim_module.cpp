@@ -175,7 +175,7 @@ Keyword arguments as `roofsim run`'s flags: hw (preset, path or Hardware), model
 Hugging Face config.json or Model), batch, prompt, gen, weights_dtype, activations_dtype,
 kv_dtype, attention ('fused', 'unfused', 'vector'), ideal, launch ('graph', 'per_op', 'prefill_per_op'),
 allreduce ('nccl', 'trtllm_custom', 'vllm_custom'), routing ('uniform', 'balanced', 'power_law:A'),
-moe_kernel ('grouped', 'trtllm_cutlass'), decode_stride, tp, pp, ep, microbatches, topology, near_memory ('off', 'auto', 'all'),
+moe_kernel ('grouped', 'trtllm_cutlass'), moe_tp, fp8_scaling ('tensor', 'block'), decode_stride, tp, pp, ep, microbatches, topology, near_memory ('off', 'auto', 'all'),
 allow_long_context (beyond the model's maximum context), max_events (the work guard; 0: no limit),
 all_layers (simulate every layer instead of replaying repeated ones exactly; the same results);
 progress(done, total, what) is called after each simulated phase (prefill, decode steps).

@@ -107,6 +107,7 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
   std::vector<ServingCase> cases;
   std::map<std::string, std::string> model_cache;
   std::map<std::string, HardwareSpec> hardware;
+  std::map<std::string, bool> has_experts;  // by preset
   for (const CsvRow& row : read_csv(path)) {
     ServingCase c;
     c.id = csv_text(path, row, "id");
@@ -115,8 +116,8 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
     c.model_path = csv_text(path, row, "model_path");
     c.isl = csv_positive_integer(path, row, "isl");
     c.osl = csv_positive_integer(path, row, "osl");
-    c.concurrency = count(path, row, "silicon_concurrency", 0);
-    if (c.concurrency == 0) c.concurrency = csv_positive_integer(path, row, "silicon_concurrency");  // names the missing column
+    csv_text(path, row, "silicon_concurrency");  // required: refused with its column when missing
+    c.concurrency = count(path, row, "silicon_concurrency", 1);
     c.ttft_s = csv_positive_number(path, row, "silicon_ttft_ms") * 1e-3;
     c.tpot_s = csv_positive_number(path, row, "silicon_tpot_ms") * 1e-3;
     const std::string mode = csv_text(path, row, "mode");
@@ -172,7 +173,8 @@ std::vector<ServingCase> load_serving_cases(const std::string& path) {
       if (!hardware.at(c.hw).matrix_supports(c.dtype)) why.push_back(c.hw + " does not compute in " + std::string(dtype_name(c.dtype)));
     }
     if (!c.model.empty() && why.empty()) {
-      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, load_model(c.model).experts > 1, c.ep, c.moe_tp);
+      if (!has_experts.count(c.model)) has_experts[c.model] = load_model(c.model).experts > 1;
+      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, has_experts.at(c.model), c.ep, c.moe_tp);
       if (!layout.empty()) why.push_back(layout);
     }
     for (const std::string& w : why) c.not_simulated += (c.not_simulated.empty() ? "" : "; ") + w;

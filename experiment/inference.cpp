@@ -318,6 +318,9 @@ Experiment load_experiment_file(const std::string& path) {
     if (!r) t.fail("routing", std::string("expected ") + kMoeRoutingForms + ", got \"" + t.string("routing") + "\"");
     e.routing = *r;
   }
+  if (t.has("moe_kernel")) e.moe_kernel = *parse_moe_kernel(t.one_of("moe_kernel", moe_kernel_names()));
+  e.moe_tp = t.positive_integer_or("moe_tp", 0);
+  if (t.has("fp8_scaling")) e.precision.scale_block_k = t.one_of("fp8_scaling", {"tensor", "block"}) == "block" ? 128 : 0;
   if (t.has("near_memory")) {
     const std::string v = t.one_of("near_memory", {"off", "auto", "all"});
     e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
@@ -335,7 +338,8 @@ Experiment load_experiment_file(const std::string& path) {
                                   {"decode_stride", "decode_stride"}, {"topology", "topology"}, {"nodes", "nodes"}, {"replicas", "replicas"},
                                   {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
                                   {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
-                                  {"kv_dtype", "kv_dtype"}, {"hw", "hw"}, {"model", "model"}}) {
+                                  {"kv_dtype", "kv_dtype"}, {"hw", "hw"}, {"model", "model"}, {"moe_tp", "moe_tp"},
+                                  {"fp8_scaling", "fp8_scaling"}}) {
     if (t.has(key)) e.set_in_file[name] = path + ":" + std::to_string(t.line_of(key)) + ": " + t.key_path(key);
   }
   // A relative path to a hardware or model file is relative to the experiment file; a name or

@@ -138,7 +138,10 @@ void run_attention(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
   std::ostream& os = human_out(o.json);
   os << hw.description << " (" << hw.name << "): one " << (s.prefill ? "prefill" : "decode") << " attention call, kernel "
      << o.attention_kernel << (o.attention_kernel == "trtllm" && !s.prefill
-                                   ? (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa ? " (XQA)" : " (MMHA)") : "")
+                                   ? (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa    ? " (XQA)"
+                                      : trtllm_decode_kernel(s) == TrtllmDecodeKernel::mla ? " (MLA)"
+                                                                                           : " (MMHA)")
+                                   : "")
      << "\n\n";
   print_call(os, o, out, ops, "the call");
 }

@@ -452,6 +452,12 @@ TEST_CASE("TensorRT-LLM's attention decodes latent attention (MLA) on the tensor
   }
   REQUIRE(attention);
   CHECK(attention->is_gemm);  // a fused kernel over the shared latent
+  AttentionShape latent;
+  latent.shared_kv = true;
+  latent.heads = 16;
+  latent.kv_heads = 1;
+  latent.head_dim = 576;
+  CHECK(trtllm_decode_kernel(latent) == TrtllmDecodeKernel::mla);
   CHECK(attention->gemm.shared_kv);
   CHECK(attention->gemm.fused_attention);
 }

@@ -144,8 +144,10 @@ inline std::int64_t power_of_two_at_least(std::int64_t x, std::int64_t floor) {
   return p;
 }
 
-// Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp).
-enum class TrtllmDecodeKernel { xqa, mmha };
+// Which decode kernel TensorRT-LLM's attention op launches for a shape (attention_kernels/trtllm.cpp):
+// XQA, MMHA, or for latent attention (MLA: every head over the one shared latent) its own
+// tensor-core kernel (FlashMLA on Hopper).
+enum class TrtllmDecodeKernel { xqa, mmha, mla };
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s);
 // Whether XQA applies RoPE and writes the cache itself (else the QKV preprocessing kernel runs
 // before it): only its Hopper kernel on an fp8 cache does, for a rotary part within the head in

@@ -102,12 +102,11 @@ class Trtllm : public AttentionKernel {
     // cache is fp8 and the context FMHA is paged (thop attentionOp; TensorRT-LLM 1.x pages it
     // whenever KV-cache block reuse, on by default, or chunked prefill is on).
     if (s.prefill) return build_fused_attention(g, s, s.precision.kv == DType::fp8);
-    // Latent attention (DeepSeek's MLA) decodes on kernels of its own, on the tensor cores
-    // (FlashMLA on Hopper; every head attends over the one cached latent): neither XQA nor
-    // MMHA takes its 576-value head. As a fused kernel whose CTAs are not counted (no MLA
-    // kernel is in the measured tables).
-    if (s.shared_kv) return build_fused_attention(g, s, false);
-    if (trtllm_decode_kernel(s) == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
+    const TrtllmDecodeKernel kernel = trtllm_decode_kernel(s);
+    // The MLA kernel as a fused kernel whose CTAs are not counted (no MLA kernel is in the
+    // measured tables).
+    if (kernel == TrtllmDecodeKernel::mla) return build_fused_attention(g, s, false);
+    if (kernel == TrtllmDecodeKernel::xqa) return build_fused_attention(g, s, false, xqa_ctas(s));
     const std::int64_t kv_elements = s.sequences * s.kv_heads * s.decode_keys() * s.kv_dims();
     const MmhaLaunch launch = mmha_launch(s);
     const double padded = static_cast<double>(mmha_head_dim_max(s.head_dim)) / static_cast<double>(s.head_dim);
@@ -120,6 +119,9 @@ class Trtllm : public AttentionKernel {
 }  // namespace
 
 TrtllmDecodeKernel trtllm_decode_kernel(const AttentionShape& s) {
+  // Latent attention (DeepSeek's MLA) decodes on kernels of its own: neither XQA nor MMHA takes
+  // its 576-value head.
+  if (s.shared_kv) return TrtllmDecodeKernel::mla;
   const std::int64_t group = s.group();
   if (group < 2 || group > kXqaMaxGroup || s.head_dim % 16 != 0 || s.head_dim > 256) return TrtllmDecodeKernel::mmha;
   const std::int64_t blocks = std::max<std::int64_t>(1, s.context / kXqaTokensPerBlock);

@@ -172,6 +172,20 @@ OpSpec vector_op(const VectorShape& v, const std::string& name) {
   return op;
 }
 
+namespace {
+// A linear's GEMM on quantized operands (activations and weights in `t`), into bf16.
+OpSpec quantized_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType t, std::int64_t scale_block_k) {
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = g.b = t;
+  g.c = DType::bf16;
+  g.scale_block_k = scale_block_k;
+  return gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k));
+}
+}  // namespace
+
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling) {
   std::vector<OpSpec> ops;
   if (scaling == Fp8Scaling::per_tensor) {
@@ -185,7 +199,6 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
     ops.push_back(amax);
   }
   if (scaling == Fp8Scaling::block) {
-    constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
     ops.push_back(quantize_1x128_op(m, k, kDenseQuantWarpsPerSm, "fp8 quantize"));
   } else {
     ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
@@ -194,15 +207,8 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   if (scaling == Fp8Scaling::per_tensor) {
     ops.push_back(vector_op(VectorShape{1, 1, 1.0, DType::bf16, DType::fp32, false}, "fp8 scale to fp32"));
   }
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = g.b = DType::fp8;
-  g.c = DType::bf16;
   // Block scaling: activations in 1x128 groups, weights in 128x128 blocks (DeepSeek-V3's recipe).
-  if (scaling == Fp8Scaling::block) g.scale_block_k = 128;
-  ops.push_back(gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k)));
+  ops.push_back(quantized_gemm_op(m, n, k, DType::fp8, scaling == Fp8Scaling::block ? 128 : 0));
   return ops;
 }
 
@@ -210,13 +216,7 @@ std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_
   std::vector<OpSpec> ops;
   ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::nvfp4, false},  // scale and convert
                           "fp4 quantize " + std::to_string(m) + "x" + std::to_string(k)));
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = g.b = DType::nvfp4;
-  g.c = DType::bf16;
-  ops.push_back(gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k)));
+  ops.push_back(quantized_gemm_op(m, n, k, DType::nvfp4, 0));
   return ops;
 }
 

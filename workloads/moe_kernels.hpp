@@ -63,7 +63,10 @@ struct MoeKernelOp {
 std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const std::vector<std::int64_t>& local_loads);
 
 // TensorRT-LLM's 1x128 fp8 quantization of a block-scaled GEMM's bf16 input: rows x cols, its
-// launch keeping `warps_per_sm` warps on each SM (see moe_kernels.cpp).
+// launch keeping `warps_per_sm` warps on each SM (see moe_kernels.cpp). A dense linear's launch
+// (fp8_1x128_cs: SMs x 8 blocks of 8 warps) keeps kDenseQuantWarpsPerSm; the grouped GEMMs'
+// launch 8 (inside trtllm_cutlass_moe_ops).
+constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
 VectorShape quantize_1x128_shape(std::int64_t rows, std::int64_t cols, std::int64_t warps_per_sm);
 
 }  // namespace roofsim

@@ -139,7 +139,6 @@ class Builder : public AttentionGraph {
     // checkpoints; attention's GEMMs have no weights.
     if (p_.scale_block_k > 0 && shape.b == DType::fp8 && shape.a != DType::fp8 && shape.batch == 1 && !shape.fused_attention &&
         cls != "router" && cls != "lm_head") {
-      constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
       OpNode q;
       q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
       q.op_class = "quantize";

@@ -23,7 +23,7 @@ class Builder : public AttentionGraph {
       : m_(m), pass_(pass), p_(p), attention_(attention), groups_(groups_of(pass)), seqs_(0), rows_(0), tp_(pass.tp),
         // Heads that do not divide evenly: the busiest chip (which sets the pace) has the ceiling.
         heads_(ceil_div(m.heads, pass.tp)), kv_heads_(std::max<std::int64_t>(1, ceil_div(m.kv_heads, pass.tp))),
-        moe_tp_(pass.moe_tp > 0 ? pass.moe_tp : pass.tp), moe_ep_(pass.tp / (pass.moe_tp > 0 ? pass.moe_tp : pass.tp)) {
+        moe_tp_(pass.experts_tp()), moe_ep_(pass.tp / pass.experts_tp()) {
     for (const SequenceGroup& g : groups_) {
       seqs_ += g.count;
       rows_ += g.count * g.new_tokens;

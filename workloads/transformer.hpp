@@ -62,6 +62,7 @@ struct ForwardPass {
   // the TP group, attention still tensor parallel; TensorRT-LLM's moe_tp_size x moe_ep_size =
   // tp_size). 0: every expert over all tp chips.
   std::int64_t moe_tp = 0;
+  std::int64_t experts_tp() const { return moe_tp > 0 ? moe_tp : tp; }
   // The chips: pp x ep x tp, numbered as workloads/chip_layout.hpp says (stage-major, then
   // EP rank, then TP rank). The graph is one chip's share; every chip of a stage runs it.
 };

@@ -8,7 +8,8 @@ DmaEngine::DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats)
     : hbm_(hbm), stats_(stats),
       max_inflight_(static_cast<std::uint64_t>(spec.max_inflight_bytes)),
       request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)),
-      tile_rate_(hbm.spec().tile_efficiency / hbm.spec().efficiency) {}
+      tile_rate_(hbm.spec().tile_efficiency / hbm.spec().efficiency),
+      write_rate_(hbm.spec().write_efficiency / hbm.spec().efficiency) {}
 
 void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));

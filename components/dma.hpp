@@ -26,8 +26,10 @@ class DmaEngine {
   void read_tile(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, false, label, std::move(done), tile_rate_);
   }
-  void write(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
-    transfer(address, bytes, true, label, std::move(done));
+  // Writes: served at hbm.write_efficiency, except those a write-back cache takes in first
+  // (`cached`: the op's writes so far fit hbm.write_back_bytes), which drain at efficiency.
+  void write(std::uint64_t address, std::uint64_t bytes, bool cached, int label, Callback done) {
+    transfer(address, bytes, true, label, std::move(done), cached ? 1.0 : write_rate_);
   }
 
   std::uint64_t request_bytes() const { return request_bytes_; }
@@ -51,7 +53,8 @@ class DmaEngine {
   std::uint64_t max_inflight_;
   std::uint64_t request_bytes_;
   std::uint64_t inflight_ = 0;
-  double tile_rate_ = 1.0;  // tile_efficiency / efficiency
+  double tile_rate_ = 1.0;   // tile_efficiency / efficiency
+  double write_rate_ = 1.0;  // write_efficiency / efficiency
   std::deque<std::shared_ptr<Transfer>> reads_, writes_;
 };
 

@@ -58,7 +58,8 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
   if (write.bytes > 0) {
     ++writes_pending_;
     bytes_written += write.bytes;
-    chip_.dma().write(write.address, write.bytes, trace_name, [this] {
+    const bool cached = static_cast<double>(bytes_written) <= chip_.hw().hbm.write_back_bytes;
+    chip_.dma().write(write.address, write.bytes, cached, trace_name, [this] {
       ++events;
       --writes_pending_;
       finish_if_done();

@@ -165,6 +165,8 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   read_table(hbm, hw);
   if (!hbm.has("tile_efficiency")) hw.hbm.tile_efficiency = hw.hbm.efficiency;
   if (hw.hbm.tile_efficiency > hw.hbm.efficiency) hbm.fail("tile_efficiency", "must not exceed efficiency");
+  if (!hbm.has("write_efficiency")) hw.hbm.write_efficiency = hw.hbm.efficiency;
+  if (hw.hbm.write_efficiency > hw.hbm.efficiency) hbm.fail("write_efficiency", "must not exceed efficiency");
   ConfigTable dma = top.table("dma");
   read_table(dma, hw);
   if (hw.dma.request_bytes > hw.dma.max_inflight_bytes) dma.fail("request_bytes", "must not exceed max_inflight_bytes");
@@ -242,10 +244,11 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
        [](HardwareSpec& hw) { hw.matrix.sustained_clock_hz = hw.matrix.clock_hz; }},
       {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency)",
        [](HardwareSpec& hw) { hw.matrix.dtype_efficiency.clear(); }},
-      {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles)",
+      {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles, writes)",
        [](HardwareSpec& hw) {
          hw.hbm.efficiency = 1.0;
          hw.hbm.tile_efficiency = 1.0;
+         hw.hbm.write_efficiency = 1.0;
        }},
       {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, a block-scaled kernel's loads past the matrix's edge, and an fp8 sliding-window FMHA's extra cycles per key step), where nothing hides them",
        [](HardwareSpec& hw) {

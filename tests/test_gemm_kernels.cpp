@@ -134,3 +134,23 @@ TEST_CASE("an MoE layer's grouped GEMM plans as a GPU kernel over every expert's
   CHECK(few_tiles.seconds() > 1.5 * batched.seconds());
   CHECK(few_tiles.flops == batched.flops);
 }
+
+TEST_CASE("HBM writes beyond the write-back cache stream at hbm.write_efficiency, those it takes in at the streaming rate", "[systemc][gemm]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  REQUIRE(hw.hbm.write_efficiency < hw.hbm.efficiency);
+  REQUIRE(hw.hbm.write_back_bytes > 0);
+  HardwareSpec no_write_cost = hw;
+  no_write_cost.hbm.write_efficiency = hw.hbm.efficiency;
+  // A short-K GEMM is its output's write: 1 GiB of bf16 output, far beyond the 50 MiB cache.
+  const OpSpec big = gemm(65536, 8192, 64);
+  const double slow = run_one(hw, big).seconds(), fast = run_one(no_write_cost, big).seconds();
+  // Nearly all of the time is the write, so it stretches by nearly efficiency / write_efficiency.
+  CHECK(slow / fast > 1.0 + 0.8 * (hw.hbm.efficiency / hw.hbm.write_efficiency - 1.0));
+  CHECK(slow / fast < hw.hbm.efficiency / hw.hbm.write_efficiency + 1e-9);
+  // 16 MiB of output fits the cache: written at the streaming rate, the write rate does not matter.
+  const OpSpec fits = gemm(1024, 8192, 64);
+  CHECK(run_one(hw, fits).seconds() == run_one(no_write_cost, fits).seconds());
+  HardwareSpec no_cache = hw;
+  no_cache.hbm.write_back_bytes = 0;
+  CHECK(run_one(no_cache, fits).seconds() > run_one(hw, fits).seconds());
+}

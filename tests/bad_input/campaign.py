@@ -289,6 +289,8 @@ def hw_cross_invalid(values, key, newval, removed):
     tile = v.get("hbm.tile_efficiency", eff)
     if tile > eff:
         return True
+    if v.get("hbm.write_efficiency", eff) > eff:
+        return True
     if "dma.request_bytes" in v and "dma.max_inflight_bytes" in v and v["dma.request_bytes"] > v["dma.max_inflight_bytes"]:
         return True
     return False
@@ -773,7 +775,7 @@ def gen_flags(b):
             exp = {"zero": INVALID, "neg1": INVALID, "nan": INVALID, "inf": INVALID, "garbage": INVALID, "empty": INVALID,
                    "huge": EXTREME, "i64max": EXTREME, "2pow31": EXTREME, "0.4": VALID, "plus4": VALID}.get(slug, ANY)
             if key == "hbm.efficiency":
-                exp = INVALID  # above 1, or (x 0.4) below hbm.tile_efficiency 0.84
+                exp = INVALID  # above 1, or (x 0.4) below hbm.tile_efficiency 0.84 and hbm.write_efficiency 0.74
             if key == "dma.request_bytes" and slug not in ("0.4", "plus4"):
                 exp = INVALID  # above dma.max_inflight_bytes (x4 just reaches it), or not positive
             if key == "matrix.units" and slug == "0.4":
@@ -791,7 +793,7 @@ def gen_flags(b):
              ("links.count", "-1", INVALID), ("chip.description", "5", ANY), ("links.kind", "bogus", ANY),
              ("matrix.kind", "bogus", INVALID), ("matrix.weight_stationary", "maybe", INVALID), ("bogus.key", "1", INVALID),
              ("matrix.dtype_rate.int4", "4", VALID), ("matrix.dtype_rate.fp64", "1", INVALID),
-             ("hbm.efficiency", "1.5", INVALID), ("hbm.tile_efficiency", "1", INVALID), ("matrix.sustained_clock_mhz", "5000", INVALID),
+             ("hbm.efficiency", "1.5", INVALID), ("hbm.tile_efficiency", "1", INVALID), ("hbm.write_efficiency", "1", INVALID), ("matrix.sustained_clock_mhz", "5000", INVALID),
              ("dma.request_bytes", "1e12", INVALID), ("onchip.l2.capacity_bytes", "0", INVALID), ("chip.tile_buffer", "bogus", INVALID),
              ("pim.clock_mhz", "1000", INVALID), ("hbm.capacity_bytes", "1", INVALID)]
     for key, val, exp in sets:

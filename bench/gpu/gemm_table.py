@@ -1,0 +1,99 @@
+"""bf16 GEMMs of a measured kernel table, timed again on the GPU at hand, written in the same
+format (validation/kernels/<gpu>/gemm.csv), so that `roofsim validate --kernels` can read it.
+
+Why: the shared tables are H100 measurements. The h200_sxm preset says an H200 is an H100 with
+HBM3e (4.8 TB/s, 141 GB); nothing measured on an H200 has tested that. Timing the H100 table's
+own shapes on an H200 gives, shape for shape, the H200/H100 ratio the preset must reproduce:
+about 1 where the tensor cores bind, up to 4.8/3.35 where the weights' stream binds.
+
+How a call is timed, as the source table's README says its rows were: y = x W^T through
+torch.nn.functional.linear (cuBLAS, what TensorRT-LLM's PyTorch flow calls for a bf16 linear),
+several weight copies in rotation so the L2 does not hold the weights, the calls captured in a
+CUDA graph, the graph replayed and timed with CUDA events; a row's latency is the median
+replay's time divided by the calls in it, in milliseconds.
+
+Run: python3 bench/gpu/gemm_table.py validation/kernels/h100/gemm.csv [--budget-s 240] > gemm.csv
+Shapes run in a fixed shuffled order, so a run cut short by --budget-s is an unbiased sample.
+"""
+import argparse
+import csv
+import datetime
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+from cuda_timing import event_times_us
+
+ROTATION_BYTES = 256 << 20  # weights in rotation per graph: over 4x the 50-60 MiB L2
+GRAPH_TARGET_MS = 2.0       # enough calls per graph that one replay is well above event resolution
+MAX_CALLS = 200
+REPLAYS = 7
+
+
+def shapes_of(path):
+    rows = [r for r in csv.DictReader(line for line in open(path) if not line.startswith("#"))
+            if r["gemm_dtype"] == "bfloat16"]
+    # The source's latency only sizes the graph (how many calls make GRAPH_TARGET_MS).
+    return [(int(r["m"]), int(r["n"]), int(r["k"]), float(r["latency"])) for r in rows]
+
+
+def time_shape(m, n, k, estimate_ms):
+    weight_bytes = n * k * 2
+    copies = max(1, min(16, ROTATION_BYTES // weight_bytes))
+    calls = max(copies, min(MAX_CALLS, int(GRAPH_TARGET_MS / max(estimate_ms, 1e-4))))
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for w in ws:  # warm-up outside the graph: cuBLAS picks and loads its kernel
+            torch.nn.functional.linear(x, w)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(calls):
+            torch.nn.functional.linear(x, ws[i % copies])
+    graph.replay()
+    torch.cuda.synchronize()
+    us = statistics.median(event_times_us(graph.replay, REPLAYS)) / calls
+    del graph, x, ws
+    return us * 1e-3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("table", help="a gemm.csv whose bfloat16 shapes to time")
+    parser.add_argument("--budget-s", type=float, default=240, help="stop after this many seconds (default 240)")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("gemm_table.py: no CUDA device (this benchmark needs a GPU)")
+    shapes = shapes_of(args.table)
+    random.Random(42).shuffle(shapes)
+    props = torch.cuda.get_device_properties(0)
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                capture_output=True, text=True, check=True).stdout.split("\n")[0].strip()
+    except (OSError, subprocess.CalledProcessError):
+        driver = "unknown"
+    print(f"# bench/gpu/gemm_table.py {args.table} on {props.name} ({props.multi_processor_count} SMs, "
+          f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: F.linear (cuBLAS) in a CUDA graph, "
+          f"weights rotating over {ROTATION_BYTES >> 20} MiB, median of {REPLAYS} replays")
+    print("framework,version,op_name,kernel_source,gemm_dtype,m,n,k,latency")
+    start = time.monotonic()
+    done = 0
+    for m, n, k, estimate_ms in shapes:
+        if time.monotonic() - start > args.budget_s:
+            break
+        ms = time_shape(m, n, k, estimate_ms)
+        print(f"torch,{torch.__version__},gemm,torch_linear_cublas,bfloat16,{m},{n},{k},{ms:.6g}", flush=True)
+        done += 1
+    print(f"gemm_table.py: {done} of {len(shapes)} shapes in {time.monotonic() - start:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every bench/gpu measurement in one pass, for one short device lease: writes CSVs to $1
+# (default ./gpu-results), each with a header comment naming the GPU, driver, versions and date.
+# GEMM table first (the longest, cut at its budget), then the memory probes, then the PyTorch
+# grouped-GEMM and write-rate sweeps. Each step has its own timeout, so one hang costs only itself.
+#   bash bench/gpu/run_all.sh "$OUT"
+set -u
+out=${1:-gpu-results}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z_' | sed 's/nvidia_//; s/_.*//')
+stamp="$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv,noheader | head -1), nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(date -u +%F)"
+echo "run_all.sh: $gpu: $stamp" >&2
+export PYTHONUNBUFFERED=1 PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
+
+build=$(mktemp -d)
+(for p in hbm_latency hbm_inflight l2_bandwidth; do
+   nvcc -O3 -arch=sm_90a -o "$build/$p" "$here/$p.cu" || echo "run_all.sh: $p did not build" >&2
+ done) &
+builder=$!
+
+step() {  # step NAME TIMEOUT_S COMMAND...: stdout to $out/${gpu}_NAME.csv, stamped
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  { echo "# $stamp"; timeout "$limit" "$@"; } >"$out/${gpu}_$name.csv"
+  echo "run_all.sh: $name: exit $?, $((SECONDS - t0)) s" >&2
+}
+
+cd "$repo"
+step gemm 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --budget-s 170
+wait $builder
+step hbm_latency 30 "$build/hbm_latency"
+step hbm_inflight 60 "$build/hbm_inflight"
+step l2_bandwidth 30 "$build/l2_bandwidth"
+step grouped_gemm_weights 60 python3 "$here/grouped_gemm.py" --weights-sweep
+step grouped_gemm 45 python3 "$here/grouped_gemm.py"
+step write_bound 60 python3 "$here/write_bound.py" --reps 10

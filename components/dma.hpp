@@ -26,10 +26,9 @@ class DmaEngine {
   void read_tile(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, false, label, std::move(done), tile_rate_);
   }
-  // Writes: served at hbm.write_efficiency, except those a write-back cache takes in first
-  // (`cached`: the op's writes so far fit hbm.write_back_bytes), which drain at efficiency.
-  void write(std::uint64_t address, std::uint64_t bytes, bool cached, int label, Callback done) {
-    transfer(address, bytes, true, label, std::move(done), cached ? 1.0 : write_rate_);
+  // Writes: served at hbm.write_efficiency (a write stream turns the bus around).
+  void write(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+    transfer(address, bytes, true, label, std::move(done), write_rate_);
   }
 
   std::uint64_t request_bytes() const { return request_bytes_; }

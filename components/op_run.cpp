@@ -8,18 +8,27 @@ namespace roofsim {
 
 OpRun::OpRun(Chip& chip, std::int64_t steps, int stages)
     : chip_(chip), steps_(steps), stages_(stages),
-      loaded_(static_cast<std::size_t>(stages), 0), jobs_left_(static_cast<std::size_t>(stages), 0) {}
+      loaded_(static_cast<std::size_t>(stages), 0), in_use_(static_cast<std::size_t>(stages), 0),
+      jobs_left_(static_cast<std::size_t>(stages), 0) {}
 
 void OpRun::start(Callback done) {
   done_ = std::move(done);
-  for (int i = 0; i < stages_ && next_load_ < steps_; ++i) issue_load();
+  issue_loads();
   finish_if_done();
 }
 
 std::uint64_t OpRun::allocate(std::uint64_t bytes) { return chip_.allocate(bytes); }
 
+// Loads go out in step order, each into its step's slot once the step `stages` earlier has left
+// it. Steps may finish out of order (their jobs sit on differently loaded units), so a slot
+// freed is not always the next load's.
+void OpRun::issue_loads() {
+  while (next_load_ < steps_ && !in_use_[static_cast<std::size_t>(next_load_ % stages_)]) issue_load();
+}
+
 void OpRun::issue_load() {
   const std::int64_t step = next_load_++;
+  in_use_[static_cast<std::size_t>(step % stages_)] = 1;
   MemRange ranges[2];
   loads(step, ranges);
   // The step may compute when both of its blocks have arrived.
@@ -58,8 +67,7 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
   if (write.bytes > 0) {
     ++writes_pending_;
     bytes_written += write.bytes;
-    const bool cached = static_cast<double>(bytes_written) <= chip_.hw().hbm.write_back_bytes;
-    chip_.dma().write(write.address, write.bytes, cached, trace_name, [this] {
+    chip_.dma().write(write.address, write.bytes, trace_name, [this] {
       ++events;
       --writes_pending_;
       finish_if_done();
@@ -69,8 +77,9 @@ void OpRun::job_done(std::int64_t step, MemRange write) {
   if (--jobs_left_[slot] > 0) return;
   // The step's buffer is free: the load `stages` steps ahead may use it.
   loaded_[slot] = 0;
+  in_use_[slot] = 0;
   ++steps_done_;
-  if (next_load_ < steps_) issue_load();
+  issue_loads();
   finish_if_done();
 }
 
@@ -239,19 +248,36 @@ void GemmRun::dispatch(std::int64_t step) {
     padded_flops += mac_flops(wave.padded_cycles);
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
-    Picoseconds ready = now;
+    Picoseconds ready = now, last_started = now;  // the last unit's end, and when its share began
     for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
       const double c = unit_cycles_[u] + wave.every_unit;
       unit_cycles_[u] = 0;
       if (c == 0) continue;
-      ready = std::max(ready, chip_.matrix_unit(u).run(now, c));
-      if (trace_name >= 0) {
-        const Timeline& t = chip_.matrix_unit(u).timeline();
-        chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
+      const Picoseconds done = chip_.matrix_unit(u).run(now, c);
+      const Timeline& t = chip_.matrix_unit(u).timeline();
+      if (done > ready) {
+        ready = done;
+        last_started = t.last_start();
       }
+      if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
     }
-    jobs_added(step, 1);
-    chip_.matrix_events().at(ready, [this, step, out] { job_done(step, out); });
+    // The tiles' writes: a unit writes each output tile when it finishes it, so with several
+    // rounds of tiles per unit the output leaves in as many parts over the units' work on this
+    // step, the last at `ready`, not all at once at the end (which would leave a write-bound
+    // GEMM's writes behind all its compute). At most kMaxWriteParts events per step.
+    constexpr std::int64_t kMaxWriteParts = 16;
+    const std::int64_t units = static_cast<std::int64_t>(unit_cycles_.size());
+    const std::int64_t rounds = (rows_of_tiles * tiles_n + units - 1) / units;
+    const std::int64_t parts_out = out.bytes > 0 ? std::max<std::int64_t>(1, std::min(rounds, kMaxWriteParts)) : 1;
+    jobs_added(step, parts_out);
+    std::uint64_t written = 0;
+    for (std::int64_t p = 1; p <= parts_out; ++p) {
+      const std::uint64_t upto = out.bytes * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(parts_out);
+      const MemRange part{out.address + written, upto - written};
+      written = upto;
+      const Picoseconds at = last_started + (ready - last_started) * static_cast<Picoseconds>(p) / static_cast<Picoseconds>(parts_out);
+      chip_.matrix_events().at(at, [this, step, part] { job_done(step, part); });
+    }
     return;
   }
   for (std::int64_t r = 0; r < rows_of_tiles; ++r) {

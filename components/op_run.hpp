@@ -73,6 +73,7 @@ class OpRun {
   Picoseconds tail_ps_ = 0;
 
  private:
+  void issue_loads();
   void issue_load();
   void try_dispatch();
   void finish_if_done();
@@ -81,6 +82,7 @@ class OpRun {
   int stages_;
   std::int64_t next_load_ = 0, next_dispatch_ = 0, steps_done_ = 0;
   std::vector<char> loaded_;              // per slot
+  std::vector<char> in_use_;              // per slot: loading, loaded or computing
   std::vector<std::int64_t> jobs_left_;   // per slot
   std::int64_t writes_pending_ = 0;
   bool finished_ = false;

@@ -106,7 +106,6 @@ struct HbmSpec {
   double efficiency = 1;  // achievable fraction of peak per channel, streaming (calibrated)
   double tile_efficiency = 1;  // the same for matrix-unit operand tiles (calibrated)
   double write_efficiency = 1;  // the same for writes: a write stream turns the bus around (measured)
-  double write_back_bytes = 0;  // an op's first writes a write-back cache takes in, streamed at `efficiency`
   double access_latency_s = 0;
   std::int64_t interleave_bytes = 0;
 };

@@ -122,9 +122,6 @@ std::vector<HardwareParam> make_params() {
       {"hbm.write_efficiency", "", 1, K::fraction, false, 1,
        "Achievable fraction of peak for writes (a fill or an output stream: write-to-read turnarounds, write "
        "recovery; measured with a fill; at most efficiency)", FIELD(hbm.write_efficiency), true, "efficiency"},
-      {"hbm.write_back_bytes", "bytes", 1, K::non_negative, false, 0,
-       "Bytes of one op's writes a write-back cache in front of HBM takes in (a GPU's L2): they drain among the "
-       "reads at efficiency, only the writes beyond them stream at write_efficiency (0: none)", FIELD(hbm.write_back_bytes)},
       {"hbm.access_latency_ns", "ns", kNs, K::non_negative, false, 0, "Access latency of a request, pipelined", FIELD(hbm.access_latency_s)},
       {"hbm.interleave_bytes", "bytes", 1, K::count, true, 0, "Granule of the address space each channel owns in turn", FIELD(hbm.interleave_bytes)},
 

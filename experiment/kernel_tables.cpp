@@ -105,11 +105,16 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       // The measured call includes the dynamic quantization of the activations.
       if (hw.matrix_supports(DType::fp8)) ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
       else p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "fp8_gemm") {
+      // The scaled fp8 GEMM alone, operands already e4m3 (bench/gpu/gemm_table.py --dtype fp8):
+      // the fp8 rows less their activation quantization.
+      if (hw.matrix_supports(DType::fp8)) ops.push_back(quantized_gemm_op(m, n, k, DType::fp8, 0));
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
     } else if (dtype == "nvfp4") {
       if (hw.matrix_supports(DType::nvfp4)) ops = nvfp4_linear_ops(m, n, k);
       else p.not_simulated_reason = hw.name + " does not compute in nvfp4";
     } else {
-      p.not_simulated_reason = "gemm_dtype '" + dtype + "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4 are)";
+      p.not_simulated_reason = "gemm_dtype '" + dtype + "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4, fp8_gemm are)";
     }
     p.result.family = "gemm " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);

@@ -172,7 +172,6 @@ OpSpec vector_op(const VectorShape& v, const std::string& name) {
   return op;
 }
 
-namespace {
 // A linear's GEMM on quantized operands (activations and weights in `t`), into bf16.
 OpSpec quantized_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType t, std::int64_t scale_block_k) {
   GemmShape g;
@@ -184,7 +183,6 @@ OpSpec quantized_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType t
   g.scale_block_k = scale_block_k;
   return gemm_op(g, std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k));
 }
-}  // namespace
 
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling) {
   std::vector<OpSpec> ops;

@@ -53,6 +53,9 @@ OpSpec vector_op(const VectorShape& v, const std::string& name);
 // (1 x 128 blocks) quantizes in one pass, each block's scale from its own maximum. Then the
 // fp8 GEMM (bf16 output).
 enum class Fp8Scaling { per_tensor, block };
+// A linear's GEMM on operands already quantized to `t` (activations and weights), into bf16;
+// scale_block_k > 0: block-scaled (one scale per that many values of K).
+OpSpec quantized_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType t, std::int64_t scale_block_k);
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling);
 // TensorRT-LLM's NVFP4 linear (Blackwell): the activations quantized to nvfp4 with the layer's
 // static global scale and per-16 block scales (fp4_quantize: one pass, no amax), then the

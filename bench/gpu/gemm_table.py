@@ -1,4 +1,4 @@
-"""bf16 GEMMs of a measured kernel table, timed again on the GPU at hand, written in the same
+"""bf16 (or fp8) GEMMs of a measured kernel table, timed again on the GPU at hand, written in the same
 format (validation/kernels/<gpu>/gemm.csv), so that `roofsim validate --kernels` can read it.
 
 Why: the shared tables are H100 measurements. The h200_sxm preset says an H200 is an H100 with
@@ -12,7 +12,12 @@ several weight copies in rotation so the L2 does not hold the weights, the calls
 CUDA graph, the graph replayed and timed with CUDA events; a row's latency is the median
 replay's time divided by the calls in it, in milliseconds.
 
-Run: python3 bench/gpu/gemm_table.py validation/kernels/h100/gemm.csv [--budget-s 240] > gemm.csv
+--dtype fp8 times the table's fp8 shapes as the scaled GEMM alone (torch._scaled_mm: cuBLASLt,
+per-tensor scales, fast accumulation, operands already in e4m3), written as gemm_dtype
+`fp8_gemm`: the table's own fp8 rows also quantize the activations, so the two together split
+that family's time between the GEMM and the quantization.
+
+Run: python3 bench/gpu/gemm_table.py validation/kernels/h100/gemm.csv [--dtype fp8] [--budget-s 240] > gemm.csv
 Shapes run in a fixed shuffled order, so a run cut short by --budget-s is an unbiased sample.
 """
 import argparse
@@ -34,29 +39,39 @@ MAX_CALLS = 200
 REPLAYS = 7
 
 
-def shapes_of(path):
+def shapes_of(path, dtype):
     rows = [r for r in csv.DictReader(line for line in open(path) if not line.startswith("#"))
-            if r["gemm_dtype"] == "bfloat16"]
+            if r["gemm_dtype"] == dtype]
     # The source's latency only sizes the graph (how many calls make GRAPH_TARGET_MS).
     return [(int(r["m"]), int(r["n"]), int(r["k"]), float(r["latency"])) for r in rows]
 
 
-def time_shape(m, n, k, estimate_ms):
-    weight_bytes = n * k * 2
+def time_shape(m, n, k, estimate_ms, fp8):
+    weight_bytes = n * k * (1 if fp8 else 2)
     copies = max(1, min(16, ROTATION_BYTES // weight_bytes))
     calls = max(copies, min(MAX_CALLS, int(GRAPH_TARGET_MS / max(estimate_ms, 1e-4))))
     x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
+    if fp8:
+        x = x.to(torch.float8_e4m3fn)
+        ws = [w.to(torch.float8_e4m3fn) for w in ws]
+        one = torch.ones((), device="cuda")
+
+        def call(w):
+            return torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
+    else:
+        def call(w):
+            return torch.nn.functional.linear(x, w)
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for w in ws:  # warm-up outside the graph: cuBLAS picks and loads its kernel
-            torch.nn.functional.linear(x, w)
+            call(w)
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for i in range(calls):
-            torch.nn.functional.linear(x, ws[i % copies])
+            call(ws[i % copies])
     graph.replay()
     torch.cuda.synchronize()
     us = statistics.median(event_times_us(graph.replay, REPLAYS)) / calls
@@ -67,11 +82,13 @@ def time_shape(m, n, k, estimate_ms):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", help="a gemm.csv whose bfloat16 shapes to time")
+    parser.add_argument("--dtype", choices=["bf16", "fp8"], default="bf16", help="the table's bfloat16 rows (default), or its fp8 rows' scaled GEMM alone")
     parser.add_argument("--budget-s", type=float, default=240, help="stop after this many seconds (default 240)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("gemm_table.py: no CUDA device (this benchmark needs a GPU)")
-    shapes = shapes_of(args.table)
+    fp8 = args.dtype == "fp8"
+    shapes = shapes_of(args.table, "fp8" if fp8 else "bfloat16")
     random.Random(42).shuffle(shapes)
     props = torch.cuda.get_device_properties(0)
     try:
@@ -81,7 +98,8 @@ def main():
         driver = "unknown"
     print(f"# bench/gpu/gemm_table.py {args.table} on {props.name} ({props.multi_processor_count} SMs, "
           f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
-          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: F.linear (cuBLAS) in a CUDA graph, "
+          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: "
+          f"{'torch._scaled_mm (cuBLASLt, per-tensor scales, fast accumulation)' if fp8 else 'F.linear (cuBLAS)'} in a CUDA graph, "
           f"weights rotating over {ROTATION_BYTES >> 20} MiB, median of {REPLAYS} replays")
     print("framework,version,op_name,kernel_source,gemm_dtype,m,n,k,latency")
     start = time.monotonic()
@@ -89,8 +107,13 @@ def main():
     for m, n, k, estimate_ms in shapes:
         if time.monotonic() - start > args.budget_s:
             break
-        ms = time_shape(m, n, k, estimate_ms)
-        print(f"torch,{torch.__version__},gemm,torch_linear_cublas,bfloat16,{m},{n},{k},{ms:.6g}", flush=True)
+        try:
+            ms = time_shape(m, n, k, estimate_ms, fp8)
+        except RuntimeError as e:  # a shape this torch's kernels refuse: say so and go on
+            print(f"# {m},{n},{k}: {str(e).splitlines()[0][:160]}", flush=True)
+            continue
+        kernel, dtype = ("torch_scaled_mm_cublaslt", "fp8_gemm") if fp8 else ("torch_linear_cublas", "bfloat16")
+        print(f"torch,{torch.__version__},gemm,{kernel},{dtype},{m},{n},{k},{ms:.6g}", flush=True)
         done += 1
     print(f"gemm_table.py: {done} of {len(shapes)} shapes in {time.monotonic() - start:.0f} s", file=sys.stderr)
 

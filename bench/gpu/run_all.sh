@@ -3,9 +3,11 @@
 # (default ./gpu-results), each with a header comment naming the GPU, driver, versions and date.
 # GEMM table first (the longest, cut at its budget), then the memory probes, then the PyTorch
 # grouped-GEMM and write-rate sweeps. Each step has its own timeout, so one hang costs only itself.
-#   bash bench/gpu/run_all.sh "$OUT"
+#   bash bench/gpu/run_all.sh "$OUT" [STEP...]   (no STEP: every one; steps as named below)
 set -u
 out=${1:-gpu-results}
+shift $(( $# > 0 ? 1 : 0 ))
+only=" $* "
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -16,12 +18,14 @@ export PYTHONUNBUFFERED=1 PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 
 build=$(mktemp -d)
 (for p in hbm_latency hbm_inflight l2_bandwidth; do
+   [ "$only" = "  " ] || [[ "$only" == *" $p "* ]] || continue
    nvcc -O3 -arch=sm_90a -o "$build/$p" "$here/$p.cu" || echo "run_all.sh: $p did not build" >&2
  done) &
 builder=$!
 
 step() {  # step NAME TIMEOUT_S COMMAND...: stdout to $out/${gpu}_NAME.csv, stamped
   local name=$1 limit=$2; shift 2
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
   local t0=$SECONDS
   { echo "# $stamp"; timeout "$limit" "$@"; } >"$out/${gpu}_$name.csv"
   echo "run_all.sh: $name: exit $?, $((SECONDS - t0)) s" >&2
@@ -29,6 +33,8 @@ step() {  # step NAME TIMEOUT_S COMMAND...: stdout to $out/${gpu}_NAME.csv, stam
 
 cd "$repo"
 step gemm 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --budget-s 170
+step gemm_repeat 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --budget-s 170  # the same again: the noise
+step gemm_fp8 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --dtype fp8 --budget-s 170
 wait $builder
 step hbm_latency 30 "$build/hbm_latency"
 step hbm_inflight 60 "$build/hbm_inflight"
@@ -36,3 +42,4 @@ step l2_bandwidth 30 "$build/l2_bandwidth"
 step grouped_gemm_weights 60 python3 "$here/grouped_gemm.py" --weights-sweep
 step grouped_gemm 45 python3 "$here/grouped_gemm.py"
 step write_bound 60 python3 "$here/write_bound.py" --reps 10
+step stream_sizes 90 python3 "$here/stream_sizes.py"

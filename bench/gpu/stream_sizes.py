@@ -1,0 +1,90 @@
+"""Memory-bound calls against their size on a real GPU: a row-wise sum (a read stream), a fill (a
+write stream) and a copy, from 256 KiB to 4 GiB, each with its buffers in rotation (together
+more than 3x the L2, so every call meets HBM) and, up to 32 MiB, one buffer called again and
+again (so it stays in the L2). Prints CSV rows: `kind,buffers,bytes,median_us,gb_per_s`, where
+bytes counts what the call reads and writes.
+
+Why: roofsim's small memory-bound ops (decode's norms, activations, residual adds) get their
+time from a launch floor, a DMA window over the HBM latency (Little's law) and the HBM rates; a
+rate against size curve on silicon checks the ramp between the floor and the roof, and the
+resident-buffer rows show what the L2 gives a call whose data it holds (roofsim: nothing for
+reads; an op's writes up to hbm.write_back_bytes at the streaming rate).
+
+Each case is timed as the kernel tables were: the calls captured in one CUDA graph, the graph
+replayed and timed with CUDA events, the median of REPLAYS replays divided by the calls.
+
+Run: python3 bench/gpu/stream_sizes.py > bench/gpu/results/<gpu>_stream_sizes.csv
+"""
+import datetime
+import statistics
+import subprocess
+import sys
+
+import torch
+
+from cuda_timing import event_times_us
+
+SIZES = [1 << p for p in range(18, 33)]  # 256 KiB .. 4 GiB per buffer
+ROTATION_BYTES = 3 << 28                 # 768 MiB of buffers in rotation: over 12x a 60 MiB L2
+RESIDENT_MAX = 32 << 20
+COLS = 4096                              # the sum's rows are 4096 bf16 values (8 KiB)
+CALLS = 32
+REPLAYS = 7
+
+
+def graph_median_us(calls):
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for c in calls[:4]:
+            c()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for c in calls:
+            c()
+    graph.replay()
+    torch.cuda.synchronize()
+    return statistics.median(event_times_us(graph.replay, REPLAYS)) / len(calls)
+
+
+def cases(size, buffers):
+    elems = size // 2
+    bufs = [torch.empty(elems, dtype=torch.bfloat16, device="cuda").fill_(1.0) for _ in range(buffers)]
+    src = [torch.ones(elems, dtype=torch.bfloat16, device="cuda") for _ in range(buffers)] if buffers > 1 else bufs
+    rows = max(1, elems // COLS)
+    yield "sum", size + rows * 2, [lambda b=b: b.view(rows, -1).sum(dim=1) for b in bufs]
+    yield "fill", size, [lambda b=b: b.fill_(2.0) for b in bufs]
+    # A copy from a buffer of its own (resident: the same one read and written is no copy).
+    dst = [torch.empty_like(b) for b in src] if buffers == 1 else bufs
+    yield "copy", 2 * size, [lambda d=d, s=s: d.copy_(s) for d, s in zip(dst, reversed(src))]
+
+
+def main():
+    if not torch.cuda.is_available():
+        sys.exit("stream_sizes.py: no CUDA device (this benchmark needs a GPU)")
+    props = torch.cuda.get_device_properties(0)
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                capture_output=True, text=True, check=True).stdout.split("\n")[0].strip()
+    except (OSError, subprocess.CalledProcessError):
+        driver = "unknown"
+    print(f"# bench/gpu/stream_sizes.py on {props.name} ({props.multi_processor_count} SMs, "
+          f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: {CALLS} calls per CUDA graph, "
+          f"median of {REPLAYS} replays; rotated buffers span at least {ROTATION_BYTES >> 20} MiB")
+    print("kind,buffers,bytes,median_us,gb_per_s")
+    for size in SIZES:
+        layouts = [max(2, min(CALLS, -(-ROTATION_BYTES // size)))]
+        if size <= RESIDENT_MAX:
+            layouts.append(1)
+        for buffers in layouts:
+            for kind, moved, fns in cases(size, buffers):
+                calls = [fns[i % len(fns)] for i in range(CALLS)]
+                us = graph_median_us(calls)
+                print(f"{kind},{buffers},{moved},{us:.2f},{moved / us / 1e3:.1f}", flush=True)
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -255,7 +255,9 @@ void GemmRun::dispatch(std::int64_t step) {
       if (c == 0) continue;
       const Picoseconds done = chip_.matrix_unit(u).run(now, c);
       const Timeline& t = chip_.matrix_unit(u).timeline();
-      if (done > ready) {
+      // Of the units that end last, the one that began last: a choice that does not depend on
+      // the units' numbering (layer replay treats idle units as interchangeable).
+      if (done > ready || (done == ready && t.last_start() > last_started)) {
         ready = done;
         last_started = t.last_start();
       }

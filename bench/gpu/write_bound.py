@@ -29,11 +29,16 @@ from cuda_timing import event_times_us
 # Output sizes from well inside the 50 MB L2 to far beyond it (bytes of one output).
 OUT_BYTES = [4 << 20, 8 << 20, 16 << 20, 32 << 20, 48 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30]
 SHORT_K = [64, 128, 256]
-COPIES = 4  # buffers in rotation per case
+COPIES = 4  # buffers in rotation per case (--copies)
+
+
+CALLS_PER_GRAPH = 8  # at least: a graph of one short kernel would time the graph's own launch
 
 
 def graph_median_us(calls, reps):
-    """Median time of one call: `calls` (one per buffer) captured in a graph, replayed."""
+    """Median time of one call: `calls` (one per buffer), repeated in turn to at least
+    CALLS_PER_GRAPH, captured in a graph, replayed."""
+    calls = calls * -(-CALLS_PER_GRAPH // len(calls))
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -88,9 +93,18 @@ def gemms(reps, fp8):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=20, help="timed graph replays per case (default 20)")
+    parser.add_argument("--copies", type=int, default=4,
+                        help="output buffers in rotation (default 4; 1: one output written again and again, which "
+                             "stays in the L2 when it fits: does the L2 take writes faster than HBM?)")
+    parser.add_argument("--max-bytes", type=int, default=1 << 30, help="largest output (default 1 GiB)")
     args = parser.parse_args()
     if args.reps < 1:
         sys.exit("write_bound.py: --reps must be at least 1")
+    if args.copies < 1:
+        sys.exit("write_bound.py: --copies must be at least 1")
+    global COPIES, OUT_BYTES
+    COPIES = args.copies
+    OUT_BYTES = [b for b in OUT_BYTES if b <= args.max_bytes]
     if not torch.cuda.is_available():
         sys.exit("write_bound.py: no CUDA device (this benchmark needs a GPU)")
     props = torch.cuda.get_device_properties(0)
@@ -102,7 +116,7 @@ def main():
     print(f"# bench/gpu/write_bound.py on {props.name} ({props.multi_processor_count} SMs, "
           f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
           f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}, median of {args.reps} graph replays, "
-          f"{COPIES} output buffers in rotation")
+          f"{COPIES} output buffers in rotation, at least {CALLS_PER_GRAPH} calls per graph")
     print("kind,m,n,k,out_bytes,median_us,out_tb_per_s")
     fills(args.reps)
     gemms(args.reps, fp8=False)

@@ -22,16 +22,13 @@ Shapes run in a fixed shuffled order, so a run cut short by --budget-s is an unb
 """
 import argparse
 import csv
-import datetime
 import random
-import statistics
-import subprocess
 import sys
 import time
 
 import torch
 
-from cuda_timing import event_times_us
+from cuda_timing import device_description, graph_call_us, require_gpu
 
 ROTATION_BYTES = 256 << 20  # weights in rotation per graph: over 4x the 50-60 MiB L2
 GRAPH_TARGET_MS = 2.0       # enough calls per graph that one replay is well above event resolution
@@ -62,20 +59,8 @@ def time_shape(m, n, k, estimate_ms, fp8):
     else:
         def call(w):
             return torch.nn.functional.linear(x, w)
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for w in ws:  # warm-up outside the graph: cuBLAS picks and loads its kernel
-            call(w)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for i in range(calls):
-            call(ws[i % copies])
-    graph.replay()
-    torch.cuda.synchronize()
-    us = statistics.median(event_times_us(graph.replay, REPLAYS)) / calls
-    del graph, x, ws
+    # Every call runs once before the capture (cuBLAS picks and loads its kernel).
+    us = graph_call_us([lambda w=ws[i % copies]: call(w) for i in range(calls)], REPLAYS)
     return us * 1e-3
 
 
@@ -85,20 +70,11 @@ def main():
     parser.add_argument("--dtype", choices=["bf16", "fp8"], default="bf16", help="the table's bfloat16 rows (default), or its fp8 rows' scaled GEMM alone")
     parser.add_argument("--budget-s", type=float, default=240, help="stop after this many seconds (default 240)")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("gemm_table.py: no CUDA device (this benchmark needs a GPU)")
+    require_gpu("gemm_table.py")
     fp8 = args.dtype == "fp8"
     shapes = shapes_of(args.table, "fp8" if fp8 else "bfloat16")
     random.Random(42).shuffle(shapes)
-    props = torch.cuda.get_device_properties(0)
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                capture_output=True, text=True, check=True).stdout.split("\n")[0].strip()
-    except (OSError, subprocess.CalledProcessError):
-        driver = "unknown"
-    print(f"# bench/gpu/gemm_table.py {args.table} on {props.name} ({props.multi_processor_count} SMs, "
-          f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
-          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: "
+    print(f"# bench/gpu/gemm_table.py {args.table} on {device_description()}: "
           f"{'torch._scaled_mm (cuBLASLt, per-tensor scales, fast accumulation)' if fp8 else 'F.linear (cuBLAS)'} in a CUDA graph, "
           f"weights rotating over {ROTATION_BYTES >> 20} MiB, median of {REPLAYS} replays")
     print("framework,version,op_name,kernel_source,gemm_dtype,m,n,k,latency")

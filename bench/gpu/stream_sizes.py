@@ -15,14 +15,10 @@ replayed and timed with CUDA events, the median of REPLAYS replays divided by th
 
 Run: python3 bench/gpu/stream_sizes.py > bench/gpu/results/<gpu>_stream_sizes.csv
 """
-import datetime
-import statistics
-import subprocess
-import sys
 
 import torch
 
-from cuda_timing import event_times_us
+from cuda_timing import device_description, graph_call_us, require_gpu
 
 SIZES = [1 << p for p in range(18, 33)]  # 256 KiB .. 4 GiB per buffer
 ROTATION_BYTES = 3 << 28                 # 768 MiB of buffers in rotation: over 12x a 60 MiB L2
@@ -30,22 +26,6 @@ RESIDENT_MAX = 32 << 20
 COLS = 4096                              # the sum's rows are 4096 bf16 values (8 KiB)
 CALLS = 32
 REPLAYS = 7
-
-
-def graph_median_us(calls):
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for c in calls[:4]:
-            c()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for c in calls:
-            c()
-    graph.replay()
-    torch.cuda.synchronize()
-    return statistics.median(event_times_us(graph.replay, REPLAYS)) / len(calls)
 
 
 def cases(size, buffers):
@@ -61,17 +41,8 @@ def cases(size, buffers):
 
 
 def main():
-    if not torch.cuda.is_available():
-        sys.exit("stream_sizes.py: no CUDA device (this benchmark needs a GPU)")
-    props = torch.cuda.get_device_properties(0)
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                capture_output=True, text=True, check=True).stdout.split("\n")[0].strip()
-    except (OSError, subprocess.CalledProcessError):
-        driver = "unknown"
-    print(f"# bench/gpu/stream_sizes.py on {props.name} ({props.multi_processor_count} SMs, "
-          f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
-          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}: {CALLS} calls per CUDA graph, "
+    require_gpu("stream_sizes.py")
+    print(f"# bench/gpu/stream_sizes.py on {device_description()}: {CALLS} calls per CUDA graph, "
           f"median of {REPLAYS} replays; rotated buffers span at least {ROTATION_BYTES >> 20} MiB")
     print("kind,buffers,bytes,median_us,gb_per_s")
     for size in SIZES:
@@ -81,7 +52,7 @@ def main():
         for buffers in layouts:
             for kind, moved, fns in cases(size, buffers):
                 calls = [fns[i % len(fns)] for i in range(CALLS)]
-                us = graph_median_us(calls)
+                us = graph_call_us(calls, REPLAYS)
                 print(f"{kind},{buffers},{moved},{us:.2f},{moved / us / 1e3:.1f}", flush=True)
             torch.cuda.empty_cache()
 

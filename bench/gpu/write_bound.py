@@ -17,14 +17,11 @@ CUDA events, the median of `--reps` replays.
 Run: python3 bench/gpu/write_bound.py [--reps 20] > bench/gpu/results/h100_write_bound.csv
 """
 import argparse
-import datetime
-import statistics
-import subprocess
 import sys
 
 import torch
 
-from cuda_timing import event_times_us
+from cuda_timing import device_description, graph_call_us, require_gpu
 
 # Output sizes from well inside the 50 MB L2 to far beyond it (bytes of one output).
 OUT_BYTES = [4 << 20, 8 << 20, 16 << 20, 32 << 20, 48 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30]
@@ -38,22 +35,7 @@ CALLS_PER_GRAPH = 8  # at least: a graph of one short kernel would time the grap
 def graph_median_us(calls, reps):
     """Median time of one call: `calls` (one per buffer), repeated in turn to at least
     CALLS_PER_GRAPH, captured in a graph, replayed."""
-    calls = calls * -(-CALLS_PER_GRAPH // len(calls))
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            for c in calls:
-                c()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for c in calls:
-            c()
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
-    return statistics.median(event_times_us(graph.replay, reps)) / len(calls)
+    return graph_call_us(calls * -(-CALLS_PER_GRAPH // len(calls)), reps)
 
 
 def row(kind, m, n, k, out_bytes, us):
@@ -105,22 +87,13 @@ def main():
     global COPIES, OUT_BYTES
     COPIES = args.copies
     OUT_BYTES = [b for b in OUT_BYTES if b <= args.max_bytes]
-    if not torch.cuda.is_available():
-        sys.exit("write_bound.py: no CUDA device (this benchmark needs a GPU)")
-    props = torch.cuda.get_device_properties(0)
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                capture_output=True, text=True, check=True).stdout.split("\n")[0].strip()
-    except (OSError, subprocess.CalledProcessError):
-        driver = "unknown"
-    print(f"# bench/gpu/write_bound.py on {props.name} ({props.multi_processor_count} SMs, "
-          f"{getattr(props, 'L2_cache_size', 0) >> 20} MiB L2), driver {driver}, torch {torch.__version__}, "
-          f"CUDA {torch.version.cuda}, {datetime.date.today().isoformat()}, median of {args.reps} graph replays, "
+    require_gpu("write_bound.py")
+    print(f"# bench/gpu/write_bound.py on {device_description()}, median of {args.reps} graph replays, "
           f"{COPIES} output buffers in rotation, at least {CALLS_PER_GRAPH} calls per graph")
     print("kind,m,n,k,out_bytes,median_us,out_tb_per_s")
     fills(args.reps)
     gemms(args.reps, fp8=False)
-    if hasattr(torch, "float8_e4m3fn") and props.major >= 9:
+    if hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability()[0] >= 9:
         gemms(args.reps, fp8=True)
 
 

@@ -8,7 +8,7 @@ at a few hundred rows per expert runs slower than the dense GEMM of the same sha
 chip, and whether fp8 keeps its 2x over bf16 there. PyTorch's kernels are not TensorRT-LLM's;
 the ratios are what to compare, not the absolute times.
 
-Run: python3 bench/gpu/grouped_gemm.py [--groups-sweep | --weights-sweep]
+Run: python3 bench/gpu/grouped_gemm.py [--groups-sweep | --weights-sweep | --rows-sweep] [--graph]
 (--groups-sweep: one shape, 16384 x 2048 x 4096, split over 1 to 128 experts.
  --weights-sweep: 8 experts of 256 or 512 rows, K = 4096, each expert's weights from 4 MiB to
  256 MiB: whether the grouped GEMM's cost over the dense one jumps once one expert's weights
@@ -22,7 +22,7 @@ import sys
 
 import torch
 
-from cuda_timing import event_times_us
+from cuda_timing import event_times_us, graph_call_us
 
 # (local experts, rows per expert, K, N): FC1 (K = hidden, N = 2 x inter/TP) and FC2 shapes of
 # large-batch rows of moe.csv where roofsim is fastest against the measurement.
@@ -40,6 +40,10 @@ SHAPES = [
 
 
 def median_us(fn, reps=20):
+    """One call at a time (the default), or with --graph 8 calls in a CUDA graph (no launch time
+    between them, as the kernel tables were timed)."""
+    if "--graph" in sys.argv:
+        return graph_call_us([fn] * 8, reps)
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -58,12 +62,20 @@ def weights_sweep():
     return [(8, r, 4096, n) for r in (256, 512) for n in (512, 1024, 2048, 4096, 8192, 16384, 32768)]
 
 
+def rows_sweep():
+    """64 experts of 64 to 1024 rows each, four (K, N) pairs of MoE layers' gate/up and down
+    GEMMs: how the grouped GEMM's cost over the dense one falls with rows per expert."""
+    return [(64, r, k, n) for r in (64, 128, 256, 512, 1024) for k, n in ((2048, 1536), (768, 2048), (4096, 1024), (512, 4096))]
+
+
 def main():
     dev = torch.device("cuda")
     if "--groups-sweep" in sys.argv:
         shapes = groups_sweep()
     elif "--weights-sweep" in sys.argv:
         shapes = weights_sweep()
+    elif "--rows-sweep" in sys.argv:
+        shapes = rows_sweep()
     else:
         shapes = SHAPES
     print(f"# device,{torch.cuda.get_device_name()},torch,{torch.__version__},cuda,{torch.version.cuda}")

@@ -44,3 +44,5 @@ step grouped_gemm 45 python3 "$here/grouped_gemm.py"
 step write_bound 60 python3 "$here/write_bound.py" --reps 10
 step stream_sizes 90 python3 "$here/stream_sizes.py"
 step write_resident 60 python3 "$here/write_bound.py" --reps 10 --copies 1 --max-bytes 134217728
+step grouped_gemm_rows 120 python3 "$here/grouped_gemm.py" --rows-sweep --graph
+step grouped_gemm_graph 60 python3 "$here/grouped_gemm.py" --graph

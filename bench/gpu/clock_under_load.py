@@ -84,7 +84,6 @@ def main():
         dram = (weight_bytes + m * k * 2 + m * n * 2) / us / 1e3
         print(f"{'grouped' if grouped else 'dense'},{experts},{rows},{k},{n},{us:.1f},{flops / us / 1e6:.1f},{dram:.0f},"
               f"{statistics.median(s[0] for s in steady):.0f},{statistics.median(s[1] for s in steady):.0f}", flush=True)
-        del graph, a, w
 
 
 if __name__ == "__main__":

@@ -5,11 +5,21 @@
 # grouped-GEMM and write-rate sweeps. Each step has its own timeout, so one hang costs only itself.
 #   bash bench/gpu/run_all.sh "$OUT" [STEP...]   (no STEP: every one; steps as named below)
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  echo "usage: bash bench/gpu/run_all.sh [OUT_DIR] [STEP...]"
+  echo "Runs bench/gpu's measurements on this machine's GPU, one CSV per step in OUT_DIR (default gpu-results)."
+  echo "Steps:$(sed -n 's/^step \([a-z0-9_]*\) .*/ \1/p' "$here/run_all.sh" | tr -d '\n')"
+  exit 0
+fi
+command -v nvidia-smi >/dev/null || { echo "run_all.sh: no nvidia-smi: this needs a machine with an NVIDIA GPU" >&2; exit 2; }
 out=${1:-gpu-results}
 shift $(( $# > 0 ? 1 : 0 ))
 only=" $* "
+for s in $only; do
+  grep -q "^step $s " "$here/run_all.sh" || { echo "run_all.sh: no step '$s' (--help lists them)" >&2; exit 2; }
+done
 mkdir -p "$out"
-here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z_' | sed 's/nvidia_//; s/_.*//')
 stamp="$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv,noheader | head -1), nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(date -u +%F)"
@@ -46,3 +56,4 @@ step stream_sizes 90 python3 "$here/stream_sizes.py"
 step write_resident 60 python3 "$here/write_bound.py" --reps 10 --copies 1 --max-bytes 134217728
 step grouped_gemm_rows 120 python3 "$here/grouped_gemm.py" --rows-sweep --graph
 step grouped_gemm_graph 60 python3 "$here/grouped_gemm.py" --graph
+step clock_under_load 60 python3 "$here/clock_under_load.py" --seconds 3

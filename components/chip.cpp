@@ -19,7 +19,7 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   const int first_stack_track = static_cast<int>(matrix_.size() + vector_.size());
   for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
   hbm_->attach_trace(&trace_, first_stack_track);
-  dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, stats_);
+  dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, hw_.tile_buffer_memory(), stats_);
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
 }
@@ -31,6 +31,7 @@ std::uint64_t Chip::server_jobs() const {
   for (const auto& u : matrix_) jobs += u.timeline().jobs();
   for (const auto& u : vector_) jobs += u.timeline().jobs();
   for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
+  jobs += dma_->resident_server().jobs();
   return jobs;
 }
 
@@ -58,8 +59,10 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
                 std::to_string(plan.tn) + ", " + std::to_string(plan.steps()) + " steps, " + std::to_string(plan.stages) + " stages" +
                 (plan.n_outer ? ", n outer" : "") + (plan.swap_ab ? ", A and B swapped" : "") +
                 (plan.whole_tiles ? ", whole tiles at the edges" : "") + (plan.edge_rows_loaded ? ", edge boxes load past the last row" : "") +
-                (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "");
+                (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "") +
+                (g.reads_resident ? ", operands resident in the " + hw_.tile_buffer : "");
   auto run = std::make_unique<GemmRun>(*this, plan);
+  run->set_reads_resident(g.reads_resident);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
   const std::int64_t parts = plan.reduce_parts;
   if (parts == 0) {
@@ -98,8 +101,9 @@ void Chip::run_vector(const VectorShape& v, OpResult& result, Callback done, con
   VectorPlan plan = plan_vector(v, limits_);
   result.steps = plan.steps();
   result.plan = "chunk " + std::to_string(plan.chunk_elements) + " elements, " +
-                std::to_string(plan.steps()) + " steps";
+                std::to_string(plan.steps()) + " steps" + (v.reads_resident ? ", input resident in the " + hw_.tile_buffer : "");
   auto run = std::make_unique<VectorRun>(*this, plan);
+  run->set_reads_resident(v.reads_resident);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
   launch(std::move(run), result, std::move(done));
 }
@@ -132,8 +136,8 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
 }
 
 bool ChipState::operator==(const ChipState& o) const {
-  return std::tie(matrix, vector, channels, launcher, address_phase, cleanups) ==
-         std::tie(o.matrix, o.vector, o.channels, o.launcher, o.address_phase, o.cleanups);
+  return std::tie(matrix, vector, channels, resident, launcher, address_phase, cleanups) ==
+         std::tie(o.matrix, o.vector, o.channels, o.resident, o.launcher, o.address_phase, o.cleanups);
 }
 
 ChipCounters ChipCounters::operator-(const ChipCounters& o) const {
@@ -173,6 +177,7 @@ ChipState Chip::state(Picoseconds now) const {
   s.matrix = from_next(next_matrix_ % matrix_.size(), matrix_.size(), [&](std::size_t i) { return matrix_[i].timeline().busy_after(now); });
   s.vector = from_next(next_vector_ % vector_.size(), vector_.size(), [&](std::size_t i) { return vector_[i].timeline().busy_after(now); });
   s.channels = from_next((next_address_ / granule) % channels, channels, [&](std::size_t i) { return hbm_->channel(i).busy_after(now); });
+  s.resident = dma_->resident_server().busy_after(now);
   s.launcher = launcher_->timeline().busy_after(now);
   // Near-memory units split their weights over the channels by position, not by address: with
   // them, channels are not interchangeable and the address must fall on the same channel.
@@ -201,6 +206,7 @@ void Chip::skip_to(Picoseconds until, const ChipState& end, const ChipCounters& 
   for (std::size_t i = 0; i < hbm_->channel_count(); ++i) {
     hbm_->channel((c + i) % hbm_->channel_count()).skip(until + end.channels[i], 0, 0);
   }
+  dma_->resident_server().skip(until + end.resident, 0, 0);
   launcher_->timeline().skip(until + end.launcher, 0, 0);
 }
 

@@ -46,6 +46,7 @@ class OpRun;
 // states compare equal run the same ops in the same time, on units (and channels) renumbered.
 struct ChipState {
   std::vector<Picoseconds> matrix, vector, channels;
+  Picoseconds resident = 0;  // the tile buffer's server for resident reads
   Picoseconds launcher = 0;
   std::uint64_t address_phase = 0;
   std::size_t cleanups = 0;  // finished ops' clean-up callbacks still queued (each an event)

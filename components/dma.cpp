@@ -1,27 +1,31 @@
 #include "components/dma.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace roofsim {
 
-DmaEngine::DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats)
+DmaEngine::DmaEngine(const DmaSpec& spec, HbmChannels& hbm, const OnChipMemory& resident_buffer, SimStats& stats)
     : hbm_(hbm), stats_(stats),
       max_inflight_(static_cast<std::uint64_t>(spec.max_inflight_bytes)),
       request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)),
       tile_rate_(hbm.spec().tile_efficiency / hbm.spec().efficiency),
-      write_rate_(hbm.spec().write_efficiency / hbm.spec().efficiency) {}
+      write_rate_(hbm.spec().write_efficiency / hbm.spec().efficiency),
+      resident_ps_per_byte_(1e12 / resident_buffer.bandwidth),
+      resident_latency_ps_(ceil_ps(resident_buffer.latency_s)) {}
 
 void DmaEngine::set_request_bytes(std::uint64_t b) {
   request_bytes_ = std::max<std::uint64_t>(1, std::min(b, max_inflight_));
 }
 
-void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate) {
+void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate,
+                         bool resident) {
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   if (bytes == 0) {
     if (done) done();
     return;
   }
-  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done), rate}));
+  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done), rate, resident}));
   pump();
 }
 
@@ -37,11 +41,18 @@ void DmaEngine::pump() {
     t->left_to_issue -= req;
     ++t->outstanding;
     if (t->left_to_issue == 0) queue.pop_front();
-    hbm_.access(address, req, t->label, [this, t, req] {
+    auto arrived = [this, t, req] {
       inflight_ -= req;
       if (--t->outstanding == 0 && t->left_to_issue == 0 && t->done) t->done();
       pump();
-    }, t->rate);
+    };
+    if (t->resident) {
+      const Picoseconds now = now_ps();
+      const Picoseconds service = static_cast<Picoseconds>(std::ceil(static_cast<double>(req) * resident_ps_per_byte_ - 1e-6));
+      hbm_.events().at(resident_.reserve(now, service) + resident_latency_ps_, std::move(arrived));
+    } else {
+      hbm_.access(address, req, t->label, std::move(arrived), t->rate);
+    }
   }
 }
 

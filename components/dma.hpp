@@ -1,6 +1,8 @@
 #pragma once
 // The DMA engine moves tensors between HBM and the on-chip buffer as a stream of requests,
-// keeping at most max_inflight_bytes outstanding. With access latency L the engine can sustain
+// keeping at most max_inflight_bytes outstanding. Reads of data already resident in the tile
+// buffer (an L2 that holds it from an earlier call) are served there instead: one server at the
+// buffer's bandwidth and latency, through the same window. With access latency L the engine can sustain
 // at most max_inflight_bytes / L, so short transfers or a small window cannot reach peak
 // bandwidth (Little's law) - this emerges from the window, it is not computed.
 #include <cstdint>
@@ -13,7 +15,7 @@ namespace roofsim {
 
 class DmaEngine {
  public:
-  DmaEngine(const DmaSpec& spec, HbmChannels& hbm, SimStats& stats);
+  DmaEngine(const DmaSpec& spec, HbmChannels& hbm, const OnChipMemory& resident_buffer, SimStats& stats);
 
   // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
   // arrived. Reads go before queued writes (as memory controllers favour reads): a load that
@@ -26,6 +28,10 @@ class DmaEngine {
   void read_tile(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, false, label, std::move(done), tile_rate_);
   }
+  // Reads of data resident in the tile buffer: served there, not by HBM.
+  void read_resident(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
+    transfer(address, bytes, false, label, std::move(done), 1.0, true);
+  }
   // Writes: served at hbm.write_efficiency (a write stream turns the bus around).
   void write(std::uint64_t address, std::uint64_t bytes, int label, Callback done) {
     transfer(address, bytes, true, label, std::move(done), write_rate_);
@@ -33,6 +39,9 @@ class DmaEngine {
 
   std::uint64_t request_bytes() const { return request_bytes_; }
   bool idle() const { return inflight_ == 0 && reads_.empty() && writes_.empty(); }
+  // The tile buffer's server for resident reads (layer replay saves and skips it like a channel).
+  const Timeline& resident_server() const { return resident_; }
+  Timeline& resident_server() { return resident_; }
   void set_request_bytes(std::uint64_t b);  // granularity studies (coarse vs fine)
 
  private:
@@ -43,8 +52,10 @@ class DmaEngine {
     int label = -1;
     Callback done;
     double rate = 1.0;
+    bool resident = false;  // served by the tile buffer
   };
-  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate = 1.0);
+  void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate = 1.0,
+                bool resident = false);
   void pump();
 
   HbmChannels& hbm_;
@@ -55,6 +66,9 @@ class DmaEngine {
   double tile_rate_ = 1.0;   // tile_efficiency / efficiency
   double write_rate_ = 1.0;  // write_efficiency / efficiency
   std::deque<std::shared_ptr<Transfer>> reads_, writes_;
+  Timeline resident_;
+  double resident_ps_per_byte_;
+  Picoseconds resident_latency_ps_;
 };
 
 }  // namespace roofsim

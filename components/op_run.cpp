@@ -41,7 +41,9 @@ void OpRun::issue_load() {
       loaded_[static_cast<std::size_t>(step % stages_)] = 1;
       try_dispatch();
     };
-    if (tile_loads()) {
+    if (reads_resident_) {
+      chip_.dma().read_resident(r.address, r.bytes, trace_name, std::move(arrived));
+    } else if (tile_loads()) {
       chip_.dma().read_tile(r.address, r.bytes, trace_name, std::move(arrived));
     } else {
       chip_.dma().read(r.address, r.bytes, trace_name, std::move(arrived));

@@ -43,6 +43,8 @@ class OpRun {
   virtual ~OpRun() = default;
   virtual void start(Callback done);
   bool finished() const { return finished_; }
+  // The op's reads are served by the tile buffer, where its operands already are.
+  void set_reads_resident(bool resident) { reads_resident_ = resident; }
 
   // What this op did (ops may overlap, so chip-wide counters cannot be split afterwards).
   double flops = 0;
@@ -85,6 +87,7 @@ class OpRun {
   std::vector<char> in_use_;              // per slot: loading, loaded or computing
   std::vector<std::int64_t> jobs_left_;   // per slot
   std::int64_t writes_pending_ = 0;
+  bool reads_resident_ = false;
   bool finished_ = false;
   Callback done_;
 };

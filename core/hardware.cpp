@@ -180,6 +180,11 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     const HardwareParam& bandwidth = *find_hardware_param("onchip.NAME.bandwidth_gb_per_s");
     m.capacity_bytes = in_range(mem, "capacity_bytes", capacity, mem.positive_number("capacity_bytes")) * capacity.to_si;
     m.bandwidth = in_range(mem, "bandwidth_gb_per_s", bandwidth, mem.positive_number("bandwidth_gb_per_s")) * bandwidth.to_si;
+    const HardwareParam& latency = *find_hardware_param("onchip.NAME.latency_ns");
+    m.latency_s = mem.has("latency_ns") ? in_range(mem, "latency_ns", latency, mem.non_negative_number("latency_ns")) * latency.to_si
+                                        : hw.hbm.access_latency_s;
+    const HardwareParam& share = *find_hardware_param("onchip.NAME.resident_share");
+    if (mem.has("resident_share")) m.resident_share = in_range(mem, "resident_share", share, mem.positive_number("resident_share"));
     mem.reject_unknown_keys();
     hw.onchip.push_back(m);
   }
@@ -253,6 +258,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
       {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, a block-scaled kernel's loads past the matrix's edge, and an fp8 sliding-window FMHA's extra cycles per key step), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
+         for (OnChipMemory& m : hw.onchip) m.latency_s = 0;
          hw.matrix.pipeline_latency_cycles = 0;
          hw.matrix.weight_load_overlap = true;  // a systolic array's folds pipeline: no fill and drain each
          hw.matrix.attention_cta_cycles = 0;

@@ -119,6 +119,13 @@ struct OnChipMemory {
   std::string name;
   double capacity_bytes = 0;
   double bandwidth = 0;  // bytes/s, aggregate
+  // A read served here: the time from request to data (the tile buffer serves the reads of
+  // resident operands, GemmShape::reads_resident). Absent from the file: hbm.access_latency.
+  double latency_s = 0;
+  // The share of the capacity a working set read over and over can fill and still be served
+  // here (the rest goes to lines of other sets and to the partition the reader is not on).
+  double resident_share = 1;
+  double resident_capacity() const { return capacity_bytes * resident_share; }
 };
 
 // Near-memory compute (HBM-PIM / AiM style): a unit beside each HBM channel that reads its

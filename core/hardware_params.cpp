@@ -130,7 +130,15 @@ std::vector<HardwareParam> make_params() {
       {"dma.request_bytes", "bytes", 1, K::positive, true, 0, "One request to the memory system (at most max_inflight_bytes)", FIELD(dma.request_bytes)},
 
       {"onchip.NAME.capacity_bytes", "bytes", 1, K::positive, true, 0, "Capacity of an on-chip memory (L2, shared memory, CMEM, ...)", nullptr},
-      {"onchip.NAME.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Its aggregate bandwidth (carried, not yet a server)", nullptr},
+      {"onchip.NAME.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0,
+       "Its aggregate bandwidth. The tile buffer (chip.tile_buffer) serves the reads of operands resident in it at this "
+       "rate: the kernel tables' calls whose working set the benchmark keeps in the L2", nullptr},
+      {"onchip.NAME.latency_ns", "ns", kNs, K::non_negative, false, 0,
+       "Time from a read request to its data when this memory serves it (pipelined), for the tile buffer's resident reads",
+       nullptr, true, "hbm.access_latency_ns"},
+      {"onchip.NAME.resident_share", "", 1, K::fraction, false, 1,
+       "Share of the capacity a working set read again and again can fill and still be served from this memory "
+       "(hashed sets and partitions hold less than the whole; the tile buffer's resident reads)", nullptr},
 
       {"links.kind", "", 1, K::text, true, 0, "Link family: nvlink4, ici, xgmi, ... (names it; links.fabric says how chips are joined)", FIELD(links.kind)},
       {"links.fabric", "", 1, K::text, false, 0,

@@ -64,6 +64,8 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   for (const auto& mem : h.onchip) {
     p["onchip." + mem.name + ".capacity_bytes"] = mem.capacity_bytes / find_hardware_param("onchip.NAME.capacity_bytes")->to_si;
     p["onchip." + mem.name + ".bandwidth_gb_per_s"] = mem.bandwidth / find_hardware_param("onchip.NAME.bandwidth_gb_per_s")->to_si;
+    p["onchip." + mem.name + ".latency_ns"] = mem.latency_s / find_hardware_param("onchip.NAME.latency_ns")->to_si;
+    p["onchip." + mem.name + ".resident_share"] = mem.resident_share;
   }
   if (h.pim.present) {
     j["pim_peak_flops"] = h.pim_peak_flops();

@@ -88,8 +88,9 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   HbmChannels hbm(spec, events);
   DmaSpec small{65536, 65536};        // one 64 KiB request in flight
   DmaSpec large{4 << 20, 1 << 20};    // 4 MiB in flight: four times bandwidth x latency
-  DmaEngine dma_small(small, hbm, stats);
-  DmaEngine dma_large(large, hbm, stats);
+  const OnChipMemory l2{"l2", 50e6, 10e12, 200e-9};
+  DmaEngine dma_small(small, hbm, l2, stats);
+  DmaEngine dma_large(large, hbm, l2, stats);
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_small = 0, t_large = 0;
   AtTimeZero go("go", [&] {
@@ -108,6 +109,36 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   // A window above bandwidth x latency reaches the channel's peak (one latency exposed).
   CHECK(static_cast<double>(bytes) / to_seconds(t_large) == Approx(bw).epsilon(0.02));
   CHECK(stats.bytes_read == 2 * bytes);
+}
+
+TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {
+  SimulationContext kernel;
+  SimStats stats;
+  EventQueue events("events", stats);
+  HbmSpec spec = one_channel(1e12, 1e-6);
+  HbmChannels hbm(spec, events);
+  const OnChipMemory l2{"l2", 50e6, 4e12, 200e-9};  // four times HBM's bandwidth, a fifth of its latency
+  DmaEngine dma(DmaSpec{4 << 20, 1 << 20}, hbm, l2, stats);
+  const std::uint64_t bytes = 64ull << 20;
+  Picoseconds t_resident = 0, t_hbm = 0, one_request = 0;
+  AtTimeZero go("go", [&] {
+    dma.read_resident(0, 1 << 20, -1, [&] {
+      one_request = now_ps();
+      const Picoseconds start = now_ps();
+      dma.read_resident(0, bytes, -1, [&, start] {
+        t_resident = now_ps() - start;
+        const Picoseconds again = now_ps();
+        dma.read(0, bytes, -1, [&, again] { t_hbm = now_ps() - again; });
+      });
+    });
+  });
+  kernel.run();
+  // One request: its service at 4 TB/s plus the buffer's latency.
+  CHECK(to_seconds(one_request) == Approx(200e-9 + (1 << 20) / 4e12).epsilon(0.001));
+  CHECK(static_cast<double>(bytes) / to_seconds(t_resident) == Approx(4e12).epsilon(0.02));
+  CHECK(static_cast<double>(bytes) / to_seconds(t_hbm) == Approx(1e12).epsilon(0.02));
+  CHECK(hbm.channel(0).jobs() == bytes / (1 << 20));  // the resident reads never reached HBM
+  CHECK(dma.resident_server().jobs() == 1 + bytes / (1 << 20));
 }
 
 TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains", "[systemc][matrix]") {

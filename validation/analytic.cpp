@@ -39,6 +39,11 @@ OpBound bound_op(const OpCost& cost, const HardwareSpec& hw) {
   b.intensity = cost.intensity();
   b.compute_time_s = b.flops / rl.peak_flops;
   b.memory_time_s = b.bytes / rl.bandwidth;
+  // Operands resident in the tile buffer come from there while the outputs go to HBM: the
+  // slower of the two streams bounds the op (a hierarchical roofline's L2 roof).
+  if (cost.reads_resident) {
+    b.memory_time_s = std::max(cost.read_bytes / hw.tile_buffer_memory().bandwidth, cost.write_bytes / rl.bandwidth);
+  }
   b.bound_time_s = std::max(b.compute_time_s, b.memory_time_s);
   b.roof = b.compute_time_s >= b.memory_time_s ? Roof::compute : Roof::memory;
   b.attainable_flops = rl.attainable(b.intensity);

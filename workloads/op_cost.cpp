@@ -21,6 +21,7 @@ OpCost gemm_cost(const GemmShape& g) {
   c.read_bytes = b * (static_cast<double>(g.a_elements_per_batch()) * dtype_bytes(g.a) +
                       static_cast<double>(g.b_elements_per_batch()) * dtype_bytes(g.b));
   c.write_bytes = b * static_cast<double>(g.c_elements_per_batch()) * dtype_bytes(g.c);
+  c.reads_resident = g.reads_resident;
   return c;
 }
 
@@ -31,6 +32,7 @@ OpCost vector_cost(const VectorShape& v) {
   c.flops = v.flops_per_element * static_cast<double>(v.elements_in);
   c.read_bytes = static_cast<double>(v.elements_in) * dtype_bytes(v.dtype);
   c.write_bytes = static_cast<double>(v.elements_out) * dtype_bytes(v.output_dtype());
+  c.reads_resident = v.reads_resident;
   return c;
 }
 

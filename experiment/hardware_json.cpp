@@ -1,5 +1,8 @@
 #include "experiment/hardware_json.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <variant>
 
 #include "core/hardware_params.hpp"
@@ -36,9 +39,17 @@ bool table_present(const HardwareSpec& h, const std::string& key) {
   return true;
 }
 
+// A value in the file's unit, rounded to 12 significant digits: 500e-9 s / 1e-9 reads 500, not
+// 500.00000000000006.
+double in_file_units(double si, double to_si) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", si / to_si);
+  return std::strtod(text, nullptr);
+}
+
 nlohmann::json value_in_file_units(const HardwareParam& p, HardwareSpec& h) {
   const ParamField field = p.field(h);
-  if (auto d = std::get_if<double*>(&field)) return **d / p.to_si;
+  if (auto d = std::get_if<double*>(&field)) return in_file_units(**d, p.to_si);
   if (auto i = std::get_if<std::int64_t*>(&field)) return **i;
   if (auto b = std::get_if<bool*>(&field)) return **b;
   return *std::get<std::string*>(field);
@@ -62,9 +73,9 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
   for (const auto& [t, rate] : h.matrix.dtype_rate) p["matrix.dtype_rate." + std::string(dtype_name(t))] = rate;
   for (const auto& [t, e] : h.matrix.dtype_efficiency) p["matrix.dtype_efficiency." + std::string(dtype_name(t))] = e;
   for (const auto& mem : h.onchip) {
-    p["onchip." + mem.name + ".capacity_bytes"] = mem.capacity_bytes / find_hardware_param("onchip.NAME.capacity_bytes")->to_si;
-    p["onchip." + mem.name + ".bandwidth_gb_per_s"] = mem.bandwidth / find_hardware_param("onchip.NAME.bandwidth_gb_per_s")->to_si;
-    p["onchip." + mem.name + ".latency_ns"] = mem.latency_s / find_hardware_param("onchip.NAME.latency_ns")->to_si;
+    p["onchip." + mem.name + ".capacity_bytes"] = in_file_units(mem.capacity_bytes, find_hardware_param("onchip.NAME.capacity_bytes")->to_si);
+    p["onchip." + mem.name + ".bandwidth_gb_per_s"] = in_file_units(mem.bandwidth, find_hardware_param("onchip.NAME.bandwidth_gb_per_s")->to_si);
+    p["onchip." + mem.name + ".latency_ns"] = in_file_units(mem.latency_s, find_hardware_param("onchip.NAME.latency_ns")->to_si);
     p["onchip." + mem.name + ".resident_share"] = mem.resident_share;
   }
   if (h.pim.present) {

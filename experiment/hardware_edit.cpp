@@ -59,12 +59,49 @@ void HardwareDocument::put(const std::string& key, double value, const std::stri
   edits_ += (edits_.empty() ? "" : ", ") + key + " " + why;
 }
 
+bool HardwareDocument::has_number(const std::string& key) const {
+  const toml::node* node = doc_.at_path(key).node();
+  return node && (node->is_integer() || node->is_floating_point());
+}
+
+namespace {
+// Keys a hardware file bounds by another (docs/hardware-keys.md: "at most efficiency").
+const std::map<std::string, std::vector<std::string>>& bounded_keys() {
+  static const std::map<std::string, std::vector<std::string>> keys = {
+      {"hbm.efficiency", {"hbm.tile_efficiency", "hbm.write_efficiency"}}};
+  return keys;
+}
+}  // namespace
+
+void HardwareDocument::take_over(const std::string& key) {
+  if (!edited_by_user_.insert(key).second) return;
+  auto it = original_.find(key);
+  if (it != original_.end()) put(key, it->second, "as in the file");  // carried before: the user's edit applies to the file's value
+  else if (has_number(key)) original_[key] = get(key);
+}
+
+void HardwareDocument::carry_dependents(const std::string& key) {
+  auto deps = bounded_keys().find(key);
+  auto before = original_.find(key);
+  if (deps == bounded_keys().end() || before == original_.end() || before->second <= 0) return;
+  const double ratio = get(key) / before->second;
+  for (const std::string& d : deps->second) {
+    if (edited_by_user_.count(d) || !has_number(d)) continue;
+    const double file_value = original_.emplace(d, get(d)).first->second;
+    put(d, file_value * ratio, "carried with " + key + " (x" + number_text(ratio) + ")");
+  }
+}
+
 void HardwareDocument::set(const std::string& key, double value) {
+  take_over(key);
   put(key, value, "set to " + number_text(value));
+  carry_dependents(key);
 }
 
 void HardwareDocument::scale(const std::string& key, double factor) {
+  take_over(key);
   put(key, get(key) * factor, "scaled by " + number_text(factor));
+  carry_dependents(key);
 }
 
 std::vector<std::string> HardwareDocument::numeric_keys() const {

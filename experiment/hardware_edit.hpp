@@ -2,6 +2,8 @@
 // A hardware description as its TOML document, editable key by key before it becomes a
 // HardwareSpec: what-if variants, sweep points and the Python module's Hardware objects all
 // edit the same document the files hold, so every edit passes the loader's checks again.
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ class HardwareDocument {
   // document has no number there.
   double get(const std::string& key) const;
   // Sets (or multiplies) the number at `key`; the provenance of the key records the edit.
+  // Keys bounded by the one edited move with it in proportion unless edited themselves
+  // (hbm.efficiency carries hbm.tile_efficiency and hbm.write_efficiency, which may not exceed
+  // it): halving the HBM's efficiency halves all three.
   void set(const std::string& key, double value);
   void scale(const std::string& key, double factor);
   // Every numeric key path of the document (provenance aside), sorted.
@@ -34,7 +39,14 @@ class HardwareDocument {
 
  private:
   void put(const std::string& key, double value, const std::string& why);
+  bool has_number(const std::string& key) const;
+  // Before an edit of `key` by the user: a value carried along earlier goes back to the file's.
+  void take_over(const std::string& key);
+  // After it: the keys bounded by `key` follow its change from the file's value.
+  void carry_dependents(const std::string& key);
   toml::table doc_;
+  std::map<std::string, double> original_;  // the file's values of keys edited or carried
+  std::set<std::string> edited_by_user_;
   std::string path_, name_, edits_;
 };
 

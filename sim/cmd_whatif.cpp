@@ -255,8 +255,10 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("EXPERIMENT", o->experiment, "Experiment .toml (as for run)")->check(CLI::ExistingFile);
   add_hw_option(cmd, o->hw);
   cmd->add_option("--scale", o->scale, "A variant with KEY scaled by FACTOR (KEY=FACTOR[,KEY=FACTOR]); keys are the "
-                                       "hardware file's paths, or compute, hbm.bandwidth, links.bandwidth, hbm.capacity");
-  cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE])");
+                                       "hardware file's paths, or compute, hbm.bandwidth, links.bandwidth, hbm.capacity; "
+                                       "hbm.efficiency carries the tile and write efficiencies it bounds along (unless edited too)");
+  cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE]); as --scale, hbm.efficiency carries "
+                                   "the efficiencies it bounds in proportion");
   cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
   add_experiment_flags(cmd, o->x);
   cmd->add_option("--sweep", o->sweep, "Instead of variants: a parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "

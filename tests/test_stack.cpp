@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "core/presets.hpp"
+#include "experiment/hardware_edit.hpp"
 #include "experiment/stack.hpp"
 #include "tests/test_util.hpp"
 
@@ -56,4 +57,31 @@ TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, p
   Experiment e;
   const SoftwareStack bad = load_stack(write_temp(head + "[hardware]\n\"hbm.bandwidth_gb_per_s\" = -1\n[provenance]\n\"hbm.bandwidth_gb_per_s\" = \"x\"\n", "stack"));
   CHECK_THROWS_AS(apply_stack(bad, e, false, false), InputError);  // checked as the hardware file would be
+}
+
+TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds along, unless they are edited too", "[systemc][config]") {
+  const HardwareSpec base = load_hardware("h100_sxm5");
+  HardwareDocument scaled = HardwareDocument::load("h100_sxm5");
+  scaled.scale("hbm.efficiency", 0.5);  // the tile and write efficiencies would exceed it if left behind
+  const HardwareSpec half = scaled.spec();
+  CHECK(half.hbm.efficiency == Approx(base.hbm.efficiency * 0.5));
+  CHECK(half.hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));
+  CHECK(half.hbm.write_efficiency == Approx(base.hbm.write_efficiency * 0.5));
+
+  HardwareDocument set = HardwareDocument::load("h100_sxm5");
+  set.set("hbm.efficiency", base.hbm.efficiency / 2);
+  CHECK(set.spec().hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));
+
+  // An efficiency the user edits is taken from the file, whatever the order of the edits.
+  HardwareDocument both = HardwareDocument::load("h100_sxm5");
+  both.scale("hbm.efficiency", 0.9);
+  both.scale("hbm.tile_efficiency", 0.5);
+  HardwareDocument reversed = HardwareDocument::load("h100_sxm5");
+  reversed.scale("hbm.tile_efficiency", 0.5);
+  reversed.scale("hbm.efficiency", 0.9);
+  for (const HardwareDocument* d : {&both, &reversed}) {
+    const HardwareSpec hw = d->spec();
+    CHECK(hw.hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));
+    CHECK(hw.hbm.write_efficiency == Approx(base.hbm.write_efficiency * 0.9));
+  }
 }

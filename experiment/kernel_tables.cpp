@@ -144,7 +144,10 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       const DType weight = dtype == "bfloat16" ? DType::bf16 : dtype == "nvfp4" ? DType::nvfp4 : DType::fp8;
       const double quantized = dtype == "bfloat16" || dtype == "fp8_gemm" ? 0.0 : dtype_bytes(weight);
       const std::string framework = row.count("framework") ? row.at("framework") : "";
-      if (gemm_operands_resident(framework, m, n, k, weight, quantized, hw)) mark_reads_resident(ops);
+      if (gemm_operands_resident(framework, m, n, k, weight, quantized, hw)) {
+        mark_reads_resident(ops);
+        p.result.reads = "l2";
+      }
     }
     p.result.family = "gemm " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
@@ -544,7 +547,7 @@ nlohmann::json stats_json(const KernelErrorStats& s) {
 }
 nlohmann::json row_json(const KernelRowResult& r) {
   return {{"family", r.family}, {"bucket", r.bucket}, {"shape", r.label}, {"source", r.source},
-          {"measured_s", r.measured_s}, {"simulated_s", r.simulated_s}, {"error", r.error()}};
+          {"measured_s", r.measured_s}, {"simulated_s", r.simulated_s}, {"error", r.error()}, {"reads", r.reads}};
 }
 }  // namespace
 

@@ -20,6 +20,9 @@ struct KernelRowResult {
   std::string label;   // the row's shape, for people
   std::string source;  // FILE:LINE
   double measured_s = 0, simulated_s = 0;
+  // Where the call's reads come from as its benchmark ran it: "l2" when the benchmark keeps its
+  // working set in the L2 (gemm_operands_resident), else "hbm".
+  std::string reads = "hbm";
   double error() const { return simulated_s / measured_s - 1; }  // signed: + = roofsim slower
 };
 

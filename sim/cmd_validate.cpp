@@ -188,6 +188,14 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
     if (f.rows.empty()) os << f.family << ": " << f.not_simulated_reason << "\n";
     else if (f.not_simulated > 0) os << f.family << ": " << f.not_simulated << " more rows not simulated: " << f.not_simulated_reason << "\n";
   }
+  std::size_t from_l2 = 0;
+  for (const KernelFamilyResult& f : r.families) {
+    for (const KernelRowResult& row : f.rows) from_l2 += row.reads == "l2";
+  }
+  if (from_l2 > 0) {
+    os << from_l2 << " rows read their operands from the L2, where their benchmark kept them (weight copies, input and output within "
+       << "onchip.l2.resident_share of it; --rows-csv column reads)\n";
+  }
   os << "\nreport (worst rows per family, chart) written to " << report_path << "\n";
   if (!o.json.empty()) write_json(o.json, versioned(to_json(r)));
   if (!o.limits.empty()) {

@@ -38,6 +38,7 @@ struct OpOptions {
   std::string dtype = "bf16";
   std::int64_t scale_block = 0;  // block-scaled fp8: values of K per scale (0: per-tensor)
   bool ideal = false;
+  bool l2_resident = false;  // the operands already in the tile buffer (a replayed call)
   bool fine = false;
   bool explain = false;
   double max_events = kDefaultMaxEvents;
@@ -248,6 +249,7 @@ void run_op(const OpOptions& o) {
   }
   if (o.moe.empty() && o.routing != "balanced") throw InputError("--routing goes with --moe");
   if (o.explain && o.ideal) throw InputError("--explain compares the chip with its ideal self; leave --ideal out");
+  if (o.l2_resident && !o.op.given()) throw InputError("--l2-resident goes with --gemm, --elementwise or --reduce");
   if (o.scale_block > 0 && (dtype != DType::fp8 || (o.op.gemm.empty() && o.moe.empty()))) {
     throw InputError("--scale-block " + std::to_string(o.scale_block) + ": block scales go with --gemm or --moe and --dtype fp8");
   }
@@ -262,6 +264,16 @@ void run_op(const OpOptions& o) {
   }
   OpSpec spec = op_from_flags(o.op, dtype);
   if (spec.is_gemm) spec.gemm.scale_block_k = o.scale_block;
+  if (o.l2_resident) {
+    const OpCost cost = spec.is_gemm ? gemm_cost(spec.gemm) : vector_cost(spec.vector);
+    const OnChipMemory& l2 = hw.tile_buffer_memory();
+    if (cost.bytes() > l2.resident_capacity()) {
+      throw InputError("--l2-resident: the op touches " + format_si(cost.bytes(), "B", 3) + ", more than the " +
+                       format_si(l2.resident_capacity(), "B", 3) + " of onchip." + l2.name + " a replayed working set keeps (" +
+                       hw.source_file + ": capacity_bytes x resident_share)");
+    }
+    (spec.is_gemm ? spec.gemm.reads_resident : spec.vector.reads_resident) = true;
+  }
   OpsRunResult out;
   try {
     out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);
@@ -358,6 +370,10 @@ void add_op_command(CLI::App& app) {
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");
+  cmd->add_flag("--l2-resident", o->l2_resident,
+                "The op's operands are already in the L2 (chip.tile_buffer), as when a benchmark replays one call on the same "
+                "buffers: its reads are served there at onchip bandwidth and latency, its bound is the L2 roof (refused when "
+                "the op touches more than the L2 keeps: capacity x resident_share)");
   cmd->add_flag("--explain", o->explain,
                 "Also say what each op's gap to its bound is made of: the ops simulated again with one non-ideal cost taken "
                 "away after another (launch, clock, dtype efficiency, HBM efficiency, latency, links), as `roofsim explain` "

@@ -70,6 +70,10 @@ refused "moe routing" "expected balanced or power_law:A" "$roofsim" op --moe 256
 refused "routing without moe" "--routing goes with --moe" "$roofsim" op --gemm 64,64,64 --routing power_law:1.2
 refused "block scales on bf16" "--scale-block 128: block scales go with --gemm or --moe and --dtype fp8" "$roofsim" op --gemm 64,64,64 --scale-block 128
 refused "block scales of 0" "--scale-block" "$roofsim" op --gemm 64,64,64 --dtype fp8 --scale-block 0
+refused "L2-resident op beyond the L2" "--l2-resident: the op touches 402.653 MB, more than the 35.127 MB of onchip.l2" \
+  "$roofsim" op --gemm 8192,8192,8192 --l2-resident
+refused "L2-resident attention" "--l2-resident goes with --gemm, --elementwise or --reduce" \
+  "$roofsim" op --attention decode,1,1024,32,8,128 --l2-resident
 refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduce, --attention" "$roofsim" op --gemm 64,64,64 --attention decode,1,64,8,8,64
 refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan

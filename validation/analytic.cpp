@@ -46,7 +46,7 @@ OpBound bound_op(const OpCost& cost, const HardwareSpec& hw) {
   }
   b.bound_time_s = std::max(b.compute_time_s, b.memory_time_s);
   b.roof = b.compute_time_s >= b.memory_time_s ? Roof::compute : Roof::memory;
-  b.attainable_flops = rl.attainable(b.intensity);
+  b.attainable_flops = cost.reads_resident ? b.flops / b.bound_time_s : rl.attainable(b.intensity);
   return b;
 }
 

@@ -72,7 +72,9 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
   // Split-K: each of the `parts` jobs of a tile leaves an fp32 partial tile; a second kernel
   // reads them all and writes the output. The op ends when that kernel does.
   result.plan += ", split-K " + std::to_string(parts) + ", partials reduced by a second kernel";
-  const VectorShape reduce = plan.reduction();
+  VectorShape reduce = plan.reduction();
+  // The partials were written just now: where they fit the L2, the second kernel reads them there.
+  reduce.reads_resident = static_cast<double>(tensor_bytes(reduce.elements_in, reduce.dtype)) <= hw_.tile_buffer_memory().resident_capacity();
   auto partials = std::make_shared<OpResult>();
   OpResult* res = &result;
   launch(std::move(run), result, [this, res, partials, reduce, name, done = std::move(done)]() mutable {

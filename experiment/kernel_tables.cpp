@@ -80,20 +80,26 @@ double measured_seconds(const std::string& path, const CsvRow& row) {
 // A measured call's ops simulated one after another: from the first's start to the last's end.
 double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { return call_totals(run_ops(hw, false, ops)).sim_s; }
 
-// Whether the benchmark behind a GEMM row kept the call's operands in the L2. The public tables'
-// collector (aiconfigurator, collector/trtllm/collect_gemm.py; framework TRTLLM) replays
-// max(1, min(5, ceil(L2 / W))) copies of the weights of W bytes in turn with one input, so
-// below L2 / 5 the copies, the input and the reused output may fit, and then every call after
-// the first reads them from the L2 (when they fit in the share of it such a working set keeps:
-// onchip.NAME.resident_share). Other tables (bench/gpu/gemm_table.py rotates 256 MiB of weights) do
-// not: their calls read HBM.
+// Whether the benchmark behind a GEMM row kept the call's operands in the L2: the weight copies
+// it rotates, its one input (and the input's quantized copy) and its reused output all fit the
+// share of the L2 a replayed working set keeps (onchip.NAME.resident_share). A table says how
+// many copies rotated in a `weight_copies` column (bench/gpu/gemm_table.py writes one); without
+// it, the public tables' collector (aiconfigurator, collector/trtllm/collect_gemm.py; framework
+// TRTLLM) rotates max(1, min(5, ceil(L2 / W))) copies of a W-byte weight, so below L2 / 5 they
+// may fit; other tables' rows are taken to read HBM.
 // `quantized_bytes`: per activation, the copy a quantizing kernel writes before the GEMM (0: none).
-bool gemm_operands_resident(const std::string& framework, std::int64_t m, std::int64_t n, std::int64_t k, DType weight,
-                            double quantized_bytes, const HardwareSpec& hw) {
-  if (framework != "TRTLLM") return false;
+bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int64_t m, std::int64_t n, std::int64_t k,
+                            DType weight, double quantized_bytes, const HardwareSpec& hw) {
   const double l2 = hw.tile_buffer_memory().capacity_bytes;
   const double w = static_cast<double>(n) * static_cast<double>(k) * dtype_bytes(weight);
-  const double copies = std::max(1.0, std::min(5.0, std::ceil(l2 / w)));
+  double copies = 0;
+  if (row.count("weight_copies") && !row.at("weight_copies").empty()) {
+    copies = static_cast<double>(csv_positive_integer(path, row, "weight_copies"));
+  } else if (row.count("framework") && row.at("framework") == "TRTLLM") {
+    copies = std::max(1.0, std::min(5.0, std::ceil(l2 / w)));
+  } else {
+    return false;
+  }
   const double x = static_cast<double>(m) * static_cast<double>(k) * (2.0 + quantized_bytes);
   const double y = static_cast<double>(m) * static_cast<double>(n) * 2.0;
   return copies * w + x + y <= hw.tile_buffer_memory().resident_capacity();
@@ -143,8 +149,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       // The quantizing kernels of fp8 and nvfp4 rows write the activations once more, narrower.
       const DType weight = dtype == "bfloat16" ? DType::bf16 : dtype == "nvfp4" ? DType::nvfp4 : DType::fp8;
       const double quantized = dtype == "bfloat16" || dtype == "fp8_gemm" ? 0.0 : dtype_bytes(weight);
-      const std::string framework = row.count("framework") ? row.at("framework") : "";
-      if (gemm_operands_resident(framework, m, n, k, weight, quantized, hw)) {
+      if (gemm_operands_resident(path, row, m, n, k, weight, quantized, hw)) {
         mark_reads_resident(ops);
         p.result.reads = "l2";
       }

@@ -294,6 +294,16 @@ printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.0
 expect_ok "validate --kernels outlier" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md" --json "$tmp/v/k.json"
 if python3 -c 'import json, sys; f = json.load(open(sys.argv[1]))["families"][0]; sys.exit(0 if f["rows_measured_twice_simulated"] == 1 and f["rows"] == 2 else 1)' "$tmp/v/k.json"; then ok; else
   bad "validate --kernels: want 1 of 2 rows counted as measured >= 2x simulated: $(cat "$tmp/v/k.json")"; fi
+# Where a row's reads come from: a table's weight_copies column, else the public collector's
+# rotation (framework TRTLLM), else HBM. 4 MiB of weights: one copy or the collector's five fit
+# the L2's resident share, 16 copies do not; a bad count is refused at its line.
+printf 'framework,gemm_dtype,m,n,k,latency,weight_copies\ntorch,bfloat16,16,2048,1024,0.004,1\ntorch,bfloat16,16,2048,1024,0.004,16\nTRTLLM,bfloat16,16,2048,1024,0.004,\nother,bfloat16,16,2048,1024,0.004,\n' >"$tmp/kern/gemm.csv"
+expect_ok "validate --kernels reads" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md" --rows-csv "$tmp/v/rows.csv"
+if [ "$(cut -d, -f5 "$tmp/v/rows.csv" | tail -n +2 | tr '\n' ' ')" = "l2 hbm l2 hbm " ]; then ok; else
+  bad "validate --kernels: reads per row want 'l2 hbm l2 hbm': $(cat "$tmp/v/rows.csv")"; fi
+contains "validate --kernels: rows from the L2 counted" "2 rows read their operands from the L2"
+printf 'gemm_dtype,m,n,k,latency,weight_copies\nbfloat16,16,2048,1024,0.004,0\n' >"$tmp/kern/gemm.csv"
+expect_error "validate --kernels bad weight_copies" "gemm.csv:2: weight_copies" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md"
 expect_error "validate --kernels empty folder" "no kernel tables" "$roofsim" validate --kernels "$tmp/v" --report "$tmp/v/k2.md"
 sed 's/^tile_efficiency = 0.84/tile_efficiency = 0.99/' "$(dirname "$0")/../configs/hardware/h100_sxm5.toml" >"$tmp/tile_eff.toml"
 expect_error "tile efficiency above streaming" "hbm.tile_efficiency: must not exceed efficiency" "$roofsim" op --hw "$tmp/tile_eff.toml" --gemm 64,64,64

@@ -45,6 +45,9 @@ cd "$repo"
 step gemm 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --budget-s 170
 step gemm_repeat 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --budget-s 170  # the same again: the noise
 step gemm_fp8 200 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --dtype fp8 --budget-s 170
+# The shapes whose weights fit a fifth of the L2, rotated as the shared table's collector rotated
+# them: against the `gemm` step's rows, the L2's resident reads (onchip.l2.latency_ns, resident_share).
+step gemm_l2 120 python3 "$here/gemm_table.py" validation/kernels/h100/gemm.csv --rotation collector --max-weight-mib 12 --budget-s 100
 wait $builder
 step hbm_latency 30 "$build/hbm_latency"
 step hbm_inflight 60 "$build/hbm_inflight"

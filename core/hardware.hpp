@@ -89,6 +89,9 @@ struct MatrixSpec {
   // one more launch, the partials read, the output written. Fewer parts meet in the kernel
   // (serial split-K) at no modelled cost; 0: always in the kernel.
   double split_k_reduce_min_parts = 0;
+  // A library splits K only for work tiles of at least this many k-tiles (0: whenever the tiles
+  // leave units idle); below it one CTA walks a tile's whole K.
+  double split_k_min_k_tiles = 0;
 };
 
 struct VectorSpec {

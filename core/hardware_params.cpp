@@ -101,6 +101,11 @@ std::vector<HardwareParam> make_params() {
        "A GEMM whose K is split over units (split-K) into at least this many parts writes fp32 partial tiles that a "
        "second kernel reduces (cuBLAS's splitKreduce): one more launch, the partials read and the output written; "
        "fewer parts meet inside the kernel (0: never a second kernel)", FIELD(matrix.split_k_reduce_min_parts)},
+      {"matrix.split_k_min_k_tiles", "", 1, K::non_negative, false, 0,
+       "A GEMM library splits K over units (split-K) only when a work tile's K loop has at least this many k-tiles "
+       "(kernel_k_bytes each); shorter loops run whole in one CTA per tile, its k-tiles a load latency per pipeline "
+       "depth apart, even when the tiles leave units idle (0: split whenever tiles are fewer than units)",
+       FIELD(matrix.split_k_min_k_tiles)},
       {"matrix.dtype_rate.DTYPE", "x bf16", 1, K::positive, true, 0,
        "MAC rate of a dtype relative to macs_per_clock; a dtype not listed is not supported (bf16 must be listed)", nullptr},
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,

@@ -227,6 +227,17 @@ OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
                    "row sum " + std::to_string(rows) + "," + std::to_string(cols) + " " + std::string(dtype_name(dtype)));
 }
 
+void make_reads_resident(OpSpec& op, const HardwareSpec& hw, const std::string& what) {
+  const OpCost cost = op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector);
+  const OnChipMemory& buffer = hw.tile_buffer_memory();
+  if (cost.bytes() > buffer.resident_capacity()) {
+    throw InputError(what + ": the op touches " + format_si(cost.bytes(), "B", 3) + ", more than the " +
+                     format_si(buffer.resident_capacity(), "B", 3) + " of onchip." + buffer.name +
+                     " a replayed working set keeps (" + hw.source_file + ": capacity_bytes x resident_share)");
+  }
+  (op.is_gemm ? op.gemm.reads_resident : op.vector.reads_resident) = true;
+}
+
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {
   check_matrix_dtype(hw, dtype);
   if (points < 6) throw InputError("${points} must be at least 6");

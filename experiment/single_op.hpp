@@ -100,6 +100,10 @@ MoeLayerShape moe_layer_shape(const MoeCall& m);
 // c = a + b over n elements; row sums of rows x cols.
 OpSpec elementwise_add_op(std::int64_t n, DType dtype);
 OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype);
+// The op's operands already in the tile buffer, as a benchmark replaying one call on the same
+// buffers finds them (GemmShape::reads_resident). Throws InputError, naming `what` (a flag or
+// argument), when the op touches more than that buffer keeps (capacity x resident_share).
+void make_reads_resident(OpSpec& op, const HardwareSpec& hw, const std::string& what);
 
 // GEMMs from about 1 to several thousand FLOP/B and the knee of what they achieved.
 struct RooflineSweepResult {

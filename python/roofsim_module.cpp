@@ -291,7 +291,7 @@ PYBIND11_MODULE(roofsim, m) {
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kServeDoc);
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
-                 const std::string& dtype, bool ideal, bool fine) {
+                 const std::string& dtype, bool ideal, bool fine, bool l2_resident) {
     const DType t = dtype_arg("dtype", dtype);
     const int given = !gemm.is_none() + (elementwise > 0) + !reduce.is_none();
     if (given != 1) throw InputError("give exactly one of gemm=(M, N, K) or (B, M, N, K), elementwise=N, reduce=(ROWS, COLS)");
@@ -314,9 +314,10 @@ PYBIND11_MODULE(roofsim, m) {
       spec = row_sum_op(d[0], d[1], t);
     }
     const HardwareSpec h = hardware_for_run(hardware_arg(hw), ideal);
+    if (l2_resident) make_reads_resident(spec, h, "l2_resident");
     return to_python(single_op_json(run_ops(h, ideal, {spec}, fine ? Granularity::fine : Granularity::coarse)));
   }, py::arg("gemm") = py::none(), py::arg("elementwise") = 0, py::arg("reduce") = py::none(), py::arg("hw") = "h100_sxm5",
-     py::arg("dtype") = "bf16", py::arg("ideal") = false, py::arg("fine") = false,
+     py::arg("dtype") = "bf16", py::arg("ideal") = false, py::arg("fine") = false, py::arg("l2_resident") = false,
      "Simulate one op on one chip beside its roofline bound; returns the dict `roofsim op --json` writes");
 
   m.def("roofline_sweep", [](const py::object& hw, const std::string& dtype, int points, bool ideal) {

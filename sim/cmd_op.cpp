@@ -264,16 +264,7 @@ void run_op(const OpOptions& o) {
   }
   OpSpec spec = op_from_flags(o.op, dtype);
   if (spec.is_gemm) spec.gemm.scale_block_k = o.scale_block;
-  if (o.l2_resident) {
-    const OpCost cost = spec.is_gemm ? gemm_cost(spec.gemm) : vector_cost(spec.vector);
-    const OnChipMemory& l2 = hw.tile_buffer_memory();
-    if (cost.bytes() > l2.resident_capacity()) {
-      throw InputError("--l2-resident: the op touches " + format_si(cost.bytes(), "B", 3) + ", more than the " +
-                       format_si(l2.resident_capacity(), "B", 3) + " of onchip." + l2.name + " a replayed working set keeps (" +
-                       hw.source_file + ": capacity_bytes x resident_share)");
-    }
-    (spec.is_gemm ? spec.gemm.reads_resident : spec.vector.reads_resident) = true;
-  }
+  if (o.l2_resident) make_reads_resident(spec, hw, "--l2-resident");
   OpsRunResult out;
   try {
     out = run_ops(hw, o.ideal, {spec}, o.fine ? Granularity::fine : Granularity::coarse, o.max_events);

@@ -263,3 +263,18 @@ def test_framework_settings_and_moe_routing_are_keywords():
         roofsim.run(**moe, routing="zipf")
     served = roofsim.serve(model="mixtral-8x7b", ep=2, concurrency=4, requests=8, prompt=64, output=8)
     assert served["ep"] == 2 and served["chips"] == 2
+
+
+def test_op_l2_resident():
+    # A call replayed on the same buffers reads them from the L2: faster, its bound the L2 roof.
+    hbm = roofsim.op(gemm=(16384, 64, 768))
+    l2 = roofsim.op(gemm=(16384, 64, 768), l2_resident=True)
+    assert l2["sim_time_s"] < 0.7 * hbm["sim_time_s"]
+    assert "resident in the l2" in l2["plan"]
+    assert l2["sim_time_s"] >= l2["bound_time_s"] and l2["bound_time_s"] < hbm["bound_time_s"]
+    try:
+        roofsim.op(gemm=(8192, 8192, 8192), l2_resident=True)
+    except ValueError as e:
+        assert "l2_resident: the op touches" in str(e)
+    else:
+        raise AssertionError("an op larger than the L2 was taken as resident")

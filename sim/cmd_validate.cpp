@@ -131,9 +131,10 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
       md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " | "
          << b.measured_twice_simulated << " |\n";
     }
-    md << "\nWorst rows:\n\n| row | shape | measured | simulated | error |\n|---|---|---|---|---|\n";
+    md << "\nWorst rows (reads: where the benchmark's call found its operands, the L2 or HBM):\n\n"
+       << "| row | shape | reads | measured | simulated | error |\n|---|---|---|---|---|---|\n";
     for (const KernelRowResult* w : worst_rows(f, 10)) {
-      md << "| " << w->source << " | " << w->label << " | " << format_seconds(w->measured_s) << " | "
+      md << "| " << w->source << " | " << w->label << " | " << w->reads << " | " << format_seconds(w->measured_s) << " | "
          << format_seconds(w->simulated_s) << " | " << signed_pct(w->error()) << " |\n";
     }
   }

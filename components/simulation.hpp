@@ -14,6 +14,9 @@ struct OpSpec {
   bool is_gemm = true;
   GemmShape gemm;
   VectorShape vector;
+  OpCost cost() const { return is_gemm ? gemm_cost(gemm) : vector_cost(vector); }
+  // Its operands already in the tile buffer (GemmShape::reads_resident).
+  void set_reads_resident() { (is_gemm ? gemm.reads_resident : vector.reads_resident) = true; }
 };
 
 struct ChipJob {

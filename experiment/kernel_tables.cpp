@@ -105,10 +105,6 @@ bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int
   return copies * w + x + y <= hw.tile_buffer_memory().resident_capacity();
 }
 
-void mark_reads_resident(std::vector<OpSpec>& ops) {
-  for (OpSpec& op : ops) (op.is_gemm ? op.gemm.reads_resident : op.vector.reads_resident) = true;
-}
-
 // gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
 std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw) {
   std::vector<PendingRow> out;
@@ -150,7 +146,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       const DType weight = dtype == "bfloat16" ? DType::bf16 : dtype == "nvfp4" ? DType::nvfp4 : DType::fp8;
       const double quantized = dtype == "bfloat16" || dtype == "fp8_gemm" ? 0.0 : dtype_bytes(weight);
       if (gemm_operands_resident(path, row, m, n, k, weight, quantized, hw)) {
-        mark_reads_resident(ops);
+        for (OpSpec& op : ops) op.set_reads_resident();
         p.result.reads = "l2";
       }
     }

@@ -36,7 +36,7 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
   for (const OpSpec& op : ops) {
     // The op's tensors (compulsory traffic: each operand read once, the result written once)
     // live in HBM: more than it holds is no op this chip runs.
-    const double bytes = (op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector)).bytes();
+    const double bytes = op.cost().bytes();
     if (bytes > hw.hbm.capacity_bytes) {
       throw InputError(op.name + ": its tensors take " + format_si(bytes, "B", 2) + ", more than the " +
                        format_si(hw.hbm.capacity_bytes, "B", 2) + " of HBM of " + hw.name);
@@ -50,7 +50,7 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
   for (std::size_t i = 0; i < ops.size(); ++i) {
     SimulatedOp s;
     s.spec = ops[i];
-    s.cost = ops[i].is_gemm ? gemm_cost(ops[i].gemm) : vector_cost(ops[i].vector);
+    s.cost = ops[i].cost();
     s.result = outcome.chips[0].ops[i];
     // A GEMM the near-memory units ran is bound by their roofline (inside the stacks), as a
     // run's ops are: the matrix units' roofline would be beaten (up to 3.5x on h100_pim).
@@ -228,14 +228,14 @@ OpSpec row_sum_op(std::int64_t rows, std::int64_t cols, DType dtype) {
 }
 
 void make_reads_resident(OpSpec& op, const HardwareSpec& hw, const std::string& what) {
-  const OpCost cost = op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector);
+  const OpCost cost = op.cost();
   const OnChipMemory& buffer = hw.tile_buffer_memory();
   if (cost.bytes() > buffer.resident_capacity()) {
     throw InputError(what + ": the op touches " + format_si(cost.bytes(), "B", 3) + ", more than the " +
                      format_si(buffer.resident_capacity(), "B", 3) + " of onchip." + buffer.name +
                      " a replayed working set keeps (" + hw.source_file + ": capacity_bytes x resident_share)");
   }
-  (op.is_gemm ? op.gemm.reads_resident : op.vector.reads_resident) = true;
+  op.set_reads_resident();
 }
 
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {

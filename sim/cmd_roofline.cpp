@@ -69,7 +69,7 @@ void run(const RooflineOptions& o) {
   } else {
     const OpSpec op = op_from_flags(o.op, dtype);
     const std::string& kind = op.name;
-    OpBound b = bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw);
+    OpBound b = bound_op(op.cost(), hw);
     os << hw.description << " (" << hw.name << "): analytic bound of one op\n\n";
     print_op(os, kind, b);
     j["op"] = op_json(kind, b);

@@ -35,7 +35,7 @@ OpSpec add_op(std::int64_t n, DType t) {
 }
 
 double bound_of(const OpSpec& op, const HardwareSpec& hw) {
-  return bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw).bound_time_s;
+  return bound_op(op.cost(), hw).bound_time_s;
 }
 
 // 200 random GEMMs (some batched, some weight-only quantized) in the dtypes the chip computes.
@@ -137,7 +137,7 @@ void check_ideal_near_bound_far_from_ridge(const char* preset) {
   SimulationOutcome out = simulate({ChipJob{hw, Granularity::coarse, ops}});
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpSpec& op = ops[i];
-    OpBound b = bound_op(op.is_gemm ? gemm_cost(op.gemm) : vector_cost(op.vector), hw);
+    OpBound b = bound_op(op.cost(), hw);
     INFO(op.name << ": intensity " << b.intensity);
     REQUIRE((b.intensity < ridge / 8 || b.intensity > 8 * ridge));
     const double sim = out.chips[0].ops[i].seconds();

@@ -344,7 +344,12 @@ bool Worker::start(double now) {
   record.swap_seconds = pool_.swap_seconds(swap);
   record.swap_out_tokens = swap.out_tokens;
   record.swap_in_tokens = swap.in_tokens;
-  const double before_pass = host_s + record.swap_seconds;
+  bool holds_prefill = false;
+  for (const ScheduledWork& w : work) holds_prefill = holds_prefill || w.prefill;
+  // With the overlap scheduler the host work of a graph-launched iteration runs beside the
+  // pass before it (ServingSetup::overlap_host).
+  const bool overlapped = setup_.overlap_host && !launches_per_op(setup_.machine.launch, holds_prefill);
+  const double before_pass = (overlapped ? 0.0 : host_s) + record.swap_seconds;
   const PassOutcome& pass = pool_.pass(shape);
   // Each stage takes the pass when done with the iteration before; the pass starts late
   // enough for every stage. The draft passes run on the last stage's chips, where the target's
@@ -355,7 +360,7 @@ bool Worker::start(double now) {
   double launch = now;
   for (std::size_t s = 0; s < stage_free_.size(); ++s) launch = std::max(launch, stage_free_[s] - before_pass - pass.stages[s].begin_s);
   record.start_s = launch;
-  record.seconds = before_pass + draft_s + pass.seconds;
+  record.seconds = before_pass + draft_s + (overlapped ? std::max(pass.seconds, host_s) : pass.seconds);
   const double end = launch + record.seconds;
   // (A stage is done at the latest when the iteration is: the same sum, rounded the same way.)
   for (std::size_t s = 0; s < stage_free_.size(); ++s) {

@@ -77,6 +77,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["memory_per_chip"] = {{"weights", r.weights_bytes}, {"activations", r.activations_bytes}};
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["sequence_overhead_s"] = s.sequence_overhead_s;
+  j["overlap_scheduler"] = s.overlap_host;
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},
                    {"response_s", s.frontend.response_s},

@@ -126,6 +126,13 @@ struct ServingSetup {
   double iteration_overhead_s = 0;
   // And per sequence in the iteration (request bookkeeping, sampling, streaming the token out).
   double sequence_overhead_s = 0;
+  // Overlap scheduler (TensorRT-LLM's, vLLM's async scheduling, SGLang's overlap): the host
+  // prepares an iteration while the chips still run the one before, so an iteration launched as
+  // a graph takes the longer of its host time and its pass, not their sum. An iteration
+  // launched op by op keeps its host time in series: the thread that would overlap it is busy
+  // launching. (Not modelled: the engine learns an iteration's finished requests one iteration
+  // late, so their slots free one step later.)
+  bool overlap_host = false;
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context

@@ -243,6 +243,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.sample_layers = s.sample_layers;
   setup.iteration_overhead_s = s.iteration_overhead_s;
   setup.sequence_overhead_s = s.sequence_overhead_s;
+  setup.overlap_host = s.overlap_host;
   // The API server is modelled in front of one instance only: disaggregated rows run without
   // it (their note says so).
   setup.frontend = c.disaggregated ? FrontendConfig{} : s.frontend;

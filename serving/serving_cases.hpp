@@ -53,6 +53,9 @@ struct ServingCaseSettings {
   // TensorRT-LLM's host time per sequence and iteration: fitted on the even rows of the table
   // (least TPOT MAPE of 0, 10, 15, 20 and 30 us), checked on the odd ones (docs/serving.md).
   double sequence_overhead_s = 15e-6;
+  // TensorRT-LLM's overlap scheduler (ServingSetup::overlap_host). Off: the fit above was made
+  // without it; with it no host time per sequence fitted both TTFT and TPOT (docs/serving.md).
+  bool overlap_host = false;
   // Most tokens in one iteration (TensorRT-LLM's max_num_tokens). 0: as aiconfigurator's
   // generator set it for these aggregated deployments, batch_size + prompt + 1500, so that one
   // prompt (two of 1024 tokens) is prefilled per iteration beside the decodes.

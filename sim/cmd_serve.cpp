@@ -30,6 +30,7 @@ struct ServeOptions {
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
+  bool overlap_scheduler = false;
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
@@ -82,6 +83,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
     os << "; prompt " << describe(s.workload.prompt) << ", output " << describe(s.workload.output) << "; seed " << s.workload.seed;
   }
   os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
+     << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)" : "")
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
@@ -212,6 +214,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   s.kv.prefix_caching = o.prefix_caching;
   s.iteration_overhead_s = o.overhead_ms * 1e-3;
   s.sequence_overhead_s = o.sequence_overhead_us * 1e-6;
+  s.overlap_host = o.overlap_scheduler;
   s.frontend.request_s = o.frontend_request_us * 1e-6;
   s.frontend.prompt_token_s = o.frontend_prompt_token_us * 1e-6;
   s.frontend.response_s = o.frontend_response_us * 1e-6;
@@ -330,6 +333,10 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence of an iteration: request "
                                                                      "bookkeeping, sampling, streaming (default 0)")
       ->check(non_negative_number());
+  cmd->add_flag("--overlap-scheduler", o->overlap_scheduler, "Prepare each iteration on the host while the chips run the one "
+                                                            "before (TensorRT-LLM's overlap scheduler, vLLM's async scheduling): "
+                                                            "an iteration launched as a graph takes the longer of its host time "
+                                                            "and its pass instead of their sum");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time to take a request in before "
                                                                     "the engine sees it (default 0: no API server)")
       ->check(non_negative_number());

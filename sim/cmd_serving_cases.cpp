@@ -125,7 +125,7 @@ void run(Options o) {
      << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("batch_size + prompt + 1500"))
      << " tokens per iteration" << (chunked && o.settings.max_tokens <= 0 ? " (vLLM and SGLang rows: chunked prefill in 8192, 2048 for vLLM on an A100)" : "")
      << ", iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
-     << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence, API server " << format_fixed(s.frontend.request_s * 1e6, 0)
+     << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence" << (s.overlap_host ? " (overlapped)" : "") << ", API server " << format_fixed(s.frontend.request_s * 1e6, 0)
      << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";
   t.print(os);
   os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
@@ -187,6 +187,8 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default 15, "
                                                                             "fitted on the even rows)")
       ->check(non_negative_number());
+  cmd->add_flag("--overlap-scheduler", o->settings.overlap_host, "Host work of graph-launched iterations overlaps the pass "
+                                                                "before (TensorRT-LLM's overlap scheduler; default off, as fitted)");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time per request taken in (default 0)")
       ->check(non_negative_number());
   cmd->add_option("--frontend-prompt-token-us", o->frontend_prompt_token_us, "API server: and per prompt token (default 0)")

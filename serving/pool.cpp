@@ -298,6 +298,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages
   SchedulerConfig c = setup.scheduler;
   c.verify_tokens = 1 + setup.speculative.tokens;
   c.micro_batches = c.micro_batches_on(stages);
+  c.late_release = setup.overlap_host;
   return c;
 }
 
@@ -391,10 +392,15 @@ Scheduler::Progress Worker::finish(ServingResult& r) {
   Iteration it = std::move(in_flight_.front());
   in_flight_.pop_front();
   // Each decode keeps its drafts up to the first rejected one, and the target's own token
-  // (without drafts: one, which a running request always still wants).
+  // (without drafts: one, which a running request always still wants, unless it finished a
+  // step before and only holds its slot: SchedulerConfig::late_release).
   std::vector<std::int64_t> emitted(it.work.size(), 1);
   for (std::size_t i = 0; i < it.work.size(); ++i) {
     if (it.work[i].prefill) continue;
+    if (scheduler_.find(it.work[i].record)->leaving) {  // finished a step before: its token is dropped
+      emitted[i] = 0;
+      continue;
+    }
     if (setup_.speculative.tokens > 0) {
       std::int64_t accepted = 0;
       while (accepted < setup_.speculative.tokens && unit_draw(rng_) < setup_.speculative.accept_chance(accepted)) ++accepted;
@@ -405,7 +411,7 @@ Scheduler::Progress Worker::finish(ServingResult& r) {
   }
   r.iterations.push_back(it.record);
   Scheduler::Progress p = scheduler_.complete(it.work, emitted);
-  for (const LiveRequest& l : p.finished) ranks_.release(l.record);
+  for (const LiveRequest& l : p.released) ranks_.release(l.record);
   return p;
 }
 

@@ -28,7 +28,7 @@ const LiveRequest* Scheduler::find(std::int64_t record) const {
 
 std::size_t Scheduler::newest_idle() const {
   for (std::size_t i = running_.size(); i-- > 0;) {
-    if (!running_[i].in_flight) return i;
+    if (!running_[i].in_flight && !running_[i].leaving) return i;
   }
   return running_.size();
 }
@@ -139,6 +139,12 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
     }
     // The tokens fed this step join the cache; on demand, they may need a new block.
     const std::int64_t fed = config_.verify_tokens;
+    if (running_[i].leaving) {  // its step's tokens are dropped: no block needed
+      work.push_back({static_cast<std::int64_t>(i), running_[i].record, fed, running_[i].cached + fed, false});
+      budget -= fed;
+      ++i;
+      continue;
+    }
     bool preempted_self = false;
     while (!grow(running_[i], running_[i].cached + fed)) {
       const std::size_t victim = newest_idle();
@@ -219,10 +225,15 @@ std::vector<ScheduledWork> Scheduler::plan() {
 
 Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted) {
   Progress p;
+  std::vector<std::int64_t> left;  // leaving requests that took their last step: they go now
   for (std::size_t i = 0; i < work.size(); ++i) {
     const ScheduledWork& w = work[i];
     LiveRequest& r = running_request(w);
     r.in_flight = false;
+    if (r.leaving) {  // its step's tokens are dropped
+      left.push_back(r.record);
+      continue;
+    }
     if (w.prefill) {
       r.cached += w.new_tokens;
       // A prefill that reaches the end of the prompt yields the first token.
@@ -241,11 +252,16 @@ Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, 
   std::vector<LiveRequest> still;
   still.reserve(running_.size());
   for (LiveRequest& r : running_) {
-    if (r.generated >= r.output) {
+    const bool done = r.leaving ? std::find(left.begin(), left.end(), r.record) != left.end() : r.generated >= r.output;
+    if (done && !r.leaving) p.finished.push_back(r);
+    if (done && config_.late_release && !r.leaving) {
+      r.leaving = true;  // the engine learns it after planning the next step: it holds its slot for that one
+      still.push_back(r);
+    } else if (done) {
       pool_.give_back(r.blocks);
       r.blocks = 0;
       release_prefix(r);
-      p.finished.push_back(r);
+      p.released.push_back(r);
     } else {
       still.push_back(r);
     }

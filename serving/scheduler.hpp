@@ -26,6 +26,7 @@ struct LiveRequest {
   std::int64_t shared_blocks = 0;  // blocks of a cached prefix it reads (held by the prefix cache)
   bool swapped = false;            // its `cached` tokens wait in host memory (swap preemption)
   bool in_flight = false;          // in an iteration under way (pipeline stages run several at once)
+  bool leaving = false;            // finished, holding its slot for one more step (SchedulerConfig::late_release)
   bool in_prefill() const { return cached < prompt; }
 };
 
@@ -57,7 +58,9 @@ class Scheduler {
   // Iterations may complete in any order relative to plan() calls of later ones.
   struct Progress {
     std::vector<LiveRequest> produced;  // as they are after this iteration
-    std::vector<LiveRequest> finished;
+    std::vector<LiveRequest> finished;  // produced their last token in this iteration
+    std::vector<LiveRequest> released;  // left, freeing their slot and KV blocks: the finished, or
+                                        // with late_release those that finished an iteration before
   };
   // `emitted` (speculative decoding) gives each decode's output tokens, parallel to `work`
   // (prefills' entries unused); without it a decode yields one.

@@ -48,6 +48,10 @@ struct SchedulerConfig {
   // own; max_batch limits each, so up to max_batch x micro_batches requests run. 0: one per
   // pipeline stage (${pp}); 1 runs one iteration through all stages at a time.
   std::int64_t micro_batches = 0;
+  // The engine learns an iteration's finished requests only after it has planned the next
+  // (TensorRT-LLM's overlap scheduler: ServingSetup::overlap_host sets it): a finished request
+  // takes one more decode step, whose token is dropped, and leaves its slot and KV blocks after it.
+  bool late_release = false;
   // Micro-batches under way on an instance of `stages` pipeline stages.
   std::int64_t micro_batches_on(std::int64_t stages) const { return micro_batches > 0 ? micro_batches : stages; }
 };
@@ -130,8 +134,8 @@ struct ServingSetup {
   // prepares an iteration while the chips still run the one before, so an iteration launched as
   // a graph takes the longer of its host time and its pass, not their sum. An iteration
   // launched op by op keeps its host time in series: the thread that would overlap it is busy
-  // launching. (Not modelled: the engine learns an iteration's finished requests one iteration
-  // late, so their slots free one step later.)
+  // launching. The engine then learns an iteration's finished requests one step late
+  // (SchedulerConfig::late_release): each takes one more decode step and frees its slot after it.
   bool overlap_host = false;
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;

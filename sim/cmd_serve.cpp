@@ -336,7 +336,8 @@ void add_serve_command(CLI::App& app) {
   cmd->add_flag("--overlap-scheduler", o->overlap_scheduler, "Prepare each iteration on the host while the chips run the one "
                                                             "before (TensorRT-LLM's overlap scheduler, vLLM's async scheduling): "
                                                             "an iteration launched as a graph takes the longer of its host time "
-                                                            "and its pass instead of their sum");
+                                                            "and its pass instead of their sum; a finished request holds its "
+                                                            "slot for one more step (the engine learns of it a step late)");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time to take a request in before "
                                                                     "the engine sees it (default 0: no API server)")
       ->check(non_negative_number());

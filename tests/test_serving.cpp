@@ -621,3 +621,30 @@ TEST_CASE("the overlap scheduler hides an iteration's host time under its pass w
   // The setting reaches the JSON report.
   CHECK(serving_json(overlapped).at("overlap_scheduler") == true);
 }
+
+TEST_CASE("the overlap scheduler learns a finished request one step late: it holds its slot for one more step, whose token is dropped", "[systemc][serving]") {
+  // One slot, two clients: the second request waits for the first's slot.
+  ServingSetup s = serving_setup(2, 2, "64", "4");
+  s.scheduler.max_batch = 1;
+  const ServingResult prompt = run_serving(s);
+  s.overlap_host = true;
+  const ServingResult late = run_serving(s);
+  auto decode_steps = [](const ServingResult& r) {
+    int n = 0;
+    for (const IterationRecord& it : r.iterations) n += it.prefill_sequences == 0 ? 1 : 0;
+    return n;
+  };
+  // Each request: a prefill (its first token) and 3 decodes; late, one more decode step each
+  // but the last (the run ends when its last token is out), that yields no token.
+  REQUIRE(prompt.iterations.size() == 8);
+  CHECK(late.iterations.size() == 9);
+  CHECK(decode_steps(late) == decode_steps(prompt) + 1);
+  std::int64_t tokens_prompt = 0, tokens_late = 0;
+  for (const IterationRecord& it : prompt.iterations) tokens_prompt += it.decode_tokens;
+  for (const IterationRecord& it : late.iterations) tokens_late += it.decode_tokens;
+  CHECK(tokens_late == tokens_prompt);  // the extra step's token is dropped
+  // The first request finishes as before; the second starts one step later.
+  CHECK(late.requests[0].finish_s == Approx(prompt.requests[0].finish_s).epsilon(1e-9));
+  CHECK(late.requests[1].first_token_s > prompt.requests[1].first_token_s);
+  for (const RequestRecord& r : late.requests) CHECK(r.finish_s > 0);
+}

@@ -39,7 +39,7 @@ double HardwareDocument::get(const std::string& key) const {
   return node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
 }
 
-void HardwareDocument::put(const std::string& key, double value, const std::string& why) {
+void HardwareDocument::put(const std::string& key, double value, const std::string& why, bool listed) {
   toml::node* node = doc_.at_path(key).node();
   const auto dot = key.rfind('.');
   toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
@@ -56,7 +56,7 @@ void HardwareDocument::put(const std::string& key, double value, const std::stri
     parent->insert_or_assign(dot == std::string::npos ? key : key.substr(dot + 1), value);
   }
   if (toml::table* prov = doc_["provenance"].as_table()) prov->insert_or_assign(key, "what-if: " + why);
-  edits_ += (edits_.empty() ? "" : ", ") + key + " " + why;
+  if (listed) edits_ += (edits_.empty() ? "" : ", ") + key + " " + why;
 }
 
 bool HardwareDocument::has_number(const std::string& key) const {
@@ -85,10 +85,17 @@ void HardwareDocument::carry_dependents(const std::string& key) {
   auto before = original_.find(key);
   if (deps == bounded_keys().end() || before == original_.end() || before->second <= 0) return;
   const double ratio = get(key) / before->second;
+  std::vector<std::string> carried;
   for (const std::string& d : deps->second) {
     if (edited_by_user_.count(d) || !has_number(d)) continue;
     const double file_value = original_.emplace(d, get(d)).first->second;
-    put(d, file_value * ratio, "carried with " + key + " (x" + number_text(ratio) + ")");
+    put(d, file_value * ratio, "carried with " + key + " (x" + number_text(ratio) + ")", false);
+    carried.push_back(d);
+  }
+  // Named once, after the edit that moved them (the provenance keeps each one's factor).
+  for (std::size_t i = 0; i < carried.size(); ++i) {
+    edits_ += (i == 0 ? " (carrying " : i + 1 == carried.size() ? " and " : ", ") + carried[i];
+    if (i + 1 == carried.size()) edits_ += " along)";
   }
 }
 

@@ -38,7 +38,8 @@ class HardwareDocument {
   const std::string& name() const { return name_; }
 
  private:
-  void put(const std::string& key, double value, const std::string& why);
+  // `listed`: the edit is named in edits() (keys carried along are named after the one edited).
+  void put(const std::string& key, double value, const std::string& why, bool listed = true);
   bool has_number(const std::string& key) const;
   // Before an edit of `key` by the user: a value carried along earlier goes back to the file's.
   void take_over(const std::string& key);

@@ -67,6 +67,8 @@ TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds 
   CHECK(half.hbm.efficiency == Approx(base.hbm.efficiency * 0.5));
   CHECK(half.hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));
   CHECK(half.hbm.write_efficiency == Approx(base.hbm.write_efficiency * 0.5));
+  // Named once, after the edit that moved them (errors quote this).
+  CHECK(scaled.edits() == "hbm.efficiency scaled by 0.5 (carrying hbm.tile_efficiency and hbm.write_efficiency along)");
 
   HardwareDocument set = HardwareDocument::load("h100_sxm5");
   set.set("hbm.efficiency", base.hbm.efficiency / 2);
@@ -79,6 +81,9 @@ TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds 
   HardwareDocument reversed = HardwareDocument::load("h100_sxm5");
   reversed.scale("hbm.tile_efficiency", 0.5);
   reversed.scale("hbm.efficiency", 0.9);
+  CHECK(both.edits() == "hbm.efficiency scaled by 0.9 (carrying hbm.tile_efficiency and hbm.write_efficiency along), "
+                        "hbm.tile_efficiency as in the file, hbm.tile_efficiency scaled by 0.5");
+  CHECK(reversed.edits() == "hbm.tile_efficiency scaled by 0.5, hbm.efficiency scaled by 0.9 (carrying hbm.write_efficiency along)");
   for (const HardwareDocument* d : {&both, &reversed}) {
     const HardwareSpec hw = d->spec();
     CHECK(hw.hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));

@@ -294,11 +294,12 @@ double Pool::draft_seconds(int shape) {
 
 namespace {
 
-SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages) {
+SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   SchedulerConfig c = setup.scheduler;
   c.verify_tokens = 1 + setup.speculative.tokens;
-  c.micro_batches = c.micro_batches_on(stages);
-  c.late_release = setup.overlap_host;
+  c.micro_batches = c.micro_batches_on(pool.stages());
+  // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
+  c.late_release = setup.overlap_host && pool.role() != "prefill";
   return c;
 }
 
@@ -306,7 +307,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, std::int64_t stages
 
 Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks * pool.ep_ranks(), setup.kv.block_tokens),
-      scheduler_(worker_scheduling(setup, pool.stages()), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
+      scheduler_(worker_scheduling(setup, pool), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
       stage_free_(static_cast<std::size_t>(pool.stages()), 0.0),
       ranks_(pool.ep_ranks()) {

@@ -647,4 +647,19 @@ TEST_CASE("the overlap scheduler learns a finished request one step late: it hol
   CHECK(late.requests[0].finish_s == Approx(prompt.requests[0].finish_s).epsilon(1e-9));
   CHECK(late.requests[1].first_token_s > prompt.requests[1].first_token_s);
   for (const RequestRecord& r : late.requests) CHECK(r.finish_s > 0);
+
+  // Disaggregated, a prefill instance hands each request on with its KV cache: no extra step
+  // there; the decode instances hold their finished requests' slots one step longer.
+  ServingSetup d = serving_setup(8, 4, "128", "4");
+  d.disaggregation.enabled = true;
+  d.overlap_host = true;
+  const ServingResult split = run_serving(d);
+  int prefill_steps_decoding = 0, decode_instance_steps = 0;
+  for (const IterationRecord& it : split.iterations) {
+    if (it.worker < d.disaggregation.prefill_instances) prefill_steps_decoding += it.decode_sequences;
+    else ++decode_instance_steps;
+  }
+  CHECK(prefill_steps_decoding == 0);
+  CHECK(decode_instance_steps > 0);
+  for (const RequestRecord& r : split.requests) CHECK(r.finish_s > r.first_token_s);
 }

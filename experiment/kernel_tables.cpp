@@ -315,6 +315,7 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
 // moe.csv: one MoE layer's experts on one GPU (TensorRT-LLM CUTLASS MoE): moe_layer_ops.
 std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw) {
   std::vector<PendingRow> out;
+  std::vector<std::string> cache_names;  // each row's tuning cache name, as the collector builds it
   for (const CsvRow& row : read_csv(path)) {
     const std::string where = path + ":" + row.at("#line") + ": ";
     MoeCall m;
@@ -346,6 +347,8 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
       throw InputError(where + "distribution: unknown '" + dist + "' (expected balanced or power_law_A)");
     }
     const std::string& dtype = csv_text(path, row, "moe_dtype");
+    cache_names.push_back(dtype + "_" + std::to_string(m.hidden) + "_" + std::to_string(m.inter / m.tp) + "_" +
+                          std::to_string(m.experts / m.ep));
     PendingRow p;
     p.result.family = "moe " + dtype;
     p.result.label = std::to_string(m.tokens) + " tok, " + std::to_string(m.experts) + "x" + std::to_string(m.hidden) + "x" +
@@ -371,6 +374,16 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
                                    : dtype + " experts are not modelled (bfloat16, fp8 and fp8_block are)";
     }
     out.push_back(std::move(p));
+  }
+  // The collector loads the first file matching name* (collect_moe.py): another case whose name
+  // extends this one's (..._1 and ..._16) may have written the file it loads.
+  std::vector<std::string> sorted = cache_names;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::string& name = cache_names[i];
+    const auto next = std::upper_bound(sorted.begin(), sorted.end(), name);  // names extending it sort right after it
+    out[i].result.tuning_cache = next != sorted.end() && next->rfind(name, 0) == 0 ? "shared" : "own";
   }
   return out;
 }
@@ -548,7 +561,8 @@ nlohmann::json stats_json(const KernelErrorStats& s) {
 }
 nlohmann::json row_json(const KernelRowResult& r) {
   return {{"family", r.family}, {"bucket", r.bucket}, {"shape", r.label}, {"source", r.source},
-          {"measured_s", r.measured_s}, {"simulated_s", r.simulated_s}, {"error", r.error()}, {"reads", r.reads}};
+          {"measured_s", r.measured_s}, {"simulated_s", r.simulated_s}, {"error", r.error()}, {"reads", r.reads},
+          {"tuning_cache", r.tuning_cache}};
 }
 }  // namespace
 

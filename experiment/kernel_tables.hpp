@@ -23,6 +23,11 @@ struct KernelRowResult {
   // Where the call's reads come from as its benchmark ran it: "l2" when the benchmark keeps its
   // working set in the L2 (gemm_operands_resident), else "hbm".
   std::string reads = "hbm";
+  // MoE rows: which autotuner cache the benchmark could load (aiconfigurator's collector finds
+  // it by a prefix glob, {dtype}_{hidden}_{inter / TP}_{experts / EP}*): "own" when no other
+  // case of the table has a name that extends the row's, "shared" when one does and its file
+  // may be the one loaded (docs/calibration.md). "" for other rows.
+  std::string tuning_cache;
   double error() const { return simulated_s / measured_s - 1; }  // signed: + = roofsim slower
 };
 

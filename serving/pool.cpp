@@ -398,7 +398,7 @@ Scheduler::Progress Worker::finish(ServingResult& r) {
   std::vector<std::int64_t> emitted(it.work.size(), 1);
   for (std::size_t i = 0; i < it.work.size(); ++i) {
     if (it.work[i].prefill) continue;
-    if (scheduler_.find(it.work[i].record)->leaving) {  // finished a step before: its token is dropped
+    if (it.work[i].drops_token) {  // finished a step before: its token is dropped
       emitted[i] = 0;
       continue;
     }

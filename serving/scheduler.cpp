@@ -140,7 +140,7 @@ void Scheduler::plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& bud
     // The tokens fed this step join the cache; on demand, they may need a new block.
     const std::int64_t fed = config_.verify_tokens;
     if (running_[i].leaving) {  // its step's tokens are dropped: no block needed
-      work.push_back({static_cast<std::int64_t>(i), running_[i].record, fed, running_[i].cached + fed, false});
+      work.push_back({static_cast<std::int64_t>(i), running_[i].record, fed, running_[i].cached + fed, false, true});
       budget -= fed;
       ++i;
       continue;
@@ -230,7 +230,7 @@ Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, 
     const ScheduledWork& w = work[i];
     LiveRequest& r = running_request(w);
     r.in_flight = false;
-    if (r.leaving) {  // its step's tokens are dropped
+    if (w.drops_token) {  // a leaving request's extra step: it goes now
       left.push_back(r.record);
       continue;
     }

@@ -38,6 +38,7 @@ struct ScheduledWork {
   std::int64_t new_tokens = 1;
   std::int64_t context = 1;
   bool prefill = false;
+  bool drops_token = false;  // a leaving request's extra step (SchedulerConfig::late_release): its token is dropped
 };
 
 class Scheduler {

@@ -1,11 +1,14 @@
 #include "experiment/kernel_tables.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/csv.hpp"
 #include "core/parse.hpp"
@@ -316,6 +319,7 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
 std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw) {
   std::vector<PendingRow> out;
   std::vector<std::string> cache_names;  // each row's tuning cache name, as the collector builds it
+  std::vector<std::array<std::int64_t, 3>> runner_keys;  // and its autotuner key: top-k, TP, EP
   for (const CsvRow& row : read_csv(path)) {
     const std::string where = path + ":" + row.at("#line") + ": ";
     MoeCall m;
@@ -349,6 +353,7 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     const std::string& dtype = csv_text(path, row, "moe_dtype");
     cache_names.push_back(dtype + "_" + std::to_string(m.hidden) + "_" + std::to_string(m.inter / m.tp) + "_" +
                           std::to_string(m.experts / m.ep));
+    runner_keys.push_back({m.topk, m.tp, m.ep});
     PendingRow p;
     p.result.family = "moe " + dtype;
     p.result.label = std::to_string(m.tokens) + " tok, " + std::to_string(m.experts) + "x" + std::to_string(m.hidden) + "x" +
@@ -375,15 +380,20 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     }
     out.push_back(std::move(p));
   }
-  // The collector loads the first file matching name* (collect_moe.py): another case whose name
-  // extends this one's (..._1 and ..._16) may have written the file it loads.
-  std::vector<std::string> sorted = cache_names;
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // The collector loads the first file matching name* (collect_moe.py) and skips tuning when
+  // there is one; the autotuner keys its entries on the runner's (top-k, TP, EP)
+  // (MoERunner::unique_id). A row is "foreign" when a case with another key has a name the
+  // glob matches for it (equal, or extending it as ..._16 extends ..._1): that case's file,
+  // if it came first, has no entry for the row's runner.
+  std::map<std::string, std::set<std::array<std::int64_t, 3>>> runners_by_name;
+  for (std::size_t i = 0; i < out.size(); ++i) runners_by_name[cache_names[i]].insert(runner_keys[i]);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::string& name = cache_names[i];
-    const auto next = std::upper_bound(sorted.begin(), sorted.end(), name);  // names extending it sort right after it
-    out[i].result.tuning_cache = next != sorted.end() && next->rfind(name, 0) == 0 ? "shared" : "own";
+    bool foreign = false;
+    for (auto it = runners_by_name.lower_bound(name); it != runners_by_name.end() && it->first.rfind(name, 0) == 0; ++it) {
+      foreign = foreign || it->second.size() > 1 || *it->second.begin() != runner_keys[i];
+    }
+    out[i].result.tuning_cache = foreign ? "foreign" : "own";
   }
   return out;
 }
@@ -438,6 +448,13 @@ void summarise(KernelFamilyResult& f) {
   }
   f.overall = error_stats(f.family, all);
   for (const std::string& b : bucket_order) f.buckets.push_back(error_stats(b, by_bucket[b]));
+  std::map<std::string, std::vector<const KernelRowResult*>> by_cache;
+  for (const KernelRowResult& r : f.rows) {
+    if (!r.tuning_cache.empty()) by_cache[r.tuning_cache].push_back(&r);
+  }
+  for (const char* kind : {"own", "foreign"}) {
+    if (by_cache.count(kind)) f.by_tuning_cache.push_back(error_stats(kind, by_cache[kind]));
+  }
 }
 
 }  // namespace
@@ -523,20 +540,34 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
 std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r, const std::string& limits_csv) {
   std::vector<std::string> out;
   for (const CsvRow& row : read_csv(limits_csv)) {
-    const std::string& family = csv_text(limits_csv, row, "family");
+    const std::string& name = csv_text(limits_csv, row, "family");
     const double limit = csv_positive_number(limits_csv, row, "max_mape_percent");
+    // "FAMILY (own tuning cache)" limits the MoE rows whose benchmark could find tuned tactics.
+    std::string family = name, cache;
+    for (const char* kind : {"own", "foreign"}) {
+      const std::string suffix = std::string(" (") + kind + " tuning cache)";
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        family = name.substr(0, name.size() - suffix.size());
+        cache = kind;
+      }
+    }
     auto f = std::find_if(r.families.begin(), r.families.end(), [&](const KernelFamilyResult& x) { return x.family == family; });
+    const KernelErrorStats* stats = f == r.families.end() || f->rows.empty() ? nullptr : &f->overall;
+    if (stats && !cache.empty()) {
+      auto c = std::find_if(f->by_tuning_cache.begin(), f->by_tuning_cache.end(), [&](const KernelErrorStats& s) { return s.name == cache; });
+      stats = c == f->by_tuning_cache.end() ? nullptr : &*c;
+    }
     // Each line names the limit's row: a family that was not simulated may be a typo there.
     const std::string where = limits_csv + ":" + row.at("#line") + ": ";
-    if (f == r.families.end() || f->rows.empty()) {
+    if (!stats) {
       std::string simulated;
       for (const KernelFamilyResult& x : r.families) {
         if (!x.rows.empty()) simulated += (simulated.empty() ? "" : ", ") + x.family;
       }
-      out.push_back(where + family + ": not simulated (its limit is " + format_fixed(limit, 1) + "%; simulated: " +
+      out.push_back(where + name + ": not simulated (its limit is " + format_fixed(limit, 1) + "%; simulated: " +
                     (simulated.empty() ? "none" : simulated) + ")");
-    } else if (100 * f->overall.mape > limit) {
-      out.push_back(where + family + ": MAPE " + format_fixed(100 * f->overall.mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
+    } else if (100 * stats->mape > limit) {
+      out.push_back(where + name + ": MAPE " + format_fixed(100 * stats->mape, 1) + "% > limit " + format_fixed(limit, 1) + "%");
     }
   }
   return out;
@@ -580,6 +611,10 @@ nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst) {
       j["rows_measured_twice_simulated"] = f.overall.measured_twice_simulated;
       j["buckets"] = nlohmann::json::array();
       for (const KernelErrorStats& b : f.buckets) j["buckets"].push_back(stats_json(b));
+      if (!f.by_tuning_cache.empty()) {
+        j["by_tuning_cache"] = nlohmann::json::array();
+        for (const KernelErrorStats& c : f.by_tuning_cache) j["by_tuning_cache"].push_back(stats_json(c));
+      }
       j["worst_rows"] = nlohmann::json::array();
       for (const KernelRowResult* w : worst_rows(f, worst)) j["worst_rows"].push_back(row_json(*w));
     }

@@ -23,10 +23,13 @@ struct KernelRowResult {
   // Where the call's reads come from as its benchmark ran it: "l2" when the benchmark keeps its
   // working set in the L2 (gemm_operands_resident), else "hbm".
   std::string reads = "hbm";
-  // MoE rows: which autotuner cache the benchmark could load (aiconfigurator's collector finds
-  // it by a prefix glob, {dtype}_{hidden}_{inter / TP}_{experts / EP}*): "own" when no other
-  // case of the table has a name that extends the row's, "shared" when one does and its file
-  // may be the one loaded (docs/calibration.md). "" for other rows.
+  // MoE rows: whether the benchmark's autotuner could find tuned tactics for the row's case.
+  // aiconfigurator's collector loads the first cache file matching the glob
+  // {dtype}_{hidden}_{inter / TP}_{experts / EP}* and skips tuning when one exists; the
+  // autotuner keys its entries on the runner's top-k, TP and EP. "foreign" when another case of
+  // the table with a different top-k, TP or EP has a name the glob matches (equal or extending),
+  // so the file loaded may hold no entry for the row and the runner takes its first tactic;
+  // "own" otherwise (docs/calibration.md). "" for other rows.
   std::string tuning_cache;
   double error() const { return simulated_s / measured_s - 1; }  // signed: + = roofsim slower
 };
@@ -48,6 +51,8 @@ struct KernelFamilyResult {
   std::vector<KernelRowResult> rows;
   KernelErrorStats overall;
   std::vector<KernelErrorStats> buckets;
+  // MoE families: the rows by tuning_cache ("own", "foreign"; empty for other families).
+  std::vector<KernelErrorStats> by_tuning_cache;
   // Rows roofsim cannot simulate yet, and why (the family then has no error figures).
   std::size_t not_simulated = 0;
   std::string not_simulated_reason;
@@ -69,7 +74,8 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
 
 // Limits per family (a CSV: family,max_mape_percent): the families whose MAPE exceeds theirs,
 // as "family: MAPE x% > limit y%". A family named in the limits but absent from the result is
-// a violation too, so a table that stops being simulated cannot pass silently.
+// a violation too, so a table that stops being simulated cannot pass silently. A family named
+// "FAMILY (own tuning cache)" or "(foreign tuning cache)" limits those MoE rows alone.
 std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r, const std::string& limits_csv);
 
 // The summary: per family its figures, buckets and `worst` rows of largest absolute error.

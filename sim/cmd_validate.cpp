@@ -131,10 +131,17 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
       md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " | "
          << b.measured_twice_simulated << " |\n";
     }
+    for (const KernelErrorStats& c : f.by_tuning_cache) {
+      md << "| " << c.name << " tuning cache | " << c.rows << " | " << pct(c.mape) << " | " << signed_pct(c.median_signed)
+         << " | " << c.measured_twice_simulated << " |\n";
+    }
     // MoE rows say which tuning cache their benchmark could load instead (docs/calibration.md).
     const bool cache = !f.rows.empty() && !f.rows.front().tuning_cache.empty();
     md << "\nWorst rows (reads: where the benchmark's call found its operands, the L2 or HBM"
-       << (cache ? "; tuning cache: own, or shared when another case's cache file may be the one loaded" : "") << "):\n\n"
+       << (cache ? "; tuning cache: own, or foreign when a case with another top-k, TP or EP may have written the cache file its "
+                   "benchmark loaded"
+                 : "")
+       << "):\n\n"
        << "| row | shape | " << (cache ? "tuning cache" : "reads") << " | measured | simulated | error |\n|---|---|---|---|---|---|\n";
     for (const KernelRowResult* w : worst_rows(f, 10)) {
       md << "| " << w->source << " | " << w->label << " | " << (cache ? w->tuning_cache : w->reads) << " | "
@@ -200,24 +207,22 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
     os << from_l2 << " rows read their operands from the L2, where their benchmark kept them (weight copies, input and output within "
        << "onchip.l2.resident_share of it; --rows-csv column reads)\n";
   }
-  // MoE rows whose benchmark may have loaded another shape's autotuner cache, and how often
-  // they and the others were measured at twice the simulated time or more.
-  std::string caches;
+  // MoE rows by whether their benchmark could find tuned tactics (docs/calibration.md).
+  TextTable caches({"family", "tuning cache", "rows", "MAPE", "median error", "meas >= 2x sim"});
+  bool any_cache = false;
   for (const KernelFamilyResult& f : r.families) {
-    std::size_t shared = 0, shared_slow = 0, own = 0, own_slow = 0;
-    for (const KernelRowResult& row : f.rows) {
-      const bool slow = row.error() <= -0.5;
-      if (row.tuning_cache == "shared") shared_slow += slow, ++shared;
-      if (row.tuning_cache == "own") own_slow += slow, ++own;
+    for (const KernelErrorStats& c : f.by_tuning_cache) {
+      any_cache = true;
+      caches.add_row({f.family, c.name, std::to_string(c.rows), pct(c.mape), signed_pct(c.median_signed),
+                      std::to_string(c.measured_twice_simulated)});
     }
-    if (shared == 0) continue;
-    auto share = [](std::size_t a, std::size_t b) { return pct(b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0); };
-    caches += (caches.empty() ? "" : "; ") + f.family + " " + std::to_string(shared) + " rows (" + share(shared_slow, shared) +
-              " of them measured >= 2x simulated, " + share(own_slow, own) + " of the other " + std::to_string(own) + ")";
   }
-  if (!caches.empty()) {
-    os << "MoE rows whose benchmark may have loaded another shape's tuning cache (the collector's prefix glob; --rows-csv "
-       << "column tuning_cache; fp8_block's runner ignores it): " << caches << "\n";
+  if (any_cache) {
+    os << "\nMoE rows by tuning cache (--rows-csv column tuning_cache). aiconfigurator's collector loads the first cache file\n"
+       << "named {dtype}_{hidden}_{inter/TP}_{experts/EP}* and then skips tuning; the autotuner keys entries on top-k, TP\n"
+       << "and EP. foreign: a case with another top-k, TP or EP has such a name, so the file loaded may hold no tactic for\n"
+       << "the row and the runner takes its first one. fp8_block's runner ignores the cache.\n";
+    caches.print(os);
   }
   os << "\nreport (worst rows per family, chart) written to " << report_path << "\n";
   if (!o.json.empty()) write_json(o.json, versioned(to_json(r)));

@@ -302,13 +302,18 @@ expect_ok "validate --kernels reads" "$roofsim" validate --kernels "$tmp/kern" -
 if [ "$(cut -d, -f5 "$tmp/v/rows.csv" | tail -n +2 | tr '\n' ' ')" = "l2 hbm l2 hbm " ]; then ok; else
   bad "validate --kernels: reads per row want 'l2 hbm l2 hbm': $(cat "$tmp/v/rows.csv")"; fi
 contains "validate --kernels: rows from the L2 counted" "2 rows read their operands from the L2"
-# MoE rows say which tuning cache their benchmark could load: 16 experts over EP 16 (name ..._1)
-# may load the file of 16 experts on one rank (..._16); that one finds only its own.
-mkdir -p "$tmp/moek" && printf 'moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,distribution,kernel_source,latency\nbfloat16,64,1024,512,2,16,1,16,balanced,moe_torch_flow_cutlass,0.03\nbfloat16,64,1024,512,2,16,1,1,balanced,moe_torch_flow_cutlass,0.03\n' >"$tmp/moek/moe.csv"
-expect_ok "validate --kernels tuning cache" "$roofsim" validate --kernels "$tmp/moek" --report "$tmp/v/k6.md" --rows-csv "$tmp/v/moe_rows.csv"
-if [ "$(awk -F, 'NR > 1 {print $NF}' "$tmp/v/moe_rows.csv" | tr '\n' ' ')" = "shared own " ]; then ok; else
-  bad "validate --kernels: tuning_cache per row want 'shared own': $(cat "$tmp/v/moe_rows.csv")"; fi
-contains "validate --kernels: shared caches counted" "moe bfloat16 1 rows"
+# MoE rows say whether their benchmark could find tuned tactics: the collector's glob finds
+# ..._16 for 16 experts over EP 16 (name ..._1), a runner with another EP; 32 experts over EP 2
+# at top-4 share ..._16 with 16 experts on one rank at top-2; the two cases of 8 experts (one
+# runner, two routings) find only their own.
+mkdir -p "$tmp/moek" && printf 'moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,distribution,kernel_source,latency\nbfloat16,64,1024,512,2,16,1,16,balanced,moe_torch_flow_cutlass,0.03\nbfloat16,64,1024,512,2,16,1,1,balanced,moe_torch_flow_cutlass,0.03\nbfloat16,64,1024,512,4,32,1,2,balanced,moe_torch_flow_cutlass,0.03\nbfloat16,64,1024,512,2,8,1,1,balanced,moe_torch_flow_cutlass,0.03\nbfloat16,64,1024,512,2,8,1,1,power_law_1.2,moe_torch_flow_cutlass,0.03\n' >"$tmp/moek/moe.csv"
+expect_ok "validate --kernels tuning cache" "$roofsim" validate --kernels "$tmp/moek" --report "$tmp/v/k6.md" --rows-csv "$tmp/v/moe_rows.csv" --json "$tmp/v/moe.json"
+if [ "$(awk -F, 'NR > 1 {print $NF}' "$tmp/v/moe_rows.csv" | tr '\n' ' ')" = "foreign foreign foreign own own " ]; then ok; else
+  bad "validate --kernels: tuning_cache per row want 'foreign foreign foreign own own': $(cat "$tmp/v/moe_rows.csv")"; fi
+if python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["families"][0]["by_tuning_cache"]; sys.exit(0 if [(x["name"], x["rows"]) for x in c] == [("own", 2), ("foreign", 3)] else 1)' "$tmp/v/moe.json"; then ok; else
+  bad "validate --kernels: by_tuning_cache want own 2, foreign 3: $(cat "$tmp/v/moe.json")"; fi
+printf 'family,max_mape_percent\nmoe bfloat16 (own tuning cache),1000\nmoe bfloat16 (foreign tuning cache),0.001\n' >"$tmp/v/moe_limits.csv"
+expect_error "validate --kernels limit on foreign-cache rows" "moe_limits.csv:3: moe bfloat16 (foreign tuning cache): MAPE" "$roofsim" validate --kernels "$tmp/moek" --report "$tmp/v/k6.md" --limits "$tmp/v/moe_limits.csv"
 printf 'gemm_dtype,m,n,k,latency,weight_copies\nbfloat16,16,2048,1024,0.004,0\n' >"$tmp/kern/gemm.csv"
 expect_error "validate --kernels bad weight_copies" "gemm.csv:2: weight_copies" "$roofsim" validate --kernels "$tmp/kern" --report "$tmp/v/k.md"
 expect_error "validate --kernels empty folder" "no kernel tables" "$roofsim" validate --kernels "$tmp/v" --report "$tmp/v/k2.md"

@@ -938,6 +938,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   out.server_jobs = r.server_jobs;
   out.wall_s = r.wall_s;
   out.bound_s = graph_bound(e, machine, r.graphs[0]);
+  out.launched_per_op = r.launched_per_op[0];
   return out;
 }
 

@@ -188,6 +188,9 @@ struct PassOutcome {
   // The analytic bound of the pass (the run's: the longer of its critical path of op bounds and
   // its busiest resource), which the simulated time must not beat.
   double bound_s = 0;
+  // Its ops launched one by one from the host (Launch::per_op, or prefill_per_op with a prompt
+  // in the pass), not as one graph.
+  bool launched_per_op = false;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;              // what simulating it took
   // Each pipeline stage's part, from the pass's start: its first op's start and its last op's

@@ -346,13 +346,11 @@ bool Worker::start(double now) {
   record.swap_seconds = pool_.swap_seconds(swap);
   record.swap_out_tokens = swap.out_tokens;
   record.swap_in_tokens = swap.in_tokens;
-  bool holds_prefill = false;
-  for (const ScheduledWork& w : work) holds_prefill = holds_prefill || w.prefill;
+  const PassOutcome& pass = pool_.pass(shape);
   // With the overlap scheduler the host work of a graph-launched iteration runs beside the
   // pass before it (ServingSetup::overlap_host).
-  const bool overlapped = setup_.overlap_host && !launches_per_op(setup_.machine.launch, holds_prefill);
+  const bool overlapped = setup_.overlap_host && !pass.launched_per_op;
   const double before_pass = (overlapped ? 0.0 : host_s) + record.swap_seconds;
-  const PassOutcome& pass = pool_.pass(shape);
   // Each stage takes the pass when done with the iteration before; the pass starts late
   // enough for every stage. The draft passes run on the last stage's chips, where the target's
   // last hidden states and sampled tokens are: with one stage before the pass, with several

@@ -389,9 +389,10 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
   for (std::size_t i = 0; i < out.size(); ++i) runners_by_name[cache_names[i]].insert(runner_keys[i]);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::string& name = cache_names[i];
+    const std::set<std::array<std::int64_t, 3>> own_runner = {runner_keys[i]};
     bool foreign = false;
-    for (auto it = runners_by_name.lower_bound(name); it != runners_by_name.end() && it->first.rfind(name, 0) == 0; ++it) {
-      foreign = foreign || it->second.size() > 1 || *it->second.begin() != runner_keys[i];
+    for (auto it = runners_by_name.lower_bound(name); !foreign && it != runners_by_name.end() && it->first.rfind(name, 0) == 0; ++it) {
+      foreign = it->second != own_runner;
     }
     out[i].result.tuning_cache = foreign ? "foreign" : "own";
   }
@@ -417,6 +418,9 @@ const std::vector<TableKind>& table_kinds() {
   };
   return kinds;
 }
+
+// The kinds of KernelRowResult::tuning_cache, in the order they are reported.
+constexpr std::array<const char*, 2> kTuningCacheKinds = {"own", "foreign"};
 
 KernelErrorStats error_stats(const std::string& name, const std::vector<const KernelRowResult*>& rows) {
   KernelErrorStats s;
@@ -452,7 +456,7 @@ void summarise(KernelFamilyResult& f) {
   for (const KernelRowResult& r : f.rows) {
     if (!r.tuning_cache.empty()) by_cache[r.tuning_cache].push_back(&r);
   }
-  for (const char* kind : {"own", "foreign"}) {
+  for (const char* kind : kTuningCacheKinds) {
     if (by_cache.count(kind)) f.by_tuning_cache.push_back(error_stats(kind, by_cache[kind]));
   }
 }
@@ -544,7 +548,7 @@ std::vector<std::string> kernel_limit_violations(const KernelValidationResult& r
     const double limit = csv_positive_number(limits_csv, row, "max_mape_percent");
     // "FAMILY (own tuning cache)" limits the MoE rows whose benchmark could find tuned tactics.
     std::string family = name, cache;
-    for (const char* kind : {"own", "foreign"}) {
+    for (const char* kind : kTuningCacheKinds) {
       const std::string suffix = std::string(" (") + kind + " tuning cache)";
       if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
         family = name.substr(0, name.size() - suffix.size());

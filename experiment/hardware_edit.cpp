@@ -92,11 +92,12 @@ void HardwareDocument::carry_dependents(const std::string& key) {
     put(d, file_value * ratio, "carried with " + key + " (x" + number_text(ratio) + ")", false);
     carried.push_back(d);
   }
-  // Named once, after the edit that moved them (the provenance keeps each one's factor).
-  for (std::size_t i = 0; i < carried.size(); ++i) {
-    edits_ += (i == 0 ? " (carrying " : i + 1 == carried.size() ? " and " : ", ") + carried[i];
-    if (i + 1 == carried.size()) edits_ += " along)";
-  }
+  // Named once, after the edit that moved them (the provenance keeps each one's factor):
+  // " (carrying a, b and c along)".
+  if (carried.empty()) return;
+  edits_ += " (carrying " + carried.front();
+  for (std::size_t i = 1; i < carried.size(); ++i) edits_ += (i + 1 == carried.size() ? " and " : ", ") + carried[i];
+  edits_ += " along)";
 }
 
 void HardwareDocument::set(const std::string& key, double value) {

@@ -79,7 +79,9 @@ void check_setup(const ServingSetup& s) {
     }
   }
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");
-  if (!(s.workload.arrivals.ramp_s >= 0 && s.workload.arrivals.ramp_s < 1e6)) throw InputError("${ramp_ms} must be in [0, 1e9) ms");
+  if (!(s.workload.arrivals.ramp_s >= 0 && s.workload.arrivals.ramp_s < kMaxArrivalS)) {
+    throw InputError("${ramp_ms} must be in [0, " + format_general(kMaxArrivalS * 1e3) + ") ms");
+  }
   const SpeculativeConfig& d = s.speculative;
   if (d.tokens < 0 || d.tokens > kMaxVerifyTokens - 1) {
     throw InputError("${speculative_tokens} must be between 0 and " + std::to_string(kMaxVerifyTokens - 1));

@@ -196,6 +196,12 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
     throw InputError(at(path, line, time_key) + "must be a finite time >= 0, got " + format_general(raw));
   }
   const double t = (r.arrival_s ? raw : raw / 1000.0) + 0.0;  // + 0.0: -0 becomes 0
+  if (t > kMaxArrivalS) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.15g", raw);  // as typed, not rounded to six digits
+    throw InputError(at(path, line, time_key) + buf + " is beyond the latest arrival roofsim simulates, " +
+                     format_general(kMaxArrivalS) + " s (11.6 days)");
+  }
   if (!out.empty() && t < previous_s) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "%.17g s is before the previous request's %.17g s (line %ld)", t, previous_s,
@@ -414,7 +420,7 @@ std::string describe(const LengthDistribution& d) {
 std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
   const Arrivals& a = w.arrivals;
   if (a.kind == Arrivals::Kind::trace) {
-    if (w.trace_path.empty()) throw InputError("${trace}: trace arrivals need a trace file");
+    if (w.trace_path.empty()) throw InputError("${trace_file}: trace arrivals need a trace file");
     return read_trace(w.trace_path);
   }
   if (w.requests < 1 || w.requests > kMaxRequests) {
@@ -433,10 +439,10 @@ std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
       }
       break;
     case Arrivals::Kind::burst:
-      if (a.burst_size < 1) throw InputError("${burst_size} " + std::to_string(a.burst_size) + ": must be at least 1");
+      if (a.burst_size < 1) throw InputError("${burst} " + std::to_string(a.burst_size) + ": must be at least 1");
       if (!std::isfinite(a.burst_interval_s) || a.burst_interval_s <= 0) {
-        throw InputError("${burst_interval} " + format_general(a.burst_interval_s) +
-                         ": must be a positive finite number of seconds");
+        throw InputError("${burst_interval_ms} " + format_general(a.burst_interval_s * 1e3) +
+                         ": must be a positive finite number of milliseconds");
       }
       break;
     case Arrivals::Kind::trace: break;
@@ -461,6 +467,17 @@ std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
       case Arrivals::Kind::burst: r.arrival_s = static_cast<double>(i / a.burst_size) * a.burst_interval_s; break;
       case Arrivals::Kind::trace: break;
     }
+  }
+  // A slow rate or a long interval can put the last requests beyond what the clock resolves.
+  const double last_s = out.back().arrival_s;
+  if (last_s > kMaxArrivalS) {
+    const bool poisson = a.kind == Arrivals::Kind::poisson;
+    const std::string setting = poisson ? "${rate} " + format_general(a.rate_per_s)
+                                        : "${burst_interval_ms} " + format_general(a.burst_interval_s * 1e3);
+    throw InputError(setting + ": the last of the " + std::to_string(w.requests) + " requests arrives at " +
+                     format_general(last_s) + " s, beyond the latest arrival roofsim simulates, " +
+                     format_general(kMaxArrivalS) + " s (11.6 days); " +
+                     (poisson ? "raise the rate" : "shorten the interval, enlarge the bursts") + " or send fewer requests");
   }
   return out;
 }

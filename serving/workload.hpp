@@ -26,6 +26,11 @@ struct LengthDistribution {
 LengthDistribution parse_length_distribution(const std::string& text, const std::string& what);
 std::string describe(const LengthDistribution& d);  // "lognormal mean 1000 sd 400 [1, 4096]"
 
+// The latest arrival a workload may have: 1e6 s (11.6 days). The serving clock is a double in
+// seconds; beyond this, sums such as arrival + TTFT lose the microseconds the latencies are
+// made of, and the results would be silently wrong.
+constexpr double kMaxArrivalS = 1e6;
+
 struct Arrivals {
   enum class Kind { closed_loop, poisson, burst, trace };
   Kind kind = Kind::closed_loop;
@@ -67,7 +72,7 @@ std::vector<RequestSpec> generate_requests(const WorkloadSpec& w);
 // A trace file: CSV with a header, or JSON Lines (one object per line), with the columns / keys
 //   arrival_s (or arrival_ms), prompt_tokens, output_tokens, and optionally prefix_id,
 //   prefix_tokens.
-// Times must be >= 0 and not decreasing; lengths >= 1. Errors name PATH:LINE: column.
+// Times must be in [0, kMaxArrivalS] and not decreasing; lengths >= 1. Errors name PATH:LINE: column.
 std::vector<RequestSpec> read_trace(const std::string& path);
 
 // Writes requests as a trace CSV that read_trace reads back identically.

@@ -165,6 +165,8 @@ refused "serve: KV cannot hold a request" "KV blocks" "$roofsim" serve --prompt 
 refused "serve: junk length" "--prompt" "$roofsim" serve --prompt normal:abc
 refused "serve: two arrival modes" "give one of" "$roofsim" serve --rate 2 --concurrency 4
 refused "serve: beyond context" "maximum context" "$roofsim" serve --prompt 8000 --output 500 --requests 2 --max-tokens 16384
+refused "serve: arrivals beyond the clock" "--rate 1e-300: the last of the 3 requests arrives at" "$roofsim" serve --rate 1e-300 --requests 3
+refused "serve: burst interval beyond the clock" "--burst-interval-ms 1e+12:" "$roofsim" serve --burst 2 --burst-interval-ms 1e12 --requests 3
 refused "serve: nan rate" "--rate" "$roofsim" serve --rate nan
 refused "serve: draft with another vocabulary" "share the target's tokenizer" "$roofsim" serve --speculative-tokens 2 --draft llama-2-7b
 refused "serve: acceptance without drafts" "--speculative-tokens" "$roofsim" serve --acceptance 0.5

@@ -365,10 +365,16 @@ TEST_CASE("impossible workloads are refused, naming the setting", "[serving]") {
   CHECK_THAT(refuse([&](WorkloadSpec& w) { poisson(w, std::nan("")); }), Catch::StartsWith("${rate}"));
   CHECK_THAT(refuse([&](WorkloadSpec& w) { poisson(w, HUGE_VAL); }), Catch::StartsWith("${rate}"));
   CHECK_THAT(refuse([](WorkloadSpec& w) { w.arrivals.concurrency = 0; }), Catch::StartsWith("${concurrency} 0"));
-  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 0, 1); }), Catch::StartsWith("${burst_size} 0"));
-  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, 0); }), Catch::StartsWith("${burst_interval} 0"));
-  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, -1); }), Catch::StartsWith("${burst_interval} -1"));
-  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, std::nan("")); }), Catch::StartsWith("${burst_interval}"));
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 0, 1); }), Catch::StartsWith("${burst} 0"));
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, 0); }), Catch::StartsWith("${burst_interval_ms} 0"));
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, -1); }), Catch::StartsWith("${burst_interval_ms} -1000"));
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 2, std::nan("")); }), Catch::StartsWith("${burst_interval_ms}"));
+  // The last arrival must stay where the clock resolves microseconds (kMaxArrivalS).
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { poisson(w, 1e-300); }),
+             Catch::StartsWith("${rate} 1e-300: the last of the 10 requests arrives at") && Catch::Contains("(11.6 days)"));
+  CHECK_THAT(refuse([&](WorkloadSpec& w) { burst(w, 1, 2e5); }),
+             Catch::StartsWith("${burst_interval_ms} 2e+08: the last of the 10 requests arrives at 1.8e+06 s"));
+  CHECK(refuse([&](WorkloadSpec& w) { burst(w, 1, 1e5); }) == "(no InputError)");  // the last at 900,000 s
 
   CHECK_THAT(refuse([](WorkloadSpec& w) {
                w.prompt.kind = LengthDistribution::Kind::uniform;
@@ -404,7 +410,7 @@ TEST_CASE("impossible workloads are refused, naming the setting", "[serving]") {
                w.prompt.stddev = 1e200;
              }),
              Catch::StartsWith("${prompt}: lognormal sd"));
-  CHECK_THAT(refuse([](WorkloadSpec& w) { w.arrivals.kind = Arrivals::Kind::trace; }), Catch::StartsWith("${trace}"));
+  CHECK_THAT(refuse([](WorkloadSpec& w) { w.arrivals.kind = Arrivals::Kind::trace; }), Catch::StartsWith("${trace_file}"));
 }
 
 TEST_CASE("a written trace reads back identically", "[serving]") {
@@ -474,6 +480,8 @@ TEST_CASE("trace errors name the file, the line and the column", "[serving]") {
       {"fraction.csv", header + "0,10,2.5\n", ":2: output_tokens: expected an integer"},
       {"huge.csv", header + "0,16777217,10\n", ":2: prompt_tokens: 16777217 is not between 1 and 16777216"},
       {"negative_time.csv", header + "-1,10,10\n", ":2: arrival_s: must be a finite time >= 0"},
+      {"late_time.csv", header + "0,10,10\n1e300,10,10\n", ":3: arrival_s: 1e+300 is beyond the latest arrival roofsim simulates, 1e+06 s"},
+      {"late_ms.csv", "arrival_ms,prompt_tokens,output_tokens\n1000000001,10,10\n", ":2: arrival_ms: 1000000001 is beyond"},
       {"nan_time.csv", header + "nan,10,10\n", ":2: arrival_s: expected a time"},
       {"inf_time.csv", header + "inf,10,10\n", ":2: arrival_s: expected a time"},
       {"junk_time.csv", header + "1.5s,10,10\n", ":2: arrival_s: expected a time"},

@@ -33,6 +33,9 @@ void check_setup(const ServingSetup& s) {
   const SchedulerConfig& c = s.scheduler;
   if (c.max_batch < 1 || c.max_batch > kMaxBatch) throw InputError("${max_batch} must be between 1 and " + std::to_string(kMaxBatch));
   if (c.max_tokens < 1 || c.max_tokens > kMaxTokens) throw InputError("${max_tokens} must be between 1 and " + std::to_string(kMaxTokens));
+  if (c.max_prompts < 0 || c.max_prompts > kMaxBatch) {
+    throw InputError("${max_prompts} must be between 0 (no limit) and " + std::to_string(kMaxBatch));
+  }
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");

@@ -32,6 +32,7 @@ std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
   return std::string("continuous batching, ") +
          (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
+         (c.max_prompts > 0 ? ", at most " + std::to_string(c.max_prompts) + (c.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "") +
          (c.chunked_prefill ? ", chunked prefill" : "") +
          (stages > 1 || micro_batches > 1 ? ", " + std::to_string(micro_batches) + " micro-batches under way at once" : "");
 }
@@ -78,6 +79,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["overlap_scheduler"] = s.overlap_host;
+  j["late_release"] = s.overlap_host || s.scheduler.late_release;
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},
                    {"response_s", s.frontend.response_s},

@@ -178,7 +178,10 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
   }
   // Then new requests, first come first served: a request that does not fit blocks the ones
   // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
-  while (!waiting_.empty() && budget > 0 && !batch_full(work) && running_below_limit()) {
+  std::int64_t started = 0;
+  while (!waiting_.empty() && budget > 0 && !batch_full(work) && running_below_limit() &&
+         (config_.max_prompts == 0 || started < config_.max_prompts)) {
+    ++started;
     // A swapped-out decode at the head waits for blocks to come back in (plan()); first come,
     // first served, nobody passes it.
     if (!waiting_.front().in_prefill()) break;

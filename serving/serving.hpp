@@ -37,6 +37,9 @@ struct SchedulerConfig {
   Priority priority = Priority::decode_first;
   std::int64_t max_batch = 256;    // sequences in one iteration
   std::int64_t max_tokens = 8192;  // tokens in one iteration (prefill tokens + one per decode)
+  // Most new requests an iteration starts to prefill; 0: as many as max_tokens and max_batch
+  // hold. No engine we model has such a limit; the serving cases use 1 (ServingCaseSettings).
+  std::int64_t max_prompts = 0;
   // Split prompts into chunks that fill the budget (Sarathi); off: a prompt runs whole, and
   // waits until the budget has room for all of it.
   bool chunked_prefill = false;
@@ -49,8 +52,9 @@ struct SchedulerConfig {
   // pipeline stage (${pp}); 1 runs one iteration through all stages at a time.
   std::int64_t micro_batches = 0;
   // The engine learns an iteration's finished requests only after it has planned the next
-  // (TensorRT-LLM's overlap scheduler: ServingSetup::overlap_host sets it): a finished request
+  // (TensorRT-LLM's overlap scheduler; ServingSetup::overlap_host implies it): a finished request
   // takes one more decode step, whose token is dropped, and leaves its slot and KV blocks after it.
+  // Set alone, the host work stays in series with the passes.
   bool late_release = false;
   // Micro-batches under way on an instance of `stages` pipeline stages.
   std::int64_t micro_batches_on(std::int64_t stages) const { return micro_batches > 0 ? micro_batches : stages; }

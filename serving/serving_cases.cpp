@@ -228,6 +228,10 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // (each has its own scheduler); roofsim's one scheduler plans for all of them (assumed: no
   // such row is in the calibration half).
   setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset);
+  if (c.backend == "trtllm") {
+    setup.scheduler.max_prompts = s.max_prompts;
+    setup.scheduler.late_release = s.late_release;
+  }
   setup.scheduler.max_tokens = s.max_tokens > 0          ? s.max_tokens
                                : c.disaggregated ? c.prefill_batch * c.isl + 1500
                                                  : c.batch + c.isl + 1500;

@@ -66,6 +66,18 @@ struct ServingCaseSettings {
   // TTFT exceeds the prefill by one interval between completions; docs/serving.md). The cause is
   // not known.
   std::int64_t batch_offset = -1;
+  // TensorRT-LLM rows: most prompts an iteration starts (SchedulerConfig::max_prompts). 1,
+  // chosen from the rows (docs/serving.md, "Session 31"): the measured concurrency-128 runs
+  // at TP 4-8 give about one prompt per eager iteration (36 requests/s whether an iteration
+  // could hold one 1024-token prompt or two), and TPOT at every concurrency fits better. Their
+  // clients reach the engine one at a time; roofsim's identical, lock-step clients would pair
+  // up. TensorRT-LLM itself has no such limit. 0: none.
+  std::int64_t max_prompts = 1;
+  // TensorRT-LLM rows: a finished request frees its slot one step late (SchedulerConfig::
+  // late_release), as under the overlap scheduler that aiconfigurator's benchmark rule turns on
+  // for aggregated workers, with the host work kept in series as the TPOT rows need. Chosen
+  // from the rows: it gives the 4096-token prompts at concurrency 8-32 the wait they measure.
+  bool late_release = true;
   // The API server in front of the executor (serving/frontend.hpp): 80 us per streamed response,
   // fitted on the odd file lines together with the stack's eager launch interval (least TTFT
   // MAPE over 70-100 us), checked on the even ones (docs/serving.md).

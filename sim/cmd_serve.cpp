@@ -26,11 +26,11 @@ struct ServeOptions {
   double rate = 0, burst_interval_ms = 1000, ramp_ms = 0;
   std::string trace_file, prompt = "1024", output = "128";
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
-  std::int64_t max_batch = 256, max_tokens = 8192, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
+  std::int64_t max_batch = 256, max_tokens = 8192, max_prompts = 0, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
-  bool overlap_scheduler = false;
+  bool overlap_scheduler = false, late_release = false;
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
@@ -83,7 +83,8 @@ void print_report(std::ostream& os, const ServingResult& r) {
     os << "; prompt " << describe(s.workload.prompt) << ", output " << describe(s.workload.output) << "; seed " << s.workload.seed;
   }
   os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
-     << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)" : "")
+     << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)"
+                        : s.scheduler.late_release ? ", slots freed one step late (late release)" : "")
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
@@ -204,6 +205,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.priority = o.priority == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
   c.max_batch = o.max_batch;
   c.max_tokens = o.max_tokens;
+  c.max_prompts = o.max_prompts;
+  c.late_release = o.late_release;
   c.micro_batches = o.micro_batches;
   c.chunked_prefill = o.chunked;
   s.kv.admission = o.admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
@@ -303,6 +306,9 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-tokens", o->max_tokens, "Most tokens in one iteration, prefill tokens plus one per decode "
                                                  "(default 8192, TensorRT-LLM's max_num_tokens)")
       ->check(whole_number_between(1, 1 << 24));
+  cmd->add_option("--max-prompts", o->max_prompts, "Most new requests one iteration starts to prefill (default 0: as many "
+                                                   "as --max-tokens and --max-batch hold; the serving cases use 1)")
+      ->check(whole_number_between(0, 1 << 20));
   cmd->add_option("--micro-batches", o->micro_batches,
                   "With pipeline stages (--pp): iterations under way at once, each with requests of its own and "
                   "--max-batch sequences at most; a new one starts when the first stage is free (default 0: one per "
@@ -338,6 +344,9 @@ void add_serve_command(CLI::App& app) {
                                                             "an iteration launched as a graph takes the longer of its host time "
                                                             "and its pass instead of their sum; a finished request holds its "
                                                             "slot for one more step (the engine learns of it a step late)");
+  cmd->add_flag("--late-release", o->late_release, "A finished request holds its slot and KV blocks for one more decode "
+                                                  "step, whose token is dropped, as under --overlap-scheduler, but the host "
+                                                  "work stays in series with the passes");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time to take a request in before "
                                                                     "the engine sees it (default 0: no API server)")
       ->check(non_negative_number());

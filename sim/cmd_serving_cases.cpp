@@ -25,7 +25,7 @@ struct Options {
   ServingCaseSettings settings;
   // Host times in the flags' units; unset, ServingCaseSettings keeps its (fitted) defaults.
   std::optional<double> overhead_ms, sequence_overhead_us, frontend_request_us, frontend_prompt_token_us, frontend_response_us;
-  bool all_layers = false;
+  bool all_layers = false, no_late_release = false;
   std::string json, csv;
 };
 
@@ -41,6 +41,7 @@ void run(Options o) {
   if (o.frontend_prompt_token_us) s.frontend.prompt_token_s = *o.frontend_prompt_token_us * 1e-6;
   if (o.frontend_response_us) s.frontend.response_s = *o.frontend_response_us * 1e-6;
   o.settings.sample_layers = !o.all_layers;
+  if (o.no_late_release) s.late_release = false;
   std::vector<ServingCase> all = load_serving_cases(o.file), cases, skipped;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) {
     (all[i].not_simulated.empty() ? cases : skipped).push_back(all[i]);
@@ -124,6 +125,9 @@ void run(Options o) {
      << (o.settings.batch_offset ? (o.settings.batch_offset > 0 ? " + " : " - ") + std::to_string(std::abs(o.settings.batch_offset)) : "")
      << ", " << (o.settings.max_tokens > 0 ? std::to_string(o.settings.max_tokens) : std::string("batch_size + prompt + 1500"))
      << " tokens per iteration" << (chunked && o.settings.max_tokens <= 0 ? " (vLLM and SGLang rows: chunked prefill in 8192, 2048 for vLLM on an A100)" : "")
+     << (o.settings.max_prompts > 0 ? ", TensorRT-LLM rows at most " + std::to_string(o.settings.max_prompts) +
+                                          (o.settings.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "")
+     << (o.settings.late_release && !s.overlap_host ? ", slots freed one step late" : "")
      << ", iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
      << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence" << (s.overlap_host ? " (overlapped)" : "") << ", API server " << format_fixed(s.frontend.request_s * 1e6, 0)
      << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";
@@ -187,6 +191,11 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default 15, "
                                                                             "fitted on the even rows)")
       ->check(non_negative_number());
+  cmd->add_option("--max-prompts", o->settings.max_prompts, "TensorRT-LLM rows: most prompts an iteration starts "
+                                                            "(default 1, chosen from the rows; 0: as many as fit)")
+      ->check(whole_number_between(0, 1 << 20));
+  cmd->add_flag("--no-late-release", o->no_late_release, "TensorRT-LLM rows: free a finished request's slot in the "
+                                                         "iteration it ends (default: one step late, as chosen from the rows)");
   cmd->add_flag("--overlap-scheduler", o->settings.overlap_host, "Host work of graph-launched iterations overlaps the pass "
                                                                 "before (TensorRT-LLM's overlap scheduler; default off, as fitted)");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time per request taken in (default 0)")

@@ -68,6 +68,30 @@ TEST_CASE("the scheduler keeps to the token budget, the batch limit and first co
   CHECK(s.waiting() == 2);
 }
 
+TEST_CASE("a prompt limit starts at most that many new requests per iteration", "[systemc][serving]") {
+  SchedulerConfig c;
+  c.max_tokens = 8192;
+  c.max_prompts = 1;
+  KvBlockPool pool(1000, 16);
+  Scheduler s(c, KvCacheConfig::Admission::reserve, pool);
+  for (int i = 0; i < 3; ++i) s.arrive({i, 1000, 1000, 4, 0, 0, 0});
+  std::vector<ScheduledWork> w = s.plan();
+  REQUIRE(w.size() == 1);  // the budget holds all three prompts; the limit starts one
+  CHECK(w[0].prefill);
+  s.complete(w);
+  w = s.plan();  // the first one's decode and the second prompt
+  REQUIRE(w.size() == 2);
+  CHECK(!w[0].prefill);
+  CHECK(w[1].prefill);
+  CHECK(s.waiting() == 1);
+  // Without it, all three prompts start together.
+  c.max_prompts = 0;
+  KvBlockPool pool2(1000, 16);
+  Scheduler all(c, KvCacheConfig::Admission::reserve, pool2);
+  for (int i = 0; i < 3; ++i) all.arrive({i, 1000, 1000, 4, 0, 0, 0});
+  CHECK(all.plan().size() == 3);
+}
+
 TEST_CASE("on-demand admission preempts the newest request when the cache runs out, and recomputes it", "[systemc][serving]") {
   SchedulerConfig c;
   KvBlockPool pool(6, 16);
@@ -557,6 +581,10 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   // prefill in their token budget; another is not simulated.
   CHECK(serving_case_stack(h200, ServingCaseSettings{}) == "trtllm-1.x");
   CHECK_FALSE(serving_case_setup(h200, ServingCaseSettings{}).scheduler.chunked_prefill);
+  // TensorRT-LLM rows start one prompt per iteration and free slots one step late (chosen from
+  // the rows, docs/serving.md); vLLM and SGLang rows do neither.
+  CHECK(serving_case_setup(h200, ServingCaseSettings{}).scheduler.max_prompts == 1);
+  CHECK(serving_case_setup(h200, ServingCaseSettings{}).scheduler.late_release);
   const std::vector<ServingCase> frameworks = load_serving_cases(
       write_temp("id,model_path,system,mode,isl,osl,batch_size,tp_size,pp_size,backend,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
                  "v,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,vllm,100,10,8\n"
@@ -570,6 +598,8 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(vllm.machine.allreduce == "vllm_custom");
   CHECK(vllm.scheduler.chunked_prefill);
   CHECK(vllm.scheduler.max_tokens == 8192);
+  CHECK(vllm.scheduler.max_prompts == 0);
+  CHECK_FALSE(vllm.scheduler.late_release);
   CHECK(serving_case_setup(frameworks[1], ServingCaseSettings{}).scheduler.max_tokens == 2048);  // vLLM's A100 default
   CHECK(serving_case_stack(frameworks[2], ServingCaseSettings{}) == "sglang");
   CHECK(frameworks[3].not_simulated.find("backend 'tgi'") != std::string::npos);
@@ -647,6 +677,13 @@ TEST_CASE("the overlap scheduler learns a finished request one step late: it hol
   CHECK(late.requests[0].finish_s == Approx(prompt.requests[0].finish_s).epsilon(1e-9));
   CHECK(late.requests[1].first_token_s > prompt.requests[1].first_token_s);
   for (const RequestRecord& r : late.requests) CHECK(r.finish_s > 0);
+
+  // The late release alone gives the same iterations, with the host time in series.
+  s.overlap_host = false;
+  s.scheduler.late_release = true;
+  const ServingResult late_only = run_serving(s);
+  CHECK(late_only.iterations.size() == late.iterations.size());
+  CHECK(late_only.requests[1].first_token_s == Approx(late.requests[1].first_token_s).epsilon(1e-9));
 
   // Disaggregated, a prefill instance hands each request on with its KV cache: no extra step
   // there; the decode instances hold their finished requests' slots one step longer.

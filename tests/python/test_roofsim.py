@@ -145,6 +145,11 @@ def test_serve_speculation_and_disaggregation_and_its_errors():
         roofsim.serve(batch=4)
     with pytest.raises(roofsim.InputError, match="unknown argument 'bogus'"):
         roofsim.serve(bogus=1)
+    # The serving cases' scheduler settings: one prompt started per iteration, late release.
+    cases_like = roofsim.serve(concurrency=4, requests=8, prompt=128, output=8, max_prompts=1, late_release=True)
+    assert cases_like["late_release"] is True and "at most 1 prompt started per iteration" in cases_like["scheduler"]
+    with pytest.raises(roofsim.InputError, match="max_prompts must be between 0"):
+        roofsim.serve(max_prompts=-1)
 
 
 def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):

@@ -69,27 +69,26 @@ TEST_CASE("the scheduler keeps to the token budget, the batch limit and first co
 }
 
 TEST_CASE("a prompt limit starts at most that many new requests per iteration", "[systemc][serving]") {
-  SchedulerConfig c;
-  c.max_tokens = 8192;
-  c.max_prompts = 1;
-  KvBlockPool pool(1000, 16);
-  Scheduler s(c, KvCacheConfig::Admission::reserve, pool);
-  for (int i = 0; i < 3; ++i) s.arrive({i, 1000, 1000, 4, 0, 0, 0});
-  std::vector<ScheduledWork> w = s.plan();
-  REQUIRE(w.size() == 1);  // the budget holds all three prompts; the limit starts one
-  CHECK(w[0].prefill);
-  s.complete(w);
-  w = s.plan();  // the first one's decode and the second prompt
-  REQUIRE(w.size() == 2);
-  CHECK(!w[0].prefill);
-  CHECK(w[1].prefill);
-  CHECK(s.waiting() == 1);
-  // Without it, all three prompts start together.
-  c.max_prompts = 0;
-  KvBlockPool pool2(1000, 16);
-  Scheduler all(c, KvCacheConfig::Admission::reserve, pool2);
-  for (int i = 0; i < 3; ++i) all.arrive({i, 1000, 1000, 4, 0, 0, 0});
-  CHECK(all.plan().size() == 3);
+  // Three 1000-token prompts, which the default budget of 8192 tokens could start together;
+  // the first two iterations' work under a limit.
+  auto two_iterations = [](std::int64_t max_prompts) {
+    SchedulerConfig config;
+    config.max_prompts = max_prompts;
+    KvBlockPool blocks(1000, 16);
+    Scheduler scheduler(config, KvCacheConfig::Admission::reserve, blocks);
+    for (int id = 0; id < 3; ++id) scheduler.arrive({id, 1000, 1000, 4, 0, 0, 0});
+    std::vector<std::vector<ScheduledWork>> planned{scheduler.plan()};
+    scheduler.complete(planned[0]);
+    planned.push_back(scheduler.plan());
+    return planned;
+  };
+  const auto one = two_iterations(1);
+  REQUIRE(one[0].size() == 1);
+  CHECK(one[0][0].prefill);
+  REQUIRE(one[1].size() == 2);  // the first request's decode, then the second prompt
+  CHECK_FALSE(one[1][0].prefill);
+  CHECK(one[1][1].prefill);
+  CHECK(two_iterations(0)[0].size() == 3);  // no limit: all three start at once
 }
 
 TEST_CASE("on-demand admission preempts the newest request when the cache runs out, and recomputes it", "[systemc][serving]") {

@@ -299,7 +299,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   c.verify_tokens = 1 + setup.speculative.tokens;
   c.micro_batches = c.micro_batches_on(pool.stages());
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
-  c.late_release = (c.late_release || setup.overlap_host) && pool.role() != "prefill";
+  c.late_release = setup.late_release() && pool.role() != "prefill";
   return c;
 }
 

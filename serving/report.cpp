@@ -79,7 +79,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["iteration_overhead_s"] = s.iteration_overhead_s;
   j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["overlap_scheduler"] = s.overlap_host;
-  j["late_release"] = s.overlap_host || s.scheduler.late_release;
+  j["late_release"] = s.late_release();
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},
                    {"response_s", s.frontend.response_s},

@@ -178,10 +178,9 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
   }
   // Then new requests, first come first served: a request that does not fit blocks the ones
   // behind it (as TensorRT-LLM's and vLLM's FCFS schedulers do).
-  std::int64_t started = 0;
+  std::int64_t started = 0;  // new prompts this iteration (SchedulerConfig::max_prompts)
   while (!waiting_.empty() && budget > 0 && !batch_full(work) && running_below_limit() &&
          (config_.max_prompts == 0 || started < config_.max_prompts)) {
-    ++started;
     // A swapped-out decode at the head waits for blocks to come back in (plan()); first come,
     // first served, nobody passes it.
     if (!waiting_.front().in_prefill()) break;
@@ -191,6 +190,7 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
     const LiveRequest& r = running_.back();
     work.push_back({static_cast<std::int64_t>(running_.size() - 1), r.record, n, r.cached + n, true});
     budget -= n;
+    ++started;
   }
 }
 

@@ -141,6 +141,9 @@ struct ServingSetup {
   // launching. The engine then learns an iteration's finished requests one step late
   // (SchedulerConfig::late_release): each takes one more decode step and frees its slot after it.
   bool overlap_host = false;
+  // Whether finished requests free their slots one step late: under the overlap scheduler, or
+  // asked for alone (SchedulerConfig::late_release).
+  bool late_release() const { return overlap_host || scheduler.late_release; }
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context

@@ -127,7 +127,7 @@ void run(Options o) {
      << " tokens per iteration" << (chunked && o.settings.max_tokens <= 0 ? " (vLLM and SGLang rows: chunked prefill in 8192, 2048 for vLLM on an A100)" : "")
      << (o.settings.max_prompts > 0 ? ", TensorRT-LLM rows at most " + std::to_string(o.settings.max_prompts) +
                                           (o.settings.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "")
-     << (o.settings.late_release && !s.overlap_host ? ", slots freed one step late" : "")
+     << (s.late_release && !s.overlap_host ? ", slots freed one step late" : "")
      << ", iteration overhead " << format_fixed(s.iteration_overhead_s * 1e3, 2) << " ms + "
      << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence" << (s.overlap_host ? " (overlapped)" : "") << ", API server " << format_fixed(s.frontend.request_s * 1e6, 0)
      << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";

@@ -261,6 +261,10 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   return setup;
 }
 
+double closed_loop_requests_per_s(std::int64_t concurrency, std::int64_t output_tokens, double ttft_s, double tpot_s) {
+  return static_cast<double>(concurrency) / (ttft_s + static_cast<double>(output_tokens - 1) * tpot_s);
+}
+
 std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>& cases, const ServingCaseSettings& s,
                                                  const RunControl& control) {
   std::vector<ServingCaseResult> out;

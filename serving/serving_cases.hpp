@@ -92,12 +92,25 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
 // The stack a row runs: the settings' if given, else its backend's.
 std::string serving_case_stack(const ServingCase& c, const ServingCaseSettings& s);
 
+// Requests per second of `concurrency` closed-loop clients whose requests take TTFT + (output -
+// 1) x TPOT each, one in flight per client at all times. The rows give only the means, so this
+// is their throughput; the simulated run's is derived the same way, to compare like with like.
+double closed_loop_requests_per_s(std::int64_t concurrency, std::int64_t output_tokens, double ttft_s, double tpot_s);
+
 struct ServingCaseResult {
   ServingCase c;
   double ttft_s = 0, tpot_s = 0;  // simulated means
   double wall_s = 0;
   double ttft_error() const { return ttft_s / c.ttft_s - 1; }
   double tpot_error() const { return tpot_s / c.tpot_s - 1; }
+  double measured_requests_per_s() const { return closed_loop_requests_per_s(c.concurrency, c.osl, c.ttft_s, c.tpot_s); }
+  double requests_per_s() const { return closed_loop_requests_per_s(c.concurrency, c.osl, ttft_s, tpot_s); }
+  double requests_error() const { return requests_per_s() / measured_requests_per_s() - 1; }
+  // Clients waiting for their first token, on average (Little's law: requests/s x TTFT); the
+  // others are streaming. Where the throughput agrees and TTFT does not, the two runs split
+  // the same clients differently between waiting and streaming.
+  double measured_waiting() const { return measured_requests_per_s() * c.ttft_s; }
+  double waiting() const { return requests_per_s() * ttft_s; }
 };
 
 // Runs the cases one after another; progress per case, cancellable between cases.

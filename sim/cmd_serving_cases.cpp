@@ -69,15 +69,31 @@ void run(Options o) {
   std::vector<std::string> header;
   if (many_models) header.push_back("model");
   if (many_systems) header.push_back("system");
-  for (const char* h : {"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error"}) header.push_back(h);
+  for (const char* h : {"isl", "osl", "tp", "conc", "TTFT ms", "sim", "error", "TPOT ms", "sim", "error", "req/s", "sim", "error"}) {
+    header.push_back(h);
+  }
   TextTable t(header);
-  std::map<std::string, std::pair<double, double>> by_group;
+  // Absolute errors summed: TTFT, TPOT, requests/s.
+  struct Errors {
+    double ttft = 0, tpot = 0, requests = 0;
+    void add(const ServingCaseResult& r) {
+      ttft += std::abs(r.ttft_error());
+      tpot += std::abs(r.tpot_error());
+      requests += std::abs(r.requests_error());
+    }
+    std::string mape(int n) const {
+      return "TTFT " + format_fixed(100.0 * ttft / n, 1) + "% TPOT " + format_fixed(100.0 * tpot / n, 1) + "% requests/s " +
+             format_fixed(100.0 * requests / n, 1) + "%";
+    }
+  };
+  std::map<std::string, Errors> by_group;
   std::map<std::string, int> group_count;
-  double ttft_ape = 0, tpot_ape = 0;
-  std::map<std::int64_t, std::pair<double, double>> by_conc;
+  Errors total;
+  std::map<std::int64_t, Errors> by_conc;
   std::map<std::int64_t, int> count;
   std::ostringstream csv;
-  csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error,model,system,note\n";
+  csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error,requests_per_s,sim_requests_per_s,"
+         "requests_per_s_error,waiting,sim_waiting,model,system,note\n";
   nlohmann::json rows = nlohmann::json::array();
   for (const ServingCaseResult& r : results) {
     const ServingCase& c = r.c;
@@ -86,28 +102,28 @@ void run(Options o) {
     if (many_systems) cells.push_back(c.system);
     for (const std::string& v : {std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
                                  format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
-                                 format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error())}) {
+                                 format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error()),
+                                 format_fixed(r.measured_requests_per_s(), 2), format_fixed(r.requests_per_s(), 2), pct(r.requests_error())}) {
       cells.push_back(v);
     }
     t.add_row(cells);
     if (many_models || many_systems) {
       const std::string group = (many_models ? c.model_path : std::string()) + (many_models && many_systems ? " on " : "") +
                                 (many_systems ? c.system : std::string());
-      by_group[group].first += std::abs(r.ttft_error());
-      by_group[group].second += std::abs(r.tpot_error());
+      by_group[group].add(r);
       ++group_count[group];
     }
-    ttft_ape += std::abs(r.ttft_error());
-    tpot_ape += std::abs(r.tpot_error());
-    by_conc[c.concurrency].first += std::abs(r.ttft_error());
-    by_conc[c.concurrency].second += std::abs(r.tpot_error());
+    total.add(r);
+    by_conc[c.concurrency].add(r);
     ++count[c.concurrency];
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ','
         << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ',' << r.tpot_error()
-        << ',' << c.model_path << ',' << c.system << ',' << c.note << '\n';
+        << ',' << r.measured_requests_per_s() << ',' << r.requests_per_s() << ',' << r.requests_error() << ',' << r.measured_waiting()
+        << ',' << r.waiting() << ',' << c.model_path << ',' << c.system << ',' << c.note << '\n';
     rows.push_back({{"id", c.id}, {"isl", c.isl}, {"osl", c.osl}, {"tp", c.tp}, {"concurrency", c.concurrency},
                     {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s},
-                    {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
+                    {"requests_per_s", r.measured_requests_per_s()}, {"sim_requests_per_s", r.requests_per_s()},
+                    {"waiting", r.measured_waiting()}, {"sim_waiting", r.waiting()}, {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
   }
   const double n = static_cast<double>(results.size());
   std::set<std::string> stacks;
@@ -132,18 +148,15 @@ void run(Options o) {
      << format_fixed(s.sequence_overhead_s * 1e6, 1) << " us per sequence" << (s.overlap_host ? " (overlapped)" : "") << ", API server " << format_fixed(s.frontend.request_s * 1e6, 0)
      << " us per request + " << format_fixed(s.frontend.response_s * 1e6, 0) << " us per streamed response\n\n";
   t.print(os);
-  os << "\nmean absolute error: TTFT " << format_fixed(100.0 * ttft_ape / n, 1) << "%, TPOT " << format_fixed(100.0 * tpot_ape / n, 1)
-     << "%\nby concurrency:";
-  for (const auto& [conc, e] : by_conc) {
-    os << "  c" << conc << " TTFT " << format_fixed(100.0 * e.first / count[conc], 1) << "% TPOT "
-       << format_fixed(100.0 * e.second / count[conc], 1) << "%";
-  }
+  os << "\nrequests/s: concurrency / (TTFT + (output - 1) x TPOT), the closed loop's throughput from the means, measured and "
+        "simulated alike\n";
+  os << "mean absolute error: " << total.mape(static_cast<int>(results.size())) << "\nby concurrency:";
+  for (const auto& [conc, e] : by_conc) os << "\n  c" << conc << ": " << e.mape(count[conc]);
   os << "\n";
   if (!by_group.empty()) {
     os << "by " << (many_models ? (many_systems ? "model and system" : "model") : "system") << ":\n";
     for (const auto& [group, e] : by_group) {
-      os << "  " << group << " (" << group_count[group] << "): TTFT " << format_fixed(100.0 * e.first / group_count[group], 1)
-         << "% TPOT " << format_fixed(100.0 * e.second / group_count[group], 1) << "%\n";
+      os << "  " << group << " (" << group_count[group] << "): " << e.mape(group_count[group]) << "\n";
     }
   }
   std::map<std::string, int> notes;
@@ -153,14 +166,15 @@ void run(Options o) {
   for (const auto& [note, n] : notes) os << "approximated in " << n << (n == 1 ? " row: " : " rows: ") << note << "\n";
   if (!skipped.empty()) os << "not simulated (" << skipped.size() << " of " << skipped.size() + cases.size() << " rows):\n" << reason_lines();
   for (const ServingCase& c : skipped) {
+    const double measured_requests = closed_loop_requests_per_s(c.concurrency, c.osl, c.ttft_s, c.tpot_s);
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ",,," << c.tpot_s * 1e3
-        << ",,," << c.model_path << ',' << c.system << ",\"not simulated: " << c.not_simulated << "\"\n";
+        << ",,," << measured_requests << ",,," << measured_requests * c.ttft_s << ",," << c.model_path << ',' << c.system << ",\"not simulated: " << c.not_simulated << "\"\n";
   }
   nlohmann::json not_simulated = nlohmann::json::array();
   for (const ServingCase& c : skipped) not_simulated.push_back({{"id", c.id}, {"line", c.line}, {"reason", c.not_simulated}});
   if (!o.csv.empty()) write_text(o.csv, csv.str());
   if (!o.json.empty()) {
-    write_json(o.json, {{"cases", rows}, {"ttft_mape", ttft_ape / n}, {"tpot_mape", tpot_ape / n}, {"not_simulated", not_simulated}});
+    write_json(o.json, {{"cases", rows}, {"ttft_mape", total.ttft / n}, {"tpot_mape", total.tpot / n}, {"requests_per_s_mape", total.requests / n}, {"not_simulated", not_simulated}});
   }
 }
 
@@ -171,7 +185,8 @@ void add_serving_cases_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = cases->add_subcommand(
       "serving", "Simulate measured serving runs (aiconfigurator's silicon-sample format; default: TensorRT-LLM on H100, "
-                 "Llama-3.1-8B, concurrency 8-128, TP 1-8) with `serve` and show each row's TTFT and TPOT errors; rows "
+                 "Llama-3.1-8B, concurrency 8-128, TP 1-8) with `serve` and show each row's TTFT, TPOT and requests/s "
+                 "errors (requests/s: concurrency / (TTFT + (output - 1) x TPOT), the closed loop's throughput); rows "
                  "roofsim cannot set up (a system or model without a preset, a layout it does not model) are listed "
                  "with the reason");
   cmd->add_option("FILE", o->file, "Cases CSV (default validation/serving/h100_llama31_8b_trtllm.csv)")->check(CLI::ExistingFile);

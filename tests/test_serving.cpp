@@ -482,7 +482,7 @@ TEST_CASE("requests the machine cannot serve are refused with what is wrong", "[
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("leaves none"));
 }
 
-TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 15% and TTFT at concurrency 8-32 within 20% mean absolute error", "[validation][serving]") {
+TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests/s within 8% and TTFT at concurrency 8-32 within 12% mean absolute error", "[validation][serving]") {
   // validation/serving: Llama-3.1-8B on H100, concurrency 8-128, TP 1-8. TTFT at concurrency
   // 64-128 (the API server saturated) is still far off and not gated here; the README's serving
   // table shows every row and says why.
@@ -490,12 +490,13 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 15% a
   REQUIRE(all.size() == 177);
   std::vector<ServingCase> sample;
   for (std::size_t i = 0; i < all.size(); i += 16) sample.push_back(all[i]);
-  double tpot_ape = 0, ttft_ape = 0;
+  double tpot_ape = 0, ttft_ape = 0, requests_ape = 0;
   int low_concurrency = 0;
   for (const ServingCaseResult& r : run_serving_cases(sample, ServingCaseSettings{})) {
     INFO(r.c.id << ": TPOT " << r.tpot_s << " s against " << r.c.tpot_s << ", TTFT " << r.ttft_s << " s against " << r.c.ttft_s);
     CHECK(r.tpot_s > 0);
     tpot_ape += std::abs(r.tpot_error());
+    requests_ape += std::abs(r.requests_error());
     if (r.c.concurrency <= 32) {
       ttft_ape += std::abs(r.ttft_error());
       ++low_concurrency;
@@ -504,9 +505,12 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 15% a
   REQUIRE(low_concurrency >= 5);
   const double tpot_mape = tpot_ape / static_cast<double>(sample.size());
   const double ttft_mape = ttft_ape / low_concurrency;
-  INFO("TPOT mean absolute error " << tpot_mape << ", TTFT at concurrency 8-32 " << ttft_mape);
-  CHECK(tpot_mape <= 0.15);
-  CHECK(ttft_mape <= 0.20);
+  const double requests_mape = requests_ape / static_cast<double>(sample.size());
+  INFO("TPOT mean absolute error " << tpot_mape << ", requests/s " << requests_mape << ", TTFT at concurrency 8-32 " << ttft_mape);
+  // Session 32: 5.4%, 4.2% and 7.5% on this sample (limits lowered from 15% and 20%).
+  CHECK(tpot_mape <= 0.08);
+  CHECK(requests_mape <= 0.08);
+  CHECK(ttft_mape <= 0.12);
 }
 
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {

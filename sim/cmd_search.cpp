@@ -16,6 +16,7 @@
 #include "sim/commands.hpp"
 #include "experiment/results.hpp"
 #include "sim/output.hpp"
+#include "sim/progress_line.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
@@ -137,13 +138,10 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   const bool slo_set = s.slo_ttft_s > 0 || s.slo_tpot_s > 0;
 
   std::ostream& os = human_out({{o.json, "--json"}, {o.csv, "--csv"}});
-  RunControl control;
-  control.progress = [](std::size_t done, std::size_t total, const std::string& what) {
-    std::cerr << "\r  " << done << " / " << total << " points: " << what << "          " << std::flush;
-    if (done == total) std::cerr << "\n";
-  };
+  ProgressLine progress("search", "points", true);
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<SearchPoint> points = run_search(spec, control);
+  const std::vector<SearchPoint> points = run_search(spec, progress.control());
+  progress.finish();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t ran = 0;
   for (const SearchPoint& p : points) ran += p.ok() ? 1 : 0;

@@ -13,6 +13,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
+#include "sim/progress_line.hpp"
 #include "validation/analytic.hpp"
 
 namespace roofsim {
@@ -244,12 +245,10 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
 
   std::ostream& os = human_out({{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"},
                                 {o.trace, "--trace"}});
-  RunControl control;
-  control.progress = [](std::size_t done, std::size_t total, const std::string& what) {
-    if (done % 100 == 0 || done == total) std::cerr << "\r  " << done << " / " << total << " " << what << std::flush;
-    if (done == total) std::cerr << "\n";
-  };
-  ServingResult r = run_serving(s, control);
+  // Progress once a second after the first (in place on a terminal, a line each in a log).
+  ProgressLine progress("serve", "requests finished");
+  ServingResult r = run_serving(s, progress.control());
+  progress.finish();
   print_report(os, r);
   if (!o.json.empty()) write_json(o.json, serving_json(r));
   if (!o.requests_csv.empty()) write_text(o.requests_csv, requests_csv(r));

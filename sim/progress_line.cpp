@@ -7,17 +7,17 @@
 
 namespace roofsim {
 
-ProgressLine::ProgressLine(std::string what, std::string units)
-    : what_(std::move(what)), units_(std::move(units)), start_(std::chrono::steady_clock::now()), last_(start_),
+ProgressLine::ProgressLine(std::string what, std::string units, bool show_item)
+    : what_(std::move(what)), units_(std::move(units)), show_item_(show_item), start_(std::chrono::steady_clock::now()), last_(start_),
       terminal_(::isatty(STDERR_FILENO) != 0) {}
 
 RunControl ProgressLine::control() {
   RunControl c;
-  c.progress = [this](std::size_t done, std::size_t total, const std::string&) { report(done, total); };
+  c.progress = [this](std::size_t done, std::size_t total, const std::string& item) { report(done, total, item); };
   return c;
 }
 
-void ProgressLine::report(std::size_t done, std::size_t total) {
+void ProgressLine::report(std::size_t done, std::size_t total, const std::string& item) {
   done_ = done;
   total_ = total;
   const auto now = std::chrono::steady_clock::now();
@@ -28,7 +28,8 @@ void ProgressLine::report(std::size_t done, std::size_t total) {
   const double rate = static_cast<double>(done) / elapsed;
   const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
   std::cerr << (terminal_ ? "\r" : "") << "  " << what_ << ": " << done << "/" << total << " " << units_ << ", "
-            << format_fixed(rate, rate < 10 ? 2 : 0) << "/s, ETA " << format_fixed(eta, 0) << " s" << (terminal_ ? "   " : "\n");
+            << format_fixed(rate, rate < 10 ? 2 : 0) << "/s, ETA " << format_fixed(eta, 0) << " s"
+            << (show_item_ && !item.empty() ? " (last: " + item + ")" : "") << (terminal_ ? "          " : "\n");
   std::cerr.flush();
 }
 

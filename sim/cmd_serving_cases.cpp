@@ -9,7 +9,9 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "experiment/plot.hpp"
 #include "serving/serving_cases.hpp"
+#include "serving/serving_cases_plot.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -26,7 +28,7 @@ struct Options {
   // Host times in the flags' units; unset, ServingCaseSettings keeps its (fitted) defaults.
   std::optional<double> overhead_ms, sequence_overhead_us, frontend_request_us, frontend_prompt_token_us, frontend_response_us;
   bool all_layers = false, no_late_release = false;
-  std::string json, csv;
+  std::string json, csv, plot;
 };
 
 std::string pct(double e) { return (e >= 0 ? "+" : "") + format_fixed(100.0 * e, 1) + "%"; }
@@ -34,6 +36,10 @@ std::string pct(double e) { return (e >= 0 ? "+" : "") + format_fixed(100.0 * e,
 void run(Options o) {
   check_output_path(o.json, "--json");
   check_output_path(o.csv, "--csv");
+  if (!o.plot.empty()) {
+    check_output_path(o.plot, "--plot");
+    plot_terminal(o.plot);  // a chart name gnuplot cannot write is refused before the cases run
+  }
   ServingCaseSettings& s = o.settings;
   if (o.overhead_ms) s.iteration_overhead_s = *o.overhead_ms * 1e-3;
   if (o.sequence_overhead_us) s.sequence_overhead_s = *o.sequence_overhead_us * 1e-6;
@@ -173,6 +179,11 @@ void run(Options o) {
   nlohmann::json not_simulated = nlohmann::json::array();
   for (const ServingCase& c : skipped) not_simulated.push_back({{"id", c.id}, {"line", c.line}, {"reason", c.not_simulated}});
   if (!o.csv.empty()) write_text(o.csv, csv.str());
+  if (!o.plot.empty()) {
+    write_serving_cases_plot(o.plot, "roofsim cases serving: " + std::to_string(results.size()) + " measured runs; mean absolute error " +
+                                         total.mape(static_cast<int>(results.size())),
+                             results);
+  }
   if (!o.json.empty()) {
     write_json(o.json, {{"cases", rows}, {"ttft_mape", total.ttft / n}, {"tpot_mape", total.tpot / n}, {"requests_per_s_mape", total.requests / n}, {"not_simulated", not_simulated}});
   }
@@ -228,6 +239,8 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer (default: identical layers replayed, exactly)");
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per case to FILE");
+  cmd->add_option("--plot", o->plot, "Draw measured against simulated TTFT, TPOT and requests/s, a point per row coloured by "
+                                     "concurrency, to FILE.png or FILE.svg (gnuplot)");
   cmd->callback([o] { run(*o); });
 }
 

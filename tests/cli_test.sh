@@ -325,6 +325,13 @@ expect_error "validate bad cases" "missing column 'batch'" "$roofsim" validate -
 expect_ok "cases list" "$roofsim" cases list
 contains "cases list" "TTFT-H100-TRT090-Llama-2-7B-tp1-128"
 expect_error "unknown case" "no public case" "$roofsim" cases run NOPE
+# Measured serving runs: every 60th row (3 rows), the per-row CSV with requests/s and the chart.
+expect_ok "cases serving" "$roofsim" cases serving --every 60 --csv "$tmp/serving_cases.csv" --plot "$tmp/serving_cases.svg"
+contains "cases serving requests/s" "requests/s"
+if head -1 "$tmp/serving_cases.csv" | grep -q "requests_per_s,sim_requests_per_s,requests_per_s_error,waiting,sim_waiting"; then ok; else bad "cases serving csv columns"; fi
+if [ "$(wc -l < "$tmp/serving_cases.csv")" -eq 4 ]; then ok; else bad "cases serving csv: 3 rows expected"; fi
+if grep -q "<svg" "$tmp/serving_cases.svg"; then ok; else bad "cases serving plot is not an svg"; fi
+expect_error "cases serving plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" cases serving --plot "$tmp/x.gif"
 
 expect_error "unknown preset" "--hw 'h999': unknown hardware preset" "$roofsim" roofline --hw h999
 expect_error "missing file" "no such file" "$roofsim" roofline --hw /nonexistent.toml

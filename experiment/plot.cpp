@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <locale>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -212,6 +213,15 @@ void write_measured_vs_simulated_plot(const std::string& path, const std::string
   g << "\n";
   g.close();
   run_gnuplot(script, dir);
+}
+
+std::ofstream open_gnuplot_script(const fs::path& script, const std::string& terminal, const std::string& path) {
+  std::ofstream g(script);
+  g.imbue(std::locale::classic());
+  g.precision(10);
+  g << "set terminal " << terminal << "\n"
+    << "set output " << gnuplot_quoted(path) << "\n";
+  return g;
 }
 
 std::string gnuplot_quoted(const std::string& s) {

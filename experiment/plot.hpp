@@ -1,6 +1,7 @@
 #pragma once
 // Roofline charts drawn by gnuplot: log-log, analytic roofs as lines, simulated ops as points.
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,10 @@ void run_gnuplot(const std::filesystem::path& script, const std::filesystem::pat
 // double-quoted string ("\n" between them; \ and " escaped).
 std::string gnuplot_quoted(const std::string& s);
 std::string gnuplot_lines(const std::vector<std::string>& lines);
+
+// Opens a gnuplot script (numbers in the C locale, 10 digits) and writes its first lines: the
+// terminal and the chart's file.
+std::ofstream open_gnuplot_script(const std::filesystem::path& script, const std::string& terminal, const std::string& path);
 
 // Writes FILE.png or FILE.svg (by extension). Throws InputError if gnuplot is missing or fails.
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& analytic,

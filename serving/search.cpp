@@ -292,12 +292,8 @@ void write_search_plot(const std::string& path, const std::vector<std::string>& 
   const std::string file = gnuplot_quoted(data.string());
   const std::size_t front_index = order.size();
   {
-    std::ofstream g(script);
-    g.imbue(std::locale::classic());
-    g.precision(10);
-    g << "set terminal " << terminal << "\n"
-      << "set output " << gnuplot_quoted(path) << "\n"
-      << "set title " << gnuplot_lines(title) << "\n"
+    std::ofstream g = open_gnuplot_script(script, terminal, path);
+    g << "set title " << gnuplot_lines(title) << "\n"
       << "set grid\n"
       << "set key outside right top\n"
       << "set xlabel 'output tokens/s per user (1 / mean TPOT)'\n"

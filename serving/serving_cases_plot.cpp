@@ -60,12 +60,8 @@ void write_serving_cases_plot(const std::string& path, const std::string& title,
   static const char* colours[] = {"red", "orange", "dark-green", "blue", "dark-violet", "black", "brown", "cyan"};
   const std::string file = gnuplot_quoted(data.string());
   {
-    std::ofstream g(script);
-    g.imbue(std::locale::classic());
-    g.precision(10);
-    g << "set terminal " << terminal << "\n"
-      << "set output " << gnuplot_quoted(path) << "\n"
-      << "set multiplot layout 1,3 title " << gnuplot_quoted(title) << "\n"
+    std::ofstream g = open_gnuplot_script(script, terminal, path);
+    g << "set multiplot layout 1,3 title " << gnuplot_quoted(title) << "\n"
       << "set logscale xy\nset grid\nset key top left\nset samples 200\nset size ratio -1\n";
     for (int q = 0; q < 3; ++q) {
       const double a = lo[q] / 1.3, b = hi[q] * 1.3;

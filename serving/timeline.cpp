@@ -315,12 +315,8 @@ void write_serving_timeseries_plot(const std::string& path, const ServingResult&
                                       describe_scheduler(r.setup.scheduler, r.setup.machine.pp)});
   const std::string file = gnuplot_quoted(data.string());
   {
-    std::ofstream g(script);
-    g.imbue(std::locale::classic());
-    g.precision(10);
-    g << "set terminal " << terminal << "\n"
-      << "set output " << gnuplot_quoted(path) << "\n"
-      << "set multiplot layout 3,1 title " << title << "\n"
+    std::ofstream g = open_gnuplot_script(script, terminal, path);
+    g << "set multiplot layout 3,1 title " << title << "\n"
       << "set lmargin 12\nset rmargin 4\n"
       << "set grid\n"
       << "set key above right horizontal\n"

@@ -95,8 +95,8 @@ void run(Options o) {
   std::map<std::string, Errors> by_group;
   std::map<std::string, int> group_count;
   Errors total;
-  std::map<std::int64_t, Errors> by_conc;
-  std::map<std::int64_t, int> count;
+  std::map<std::int64_t, Errors> by_conc, by_tp;
+  std::map<std::int64_t, int> count, tp_count;
   std::ostringstream csv;
   csv << "id,isl,osl,tp,concurrency,ttft_ms,sim_ttft_ms,ttft_error,tpot_ms,sim_tpot_ms,tpot_error,requests_per_s,sim_requests_per_s,"
          "requests_per_s_error,waiting,sim_waiting,model,system,note\n";
@@ -122,6 +122,8 @@ void run(Options o) {
     total.add(r);
     by_conc[c.concurrency].add(r);
     ++count[c.concurrency];
+    by_tp[c.tp].add(r);
+    ++tp_count[c.tp];
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ','
         << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ',' << r.tpot_error()
         << ',' << r.measured_requests_per_s() << ',' << r.requests_per_s() << ',' << r.requests_error() << ',' << r.measured_waiting()
@@ -158,6 +160,10 @@ void run(Options o) {
         "simulated alike\n";
   os << "mean absolute error: " << total.mape(static_cast<int>(results.size())) << "\nby concurrency:";
   for (const auto& [conc, e] : by_conc) os << "\n  c" << conc << ": " << e.mape(count[conc]);
+  if (by_tp.size() > 1) {
+    os << "\nby tensor parallelism:";
+    for (const auto& [tp, e] : by_tp) os << "\n  tp" << tp << ": " << e.mape(tp_count[tp]);
+  }
   os << "\n";
   if (!by_group.empty()) {
     os << "by " << (many_models ? (many_systems ? "model and system" : "model") : "system") << ":\n";

@@ -38,18 +38,18 @@ void run_gnuplot(const fs::path& script, const fs::path& dir) {
 
 namespace {
 
-// The opening lines of a log-log roofline chart over intensities [lo, hi].
-void roofline_preamble(std::ostream& g, const std::string& terminal, const std::string& path, const std::string& title,
-                       double lo, double hi) {
-  g << "set terminal " << terminal << "\n"
-    << "set output '" << path << "'\n"
-    << "set title '" << title << "'\n"
+// A log-log roofline chart's script over intensities [lo, hi], opened with its first lines.
+std::ofstream roofline_script(const fs::path& script, const std::string& terminal, const std::string& path,
+                              const std::string& title, double lo, double hi) {
+  std::ofstream g = open_gnuplot_script(script, terminal, path);
+  g << "set title '" << title << "'\n"
     << "set logscale xy\n"
     << "set xrange [" << lo << ":" << hi << "]\n"
     << "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
     << "set ylabel 'TFLOP/s'\n"
     << "set grid\n"
     << "set samples 400\n";
+  return g;
 }
 
 }  // namespace
@@ -72,10 +72,8 @@ void write_sweep_plot(const std::string& path, const std::string& title, const s
     for (std::size_t i = 0; i < x.size(); ++i) d << x[i] << " " << y1[i] << " " << y2[i] << "\n";
   }
   {
-    std::ofstream g(script);
-    g << "set terminal " << terminal << "\n"
-      << "set output '" << path << "'\n"
-      << "set title '" << title << "'\n"
+    std::ofstream g = open_gnuplot_script(script, terminal, path);
+    g << "set title '" << title << "'\n"
       << "set logscale x\n"
       << "set xlabel '" << x_label << "'\n"
       << "set ylabel '" << y1_label << "'\n"
@@ -113,9 +111,7 @@ void write_variant_rooflines_plot(const std::string& path, const std::string& ti
     hi = 1000;
   }
   static const char* colours[] = {"black", "red", "blue", "dark-green", "orange", "purple"};
-  std::ofstream g(script);
-  g.precision(10);
-  roofline_preamble(g, terminal, path, title, lo / 4, std::max(hi * 4, 1000.0));
+  std::ofstream g = roofline_script(script, terminal, path, title, lo / 4, std::max(hi * 4, 1000.0));
   g << "set key bottom right\n";
   for (std::size_t i = 0; i < series.size(); ++i) {
     g << "roof" << i << "(x) = (" << series[i].bandwidth / 1e12 << " * x < " << series[i].peak_flops / 1e12 << ") ? "
@@ -149,9 +145,7 @@ void write_roofline_plot(const std::string& path, const std::string& title, cons
     hi = std::max(hi, p.intensity);
   }
   {
-    std::ofstream g(script);
-    g.precision(10);
-    roofline_preamble(g, terminal, path, title, lo / 2, hi * 2);
+    std::ofstream g = roofline_script(script, terminal, path, title, lo / 2, hi * 2);
     g << "set key top left\n"
       << "peak = " << rl.peak_flops / 1e12 << "\n"
       << "bw = " << rl.bandwidth / 1e12 << "\n"
@@ -191,11 +185,8 @@ void write_measured_vs_simulated_plot(const std::string& path, const std::string
     hi = 1000;
   }
   static const char* colours[] = {"red", "blue", "dark-green", "orange", "purple", "black", "brown", "cyan", "magenta", "olive", "dark-violet", "steelblue"};
-  std::ofstream g(script);
-  g.precision(10);
-  g << "set terminal " << terminal << "\n"
-    << "set output '" << path << "'\n"
-    << "set title '" << title << "'\n"
+  std::ofstream g = open_gnuplot_script(script, terminal, path);
+  g << "set title '" << title << "'\n"
     << "set logscale xy\n"
     << "set xrange [" << lo / 1.5 << ":" << hi * 1.5 << "]\n"
     << "set yrange [" << lo / 1.5 << ":" << hi * 1.5 << "]\n"

@@ -124,6 +124,10 @@ for k in points emergent_ridge analytic_ridge; do
 done
 if grep -q "<svg" "$tmp/sweep.svg"; then ok; else bad "sweep plot is not an svg"; fi
 expect_error "plot extension" "expected a .png or .svg" "$roofsim" sweep --points 6 --plot "$tmp/x.gif"
+# A chart's path may hold a quote (gnuplot's script quotes it).
+mkdir -p "$tmp/it's"
+expect_ok "plot path with a quote" "$roofsim" sweep --points 6 --plot "$tmp/it's/sweep.svg"
+if grep -q "<svg" "$tmp/it's/sweep.svg"; then ok; else bad "plot path with a quote"; fi
 expect_ok "collective" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --op allreduce --bytes 64MiB --json "$tmp/coll.json"
 for k in sim_time_s bound_time_s algbw busbw events wall_s; do
   if grep -q "\"$k\"" "$tmp/coll.json"; then ok; else bad "collective json lacks $k"; fi

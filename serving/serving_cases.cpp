@@ -265,6 +265,8 @@ double closed_loop_requests_per_s(std::int64_t concurrency, std::int64_t output_
   return static_cast<double>(concurrency) / (ttft_s + static_cast<double>(output_tokens - 1) * tpot_s);
 }
 
+double ServingCase::requests_per_s() const { return closed_loop_requests_per_s(concurrency, osl, ttft_s, tpot_s); }
+
 std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>& cases, const ServingCaseSettings& s,
                                                  const RunControl& control) {
   std::vector<ServingCaseResult> out;

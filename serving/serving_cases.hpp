@@ -30,6 +30,10 @@ struct ServingCase {
   std::string note;           // how the row was mapped where roofsim approximates it
   std::string not_simulated;  // why roofsim cannot set the row up ("": it can)
   double ttft_s = 0, tpot_s = 0;  // measured means
+  // The measured run's throughput and clients waiting for a first token (closed_loop_requests_per_s,
+  // Little's law).
+  double requests_per_s() const;
+  double waiting() const { return requests_per_s() * ttft_s; }
 };
 
 // Reads the CSV in the format of aiconfigurator's silicon samples (columns id, model_path,
@@ -103,13 +107,11 @@ struct ServingCaseResult {
   double wall_s = 0;
   double ttft_error() const { return ttft_s / c.ttft_s - 1; }
   double tpot_error() const { return tpot_s / c.tpot_s - 1; }
-  double measured_requests_per_s() const { return closed_loop_requests_per_s(c.concurrency, c.osl, c.ttft_s, c.tpot_s); }
   double requests_per_s() const { return closed_loop_requests_per_s(c.concurrency, c.osl, ttft_s, tpot_s); }
-  double requests_error() const { return requests_per_s() / measured_requests_per_s() - 1; }
+  double requests_error() const { return requests_per_s() / c.requests_per_s() - 1; }
   // Clients waiting for their first token, on average (Little's law: requests/s x TTFT); the
   // others are streaming. Where the throughput agrees and TTFT does not, the two runs split
   // the same clients differently between waiting and streaming.
-  double measured_waiting() const { return measured_requests_per_s() * c.ttft_s; }
   double waiting() const { return requests_per_s() * ttft_s; }
 };
 

@@ -24,7 +24,7 @@ struct Quantity {
 const Quantity kQuantities[] = {
     {"TTFT (ms)", [](const ServingCaseResult& r) { return r.c.ttft_s * 1e3; }, [](const ServingCaseResult& r) { return r.ttft_s * 1e3; }},
     {"TPOT (ms)", [](const ServingCaseResult& r) { return r.c.tpot_s * 1e3; }, [](const ServingCaseResult& r) { return r.tpot_s * 1e3; }},
-    {"requests/s", [](const ServingCaseResult& r) { return r.measured_requests_per_s(); },
+    {"requests/s", [](const ServingCaseResult& r) { return r.c.requests_per_s(); },
      [](const ServingCaseResult& r) { return r.requests_per_s(); }},
 };
 

@@ -109,7 +109,7 @@ void run(Options o) {
     for (const std::string& v : {std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
                                  format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
                                  format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error()),
-                                 format_fixed(r.measured_requests_per_s(), 2), format_fixed(r.requests_per_s(), 2), pct(r.requests_error())}) {
+                                 format_fixed(r.c.requests_per_s(), 2), format_fixed(r.requests_per_s(), 2), pct(r.requests_error())}) {
       cells.push_back(v);
     }
     t.add_row(cells);
@@ -126,12 +126,12 @@ void run(Options o) {
     ++tp_count[c.tp];
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ','
         << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ',' << r.tpot_error()
-        << ',' << r.measured_requests_per_s() << ',' << r.requests_per_s() << ',' << r.requests_error() << ',' << r.measured_waiting()
+        << ',' << r.c.requests_per_s() << ',' << r.requests_per_s() << ',' << r.requests_error() << ',' << r.c.waiting()
         << ',' << r.waiting() << ',' << c.model_path << ',' << c.system << ',' << c.note << '\n';
     rows.push_back({{"id", c.id}, {"isl", c.isl}, {"osl", c.osl}, {"tp", c.tp}, {"concurrency", c.concurrency},
                     {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s},
-                    {"requests_per_s", r.measured_requests_per_s()}, {"sim_requests_per_s", r.requests_per_s()},
-                    {"waiting", r.measured_waiting()}, {"sim_waiting", r.waiting()}, {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
+                    {"requests_per_s", r.c.requests_per_s()}, {"sim_requests_per_s", r.requests_per_s()},
+                    {"waiting", r.c.waiting()}, {"sim_waiting", r.waiting()}, {"model", c.model_path}, {"system", c.system}, {"note", c.note}});
   }
   const double n = static_cast<double>(results.size());
   std::set<std::string> stacks;
@@ -178,9 +178,8 @@ void run(Options o) {
   for (const auto& [note, n] : notes) os << "approximated in " << n << (n == 1 ? " row: " : " rows: ") << note << "\n";
   if (!skipped.empty()) os << "not simulated (" << skipped.size() << " of " << skipped.size() + cases.size() << " rows):\n" << reason_lines();
   for (const ServingCase& c : skipped) {
-    const double measured_requests = closed_loop_requests_per_s(c.concurrency, c.osl, c.ttft_s, c.tpot_s);
     csv << c.id << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ',' << c.ttft_s * 1e3 << ",,," << c.tpot_s * 1e3
-        << ",,," << measured_requests << ",,," << measured_requests * c.ttft_s << ",," << c.model_path << ',' << c.system << ",\"not simulated: " << c.not_simulated << "\"\n";
+        << ",,," << c.requests_per_s() << ",,," << c.waiting() << ",," << c.model_path << ',' << c.system << ",\"not simulated: " << c.not_simulated << "\"\n";
   }
   nlohmann::json not_simulated = nlohmann::json::array();
   for (const ServingCase& c : skipped) not_simulated.push_back({{"id", c.id}, {"line", c.line}, {"reason", c.not_simulated}});

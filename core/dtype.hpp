@@ -30,4 +30,13 @@ const std::vector<DType>& all_dtypes();
 // "fp32, tf32, bf16, ..." for error messages and --help.
 std::string dtype_list();
 
+// A weight format as a checkpoint stores it: the type and, for fp8 with block scales (DeepSeek-V3's
+// and Qwen3's FP8 checkpoints: 128 x 128 blocks), the block's extent along K (0: per tensor).
+struct WeightFormat {
+  DType weights = DType::bf16;
+  std::int64_t scale_block_k = 0;
+  bool operator==(const WeightFormat& o) const { return weights == o.weights && scale_block_k == o.scale_block_k; }
+  bool operator!=(const WeightFormat& o) const { return !(*this == o); }
+};
+
 }  // namespace roofsim

@@ -376,8 +376,9 @@ MemoryNeed memory_need_of(const ModelConfig& m, const Experiment& e, const OpGra
     const LatentAttention& a = *m.mla;
     replicated = static_cast<double>(m.layers) * static_cast<double>(a.q_lora_rank + a.kv_lora_rank + m.hidden * (a.q_lora_rank + a.cache_dims()));
   }
-  need.weights = ((m.total_params() - experts - replicated) / tp + replicated + experts / (tp * static_cast<double>(e.ep))) *
-                 dtype_bytes(e.precision.weights) * (e.pp > 1 ? layer_share : 1.0);
+  need.weights = (((m.total_params() - experts - replicated) / tp + replicated) * dtype_bytes(e.precision.weights) +
+                  experts / (tp * static_cast<double>(e.ep)) * dtype_bytes(e.precision.for_experts().weights)) *
+                 (e.pp > 1 ? layer_share : 1.0);
   // KV heads split over the TP group, or replicated when fewer; MLA's latent is one shared
   // "KV head": every TP rank holds the whole latent cache of its sequences (vLLM and SGLang
   // without DP attention). Sliding-window layers hold at most the window (kv_cache_bytes).
@@ -646,6 +647,17 @@ PreparedMachine prepare_machine(const Experiment& e) {
     throw InputError("${fp8_scaling} block: needs fp8 weights and bf16 or fp16 activations (each linear quantizes its input "
                      "itself), not " + std::string(dtype_name(p.weights)) + " weights and " + std::string(dtype_name(p.activations)) +
                      " activations");
+  }
+  if (p.experts) {
+    const Precision x = p.for_experts();
+    if (!r.hw.matrix_supports(x.activations)) {
+      throw InputError("the experts' activations " + std::string(dtype_name(x.activations)) + ": the matrix units of " + r.hw.name +
+                       " do not compute in it");
+    }
+    if (x.scale_block_k > 0 && (x.weights != DType::fp8 || (x.activations != DType::bf16 && x.activations != DType::fp16))) {
+      throw InputError("block-scaled experts need fp8 weights and bf16 or fp16 activations, not " + std::string(dtype_name(x.weights)) +
+                       " weights and " + std::string(dtype_name(x.activations)) + " activations");
+    }
   }
   if (p.kv != DType::bf16 && p.kv != DType::fp16 && p.kv != DType::fp8 && p.kv != DType::int8) {
     throw InputError("${kv_dtype} " + std::string(dtype_name(p.kv)) + ": the KV cache must be bf16, fp16, fp8 or int8");

@@ -93,7 +93,9 @@ PublicCase case_from_row(const std::string& path, std::map<std::string, std::str
   // context (TensorRT-LLM ran GPT-J 6B, trained on 2048 tokens, at 2048 in + 128 out).
   e.allow_long_context = true;
   e.max_events = 0;  // the cases are the validation: they run whatever they cost (batch 896: 12 s)
-  e.precision = Precision{dtype_cell(path, row, "weights"), dtype_cell(path, row, "activations"), dtype_cell(path, row, "kv")};
+  e.precision.weights = dtype_cell(path, row, "weights");
+  e.precision.activations = dtype_cell(path, row, "activations");
+  e.precision.kv = dtype_cell(path, row, "kv");
   const std::optional<Launch> launch = parse_launch(row.at("launch"));
   if (!launch) {
     throw InputError(path + ":" + row.at("#line") + ": launch '" + row.at("launch") + "' (expected " + or_list(launch_names()) + ")");

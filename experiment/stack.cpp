@@ -23,19 +23,49 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
   if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
   stack.reject_unknown_keys();
+  std::optional<ConfigTable> provenance = top.optional_table("provenance");
+  // A fitted number says where it comes from: its [provenance] entry ("serving.KEY" for [serving]).
+  auto sourced = [&](ConfigTable& table, const std::string& key, const std::string& entry) {
+    if (!provenance || !provenance->has(entry)) table.fail(key, "has no entry \"" + entry + "\" in [provenance]: say where the value comes from");
+    provenance->string(entry);
+  };
+  if (std::optional<ConfigTable> sv = top.optional_table("serving")) {
+    StackServing& v = s.serving;
+    if (sv->has("chunked_prefill")) v.chunked_prefill = sv->boolean("chunked_prefill");
+    if (sv->has("late_release")) v.late_release = sv->boolean("late_release");
+    if (sv->has("kv_admission")) v.kv_admission = sv->one_of("kv_admission", {"reserve", "on_demand"});
+    if (sv->has("max_num_tokens")) v.max_num_tokens = sv->positive_integer("max_num_tokens");
+    if (sv->has("max_prompts")) {
+      const double n = sv->non_negative_number("max_prompts");
+      if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv->fail("max_prompts", "expected a whole number from 0 to 1e6");
+      v.max_prompts = static_cast<std::int64_t>(n);
+    }
+    if (sv->has("batch_offset")) {
+      const double n = sv->finite_number("batch_offset");
+      if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n < -1000 || n > 1000) sv->fail("batch_offset", "expected a whole number from -1000 to 1000");
+      v.batch_offset = static_cast<std::int64_t>(n);
+      sourced(*sv, "batch_offset", "serving.batch_offset");
+    }
+    for (auto [key, field] : {std::pair{"iteration_overhead_us", &v.iteration_overhead_us}, {"sequence_overhead_us", &v.sequence_overhead_us},
+                              {"frontend_request_us", &v.frontend_request_us}, {"frontend_response_us", &v.frontend_response_us}}) {
+      if (!sv->has(key)) continue;
+      const double us = sv->non_negative_number(key);
+      if (us > 1e6) sv->fail(key, "more than a second of host time");
+      *field = us;
+      sourced(*sv, key, std::string("serving.") + key);
+    }
+    sv->reject_unknown_keys();
+  }
   if (std::optional<ConfigTable> hw = top.optional_table("hardware")) {
-    std::optional<ConfigTable> provenance = top.optional_table("provenance");
     for (const std::string& key : hw->keys_in_file_order()) {
       s.hardware.push_back({key, hw->finite_number(key), false});
       // Every number a stack sets says where it comes from.
       if (!provenance || !provenance->has(key)) hw->fail(key, "has no entry in [provenance]: say where the value comes from");
       provenance->string(key);
     }
-    if (provenance) provenance->reject_unknown_keys();
     hw->reject_unknown_keys();
-  } else if (top.has("provenance")) {
-    top.table("provenance");
   }
+  if (provenance) provenance->reject_unknown_keys();
   top.reject_unknown_keys();
   return s;
 }

@@ -4,6 +4,7 @@
 // kernel the framework runs and how it launches a step, and sets the kernel parameters it was
 // calibrated for ([hardware]: keys of the hardware file, each with its source in [provenance]),
 // on whatever hardware it runs.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,23 @@
 
 namespace roofsim {
 
+// How a stack's server runs requests (its [serving] table): the scheduler's documented defaults
+// and the host costs fitted to that stack's own measured runs. Unset values leave the serving
+// engine's defaults. A stack's fitted constants never apply to another stack: each file holds
+// its own, with the rows they were fitted to in [provenance] (docs/serving.md).
+struct StackServing {
+  std::optional<bool> chunked_prefill;          // split prompts into chunks of the token budget (vLLM V1, SGLang)
+  std::optional<std::int64_t> max_num_tokens;   // the token budget when the deployment does not set one
+  std::optional<std::string> kv_admission;      // "reserve" (whole request at admission) or "on_demand" (blocks as tokens arrive)
+  std::optional<std::int64_t> max_prompts;      // most prompts an iteration starts (0: no limit)
+  std::optional<bool> late_release;             // a finished request frees its slot one step late
+  std::optional<std::int64_t> batch_offset;     // batch limit = the deployment's max batch + this
+  std::optional<double> iteration_overhead_us;  // host time per iteration
+  std::optional<double> sequence_overhead_us;   // host time per sequence and iteration
+  std::optional<double> frontend_request_us;    // API server: per request taken in
+  std::optional<double> frontend_response_us;   // API server: per streamed response
+};
+
 struct SoftwareStack {
   std::string name, description, file;
   std::optional<AttentionImpl> attention;
@@ -20,6 +38,7 @@ struct SoftwareStack {
   std::optional<std::string> allreduce;
   std::optional<MoeKernel> moe;  // the kernels of its MoE layers (workloads/moe_kernels.hpp)  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order
+  StackServing serving;
 };
 
 // A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.

@@ -73,6 +73,9 @@ void check_setup(const ServingSetup& s) {
     if (g.prefill_tp < 0 || g.prefill_tp > 1024 || g.decode_tp < 0 || g.decode_tp > 1024) {
       throw InputError("${prefill_tp} and ${decode_tp} must be between 1 and 1024");
     }
+    for (std::int64_t v : {g.prefill_ep, g.decode_ep, g.prefill_moe_tp, g.decode_moe_tp, g.gpus_per_node}) {
+      if (v < 0 || v > 1024) throw InputError("disaggregated pools: EP ranks, experts' TP and GPUs per node must be between 0 (not set) and 1024");
+    }
     if (s.machine.pp != 1) throw InputError("${pp}: disaggregated instances run without pipeline stages so far");
     if (!s.machine.topology.empty()) {
       throw InputError("${topology}: disaggregated instances each take the default topology of their chips so far");
@@ -326,6 +329,14 @@ class ServingEngine {
     Experiment prefill_machine = setup_.machine, decode_machine = setup_.machine;
     prefill_machine.tp = d.prefill_tp > 0 ? d.prefill_tp : setup_.machine.tp;
     decode_machine.tp = d.decode_tp > 0 ? d.decode_tp : setup_.machine.tp;
+    if (d.prefill_ep > 0) prefill_machine.ep = d.prefill_ep;
+    if (d.decode_ep > 0) decode_machine.ep = d.decode_ep;
+    if (d.prefill_moe_tp > 0 || d.prefill_ep > 0) prefill_machine.moe_tp = d.prefill_moe_tp;
+    if (d.decode_moe_tp > 0 || d.decode_ep > 0) decode_machine.moe_tp = d.decode_moe_tp;
+    for (Experiment* m : {&prefill_machine, &decode_machine}) {
+      const std::int64_t gpus = m->tp * m->pp * m->ep;
+      if (d.gpus_per_node > 0 && gpus > d.gpus_per_node) m->nodes = (gpus + d.gpus_per_node - 1) / d.gpus_per_node;
+    }
     Pool prefill(setup_, prefill_machine, "prefill", r_), decode(setup_, decode_machine, "decode", r_);
     describe(decode);
     r_.prefill_kv_blocks = prefill.memory().blocks;

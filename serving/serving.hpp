@@ -86,6 +86,12 @@ struct DisaggregationConfig {
   bool enabled = false;
   std::int64_t prefill_instances = 1, decode_instances = 1;
   std::int64_t prefill_tp = 0, decode_tp = 0;  // 0: the machine's tp
+  // Each pool's expert parallelism (EP ranks with data-parallel attention) and experts' TP
+  // split; 0: the machine's ep and moe_tp.
+  std::int64_t prefill_ep = 0, decode_ep = 0, prefill_moe_tp = 0, decode_moe_tp = 0;
+  // A worker wider than this many GPUs spans nodes joined by the NICs (Experiment::nodes);
+  // 0: every worker on one switch.
+  std::int64_t gpus_per_node = 0;
 };
 
 struct KvCacheConfig {

@@ -1,6 +1,8 @@
 #include "serving/serving_cases.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -9,18 +11,23 @@
 #include "core/parse.hpp"
 #include "core/presets.hpp"
 #include "experiment/stack.hpp"
+#include "experiment/worker_pool.hpp"
 
 namespace roofsim {
 
 namespace {
 
+// A serving-cases file larger than this is refused before it is read: the shared files are
+// 0.3 MB, and /dev/zero must not fill memory.
+constexpr std::uintmax_t kMaxCasesFileBytes = 64ull << 20;
+// GPUs of one NVLink domain on the systems of these files (8 per H100/H200 node).
+constexpr std::int64_t kGpusPerNode = 8;
+
 // aiconfigurator's systems as roofsim hardware presets.
 const std::map<std::string, std::string> kSystems = {{"h100_sxm", "h100_sxm5"}, {"h200_sxm", "h200_sxm"}, {"b200_sxm", "b200"},
                                                      {"gb200_sxm", "gb200_nvl72"}, {"a100_sxm", "a100_sxm4_80gb"}};
 // Models whose rows run on a preset of their own name: Llama-3.1-8B has Llama-3-8B's layers (its
-// longer context does not matter at these lengths; the calibration rows ran on it). Any other
-// model_path is looked up in roofsim's model catalog (`roofsim models list`), as given and then
-// without an instruction-tuning suffix.
+// longer context does not matter at these lengths; the calibration rows ran on it).
 const std::map<std::string, std::string> kModels = {{"meta-llama/Llama-3.1-8B-Instruct", "llama-3-8b"},
                                                     {"meta-llama/Llama-3.1-8B", "llama-3-8b"}};
 
@@ -29,164 +36,411 @@ std::string cell(const CsvRow& row, const std::string& column) {
   return found == row.end() ? std::string() : found->second;
 }
 
-// A count that may be absent or empty (then `fallback`) and may be written as a float ("8.0",
-// as pandas writes an integer column that has gaps).
-std::int64_t count(const std::string& path, const CsvRow& row, const std::string& column, std::int64_t fallback) {
+// A row's problem: the row is listed with it and not simulated.
+struct RowProblem {
+  std::string reason;
+};
+
+// A count that may be absent, empty or 0 ("not set" in these files: then nullopt) and may be
+// written as a float ("8.0", as pandas writes an integer column that has gaps).
+std::optional<std::int64_t> count(const CsvRow& row, const std::string& column) {
   const std::string text = cell(row, column);
-  if (text.empty()) return fallback;
+  if (text.empty()) return std::nullopt;
   const std::optional<double> v = parse_number(text);
-  if (!v || *v < 1 || *v > 1e6 || *v != std::floor(*v)) {
-    throw InputError(path + ":" + row.at("#line") + ": " + column + ": expected a positive whole number, got '" + text + "'");
-  }
+  if (!v || *v < 0 || *v > 1e6 || *v != std::floor(*v)) throw RowProblem{column + ": expected a whole number, got '" + text + "'"};
+  if (*v == 0) return std::nullopt;
   return static_cast<std::int64_t>(*v);
 }
 
-// A quantization mode as roofsim's weight type (fp8_block: fp8 weights with block scales);
-// nullopt: not modelled in serving.
-std::optional<DType> quant_dtype(const std::string& mode, bool& block) {
-  block = mode == "fp8_block";
-  if (mode.empty() || mode == "float16" || mode == "bfloat16" || mode == "fp16" || mode == "bf16") return DType::bf16;
-  if (mode == "fp8" || mode == "fp8_ootb" || mode == "fp8_static" || mode == "fp8_block") return DType::fp8;
-  if (mode == "nvfp4") return DType::nvfp4;
+double positive_cell(const CsvRow& row, const std::string& column) {
+  const std::string text = cell(row, column);
+  const std::optional<double> v = parse_number(text);
+  if (!v || !std::isfinite(*v) || *v <= 0) throw RowProblem{column + ": expected a positive number, got '" + text + "'"};
+  return *v;
+}
+
+// --- Models as people name them --------------------------------------------------------------
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool loads(const std::string& name) {
+  try {
+    load_model(name);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// A hub id as roofsim's catalog has it: as given; without an instruction-tuning suffix; under
+// another organisation's name (a re-upload: RedHatAI/..., nvidia/...); without a quantization
+// suffix (-FP8, -AWQ...), whose format the row's quantization columns then give. "" when none.
+struct ModelMatch {
+  std::string model;
+  std::string assumption;  // how the name was read, when not as given
+};
+
+ModelMatch resolve_model(const std::string& model_path) {
+  if (auto known = kModels.find(model_path); known != kModels.end()) return {known->second, ""};
+  if (loads(model_path)) return {model_path, ""};
+  const auto slash = model_path.find('/');
+  const std::string org = slash == std::string::npos ? "" : model_path.substr(0, slash);
+  std::string name = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
+  std::vector<std::string> names{name};
+  for (const char* quant : {"-FP8-dynamic", "-FP8-Dynamic", "-FP8", "-fp8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8", "-W4A16", "-W8A8", "-NVFP4", "-MXFP4"}) {
+    if (ends_with(name, quant)) names.push_back(name.substr(0, name.size() - std::string(quant).size()));
+  }
+  for (std::size_t i = 0, n = names.size(); i < n; ++i) {
+    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base"}) {
+      if (ends_with(names[i], suffix)) names.push_back(names[i].substr(0, names[i].size() - std::string(suffix).size()));
+    }
+  }
+  const std::vector<std::string> shipped = list_hub_configs();
+  for (const std::string& candidate : names) {
+    const std::string same_org = org.empty() ? candidate : org + "/" + candidate;
+    if (auto known = kModels.find(same_org); known != kModels.end()) {
+      return {known->second, "model " + model_path + " read as " + same_org + "'s layers"};
+    }
+    if (loads(same_org)) return {same_org, "model " + model_path + " read as " + same_org + "'s layers"};
+    for (const std::string& hub : shipped) {
+      if (hub.size() > candidate.size() && ends_with(hub, "/" + candidate)) {
+        return {hub, "model " + model_path + " read as " + hub + " (the same name under another organisation)"};
+      }
+    }
+  }
+  return {"", ""};
+}
+
+// --- Quantization labels ----------------------------------------------------------------------
+
+// A weight format as the source's vocabulary labels it, with the type its GEMMs compute in.
+struct LinearFormat {
+  WeightFormat format;
+  DType activations = DType::bf16;
+  bool weight_only = false;  // 16-bit activations, weights dequantized in the GEMM
+};
+
+std::optional<LinearFormat> parse_quant_label(const std::string& label) {
+  LinearFormat f;
+  if (label == "float16" || label == "bfloat16" || label == "fp16" || label == "bf16") return f;
+  if (label == "fp8" || label == "fp8_ootb" || label == "fp8_static" || label == "w8a8_fp8") {
+    f.format.weights = f.activations = DType::fp8;
+    return f;
+  }
+  if (label == "fp8_block") {
+    f.format = {DType::fp8, 128};
+    return f;
+  }
+  if (label == "nvfp4" || label == "w4a4_nvfp4") {
+    f.format.weights = f.activations = DType::nvfp4;
+    return f;
+  }
+  if (label == "mxfp4" || label == "w4a4_mxfp4") {
+    f.format.weights = f.activations = DType::mxfp4;
+    return f;
+  }
+  if (label == "w4a16_mxfp4") {
+    f.format.weights = DType::mxfp4;
+    f.weight_only = true;
+    return f;
+  }
+  if (label == "int8" || label == "sq" || label == "int8_sq" || label == "w8a8" || label == "w8a8_sq") {
+    f.format.weights = f.activations = DType::int8;
+    return f;
+  }
+  if (label == "int4" || label == "int4_wo" || label == "w4a16" || label == "int4_awq" || label == "awq" || label == "gptq" ||
+      label == "w4a16_awq" || label == "w4a16_gptq") {
+    f.format.weights = DType::int4;
+    f.weight_only = true;
+    return f;
+  }
+  if (label == "int8_wo" || label == "w8a16") {
+    f.format.weights = DType::int8;
+    f.weight_only = true;
+    return f;
+  }
   return std::nullopt;
 }
 
-std::string resolve_model(const std::string& model_path, std::map<std::string, std::string>& cache) {
-  auto known = kModels.find(model_path);
-  if (known != kModels.end()) return known->second;
-  auto cached = cache.find(model_path);
-  if (cached != cache.end()) return cached->second;
-  std::string found;
-  std::vector<std::string> names{model_path};
-  for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base"}) {
-    const std::string sfx = suffix;
-    if (model_path.size() > sfx.size() && model_path.compare(model_path.size() - sfx.size(), sfx.size(), sfx) == 0) {
-      names.push_back(model_path.substr(0, model_path.size() - sfx.size()));
-    }
+// The checkpoint's own format (its config.json's quantization_config) as a linear format.
+LinearFormat checkpoint_format(const WeightFormat& w) {
+  LinearFormat f;
+  f.format = w;
+  if (w.weights == DType::fp8) {
+    f.activations = w.scale_block_k > 0 ? DType::bf16 : DType::fp8;
+  } else if (w.weights == DType::bf16 || w.weights == DType::fp16) {
+    f.activations = w.weights;
+  } else {
+    f.activations = w.weights;  // 4-bit and int8: W4A4 / W8A8 where the chip has the rate, else weight-only (below)
   }
-  for (const std::string& name : names) {
-    try {
-      load_model(name);
-      found = name;
-      break;
-    } catch (const InputError&) {
-    }
-  }
-  cache[model_path] = found;
-  return found;
+  return f;
 }
 
-// Roofsim's expert parallelism pairs each EP rank with a data-parallel attention rank of `tp`
-// chips whose experts are TP-split the same way; a row's layout either is that or is not modelled.
-std::string parallel_layout(const ServingCase& c, std::int64_t attention_dp, std::int64_t moe_tp, std::int64_t moe_ep, bool moe,
-                            std::int64_t& ep, std::int64_t& experts_tp) {
-  ep = 1;
-  experts_tp = 0;
-  const std::string layout = "attention TP " + std::to_string(c.tp) + " x DP " + std::to_string(attention_dp) + ", MoE TP " +
-                             std::to_string(moe_tp) + " x EP " + std::to_string(moe_ep);
+// A 4-bit or int8 format on a chip without its matrix rate runs weight-only: the GEMM
+// dequantizes the weights to 16 bits (Marlin, TensorRT-LLM's weight-only kernels); Hopper has no
+// 4-bit rate.
+LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& what, std::vector<std::string>& assumptions) {
+  if (f.activations != DType::bf16 && f.activations != DType::fp16 && !hw.matrix_supports(f.activations)) {
+    assumptions.push_back(what + " in " + std::string(dtype_name(f.format.weights)) + " run weight-only (bf16 activations): " +
+                          hw.name + " has no " + std::string(dtype_name(f.activations)) + " matrix rate");
+    f.activations = DType::bf16;
+    f.weight_only = true;
+  }
+  return f;
+}
+
+// --- Parallel layouts -------------------------------------------------------------------------
+
+// One instance's layout as the columns give it (`p`: "" aggregated, "prefill_" or "decode_").
+struct Layout {
+  std::int64_t tp = 1, pp = 1, dp = 1, ep = 1, moe_tp = 0;
+};
+
+// The columns' layout as roofsim runs it: attention TP x DP ranks (roofsim's EP ranks, each its
+// own attention), experts TP-split over moe_tp of each rank's tp chips and spread over the
+// rest and over the ranks. Layouts roofsim has no form for run as the nearest one it has, said
+// on the row.
+Layout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vector<std::string>& assumptions) {
+  const std::string who = p.empty() ? "" : p.substr(0, p.size() - 1) + " workers: ";
+  Layout l;
+  l.tp = count(row, p + "tp_size").value_or(1);
+  l.pp = count(row, p + "pp_size").value_or(1);
+  const std::int64_t dp = count(row, p + "attention_dp_size").value_or(1);
+  const std::optional<std::int64_t> moe_tp = count(row, p + "moe_tp_size"), moe_ep = count(row, p + "moe_ep_size");
   if (!moe) {
-    if (attention_dp != 1) return "data-parallel attention of a dense model (" + layout + ") is not modelled";
-    return "";
+    if (dp > 1) throw RowProblem{who + "data-parallel attention of a dense model (attention DP " + std::to_string(dp) + ") is not modelled"};
+    return l;
   }
-  if (attention_dp == 1 && moe_ep == 1 && moe_tp == c.tp) return "";
-  if (attention_dp == 1 && moe_tp * moe_ep == c.tp) {  // experts spread inside the TP group
-    experts_tp = moe_tp;
-    return "";
+  const std::int64_t gpus = l.tp * dp;  // per pipeline stage
+  // Unset: experts TP-split like the rest (vLLM's default without --enable-expert-parallel),
+  // or whatever the other of the two leaves.
+  std::int64_t mtp = moe_tp.value_or(moe_ep ? std::max<std::int64_t>(1, gpus / *moe_ep) : gpus);
+  std::int64_t mep = moe_ep.value_or(std::max<std::int64_t>(1, gpus / mtp));
+  if (mtp * mep != gpus) {
+    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " does not fill the " +
+                          std::to_string(gpus) + " GPUs of attention TP " + std::to_string(l.tp) + " x DP " + std::to_string(dp) +
+                          ": experts TP-split over " + std::to_string(std::min(mtp, gpus)) + " and spread over the rest");
+    mtp = std::min(mtp, gpus);
+    mep = gpus / mtp;
   }
-  if (attention_dp == moe_ep && moe_tp == c.tp) {
-    ep = moe_ep;
-    return "";
+  if (dp == 1) {
+    l.moe_tp = mtp == l.tp ? 0 : mtp;  // experts spread inside the TP group
+    return l;
   }
-  return "roofsim spreads experts either inside the TP group (MoE TP x EP = attention TP) or over data-parallel attention "
-         "ranks of the same TP (" + layout + ")";
+  // Attention DP ranks: roofsim's EP ranks of tp chips, experts TP-split over the tp chips of
+  // each rank and spread over the ranks.
+  l.dp = l.ep = dp;
+  if (mtp != l.tp) {
+    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention DP " +
+                          std::to_string(dp) + " run as experts spread over the " + std::to_string(dp) + " DP ranks, TP-split over each rank's " +
+                          std::to_string(l.tp));
+  }
+  return l;
+}
+
+std::int64_t nodes_for(std::int64_t gpus) { return gpus > kGpusPerNode ? (gpus + kGpusPerNode - 1) / kGpusPerNode : 0; }
+
+// --- Backends and versions ----------------------------------------------------------------------
+
+// Leading numbers of a version ("1.1.0rc2.post2" -> {1, 1, 0}).
+std::vector<int> version_numbers(const std::string& v) {
+  std::vector<int> out;
+  std::size_t i = 0;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
+    int n = 0;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
+    out.push_back(n);
+    if (i < v.size() && v[i] == '.') ++i;
+    else break;
+  }
+  return out;
+}
+
+// The stack (configs/stacks) a backend and version run as; versions without a stack of their
+// own take the nearest documented one, said on the row.
+std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {
+  if (backend == "trtllm") {
+    const std::vector<int> v = version_numbers(version);
+    if (!version.empty() && (v.empty() || v[0] != 1)) {
+      assumptions.push_back("TensorRT-LLM version '" + version + "' run as trtllm-1.x (the PyTorch flow; nearest documented)");
+    }
+    return "trtllm-1.x";
+  }
+  return backend;
+}
+
+void fill_concurrency(ServingCase& c, const CsvRow& row, std::int64_t limit) {
+  const std::optional<std::int64_t> conc = count(row, "silicon_concurrency");
+  if (conc) {
+    c.concurrency = *conc;
+  } else {
+    c.concurrency = limit;
+    c.assumptions.push_back("concurrency " + std::string(cell(row, "silicon_concurrency").empty() ? "blank" : "0") +
+                            ": taken as the deployment's batch limit, " + std::to_string(limit));
+  }
+}
+
+ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::string, ModelMatch>& models,
+                     std::map<std::string, HardwareSpec>& hardware) {
+  ServingCase c;
+  c.id = cell(row, "id");
+  c.line = std::stol(row.at("#line"));
+  c.system = cell(row, "system");
+  c.model_path = cell(row, "model_path");
+  c.mode = cell(row, "mode");
+  if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
+  c.backend_version = cell(row, "backend_version");
+  (void)path;
+  try {
+    c.ttft_s = positive_cell(row, "silicon_ttft_ms") * 1e-3;
+    c.tpot_s = positive_cell(row, "silicon_tpot_ms") * 1e-3;
+    const std::optional<std::int64_t> isl = count(row, "isl"), osl = count(row, "osl");
+    if (!isl || !osl) throw RowProblem{"isl and osl must be positive whole numbers"};
+    c.isl = *isl;
+    c.osl = *osl;
+    if (c.backend != "trtllm" && c.backend != "vllm" && c.backend != "sglang") {
+      throw RowProblem{"backend '" + c.backend + "' (expected trtllm, vllm or sglang)"};
+    }
+    if (c.mode != "agg" && c.mode != "disagg") throw RowProblem{"mode '" + c.mode + "' (expected agg or disagg)"};
+    auto system = kSystems.find(c.system);
+    if (system == kSystems.end()) throw RowProblem{"system '" + c.system + "' has no hardware preset"};
+    c.hw = system->second;
+    if (!hardware.count(c.hw)) hardware.emplace(c.hw, load_hardware(c.hw));
+    const HardwareSpec& hw = hardware.at(c.hw);
+    if (!models.count(c.model_path)) models.emplace(c.model_path, resolve_model(c.model_path));
+    const ModelMatch& match = models.at(c.model_path);
+    if (match.model.empty()) throw RowProblem{"model '" + c.model_path + "' is not in roofsim's catalog (roofsim models list)"};
+    c.model = match.model;
+    if (!match.assumption.empty()) c.assumptions.push_back(match.assumption);
+    const ModelConfig m = load_model(c.model);
+    // Weight formats: the row's labels, blank = the checkpoint's own.
+    auto format_of = [&](const std::string& column, const WeightFormat& own, const std::string& what) {
+      const std::string label = cell(row, column);
+      if (label.empty()) return on_chip(checkpoint_format(own), hw, what, c.assumptions);
+      const std::optional<LinearFormat> f = parse_quant_label(label);
+      if (!f) throw RowProblem{column + " '" + label + "' is not a quantization roofsim knows"};
+      return on_chip(*f, hw, what, c.assumptions);
+    };
+    LinearFormat dense = format_of("gemm_quant_mode", m.dense_format, "dense linears");
+    // A 4-bit label on a model whose checkpoint keeps its dense layers 16-bit and quantizes only
+    // its experts (gpt-oss) names the experts' format.
+    const bool expert_only_checkpoint = m.is_moe() && m.dense_format.weights == DType::bf16 && m.expert_format.weights != DType::bf16;
+    if (expert_only_checkpoint && dtype_bits(dense.format.weights) < 8) {
+      c.assumptions.push_back("gemm_quant_mode '" + cell(row, "gemm_quant_mode") + "' taken as the experts' format: the checkpoint's dense linears are 16-bit");
+      dense = checkpoint_format(m.dense_format);
+    }
+    const std::string moe_label = cell(row, "moe_quant_mode").empty() ? cell(row, "gemm_quant_mode") : cell(row, "moe_quant_mode");
+    LinearFormat experts = dense;
+    if (m.is_moe()) {
+      if (moe_label.empty()) {
+        experts = on_chip(checkpoint_format(m.expert_format), hw, "experts", c.assumptions);
+      } else {
+        const std::optional<LinearFormat> f = parse_quant_label(moe_label);
+        if (!f) throw RowProblem{"moe_quant_mode '" + moe_label + "' is not a quantization roofsim knows"};
+        experts = on_chip(*f, hw, "experts", c.assumptions);
+      }
+    }
+    c.precision.weights = dense.format.weights;
+    c.precision.activations = dense.activations;
+    c.precision.scale_block_k = dense.format.scale_block_k;
+    if (experts.format != dense.format || experts.activations != dense.activations) {
+      c.precision.experts = Precision::Experts{experts.format.weights, experts.activations, experts.format.scale_block_k};
+    }
+    if (!hw.matrix_supports(c.precision.activations)) throw RowProblem{c.hw + " does not compute in " + std::string(dtype_name(c.precision.activations))};
+    // The parallel layout and batch limit of one instance (the decode one, disaggregated).
+    const bool moe = m.is_moe();
+    if (c.mode == "agg") {
+      const Layout l = read_layout(row, "", moe, c.assumptions);
+      c.tp = l.tp;
+      c.pp = l.pp;
+      c.ep = l.ep;
+      c.moe_tp = l.moe_tp;
+      const std::optional<std::int64_t> batch = count(row, "batch_size");
+      fill_concurrency(c, row, batch.value_or(0) * l.dp > 0 ? *batch * l.dp : 0);
+      if (c.concurrency <= 0) throw RowProblem{"neither silicon_concurrency nor batch_size is given"};
+      if (batch) {
+        c.batch = *batch;
+      } else {
+        c.batch = (c.concurrency + l.dp - 1) / l.dp;
+        c.assumptions.push_back("batch_size blank: each scheduler's batch limit holds its share of the clients, " + std::to_string(c.batch));
+      }
+    } else {
+      c.disaggregated = true;
+      const Layout pre = read_layout(row, "prefill_", moe, c.assumptions), dec = read_layout(row, "decode_", moe, c.assumptions);
+      if (pre.pp > 1 || dec.pp > 1) throw RowProblem{"pipeline-parallel disaggregated workers are not modelled"};
+      c.tp = c.decode_tp = dec.tp;
+      c.ep = dec.ep;
+      c.moe_tp = dec.moe_tp;
+      c.prefill_tp = pre.tp;
+      c.prefill_ep = pre.ep;
+      c.prefill_moe_tp = pre.moe_tp;
+      const std::optional<std::int64_t> pw = count(row, "prefill_num_workers"), dw = count(row, "decode_num_workers");
+      const std::optional<std::int64_t> pb = count(row, "prefill_batch_size"), db = count(row, "decode_batch_size");
+      c.prefill_instances = pw.value_or(1);
+      c.decode_instances = dw.value_or(1);
+      if (!pw || !dw) {
+        c.assumptions.push_back("disaggregated worker counts blank: one prefill and one decode worker");
+      }
+      fill_concurrency(c, row, db.value_or(0) * c.decode_instances * dec.dp);
+      if (c.concurrency <= 0) throw RowProblem{"neither silicon_concurrency nor decode_batch_size is given"};
+      if (db) {
+        c.batch = *db;
+      } else {
+        c.batch = (c.concurrency + c.decode_instances * dec.dp - 1) / (c.decode_instances * dec.dp);
+        c.assumptions.push_back("decode_batch_size blank: each decode scheduler's batch limit holds its share of the clients, " +
+                                std::to_string(c.batch));
+      }
+      c.prefill_batch = pb.value_or(1);
+      if (!pb) c.assumptions.push_back("prefill_batch_size blank: 1 prompt per prefill iteration (TensorRT-LLM) or the stack's token budget");
+    }
+    const std::int64_t limit = c.batch * c.ep * (c.disaggregated ? c.decode_instances : 1);
+    if (c.concurrency > limit) {
+      c.assumptions.push_back("concurrency " + std::to_string(c.concurrency) + " above the batch limit " + std::to_string(limit) +
+                              ": the clients beyond it queue at the server");
+    }
+    const std::int64_t gpus = std::max(c.tp * c.pp * c.ep, c.disaggregated ? c.prefill_tp * c.prefill_ep : 1);
+    if (gpus > kGpusPerNode) c.assumptions.push_back("workers of " + std::to_string(gpus) + " GPUs span nodes of " + std::to_string(kGpusPerNode));
+    backend_stack(c.backend, c.backend_version, c.assumptions);
+  } catch (const RowProblem& p) {
+    c.not_simulated = p.reason;
+  } catch (const InputError& e) {  // a model or hardware file that does not load
+    c.not_simulated = e.what();
+  }
+  return c;
 }
 
 }  // namespace
 
+std::string ServingCase::note() const {
+  std::string s;
+  for (const std::string& a : assumptions) s += (s.empty() ? "" : "; ") + a;
+  return s;
+}
+
 std::vector<ServingCase> load_serving_cases(const std::string& path) {
-  std::vector<ServingCase> cases;
-  std::map<std::string, std::string> model_cache;
-  std::map<std::string, HardwareSpec> hardware;
-  std::map<std::string, bool> has_experts;  // by preset
-  for (const CsvRow& row : read_csv(path)) {
-    ServingCase c;
-    c.id = csv_text(path, row, "id");
-    c.line = std::stol(row.at("#line"));
-    c.system = csv_text(path, row, "system");
-    c.model_path = csv_text(path, row, "model_path");
-    c.isl = csv_positive_integer(path, row, "isl");
-    c.osl = csv_positive_integer(path, row, "osl");
-    csv_text(path, row, "silicon_concurrency");  // required: refused with its column when missing
-    c.concurrency = count(path, row, "silicon_concurrency", 1);
-    c.ttft_s = csv_positive_number(path, row, "silicon_ttft_ms") * 1e-3;
-    c.tpot_s = csv_positive_number(path, row, "silicon_tpot_ms") * 1e-3;
-    const std::string mode = csv_text(path, row, "mode");
-    std::vector<std::string> why;
-    if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
-    if (c.backend != "trtllm" && c.backend != "vllm" && c.backend != "sglang") {
-      why.push_back("backend '" + c.backend + "' (expected trtllm, vllm or sglang)");
-    }
-    // The parallel layout and batch limit of one instance (the decode one, disaggregated).
-    const std::string p = mode == "disagg" ? "decode_" : "";
-    c.tp = count(path, row, p + "tp_size", 1);
-    c.pp = count(path, row, p + "pp_size", 1);
-    c.batch = count(path, row, p + "batch_size", c.concurrency);
-    const std::int64_t attention_dp = count(path, row, p + "attention_dp_size", 1);
-    const std::int64_t moe_tp = count(path, row, p + "moe_tp_size", c.tp), moe_ep = count(path, row, p + "moe_ep_size", 1);
-    if (mode == "disagg") {
-      c.disaggregated = true;
-      c.prefill_instances = count(path, row, "prefill_num_workers", 1);
-      c.decode_instances = count(path, row, "decode_num_workers", 1);
-      c.prefill_tp = count(path, row, "prefill_tp_size", 1);
-      c.decode_tp = c.tp;
-      c.prefill_batch = count(path, row, "prefill_batch_size", 1);
-      c.note = "disaggregated: without the API server (modelled in front of one instance only)";
-      if (c.pp > 1 || count(path, row, "prefill_pp_size", 1) > 1) why.push_back("pipeline-parallel disaggregated instances are not modelled");
-      if (attention_dp > 1 || moe_ep > 1 || count(path, row, "prefill_attention_dp_size", 1) > 1 || count(path, row, "prefill_moe_ep_size", 1) > 1) {
-        why.push_back("expert parallelism in disaggregated instances is not modelled");
-      }
-    } else if (mode != "agg") {
-      why.push_back("mode '" + mode + "' (expected agg or disagg)");
-    }
-    auto system = kSystems.find(c.system);
-    if (system == kSystems.end()) {
-      why.push_back("system '" + c.system + "' has no hardware preset");
-    } else {
-      c.hw = system->second;
-    }
-    c.model = resolve_model(c.model_path, model_cache);
-    if (c.model.empty()) why.push_back("model '" + c.model_path + "' is not in roofsim's catalog");
-    bool gemm_block = false, moe_block = false;
-    const std::optional<DType> gemm = quant_dtype(cell(row, "gemm_quant_mode"), gemm_block);
-    const std::optional<DType> moe = quant_dtype(cell(row, "moe_quant_mode").empty() ? cell(row, "gemm_quant_mode") : cell(row, "moe_quant_mode"), moe_block);
-    if (!gemm || !moe) {
-      why.push_back("quantization '" + cell(row, "gemm_quant_mode") + "' / '" + cell(row, "moe_quant_mode") + "' is not modelled in serving");
-    } else if (*gemm != *moe || gemm_block != moe_block) {
-      why.push_back("dense layers in " + cell(row, "gemm_quant_mode") + " and experts in " + cell(row, "moe_quant_mode") +
-                    ": roofsim runs one weight format");
-    } else {
-      c.dtype = *gemm;
-      c.fp8_block = gemm_block;
-    }
-    if (!c.hw.empty() && why.empty()) {
-      if (!hardware.count(c.hw)) hardware.emplace(c.hw, load_hardware(c.hw));
-      if (!hardware.at(c.hw).matrix_supports(c.dtype)) why.push_back(c.hw + " does not compute in " + std::string(dtype_name(c.dtype)));
-    }
-    if (!c.model.empty() && why.empty()) {
-      if (!has_experts.count(c.model)) has_experts[c.model] = load_model(c.model).experts > 1;
-      const std::string layout = parallel_layout(c, attention_dp, moe_tp, moe_ep, has_experts.at(c.model), c.ep, c.moe_tp);
-      if (!layout.empty()) why.push_back(layout);
-    }
-    for (const std::string& w : why) c.not_simulated += (c.not_simulated.empty() ? "" : "; ") + w;
-    cases.push_back(c);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxCasesFileBytes) {
+    throw InputError(path + ": larger than " + std::to_string(kMaxCasesFileBytes >> 20) + " MiB: not a serving-cases file");
   }
-  if (cases.empty()) throw InputError(path + ": no cases");
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": not a regular file");
+  const std::vector<CsvRow> rows = read_csv(path);
+  if (rows.empty()) throw InputError(path + ": no cases");
+  for (const char* column : {"id", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms", "silicon_tpot_ms"}) {
+    if (!rows.front().count(column)) throw InputError(path + ":1: " + column + ": required column missing");
+  }
+  std::vector<ServingCase> cases;
+  std::map<std::string, ModelMatch> models;
+  std::map<std::string, HardwareSpec> hardware;
+  for (const CsvRow& row : rows) cases.push_back(read_row(path, row, models, hardware));
   return cases;
 }
 
 std::string serving_case_stack(const ServingCase& c, const ServingCaseSettings& s) {
   if (s.stack) return *s.stack;
-  return c.backend == "trtllm" ? "trtllm-1.x" : c.backend;
+  std::vector<std::string> unused;
+  return backend_stack(c.backend, c.backend_version, unused);
 }
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s) {
@@ -198,59 +452,63 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.pp = c.pp;
   setup.machine.ep = c.ep;
   setup.machine.moe_tp = c.moe_tp;
-  setup.machine.precision.weights = setup.machine.precision.activations = c.dtype;
-  if (c.fp8_block) {  // each linear quantizes its bf16 input itself
-    setup.machine.precision.activations = DType::bf16;
-    setup.machine.precision.scale_block_k = 128;
+  setup.machine.precision = c.precision;
+  if (!c.disaggregated) setup.machine.nodes = nodes_for(c.tp * c.pp * c.ep);
+  const std::string stack_name = serving_case_stack(c, s);
+  StackServing sv;
+  if (!stack_name.empty()) {
+    const SoftwareStack stack = load_stack(stack_name);
+    apply_stack(stack, setup.machine, false, false);
+    sv = stack.serving;
   }
-  const std::string stack = serving_case_stack(c, s);
-  if (!stack.empty()) apply_stack(load_stack(stack), setup.machine, false, false);
   if (c.disaggregated) {
-    setup.disaggregation.enabled = true;
-    setup.disaggregation.prefill_instances = c.prefill_instances;
-    setup.disaggregation.decode_instances = c.decode_instances;
-    setup.disaggregation.prefill_tp = c.prefill_tp;
-    setup.disaggregation.decode_tp = c.decode_tp;
+    DisaggregationConfig& d = setup.disaggregation;
+    d.enabled = true;
+    d.prefill_instances = c.prefill_instances;
+    d.decode_instances = c.decode_instances;
+    d.prefill_tp = c.prefill_tp;
+    d.decode_tp = c.decode_tp;
+    d.prefill_ep = c.prefill_ep;
+    d.decode_ep = c.ep;
+    d.prefill_moe_tp = c.prefill_moe_tp;
+    d.decode_moe_tp = c.moe_tp;
+    d.gpus_per_node = kGpusPerNode;
   }
   setup.workload.arrivals.kind = Arrivals::Kind::closed_loop;
   setup.workload.arrivals.concurrency = c.concurrency;
-  setup.workload.requests = s.requests_per_client * c.concurrency;
+  std::int64_t requests = s.requests_per_client * c.concurrency;
+  if (s.max_requests > 0) requests = std::max(std::min(requests, s.max_requests), 2 * c.concurrency);
+  setup.workload.requests = requests;
   setup.workload.prompt.mean = static_cast<double>(c.isl);
   setup.workload.output.mean = static_cast<double>(c.osl);
-  // TensorRT-LLM 1.0 as aiconfigurator's generator deploys it (aggregated): in-flight batching,
-  // no chunked prefill, KV blocks of 32 tokens reserved at admission (GUARANTEED_NO_EVICT),
-  // max_batch_size = the row's batch_size (its concurrency), max_num_tokens = batch_size +
-  // prompt + 1500 (generator/backends/trtllm.py of aiconfigurator, the 1.0.0rc3 era).
-  // Disaggregated, the same limits with the decode instances' batch_size; the token budget,
-  // which only prefill instances meet, holds their prefill_batch_size prompts (assumed: no
-  // disaggregated row is in the calibration half).
-  // With attention data parallel over EP ranks, TensorRT-LLM's max_batch_size is each rank's
-  // (each has its own scheduler); roofsim's one scheduler plans for all of them (assumed: no
-  // such row is in the calibration half).
-  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset);
-  if (c.backend == "trtllm") {
-    setup.scheduler.max_prompts = s.max_prompts;
-    setup.scheduler.late_release = s.late_release;
-  }
-  setup.scheduler.max_tokens = s.max_tokens > 0          ? s.max_tokens
-                               : c.disaggregated ? c.prefill_batch * c.isl + 1500
-                                                 : c.batch + c.isl + 1500;
-  if (c.backend != "trtllm") {
-    // vLLM V1 and SGLang split prompts into chunks of their token budget, mixed with the
-    // decodes: 8192 tokens on large GPUs (vLLM's EngineArgs.get_batch_defaults for its OpenAI
-    // server: 70 GiB or more and not an A100, else 2048; SGLang's chunked_prefill_size).
-    // Assumed: no vLLM or SGLang row is in the calibration half.
-    setup.scheduler.chunked_prefill = true;
-    if (s.max_tokens <= 0) setup.scheduler.max_tokens = c.backend == "vllm" && c.hw == "a100_sxm4_80gb" ? 2048 : 8192;
+  // The batch limit: each attention-DP rank has its own scheduler with the row's batch_size;
+  // roofsim's one scheduler plans for all of them.
+  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset.value_or(sv.batch_offset.value_or(0)));
+  setup.scheduler.max_prompts = s.max_prompts.value_or(sv.max_prompts.value_or(0));
+  setup.scheduler.late_release = s.late_release.value_or(sv.late_release.value_or(false));
+  setup.scheduler.chunked_prefill = sv.chunked_prefill.value_or(false);
+  if (sv.kv_admission) setup.kv.admission = *sv.kv_admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
+  if (s.max_tokens) {
+    setup.scheduler.max_tokens = *s.max_tokens;
+  } else if (c.backend == "trtllm" || !sv.max_num_tokens) {
+    // TensorRT-LLM as aiconfigurator's generator deploys it: max_num_tokens = batch_size +
+    // prompt + 1500 aggregated (generator/backends/trtllm.py, the 1.0.0rc3 era); for prefill
+    // workers prefill_batch_size prompts + 1500.
+    setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
+  } else {
+    // vLLM's default budget is 2048 on an A100 (EngineArgs.get_batch_defaults), its [serving]
+    // value on larger GPUs.
+    setup.scheduler.max_tokens = c.backend == "vllm" && c.hw == "a100_sxm4_80gb" ? 2048 : *sv.max_num_tokens;
   }
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
-  setup.iteration_overhead_s = s.iteration_overhead_s;
-  setup.sequence_overhead_s = s.sequence_overhead_s;
+  setup.iteration_overhead_s = s.iteration_overhead_s.value_or(sv.iteration_overhead_us.value_or(0) * 1e-6);
+  setup.sequence_overhead_s = s.sequence_overhead_s.value_or(sv.sequence_overhead_us.value_or(0) * 1e-6);
   setup.overlap_host = s.overlap_host;
-  // The API server is modelled in front of one instance only: disaggregated rows run without
-  // it (their note says so).
-  setup.frontend = c.disaggregated ? FrontendConfig{} : s.frontend;
+  FrontendConfig frontend{s.frontend_request_s.value_or(sv.frontend_request_us.value_or(0) * 1e-6), s.frontend_prompt_token_s.value_or(0),
+                          s.frontend_response_s.value_or(sv.frontend_response_us.value_or(0) * 1e-6)};
+  // The API server is modelled in front of one instance only: disaggregated rows run without it.
+  setup.frontend = c.disaggregated ? FrontendConfig{} : frontend;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
     // One request's duration, estimated before the run from a decode step of the full batch.
@@ -268,20 +526,41 @@ double closed_loop_requests_per_s(std::int64_t concurrency, std::int64_t output_
 double ServingCase::requests_per_s() const { return closed_loop_requests_per_s(concurrency, osl, ttft_s, tpot_s); }
 
 std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>& cases, const ServingCaseSettings& s,
-                                                 const RunControl& control) {
-  std::vector<ServingCaseResult> out;
+                                                 const RunControl& control, int jobs) {
+  std::vector<const ServingCase*> todo;
   for (const ServingCase& c : cases) {
-    if (!c.not_simulated.empty()) continue;
-    if (control.stop_requested()) throw Cancelled();
-    const ServingResult r = run_serving(serving_case_setup(c, s));
-    ServingCaseResult res;
-    res.c = c;
-    res.ttft_s = r.summary.ttft_s.mean;
-    res.tpot_s = r.summary.tpot_s.mean;
-    res.wall_s = r.wall_s;
-    out.push_back(res);
-    control.report(out.size(), cases.size(), c.id);
+    if (c.not_simulated.empty()) todo.push_back(&c);
   }
+  std::vector<std::optional<ServingCaseResult>> results(todo.size());
+  std::size_t done = 0;
+  run_in_workers(
+      todo.size(), jobs,
+      [&](std::size_t i) {
+        nlohmann::json j;
+        try {
+          const ServingResult r = run_serving(serving_case_setup(*todo[i], s));
+          j = {{"ttft_s", r.summary.ttft_s.mean}, {"tpot_s", r.summary.tpot_s.mean}, {"wall_s", r.wall_s}};
+        } catch (const InputError& e) {
+          j = {{"failed", e.what()}};
+        }
+        return j;
+      },
+      [&](std::size_t i, const nlohmann::json& j) {
+        ServingCaseResult res;
+        res.c = *todo[i];
+        if (j.contains("failed")) {
+          res.failed = j.at("failed").get<std::string>();
+        } else {
+          res.ttft_s = j.at("ttft_s").get<double>();
+          res.tpot_s = j.at("tpot_s").get<double>();
+          res.wall_s = j.at("wall_s").get<double>();
+        }
+        results[i] = res;
+        control.report(++done, todo.size(), todo[i]->id);
+      },
+      control);
+  std::vector<ServingCaseResult> out;
+  for (auto& r : results) out.push_back(std::move(*r));
   return out;
 }
 

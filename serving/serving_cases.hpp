@@ -16,36 +16,50 @@ struct ServingCase {
   long line = 0;
   std::string system, model_path;  // as the row names them
   std::string backend = "trtllm";   // the serving framework (column backend)
+  std::string backend_version;     // as the row gives it ("" unrecorded)
+  std::string mode = "agg";        // agg or disagg
   std::string hw, model;           // the roofsim presets they map to
   std::int64_t isl = 0, osl = 0, concurrency = 1;
-  std::int64_t batch = 1;  // the server's max_batch_size (batch_size; decode_batch_size disaggregated)
-  // Parallelism of one instance: TP x PP, and EP ranks each with its own attention (data
-  // parallel) and a share of the experts.
-  std::int64_t tp = 1, pp = 1, ep = 1;
-  std::int64_t moe_tp = 0;  // experts TP-split over this many of the tp chips, spread over the rest (0: all tp)
-  DType dtype = DType::bf16;  // weights and activations
-  bool fp8_block = false;     // fp8 weights with block scales, 16-bit activations (Precision::scale_block_k)
+  // The server's max batch per scheduler (batch_size; decode_batch_size disaggregated): each
+  // attention-DP rank has a scheduler of its own.
+  std::int64_t batch = 1;
+  // Parallelism of one instance (the decode one, disaggregated): TP x PP, and EP ranks each with
+  // its own attention (data parallel) and a share of the experts; experts TP-split over moe_tp
+  // of the tp chips and spread over the rest (0: all tp).
+  std::int64_t tp = 1, pp = 1, ep = 1, moe_tp = 0;
+  Precision precision;  // weights and activations of the dense linears and of the experts
   bool disaggregated = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 1, decode_tp = 1, prefill_batch = 1;
-  std::string note;           // how the row was mapped where roofsim approximates it
-  std::string not_simulated;  // why roofsim cannot set the row up ("": it can)
+  std::int64_t prefill_ep = 1, prefill_moe_tp = 0;
+  // Every way the row was filled in or mapped where it does not say or roofsim approximates
+  // (a blank concurrency, a layout run another way, a version taken as the nearest documented),
+  // one sentence each: printed on the row and counted in the summary.
+  std::vector<std::string> assumptions;
+  std::string not_simulated;  // why roofsim cannot run the row ("": it can)
   double ttft_s = 0, tpot_s = 0;  // measured means
+  // The group the row's errors are reported in: backend x model x system x mode.
+  std::string group() const { return backend + " | " + model_path + " | " + system + " | " + mode; }
+  std::string note() const;  // the assumptions, joined
   // The measured run's throughput and clients waiting for a first token (closed_loop_requests_per_s,
   // Little's law).
   double requests_per_s() const;
   double waiting() const { return requests_per_s() * ttft_s; }
 };
 
-// Reads the CSV in the format of aiconfigurator's silicon samples (columns id, model_path,
-// system, mode, isl, osl, batch_size, tp_size, pp_size, silicon_concurrency, silicon_ttft_ms,
-// silicon_tpot_ms; optional gemm_quant_mode, moe_quant_mode, attention_dp_size, moe_tp_size,
-// moe_ep_size and, for mode disagg, prefill_/decode_ num_workers, tp_size, pp_size,
-// batch_size). A malformed row (a missing column, a number that is none) is refused with its
-// file:line; a row roofsim cannot set up (a system or model without a preset, a quantization
-// or parallel layout it does not model) is kept with the reason in `not_simulated`.
+// Reads the CSV in the format of aiconfigurator's silicon samples (required columns id,
+// model_path, system, mode, isl, osl, silicon_ttft_ms, silicon_tpot_ms; the others optional:
+// backend, backend_version, silicon_concurrency, batch_size, tp_size, pp_size,
+// gemm_quant_mode, moe_quant_mode, attention_dp_size, moe_tp_size, moe_ep_size and, for mode
+// disagg, the prefill_ / decode_ columns; any other column is ignored). A file that cannot be
+// read, lacks a required column or is over the size limit is refused (InputError). A row that
+// roofsim cannot set up (a malformed cell, a system without a preset, an unknown model or
+// quantization label) is kept with the reason in `not_simulated`; blank cells are filled in by
+// documented assumptions, each recorded on the row (docs/serving.md, "Every row runs").
 std::vector<ServingCase> load_serving_cases(const std::string& path);
 
-// How a case is run: the engine's defaults as the measurements' software had them.
+// How a case is run. Unset values come from the row's stack's [serving] table (configs/stacks),
+// so one stack's fitted constants never reach another's rows; a value set here (a flag) applies
+// to every row.
 struct ServingCaseSettings {
   std::int64_t requests_per_client = 10;  // requests in all = this x concurrency
   // The software stack every row runs (configs/stacks; "" none). Unset: each row's backend's
@@ -53,43 +67,25 @@ struct ServingCaseSettings {
   std::optional<std::string> stack;
   int buckets_per_octave = 32;
   bool sample_layers = true;
-  double iteration_overhead_s = 0;
-  // TensorRT-LLM's host time per sequence and iteration: fitted on the even rows of the table
-  // (least TPOT MAPE of 0, 10, 15, 20 and 30 us), checked on the odd ones (docs/serving.md).
-  double sequence_overhead_s = 15e-6;
-  // TensorRT-LLM's overlap scheduler (ServingSetup::overlap_host). Off: the fit above was made
-  // without it; with it no host time per sequence fitted both TTFT and TPOT (docs/serving.md).
+  std::optional<double> iteration_overhead_s, sequence_overhead_s;
+  // The host work of graph-launched iterations overlaps the pass before (ServingSetup::overlap_host).
   bool overlap_host = false;
-  // Most tokens in one iteration (TensorRT-LLM's max_num_tokens). 0: as aiconfigurator's
-  // generator set it for these aggregated deployments, batch_size + prompt + 1500, so that one
-  // prompt (two of 1024 tokens) is prefilled per iteration beside the decodes.
-  std::int64_t max_tokens = 0;
-  // Server batch limit = the rows' batch_size (= their concurrency) + this. -1, fitted on the odd
-  // file lines (TTFT MAPE 47.1 / 19.1 / 48.7% for 0 / -1 / -2): at concurrency 8-32 the measured
-  // runs behave as if one request always waits for a slot (a median of 0.87 queued over 108 rows;
-  // TTFT exceeds the prefill by one interval between completions; docs/serving.md). The cause is
-  // not known.
-  std::int64_t batch_offset = -1;
-  // TensorRT-LLM rows: most prompts an iteration starts (SchedulerConfig::max_prompts). 1,
-  // chosen from the rows (docs/serving.md, "Session 31"): the measured concurrency-128 runs
-  // at TP 4-8 give about one prompt per eager iteration (36 requests/s whether an iteration
-  // could hold one 1024-token prompt or two), and TPOT at every concurrency fits better. Their
-  // clients reach the engine one at a time; roofsim's identical, lock-step clients would pair
-  // up. TensorRT-LLM itself has no such limit. 0: none.
-  std::int64_t max_prompts = 1;
-  // TensorRT-LLM rows: a finished request frees its slot one step late (SchedulerConfig::
-  // late_release), as under the overlap scheduler that aiconfigurator's benchmark rule turns on
-  // for aggregated workers, with the host work kept in series as the TPOT rows need. Chosen
-  // from the rows: it gives the 4096-token prompts at concurrency 8-32 the wait they measure.
-  bool late_release = true;
-  // The API server in front of the executor (serving/frontend.hpp): 80 us per streamed response,
-  // fitted on the odd file lines together with the stack's eager launch interval (least TTFT
-  // MAPE over 70-100 us), checked on the even ones (docs/serving.md).
-  FrontendConfig frontend = {0, 0, 80e-6};
+  // Most tokens in one iteration. Unset: TensorRT-LLM rows as aiconfigurator's generator set
+  // max_num_tokens (batch_size + prompt + 1500 aggregated, prefill_batch x prompt + 1500 for
+  // prefill workers), other stacks their [serving] max_num_tokens (2048 for vLLM on an A100).
+  std::optional<std::int64_t> max_tokens;
+  std::optional<std::int64_t> batch_offset;  // server batch limit = batch_size + this
+  std::optional<std::int64_t> max_prompts;   // most prompts an iteration starts (0: no limit)
+  std::optional<bool> late_release;          // finished requests free their slots one step late
+  // The API server in front of the executor (serving/frontend.hpp), per request and streamed response.
+  std::optional<double> frontend_request_s, frontend_prompt_token_s, frontend_response_s;
   // The clients' first requests spread over this many request durations (estimated: the output
   // tokens x a simulated decode step of the whole batch at the mean context), so that the
   // closed loop starts in the staggered steady state instead of in waves. 0: all at once.
   double ramp_requests = 0;
+  // Requests in all are capped at this (0: no cap): at concurrency 4,916 with 10 requests per
+  // client a row would take minutes. The cap keeps at least 2 requests per client.
+  std::int64_t max_requests = 0;
 };
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s);
@@ -105,6 +101,7 @@ struct ServingCaseResult {
   ServingCase c;
   double ttft_s = 0, tpot_s = 0;  // simulated means
   double wall_s = 0;
+  std::string failed;  // why the simulation of the row stopped ("": it ran)
   double ttft_error() const { return ttft_s / c.ttft_s - 1; }
   double tpot_error() const { return tpot_s / c.tpot_s - 1; }
   double requests_per_s() const { return closed_loop_requests_per_s(c.concurrency, c.osl, ttft_s, tpot_s); }
@@ -115,8 +112,10 @@ struct ServingCaseResult {
   double waiting() const { return requests_per_s() * ttft_s; }
 };
 
-// Runs the cases one after another; progress per case, cancellable between cases.
+// Runs the cases, on `jobs` worker processes (1: in this one); progress per case, cancellable
+// between cases. A row whose simulation fails (a request its KV cache cannot hold, ...) is
+// returned with `failed` set to the reason, not thrown: the rest still run.
 std::vector<ServingCaseResult> run_serving_cases(const std::vector<ServingCase>& cases, const ServingCaseSettings& s,
-                                                 const RunControl& control = {});
+                                                 const RunControl& control = {}, int jobs = 1);
 
 }  // namespace roofsim

@@ -543,7 +543,8 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(h200.not_simulated.empty());
   CHECK(h200.hw == "h200_sxm");
   CHECK(h200.model == "Qwen/Qwen3-30B-A3B");
-  CHECK(h200.dtype == DType::fp8);
+  CHECK(h200.precision.weights == DType::fp8);
+  CHECK(h200.precision.activations == DType::fp8);
   CHECK(h200.batch == 16);  // written as a float
   const ServingCase& ep = by_id("moe_ep");
   CHECK(ep.not_simulated.empty());
@@ -554,8 +555,8 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(block.not_simulated.empty());
   CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers
   CHECK(block.hw == "b200");
-  CHECK(block.fp8_block);
-  CHECK(block.dtype == DType::fp8);
+  CHECK(block.precision.scale_block_k == 128);
+  CHECK(block.precision.weights == DType::fp8);
   CHECK(serving_case_setup(block, ServingCaseSettings{}).machine.precision.scale_block_k == 128);
   CHECK(serving_case_setup(block, ServingCaseSettings{}).machine.precision.activations == DType::bf16);
   const ServingCase& disagg = by_id("disagg");
@@ -571,14 +572,28 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK_FALSE(setup.frontend.enabled());
   CHECK(by_id("model").not_simulated.find("not in roofsim's catalog") != std::string::npos);
   CHECK(by_id("system").not_simulated.find("'l40s' has no hardware preset") != std::string::npos);
-  CHECK(by_id("fp4").not_simulated.find("does not compute in nvfp4") != std::string::npos);
-  CHECK(by_id("mixed").not_simulated.find("one weight format") != std::string::npos);
+  // 4-bit weights on Hopper run weight-only, said on the row.
+  const ServingCase& fp4 = by_id("fp4");
+  CHECK(fp4.not_simulated.empty());
+  CHECK(fp4.precision.weights == DType::nvfp4);
+  CHECK(fp4.precision.activations == DType::bf16);
+  CHECK(fp4.note().find("weight-only") != std::string::npos);
+  // Dense layers and experts in different formats.
+  const ServingCase& mixed = by_id("mixed");
+  CHECK(mixed.not_simulated.empty());
+  CHECK(mixed.precision.weights == DType::fp8);
+  REQUIRE(mixed.precision.experts);
+  CHECK(mixed.precision.experts->weights == DType::bf16);
   const ServingCase& tp_ep = by_id("tp_ep");  // attention TP 4, experts EP 4 inside the TP group
   CHECK(tp_ep.not_simulated.empty());
   CHECK(tp_ep.tp == 4);
   CHECK(tp_ep.moe_tp == 1);
   CHECK(serving_case_setup(tp_ep, ServingCaseSettings{}).machine.moe_tp == 1);
-  CHECK(by_id("layout").not_simulated.find("spreads experts") != std::string::npos);
+  // A layout roofsim has no form for runs as the nearest one, said on the row.
+  const ServingCase& layout = by_id("layout");
+  CHECK(layout.not_simulated.empty());
+  CHECK(layout.ep == 2);
+  CHECK(layout.note().find("does not fill") != std::string::npos);
   CHECK_THROWS_WITH(serving_case_setup(by_id("model"), ServingCaseSettings{}), Catch::Contains("not simulated"));
   // The framework: TensorRT-LLM's stack by default; vLLM and SGLang their own, with chunked
   // prefill in their token budget; another is not simulated.
@@ -609,9 +624,20 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   ServingCaseSettings one_stack;
   one_stack.stack = "trtllm-1.x";  // --stack: every row on it
   CHECK(serving_case_stack(frameworks[0], one_stack) == "trtllm-1.x");
-  // A malformed row is refused with its line and column.
-  CHECK_THROWS_WITH(load_serving_cases(write_temp(head + "x,meta-llama/Llama-3.1-8B,h100_sxm,agg,1024,128,,,8,two,1,,,,,,,,,,100,10,8\n", "cases")),
-                    Catch::Contains(":2: tp_size"));
+  // A malformed row is listed with its line and column; the rest of the file still loads.
+  const std::vector<ServingCase> bad = load_serving_cases(write_temp(head +
+      "x,meta-llama/Llama-3.1-8B,h100_sxm,agg,1024,128,,,8,two,1,,,,,,,,,,100,10,8\n"
+      "blank,meta-llama/Llama-3.1-8B,h100_sxm,agg,1024,128,,,8,1,1,0,0,0,,,,,,,100,10,\n", "cases"));
+  REQUIRE(bad.size() == 2);
+  CHECK(bad[0].line == 2);
+  CHECK(bad[0].not_simulated.find("tp_size") != std::string::npos);
+  // A blank concurrency is the deployment's batch limit, said on the row; 0 cells are "not set".
+  CHECK(bad[1].not_simulated.empty());
+  CHECK(bad[1].concurrency == 8);
+  CHECK(bad[1].note().find("concurrency blank") != std::string::npos);
+  // A file without a required column is refused whole.
+  CHECK_THROWS_WITH(load_serving_cases(write_temp("id,model_path,system,mode,isl,osl,silicon_ttft_ms\nx,a,b,agg,1,1,1\n", "cases")),
+                    Catch::Contains("silicon_tpot_ms: required column missing"));
 }
 
 TEST_CASE("the overlap scheduler hides an iteration's host time under its pass where the iteration is a graph", "[systemc][serving]") {

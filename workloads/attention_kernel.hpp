@@ -24,6 +24,25 @@ struct Precision {
   // weight blocks, and each linear quantizes its 16-bit input in 1 x this many groups before a
   // block-scaled GEMM (DeepGEMM's kernel). 0: per-tensor scales (or no fp8).
   std::int64_t scale_block_k = 0;
+  // The routed experts' GEMMs when they differ from the dense linears' (gpt-oss's mxfp4 experts
+  // beside 16-bit attention, a deployment with fp8 dense layers and block-scaled fp8 experts):
+  // their weights, the type they compute in and their scale blocks. nullopt: as above.
+  struct Experts {
+    DType weights = DType::bf16;
+    DType activations = DType::bf16;
+    std::int64_t scale_block_k = 0;
+  };
+  std::optional<Experts> experts;
+  // The precision the routed experts' GEMMs build with.
+  Precision for_experts() const {
+    if (!experts) return *this;
+    Precision p = *this;
+    p.weights = experts->weights;
+    p.activations = experts->activations;
+    p.scale_block_k = experts->scale_block_k;
+    p.experts.reset();
+    return p;
+  }
 };
 
 // A kernel by name ("fused"); the built-in ones have constants for code that names them.

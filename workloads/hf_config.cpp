@@ -432,6 +432,47 @@ void read_deepseek(const HfReader& r, ModelConfig& m) {
   m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
 }
 
+// The checkpoint's weight formats from its quantization_config (the quant_method vocabularies
+// of transformers' quantizers as hub configs write them). Formats roofsim has no type for are
+// refused, naming the key: a silent bf16 would double or quadruple the weights' bytes.
+void read_quantization(const HfReader& top, ModelConfig& m) {
+  if (!top.has("quantization_config")) return;
+  const HfReader q = top.nested("quantization_config");
+  const std::string method = q.string_or("quant_method", "");
+  WeightFormat f;
+  if (method == "fp8") {  // DeepSeek-V3/R1, Qwen3-*-FP8: e4m3, per tensor or 128 x 128 blocks
+    f.weights = DType::fp8;
+    if (q.has("weight_block_size")) {
+      const std::vector<std::int64_t> block = q.integers("weight_block_size");
+      if (block.size() != 2 || block[0] <= 0 || block[1] <= 0) q.fail("weight_block_size", "expected [rows, columns] of a scale block");
+      f.scale_block_k = block[1];
+    }
+    m.quantization = "fp8" + std::string(f.scale_block_k > 0 ? " with " + std::to_string(f.scale_block_k) + "-wide block scales" : " per tensor");
+  } else if (method == "modelopt") {  // NVIDIA's TensorRT Model Optimizer checkpoints
+    const std::string algo = q.string_or("quant_algo", "");
+    if (algo == "FP8") {
+      f.weights = DType::fp8;
+    } else if (algo == "NVFP4") {
+      f.weights = DType::nvfp4;
+    } else {
+      q.fail("quant_algo", "'" + algo + "' is not modelled (supported: FP8, NVFP4)");
+    }
+    m.quantization = "modelopt " + algo;
+  } else if (method == "mxfp4") {  // gpt-oss: only the experts; attention, router and embeddings stay 16-bit
+    m.expert_format.weights = DType::mxfp4;
+    m.quantization = "mxfp4 experts";
+    return;
+  } else if (method == "awq" || method == "gptq") {
+    const std::int64_t bits = q.positive_or("bits", q.positive_or("w_bit", 4));
+    if (bits != 4 && bits != 8) q.fail("bits", "expected 4 or 8, got " + std::to_string(bits));
+    f.weights = bits == 4 ? DType::int4 : DType::int8;
+    m.quantization = method + " int" + std::to_string(bits) + " (weight-only)";
+  } else {
+    q.fail("quant_method", "'" + method + "' is not modelled (supported: fp8, modelopt, mxfp4, awq, gptq)");
+  }
+  m.dense_format = m.expert_format = f;
+}
+
 using FamilyReader = void (*)(const HfReader&, ModelConfig&);
 const std::map<std::string, FamilyReader>& families() {
   static const std::map<std::string, FamilyReader> f = {
@@ -527,6 +568,7 @@ ModelConfig load_hf_config(const std::string& path) {
   m.source = path + " (Hugging Face config.json, model_type " + top.string_or("model_type", "") + ")";
   m.architecture = type;
   family->second(r, m);
+  read_quantization(top, m);
   if (auto p = model_problem(m)) r.fail(config_key(type, p->field), p->problem);
   return m;
 }

@@ -43,6 +43,12 @@ struct ModelConfig {
   std::int64_t experts = 1;  // routed experts: MoE when > 1
   std::int64_t experts_per_token = 1;
   std::int64_t max_context = 0;  // longest prompt + output the model was trained for (0: unknown)
+  // The checkpoint's own weight formats (config.json's quantization_config): the dense linears
+  // and the routed experts apart (gpt-oss ships mxfp4 experts beside bf16 attention). A server
+  // runs these unless its deployment says otherwise; `quantization` says what the file declared
+  // ("" for none: 16-bit weights).
+  WeightFormat dense_format, expert_format;
+  std::string quantization;
 
   // --- Attention variants ---
   std::optional<LatentAttention> mla;  // multi-head latent attention instead of MHA/GQA

@@ -403,6 +403,7 @@ class Builder : public AttentionGraph {
   // experts' rows x hidden.
   static constexpr std::int64_t kExpertOps = 32;
   std::vector<Input> experts(int l, OpId in, std::int64_t in_elements, const RoutedExperts& r, const OpId* after) {
+    const ExpertPrecisionScope expert_precision(*this);
     const std::int64_t h = m_.hidden, touched = r.touched, rows = r.rows;
     std::vector<Input> outs;
     if (!r.per_expert.empty()) {
@@ -448,9 +449,10 @@ class Builder : public AttentionGraph {
   OpId moe(int l, OpId in) {
     // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
     // other kernels, which keep the grouped path.
+    const Precision pe = p_.for_experts();
     const bool cutlass = pass_.moe_kernel == MoeKernel::trtllm_cutlass &&
-                         ((p_.weights == p_.activations && (p_.weights == DType::bf16 || p_.weights == DType::fp16 || p_.weights == DType::fp8)) ||
-                          (p_.scale_block_k > 0 && p_.weights == DType::fp8));
+                         ((pe.weights == pe.activations && (pe.weights == DType::bf16 || pe.weights == DType::fp16 || pe.weights == DType::fp8)) ||
+                          (pe.scale_block_k > 0 && pe.weights == DType::fp8));
     if (pass_.ep > 1 && !cutlass) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
@@ -501,7 +503,7 @@ class Builder : public AttentionGraph {
     }
     const std::vector<std::int64_t> loads = expert_loads(l, all, local_ep);
     const MoeLayerShape shape{all,     h,         m_.expert_width(), m_.experts, m_.experts_per_token,
-                              moe_tp_, local_ep, m_.gated_mlp,      p_.weights, p_.scale_block_k};
+                              moe_tp_, local_ep, m_.gated_mlp,      p_.for_experts().weights, p_.for_experts().scale_block_k};
     OpId previous = ep > 1 ? tokens : router, data = tokens;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;
@@ -565,6 +567,15 @@ class Builder : public AttentionGraph {
   const ModelConfig& m_;
   ForwardPass pass_;
   Precision p_;
+  // While alive, the builder's precision is the routed experts' (Precision::for_experts).
+  struct ExpertPrecisionScope {
+    Builder& b;
+    Precision saved;
+    explicit ExpertPrecisionScope(Builder& builder) : b(builder), saved(builder.p_) { b.p_ = saved.for_experts(); }
+    ~ExpertPrecisionScope() { b.p_ = saved; }
+    ExpertPrecisionScope(const ExpertPrecisionScope&) = delete;
+    ExpertPrecisionScope& operator=(const ExpertPrecisionScope&) = delete;
+  };
   const AttentionKernel& attention_;
   int attention_layer_ = -1;  // the layer whose attention the kernel is building
   std::vector<SequenceGroup> groups_;  // the pass's sequences by shape (one for a uniform pass)

@@ -20,11 +20,13 @@ namespace roofsim {
 // its own, with the rows they were fitted to in [provenance] (docs/serving.md).
 struct StackServing {
   std::optional<bool> chunked_prefill;          // split prompts into chunks of the token budget (vLLM V1, SGLang)
+  std::optional<std::string> priority;          // "decode_first" (prefill chunks beside the decodes) or "prefill_first"
   std::optional<std::int64_t> max_num_tokens;   // the token budget when the deployment does not set one
   std::optional<std::string> kv_admission;      // "reserve" (whole request at admission) or "on_demand" (blocks as tokens arrive)
   std::optional<std::int64_t> max_prompts;      // most prompts an iteration starts (0: no limit)
   std::optional<bool> late_release;             // a finished request frees its slot one step late
   std::optional<std::int64_t> batch_offset;     // batch limit = the deployment's max batch + this
+  std::optional<bool> fp8_kv_cache_with_fp8_weights;  // an fp8 deployment keeps its KV cache in fp8
   std::optional<double> iteration_overhead_us;  // host time per iteration
   std::optional<double> sequence_overhead_us;   // host time per sequence and iteration
   std::optional<double> frontend_request_us;    // API server: per request taken in

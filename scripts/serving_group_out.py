@@ -75,7 +75,7 @@ def main():
     runs = {}
     for v in values:
         print(f"--{a.flag} {v} ...", file=sys.stderr)
-        cases = run_value(a.roofsim, a.files, a.flag, v, a.jobs, extra)
+        cases = run_value(a.roofsim, a.files, a.flag, v, a.jobs, extra + (["--backend", a.backend] if a.backend else []))
         runs[v] = [c for c in cases if not a.backend or c["backend"] == a.backend]
     groups = sorted({group_key(c, a.by) for c in runs[values[0]]})
     if len(groups) < 2:

@@ -12,6 +12,7 @@
 #include "core/presets.hpp"
 #include "experiment/stack.hpp"
 #include "experiment/worker_pool.hpp"
+#include "serving/stack_serving.hpp"
 
 namespace roofsim {
 
@@ -26,11 +27,6 @@ constexpr std::int64_t kGpusPerNode = 8;
 // aiconfigurator's systems as roofsim hardware presets.
 const std::map<std::string, std::string> kSystems = {{"h100_sxm", "h100_sxm5"}, {"h200_sxm", "h200_sxm"}, {"b200_sxm", "b200"},
                                                      {"gb200_sxm", "gb200_nvl72"}, {"a100_sxm", "a100_sxm4_80gb"}};
-// Models whose rows run on a preset of their own name: Llama-3.1-8B has Llama-3-8B's layers (its
-// longer context does not matter at these lengths; the calibration rows ran on it).
-const std::map<std::string, std::string> kModels = {{"meta-llama/Llama-3.1-8B-Instruct", "llama-3-8b"},
-                                                    {"meta-llama/Llama-3.1-8B", "llama-3-8b"}};
-
 std::string cell(const CsvRow& row, const std::string& column) {
   auto found = row.find(column);
   return found == row.end() ? std::string() : found->second;
@@ -83,7 +79,6 @@ struct ModelMatch {
 };
 
 ModelMatch resolve_model(const std::string& model_path) {
-  if (auto known = kModels.find(model_path); known != kModels.end()) return {known->second, ""};
   if (loads(model_path)) return {model_path, ""};
   const auto slash = model_path.find('/');
   const std::string org = slash == std::string::npos ? "" : model_path.substr(0, slash);
@@ -100,9 +95,6 @@ ModelMatch resolve_model(const std::string& model_path) {
   const std::vector<std::string> shipped = list_hub_configs();
   for (const std::string& candidate : names) {
     const std::string same_org = org.empty() ? candidate : org + "/" + candidate;
-    if (auto known = kModels.find(same_org); known != kModels.end()) {
-      return {known->second, "model " + model_path + " read as " + same_org + "'s layers"};
-    }
     if (loads(same_org)) return {same_org, "model " + model_path + " read as " + same_org + "'s layers"};
     for (const std::string& hub : shipped) {
       if (hub.size() > candidate.size() && ends_with(hub, "/" + candidate)) {
@@ -213,11 +205,21 @@ Layout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vecto
     if (dp > 1) throw RowProblem{who + "data-parallel attention of a dense model (attention DP " + std::to_string(dp) + ") is not modelled"};
     return l;
   }
-  const std::int64_t gpus = l.tp * dp;  // per pipeline stage
+  std::int64_t gpus = l.tp * dp;  // per pipeline stage
   // Unset: experts TP-split like the rest (vLLM's default without --enable-expert-parallel),
   // or whatever the other of the two leaves.
   std::int64_t mtp = moe_tp.value_or(moe_ep ? std::max<std::int64_t>(1, gpus / *moe_ep) : gpus);
   std::int64_t mep = moe_ep.value_or(std::max<std::int64_t>(1, gpus / mtp));
+  std::int64_t attention_dp = dp;
+  if (mtp * mep > gpus && (mtp * mep) % l.tp == 0) {
+    // More GPUs under the experts than under attention: the instance has the experts' GPUs, and
+    // attention runs data parallel over them (vLLM's --data-parallel-size with expert parallelism).
+    attention_dp = mtp * mep / l.tp;
+    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention TP " +
+                          std::to_string(l.tp) + " x DP " + std::to_string(dp) + ": " + std::to_string(mtp * mep) +
+                          " GPUs, attention data parallel over " + std::to_string(attention_dp));
+    gpus = mtp * mep;
+  }
   if (mtp * mep != gpus) {
     assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " does not fill the " +
                           std::to_string(gpus) + " GPUs of attention TP " + std::to_string(l.tp) + " x DP " + std::to_string(dp) +
@@ -225,17 +227,17 @@ Layout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vecto
     mtp = std::min(mtp, gpus);
     mep = gpus / mtp;
   }
-  if (dp == 1) {
+  if (attention_dp == 1) {
     l.moe_tp = mtp == l.tp ? 0 : mtp;  // experts spread inside the TP group
     return l;
   }
   // Attention DP ranks: roofsim's EP ranks of tp chips, experts TP-split over the tp chips of
   // each rank and spread over the ranks.
-  l.dp = l.ep = dp;
+  l.dp = l.ep = attention_dp;
   if (mtp != l.tp) {
     assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention DP " +
-                          std::to_string(dp) + " run as experts spread over the " + std::to_string(dp) + " DP ranks, TP-split over each rank's " +
-                          std::to_string(l.tp));
+                          std::to_string(attention_dp) + " run as experts spread over the " + std::to_string(attention_dp) +
+                          " DP ranks, TP-split over each rank's " + std::to_string(l.tp));
   }
   return l;
 }
@@ -395,10 +397,15 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       c.prefill_batch = pb.value_or(1);
       if (!pb) c.assumptions.push_back("prefill_batch_size blank: 1 prompt per prefill iteration (TensorRT-LLM) or the stack's token budget");
     }
-    const std::int64_t limit = c.batch * c.ep * (c.disaggregated ? c.decode_instances : 1);
-    if (c.concurrency > limit) {
-      c.assumptions.push_back("concurrency " + std::to_string(c.concurrency) + " above the batch limit " + std::to_string(limit) +
-                              ": the clients beyond it queue at the server");
+    // A concurrency above batch_size: the deployment's batch limit was set otherwise (the files'
+    // README), so the limit holds every client.
+    const std::int64_t schedulers = c.ep * (c.disaggregated ? c.decode_instances : 1);
+    if (c.concurrency > c.batch * schedulers) {
+      const std::int64_t raised = (c.concurrency + schedulers - 1) / schedulers;
+      c.assumptions.push_back("concurrency " + std::to_string(c.concurrency) + " above batch_size " + std::to_string(c.batch) +
+                              (schedulers > 1 ? " x " + std::to_string(schedulers) + " schedulers" : std::string()) +
+                              ": the batch limit was set otherwise; taken as " + std::to_string(raised) + " per scheduler, room for every client");
+      c.batch = raised;
     }
     const std::int64_t gpus = std::max(c.tp * c.pp * c.ep, c.disaggregated ? c.prefill_tp * c.prefill_ep : 1);
     if (gpus > kGpusPerNode) c.assumptions.push_back("workers of " + std::to_string(gpus) + " GPUs span nodes of " + std::to_string(kGpusPerNode));
@@ -484,31 +491,27 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // The batch limit: each attention-DP rank has its own scheduler with the row's batch_size;
   // roofsim's one scheduler plans for all of them.
   setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset.value_or(sv.batch_offset.value_or(0)));
-  setup.scheduler.max_prompts = s.max_prompts.value_or(sv.max_prompts.value_or(0));
-  setup.scheduler.late_release = s.late_release.value_or(sv.late_release.value_or(false));
-  setup.scheduler.chunked_prefill = sv.chunked_prefill.value_or(false);
-  if (sv.kv_admission) setup.kv.admission = *sv.kv_admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
-  if (s.max_tokens) {
-    setup.scheduler.max_tokens = *s.max_tokens;
-  } else if (c.backend == "trtllm" || !sv.max_num_tokens) {
-    // TensorRT-LLM as aiconfigurator's generator deploys it: max_num_tokens = batch_size +
-    // prompt + 1500 aggregated (generator/backends/trtllm.py, the 1.0.0rc3 era); for prefill
-    // workers prefill_batch_size prompts + 1500.
-    setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
-  } else {
-    // vLLM's default budget is 2048 on an A100 (EngineArgs.get_batch_defaults), its [serving]
-    // value on larger GPUs.
-    setup.scheduler.max_tokens = c.backend == "vllm" && c.hw == "a100_sxm4_80gb" ? 2048 : *sv.max_num_tokens;
-  }
+  // TensorRT-LLM as aiconfigurator's generator deploys it: max_num_tokens = batch_size + prompt +
+  // 1500 aggregated (generator/backends/trtllm.py, the 1.0.0rc3 era); for prefill workers
+  // prefill_batch_size prompts + 1500. Other stacks: their [serving] budget, vLLM's 2048 on an
+  // A100 (EngineArgs.get_batch_defaults).
+  setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
+  apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && c.backend == "trtllm"; });
+  // Flags override the stack, for every row.
+  if (c.backend == "vllm" && c.hw == "a100_sxm4_80gb" && !s.max_tokens) setup.scheduler.max_tokens = 2048;
+  if (s.max_tokens) setup.scheduler.max_tokens = *s.max_tokens;
+  if (s.max_prompts) setup.scheduler.max_prompts = *s.max_prompts;
+  if (s.late_release) setup.scheduler.late_release = *s.late_release;
+  if (s.iteration_overhead_s) setup.iteration_overhead_s = *s.iteration_overhead_s;
+  if (s.sequence_overhead_s) setup.sequence_overhead_s = *s.sequence_overhead_s;
+  if (s.frontend_request_s) setup.frontend.request_s = *s.frontend_request_s;
+  if (s.frontend_response_s) setup.frontend.response_s = *s.frontend_response_s;
+  if (s.frontend_prompt_token_s) setup.frontend.prompt_token_s = *s.frontend_prompt_token_s;
+  // The API server is modelled in front of one instance only: disaggregated rows run without it.
+  if (c.disaggregated) setup.frontend = FrontendConfig{};
   setup.buckets_per_octave = s.buckets_per_octave;
   setup.sample_layers = s.sample_layers;
-  setup.iteration_overhead_s = s.iteration_overhead_s.value_or(sv.iteration_overhead_us.value_or(0) * 1e-6);
-  setup.sequence_overhead_s = s.sequence_overhead_s.value_or(sv.sequence_overhead_us.value_or(0) * 1e-6);
   setup.overlap_host = s.overlap_host;
-  FrontendConfig frontend{s.frontend_request_s.value_or(sv.frontend_request_us.value_or(0) * 1e-6), s.frontend_prompt_token_s.value_or(0),
-                          s.frontend_response_s.value_or(sv.frontend_response_us.value_or(0) * 1e-6)};
-  // The API server is modelled in front of one instance only: disaggregated rows run without it.
-  setup.frontend = c.disaggregated ? FrontendConfig{} : frontend;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
     // One request's duration, estimated before the run from a decode step of the full batch.

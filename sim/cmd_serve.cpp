@@ -1,5 +1,6 @@
 // `roofsim serve`: requests over time on the simulated machine, with continuous batching and a
 // paged KV cache; latency percentiles, throughput and goodput.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "core/format.hpp"
 #include "core/parse.hpp"
 #include "experiment/plot.hpp"
+#include "serving/stack_serving.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
 #include "serving/timeline.hpp"
@@ -241,6 +243,18 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   parse_acceptance(o.acceptance, s.speculative);
   if ((cmd.count("--draft") || cmd.count("--acceptance")) && o.speculative_tokens == 0) {
     throw InputError("--draft and --acceptance describe speculative decoding: give --speculative-tokens K too");
+  }
+
+  // A stack runs its server as its [serving] table says (configs/stacks), where no flag says otherwise.
+  if (cmd.count("--stack") && !o.x.stack.empty()) {
+    apply_stack_serving(load_stack(o.x.stack).serving, s, [&](const std::string& name) {
+      const std::string flag = name == "admission" ? "--kv-admission" : "--" + [&] {
+        std::string f = name;
+        std::replace(f.begin(), f.end(), '_', '-');
+        return f;
+      }();
+      return cmd.count(flag) > 0;
+    });
   }
 
   std::ostream& os = human_out({{o.json, "--json"}, {o.requests_csv, "--requests-csv"}, {o.iterations_csv, "--iterations-csv"},

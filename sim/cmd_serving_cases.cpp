@@ -25,6 +25,7 @@ namespace {
 struct Options {
   std::vector<std::string> files{std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv"};
   std::int64_t every = 1;
+  std::vector<std::string> backends;  // only these backends' rows (empty: all)
   int jobs = 1;
   bool strict = false;
   ServingCaseSettings settings;
@@ -100,8 +101,13 @@ void run(Options o) {
   // Every file is read (and a bad one refused) before any row runs.
   std::vector<FileCase> all;
   for (const std::string& file : o.files) {
-    for (ServingCase& c : load_serving_cases(file)) all.push_back({std::move(c), file});
+    for (ServingCase& c : load_serving_cases(file)) {
+      if (o.backends.empty() || std::find(o.backends.begin(), o.backends.end(), c.backend) != o.backends.end()) {
+        all.push_back({std::move(c), file});
+      }
+    }
   }
+  if (all.empty()) throw InputError("--backend: no row of the files has backend " + o.backends.front());
   std::vector<ServingCase> cases;
   std::vector<FileCase> skipped;
   std::map<std::string, std::string> file_of;  // by id: which file a case came from
@@ -194,7 +200,8 @@ void run(Options o) {
                     {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}, {"tpot_error", r.tpot_error()},
                     {"requests_per_s", r.c.requests_per_s()}, {"sim_requests_per_s", r.requests_per_s()},
                     {"requests_per_s_error", r.requests_error()}, {"waiting", r.c.waiting()}, {"sim_waiting", r.waiting()},
-                    {"model", c.model_path}, {"system", c.system}, {"assumptions", c.assumptions}, {"note", c.note()}});
+                    {"model", c.model_path}, {"system", c.system}, {"assumptions", c.assumptions}, {"note", c.note()},
+                    {"wall_s", r.wall_s}});
   }
   std::set<std::string> stacks;
   for (const ServingCase& c : cases) stacks.insert(serving_case_stack(c, o.settings));
@@ -298,6 +305,7 @@ void add_serving_cases_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("-j,--jobs", o->jobs, "Worker processes (default 1)")->check(whole_number_between(1, 256));
   cmd->add_flag("--strict", o->strict, "Exit 1 when any row is not simulated");
+  cmd->add_option("--backend", o->backends, "Only rows of this backend (trtllm, vllm, sglang; repeatable)");
   cmd->add_option("--stack", o->settings.stack, "The software stack every row runs (configs/stacks or a .toml; '' for none; "
                                                 "default: each row's backend's - trtllm: trtllm-1.x, TensorRT-LLM 1.0's "
                                                 "PyTorch flow; vllm; sglang)");

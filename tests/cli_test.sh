@@ -335,6 +335,19 @@ contains "cases serving requests/s" "requests/s"
 if head -1 "$tmp/serving_cases.csv" | grep -q "requests_per_s,sim_requests_per_s,requests_per_s_error,waiting,sim_waiting"; then ok; else bad "cases serving csv columns"; fi
 if [ "$(wc -l < "$tmp/serving_cases.csv")" -eq 4 ]; then ok; else bad "cases serving csv: 3 rows expected"; fi
 if grep -q "<svg" "$tmp/serving_cases.svg"; then ok; else bad "cases serving plot is not an svg"; fi
+# Every row runs: a malformed row is listed with its file line and the rest still run (exit 0,
+# 1 with --strict); a blank concurrency is assumed and said; a file without a required column exits 2.
+printf 'id,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency,extra\n' > "$tmp/rows.csv"
+printf 'good,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,512,16,4,1,50,8,,x\n' >> "$tmp/rows.csv"
+printf 'bad,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,512,16,4,two,50,8,4,x\n' >> "$tmp/rows.csv"
+expect_ok "cases serving with a bad row" "$roofsim" cases serving "$tmp/rows.csv" --json "$tmp/rows.json"
+if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['cases'])==1 and 'ttft_error' in j['cases'][0]; n=j['not_simulated'][0]; assert n['id']=='bad' and n['line']==3 and 'tp_size' in n['reason']; assert j['assumptions'][0]['rows']==1" "$tmp/rows.json"; then ok; else bad "cases serving json: one case, the bad row listed with line 3, one assumption"; fi
+"$roofsim" cases serving "$tmp/rows.csv" --strict >"$tmp/out" 2>"$tmp/err"; code=$?
+if [ "$code" -eq 1 ]; then ok; else bad "cases serving --strict with a bad row: exit $code, expected 1"; fi
+contains "cases serving lists the row" "rows.csv:3: bad: tp_size"
+contains "cases serving says the assumption" "concurrency blank: taken as the deployment's batch limit, 4"
+printf 'id,model_path,system,mode,isl,osl\nx,a,h100_sxm,agg,1,1\n' > "$tmp/nocol.csv"
+expect_error "cases serving required column" "silicon_ttft_ms: required column missing" "$roofsim" cases serving "$tmp/nocol.csv"
 expect_error "cases serving plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" cases serving --plot "$tmp/x.gif"
 
 expect_error "unknown preset" "--hw 'h999': unknown hardware preset" "$roofsim" roofline --hw h999

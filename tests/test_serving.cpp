@@ -1,6 +1,7 @@
 // Serving: requests over time, continuous batching, the KV cache and the iteration shapes, on
 // the simulated chip. Most cases use a 4-layer Llama-3-8B so that each runs in about a second.
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include <set>
 
@@ -482,10 +483,11 @@ TEST_CASE("requests the machine cannot serve are refused with what is wrong", "[
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("leaves none"));
 }
 
-TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests/s within 8% and TTFT at concurrency 8-32 within 12% mean absolute error", "[validation][serving]") {
-  // validation/serving: Llama-3.1-8B on H100, concurrency 8-128, TP 1-8. TTFT at concurrency
-  // 64-128 (the API server saturated) is still far off and not gated here; the README's serving
-  // table shows every row and says why.
+TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests/s within 8% and TTFT at concurrency 8-32 within 50% mean absolute error", "[validation][serving]") {
+  // validation/serving: Llama-3.1-8B on H100, concurrency 8-128, TP 1-8. Session 33 removed the
+  // server slot held back from new requests (fitted on this file, it did not transfer to any
+  // other group: docs/serving.md, "Every row runs"): at concurrency 8-32 these runs measure
+  // one completion interval more TTFT than roofsim gives (TTFT 7.5% -> 44.6% on this sample).
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/h100_llama31_8b_trtllm.csv");
   REQUIRE(all.size() == 177);
   std::vector<ServingCase> sample;
@@ -494,6 +496,7 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests
   int low_concurrency = 0;
   for (const ServingCaseResult& r : run_serving_cases(sample, ServingCaseSettings{})) {
     INFO(r.c.id << ": TPOT " << r.tpot_s << " s against " << r.c.tpot_s << ", TTFT " << r.ttft_s << " s against " << r.c.ttft_s);
+    REQUIRE(r.failed.empty());
     CHECK(r.tpot_s > 0);
     tpot_ape += std::abs(r.tpot_error());
     requests_ape += std::abs(r.requests_error());
@@ -507,10 +510,25 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests
   const double ttft_mape = ttft_ape / low_concurrency;
   const double requests_mape = requests_ape / static_cast<double>(sample.size());
   INFO("TPOT mean absolute error " << tpot_mape << ", requests/s " << requests_mape << ", TTFT at concurrency 8-32 " << ttft_mape);
-  // Session 32: 5.4%, 4.2% and 7.5% on this sample (limits lowered from 15% and 20%).
+  // Session 33: 5.6%, 5.4% and 44.6% on this sample.
   CHECK(tpot_mape <= 0.08);
   CHECK(requests_mape <= 0.08);
-  CHECK(ttft_mape <= 0.12);
+  CHECK(ttft_mape <= 0.50);
+}
+
+TEST_CASE("both shared serving files: every row is set up, nothing refused", "[unit][serving]") {
+  // Loading only (no simulation): models by hub id, checkpoint formats, layouts, blank cells.
+  const std::string dir = std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/";
+  std::size_t rows = 0;
+  for (const char* file : {"h100_llama31_8b_trtllm.csv", "multi_stack.csv"}) {
+    const std::string path = dir + file;
+    for (const ServingCase& c : load_serving_cases(path)) {
+      INFO(file << ":" << c.line << " " << c.id);
+      CHECK(c.not_simulated.empty());
+      ++rows;
+    }
+  }
+  CHECK(rows == 177 + 732);
 }
 
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {

@@ -36,7 +36,10 @@ SoftwareStack load_stack(const std::string& name_or_path) {
     if (sv->has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv->boolean("fp8_kv_cache_with_fp8_weights");
     if (sv->has("priority")) v.priority = sv->one_of("priority", {"decode_first", "prefill_first"});
     if (sv->has("kv_admission")) v.kv_admission = sv->one_of("kv_admission", {"reserve", "on_demand"});
-    if (sv->has("max_num_tokens")) v.max_num_tokens = sv->positive_integer("max_num_tokens");
+    if (sv->has("max_num_tokens")) {
+      v.max_num_tokens = sv->positive_integer("max_num_tokens");
+      if (*v.max_num_tokens > (1 << 24)) sv->fail("max_num_tokens", "more than 2^24 tokens in one iteration");
+    }
     if (sv->has("max_prompts")) {
       const double n = sv->non_negative_number("max_prompts");
       if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv->fail("max_prompts", "expected a whole number from 0 to 1e6");

@@ -516,7 +516,7 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT and requests
   CHECK(ttft_mape <= 0.50);
 }
 
-TEST_CASE("both shared serving files: every row is set up, nothing refused", "[unit][serving]") {
+TEST_CASE("both shared serving files: every row is set up, nothing refused", "[systemc][serving]") {
   // Loading only (no simulation): models by hub id, checkpoint formats, layouts, blank cells.
   const std::string dir = std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/";
   std::size_t rows = 0;
@@ -568,7 +568,7 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(ep.not_simulated.empty());
   CHECK(ep.tp == 1);
   CHECK(ep.ep == 4);
-  CHECK(serving_case_setup(ep, ServingCaseSettings{}).scheduler.max_batch == 16 * 4 - 1);  // batch_size per attention-DP rank
+  CHECK(serving_case_setup(ep, ServingCaseSettings{}).scheduler.max_batch == 16 * 4);  // batch_size per attention-DP rank
   const ServingCase& block = by_id("block");
   CHECK(block.not_simulated.empty());
   CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers
@@ -610,8 +610,9 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   // A layout roofsim has no form for runs as the nearest one, said on the row.
   const ServingCase& layout = by_id("layout");
   CHECK(layout.not_simulated.empty());
-  CHECK(layout.ep == 2);
-  CHECK(layout.note().find("does not fill") != std::string::npos);
+  // MoE TP 1 x EP 8 over attention TP 2 x DP 2: the experts' 8 GPUs, attention DP over 4.
+  CHECK(layout.ep == 4);
+  CHECK(layout.note().find("attention data parallel over 4") != std::string::npos);
   CHECK_THROWS_WITH(serving_case_setup(by_id("model"), ServingCaseSettings{}), Catch::Contains("not simulated"));
   // The framework: TensorRT-LLM's stack by default; vLLM and SGLang their own, with chunked
   // prefill in their token budget; another is not simulated.

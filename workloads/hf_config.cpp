@@ -444,7 +444,9 @@ void read_quantization(const HfReader& top, ModelConfig& m) {
     f.weights = DType::fp8;
     if (q.has("weight_block_size")) {
       const std::vector<std::int64_t> block = q.integers("weight_block_size");
-      if (block.size() != 2 || block[0] <= 0 || block[1] <= 0) q.fail("weight_block_size", "expected [rows, columns] of a scale block");
+      if (block.size() != 2 || block[0] <= 0 || block[1] <= 0 || block[0] > 65536 || block[1] > 65536) {
+        q.fail("weight_block_size", "expected [rows, columns] of a scale block, each from 1 to 65536");
+      }
       f.scale_block_k = block[1];
     }
     m.quantization = "fp8" + std::string(f.scale_block_k > 0 ? " with " + std::to_string(f.scale_block_k) + "-wide block scales" : " per tensor");

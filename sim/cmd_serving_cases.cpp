@@ -301,7 +301,8 @@ void add_serving_cases_command(CLI::App& app) {
       "cells are filled by documented assumptions (docs/serving.md), printed on the row (column 'assumed') and counted; a row "
       "that cannot be set up or whose simulation stops is listed with its file:line and reason and the rest still run "
       "(exit 0, or 1 with --strict). A file that cannot be read, lacks a required column or is over 64 MiB exits 2");
-  cmd->add_option("FILE", o->files, "Cases CSVs, one or more (default validation/serving/h100_llama31_8b_trtllm.csv)")
+  cmd->add_option("FILE", o->files, "Cases CSVs, one or more (default validation/serving/h100_llama31_8b_trtllm.csv; "
+                                   "validation/serving/multi_stack.csv holds 732 rows of three stacks)")
       ->check(CLI::ExistingFile);
   cmd->add_option("-j,--jobs", o->jobs, "Worker processes (default 1)")->check(whole_number_between(1, 256));
   cmd->add_flag("--strict", o->strict, "Exit 1 when any row is not simulated");
@@ -316,7 +317,7 @@ void add_serving_cases_command(CLI::App& app) {
                                                               "no cap)")
       ->check(whole_number_between(0, 10000000));
   cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = batch_size + N (default: the stack's "
-                                                              "[serving] batch_offset; trtllm-1.x -1, chosen on its rows)")
+                                                              "[serving] batch_offset, 0 for every shipped stack)")
       ->check(whole_number_between(-1000, 1000));
   cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: TensorRT-LLM rows batch_size + "
                                                           "prompt + 1500, as aiconfigurator deployed them; others the stack's "

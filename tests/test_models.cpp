@@ -69,6 +69,27 @@ TEST_CASE("every shipped config.json imports, with its hub id and architecture",
   CHECK(load_model(config_dir() + "/models/hf/deepseek-ai/DeepSeek-V3").hub_id == "deepseek-ai/DeepSeek-V3");
 }
 
+TEST_CASE("a checkpoint's quantization_config gives its dense and expert weight formats", "[models]") {
+  const ModelConfig r1 = load_model("deepseek-ai/DeepSeek-R1");  // fp8, 128 x 128 blocks, experts too
+  CHECK(r1.dense_format.weights == DType::fp8);
+  CHECK(r1.dense_format.scale_block_k == 128);
+  CHECK(r1.expert_format == r1.dense_format);
+  const ModelConfig oss = load_model("openai/gpt-oss-120b");  // mxfp4 experts, 16-bit attention
+  CHECK(oss.dense_format.weights == DType::bf16);
+  CHECK(oss.expert_format.weights == DType::mxfp4);
+  const ModelConfig llama = load_model("nvidia/Llama-3.1-8B-Instruct-FP8");  // modelopt FP8, per tensor
+  CHECK(llama.dense_format.weights == DType::fp8);
+  CHECK(llama.dense_format.scale_block_k == 0);
+  CHECK(load_model("Qwen/Qwen3-32B").dense_format.weights == DType::bf16);
+  // An unknown method is refused naming the key, never read as 16-bit weights.
+  const std::string dir = (std::filesystem::temp_directory_path() / "roofsim_quant_test").string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
+    "quantization_config": {"quant_method": "bitsandbytes"}})";
+  CHECK_THROWS_WITH(load_model(dir + "/config.json"), Catch::Contains("quantization_config.quant_method") && Catch::Contains("bitsandbytes"));
+}
+
 TEST_CASE("dense models: total parameters match the published counts within 1%", "[models]") {
   // Hub model pages' safetensors counts (parameters stored in the checkpoint).
   CHECK(load_model("meta-llama/Llama-3.1-8B").total_params() == Approx(8.03e9).epsilon(0.01));
@@ -81,6 +102,8 @@ TEST_CASE("dense models: total parameters match the published counts within 1%",
   CHECK(load_model("Qwen/Qwen2.5-7B-Instruct").total_params() == Approx(7.61e9).epsilon(0.01));
   // Qwen3-8B model card: 8.2B (6.95B non-embedding).
   CHECK(load_model("Qwen/Qwen3-8B").total_params() == Approx(8.2e9).epsilon(0.01));
+  // Qwen3-32B model card: 32.8B (31.2B non-embedding).
+  CHECK(load_model("Qwen/Qwen3-32B").total_params() == Approx(32.8e9).epsilon(0.01));
   // Gemma 2 report, Table 1: 917,504,000 embedding + 8,324,201,984 non-embedding parameters.
   CHECK(load_model("google/gemma-2-9b").total_params() == Approx(917504000.0 + 8324201984.0).epsilon(0.01));
   // Gemma 3 report, Table 1, 27B: 1,416M embedding + 25,600M non-embedding (the 417M vision

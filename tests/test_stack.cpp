@@ -5,6 +5,7 @@
 #include "core/presets.hpp"
 #include "experiment/hardware_edit.hpp"
 #include "experiment/stack.hpp"
+#include "serving/stack_serving.hpp"
 #include "tests/test_util.hpp"
 
 using namespace roofsim;
@@ -57,6 +58,40 @@ TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, p
   Experiment e;
   const SoftwareStack bad = load_stack(write_temp(head + "[hardware]\n\"hbm.bandwidth_gb_per_s\" = -1\n[provenance]\n\"hbm.bandwidth_gb_per_s\" = \"x\"\n", "stack"));
   CHECK_THROWS_AS(apply_stack(bad, e, false, false), InputError);  // checked as the hardware file would be
+}
+
+TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted number with a source, unknown keys refused", "[systemc][stack]") {
+  const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
+  const SoftwareStack s = load_stack(write_temp(head + "[serving]\nchunked_prefill = true\npriority = \"prefill_first\"\n"
+                                                       "max_num_tokens = 4096\nkv_admission = \"on_demand\"\niteration_overhead_us = 500\n"
+                                                       "[provenance]\n\"serving.iteration_overhead_us\" = \"fitted on ...\"\n", "stack"));
+  REQUIRE(s.serving.chunked_prefill);
+  CHECK(*s.serving.chunked_prefill);
+  CHECK(*s.serving.priority == "prefill_first");
+  CHECK(*s.serving.max_num_tokens == 4096);
+  CHECK(*s.serving.iteration_overhead_us == 500);
+  CHECK_FALSE(s.serving.sequence_overhead_us);
+  // A fitted host cost without its source, an unknown key, a budget beyond 2^24 tokens.
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[serving]\nsequence_overhead_us = 15\n", "stack")),
+                    Catch::Contains("sequence_overhead_us") && Catch::Contains("serving.sequence_overhead_us"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[serving]\nchunked = true\n", "stack")), Catch::Contains("chunked"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[serving]\nmax_num_tokens = 99999999\n", "stack")), Catch::Contains("2^24"));
+  // Each shipped stack's fitted constants are its own: vLLM and SGLang carry none of TensorRT-LLM's.
+  const SoftwareStack trt = load_stack("trtllm-1.x"), vllm = load_stack("vllm"), sglang = load_stack("sglang");
+  CHECK(*trt.serving.sequence_overhead_us == 15);
+  CHECK(*trt.serving.frontend_response_us == 80);
+  for (const SoftwareStack* other : {&vllm, &sglang}) {
+    CHECK_FALSE(other->serving.sequence_overhead_us);
+    CHECK_FALSE(other->serving.frontend_response_us);
+    CHECK_FALSE(other->serving.max_prompts);
+    CHECK(*other->serving.chunked_prefill);
+  }
+  // A serving setup takes the stack's values except those the caller keeps.
+  ServingSetup setup;
+  apply_stack_serving(vllm.serving, setup, [](const std::string& name) { return name == "max_tokens"; });
+  CHECK(setup.scheduler.chunked_prefill);
+  CHECK(setup.kv.admission == KvCacheConfig::Admission::on_demand);
+  CHECK(setup.scheduler.max_tokens == SchedulerConfig{}.max_tokens);
 }
 
 TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds along, unless they are edited too", "[systemc][config]") {

@@ -270,6 +270,14 @@ std::string backend_stack(const std::string& backend, const std::string& version
     }
     return "trtllm-1.x";
   }
+  const std::vector<int> v = version_numbers(version);
+  if (backend == "vllm" && !v.empty() && (v[0] == 0 && v.size() > 1 && v[1] < 8)) {
+    assumptions.push_back("vLLM version '" + version + "' (the V0 engine) run as vllm, V1's scheduler (nearest documented)");
+  }
+  if (backend == "sglang" && !v.empty() && (v[0] > 0 || (v.size() > 1 && v[1] > 5))) {
+    assumptions.push_back("SGLang version '" + version + "' run as sglang, the 0.5.x behaviour (extend batches eager; later releases "
+                          "capture them as piecewise CUDA graphs by default)");
+  }
   return backend;
 }
 

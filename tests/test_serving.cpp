@@ -623,13 +623,17 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(serving_case_setup(h200, ServingCaseSettings{}).scheduler.max_prompts == 1);
   CHECK(serving_case_setup(h200, ServingCaseSettings{}).scheduler.late_release);
   const std::vector<ServingCase> frameworks = load_serving_cases(
-      write_temp("id,model_path,system,mode,isl,osl,batch_size,tp_size,pp_size,backend,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
-                 "v,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,vllm,100,10,8\n"
-                 "va,meta-llama/Llama-3.1-8B-Instruct,a100_sxm,agg,1024,128,8,1,1,vllm,100,10,8\n"
-                 "s,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,sglang,100,10,8\n"
-                 "t,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,tgi,100,10,8\n",
+      write_temp("id,model_path,system,mode,isl,osl,batch_size,tp_size,pp_size,backend,backend_version,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
+                 "v,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,vllm,0.12.0,100,10,8\n"
+                 "va,meta-llama/Llama-3.1-8B-Instruct,a100_sxm,agg,1024,128,8,1,1,vllm,0.6.3,100,10,8\n"
+                 "s,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,sglang,0.6.0,100,10,8\n"
+                 "t,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,tgi,,100,10,8\n",
                  "cases"));
   REQUIRE(frameworks.size() == 4);
+  // A version without a behaviour of its own runs as the nearest documented one, said on the row.
+  CHECK(frameworks[0].note().find("version") == std::string::npos);
+  CHECK(frameworks[1].note().find("V0 engine") != std::string::npos);
+  CHECK(frameworks[2].note().find("piecewise CUDA graphs") != std::string::npos);
   const ServingSetup vllm = serving_case_setup(frameworks[0], ServingCaseSettings{});
   CHECK(serving_case_stack(frameworks[0], ServingCaseSettings{}) == "vllm");
   CHECK(vllm.machine.allreduce == "vllm_custom");

@@ -59,6 +59,7 @@ def main():
     p.add_argument("--flag", required=True, help="a `cases serving` flag without its dashes (sequence-overhead-us, ...)")
     p.add_argument("--values", required=True, help="comma-separated values to try")
     p.add_argument("--backend", help="only rows of this backend (the stack whose parameter it is)")
+    p.add_argument("--mode", choices=["agg", "disagg"], help="only rows of this mode (disaggregated rows' worker counts are often blank)")
     p.add_argument("--metric", choices=["ttft", "tpot", "requests_per_s"], default="tpot")
     p.add_argument("--by", choices=["group", "model", "system", "mode"], default="group")
     p.add_argument("-j", "--jobs", type=int, default=1)
@@ -76,7 +77,7 @@ def main():
     for v in values:
         print(f"--{a.flag} {v} ...", file=sys.stderr)
         cases = run_value(a.roofsim, a.files, a.flag, v, a.jobs, extra + (["--backend", a.backend] if a.backend else []))
-        runs[v] = [c for c in cases if not a.backend or c["backend"] == a.backend]
+        runs[v] = [c for c in cases if (not a.backend or c["backend"] == a.backend) and (not a.mode or c["mode"] == a.mode)]
     groups = sorted({group_key(c, a.by) for c in runs[values[0]]})
     if len(groups) < 2:
         p.error(f"only {len(groups)} group of rows: nothing to leave out")

@@ -80,8 +80,10 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   const SoftwareStack trt = load_stack("trtllm-1.x"), vllm = load_stack("vllm"), sglang = load_stack("sglang");
   CHECK(*trt.serving.sequence_overhead_us == 15);
   CHECK(*trt.serving.frontend_response_us == 80);
+  CHECK_FALSE(vllm.serving.sequence_overhead_us);
+  CHECK(*vllm.serving.iteration_overhead_us == 1000);  // fitted on vLLM rows
+  CHECK(*sglang.serving.sequence_overhead_us == 20);   // fitted on SGLang rows
   for (const SoftwareStack* other : {&vllm, &sglang}) {
-    CHECK_FALSE(other->serving.sequence_overhead_us);
     CHECK_FALSE(other->serving.frontend_response_us);
     CHECK_FALSE(other->serving.max_prompts);
     CHECK(*other->serving.chunked_prefill);

@@ -187,7 +187,7 @@ LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& 
 
 // One instance's layout as the columns give it (`p`: "" aggregated, "prefill_" or "decode_").
 struct Layout {
-  std::int64_t tp = 1, pp = 1, dp = 1, ep = 1, moe_tp = 0;
+  std::int64_t tp = 1, pp = 1, ep = 1, moe_tp = 0;  // ep: attention-DP ranks, each its own scheduler
 };
 
 // The columns' layout as roofsim runs it: attention TP x DP ranks (roofsim's EP ranks, each its
@@ -233,7 +233,7 @@ Layout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vecto
   }
   // Attention DP ranks: roofsim's EP ranks of tp chips, experts TP-split over the tp chips of
   // each rank and spread over the ranks.
-  l.dp = l.ep = attention_dp;
+  l.ep = attention_dp;
   if (mtp != l.tp) {
     assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention DP " +
                           std::to_string(attention_dp) + " run as experts spread over the " + std::to_string(attention_dp) +
@@ -295,6 +295,7 @@ void fill_concurrency(ServingCase& c, const CsvRow& row, std::int64_t limit) {
 ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::string, ModelMatch>& models,
                      std::map<std::string, HardwareSpec>& hardware) {
   ServingCase c;
+  c.file = path;
   c.id = cell(row, "id");
   c.line = std::stol(row.at("#line"));
   c.system = cell(row, "system");
@@ -302,7 +303,6 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
   c.mode = cell(row, "mode");
   if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
   c.backend_version = cell(row, "backend_version");
-  (void)path;
   try {
     c.ttft_s = positive_cell(row, "silicon_ttft_ms") * 1e-3;
     c.tpot_s = positive_cell(row, "silicon_tpot_ms") * 1e-3;
@@ -368,12 +368,12 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       c.ep = l.ep;
       c.moe_tp = l.moe_tp;
       const std::optional<std::int64_t> batch = count(row, "batch_size");
-      fill_concurrency(c, row, batch.value_or(0) * l.dp > 0 ? *batch * l.dp : 0);
+      fill_concurrency(c, row, batch.value_or(0) * l.ep);
       if (c.concurrency <= 0) throw RowProblem{"neither silicon_concurrency nor batch_size is given"};
       if (batch) {
         c.batch = *batch;
       } else {
-        c.batch = (c.concurrency + l.dp - 1) / l.dp;
+        c.batch = (c.concurrency + l.ep - 1) / l.ep;
         c.assumptions.push_back("batch_size blank: each scheduler's batch limit holds its share of the clients, " + std::to_string(c.batch));
       }
     } else {
@@ -393,12 +393,12 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       if (!pw || !dw) {
         c.assumptions.push_back("disaggregated worker counts blank: one prefill and one decode worker");
       }
-      fill_concurrency(c, row, db.value_or(0) * c.decode_instances * dec.dp);
+      fill_concurrency(c, row, db.value_or(0) * c.decode_instances * dec.ep);
       if (c.concurrency <= 0) throw RowProblem{"neither silicon_concurrency nor decode_batch_size is given"};
       if (db) {
         c.batch = *db;
       } else {
-        c.batch = (c.concurrency + c.decode_instances * dec.dp - 1) / (c.decode_instances * dec.dp);
+        c.batch = (c.concurrency + c.decode_instances * dec.ep - 1) / (c.decode_instances * dec.ep);
         c.assumptions.push_back("decode_batch_size blank: each decode scheduler's batch limit holds its share of the clients, " +
                                 std::to_string(c.batch));
       }
@@ -505,8 +505,8 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // A100 (EngineArgs.get_batch_defaults).
   setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
   apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && c.backend == "trtllm"; });
+  if (c.backend == "vllm" && c.hw == "a100_sxm4_80gb") setup.scheduler.max_tokens = 2048;
   // Flags override the stack, for every row.
-  if (c.backend == "vllm" && c.hw == "a100_sxm4_80gb" && !s.max_tokens) setup.scheduler.max_tokens = 2048;
   if (s.max_tokens) setup.scheduler.max_tokens = *s.max_tokens;
   if (s.max_prompts) setup.scheduler.max_prompts = *s.max_prompts;
   if (s.late_release) setup.scheduler.late_release = *s.late_release;

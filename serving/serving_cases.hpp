@@ -13,6 +13,7 @@ namespace roofsim {
 
 struct ServingCase {
   std::string id;
+  std::string file;  // the table it came from
   long line = 0;
   std::string system, model_path;  // as the row names them
   std::string backend = "trtllm";   // the serving framework (column backend)

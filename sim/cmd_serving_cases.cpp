@@ -78,11 +78,6 @@ struct Errors {
   }
 };
 
-struct FileCase {
-  ServingCase c;
-  std::string file;
-};
-
 void run(Options o) {
   check_output_path(o.json, "--json");
   check_output_path(o.csv, "--csv");
@@ -99,21 +94,20 @@ void run(Options o) {
   o.settings.sample_layers = !o.all_layers;
   if (o.no_late_release) s.late_release = false;
   // Every file is read (and a bad one refused) before any row runs.
-  std::vector<FileCase> all;
+  std::vector<ServingCase> all;
   for (const std::string& file : o.files) {
     for (ServingCase& c : load_serving_cases(file)) {
       if (o.backends.empty() || std::find(o.backends.begin(), o.backends.end(), c.backend) != o.backends.end()) {
-        all.push_back({std::move(c), file});
+        all.push_back(std::move(c));
       }
     }
   }
   if (all.empty()) throw InputError("--backend: no row of the files has backend " + o.backends.front());
   std::vector<ServingCase> cases;
-  std::vector<FileCase> skipped;
-  std::map<std::string, std::string> file_of;  // by id: which file a case came from
+  std::vector<ServingCase> skipped;
   for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(o.every)) {
-    if (all[i].c.not_simulated.empty()) {
-      cases.push_back(all[i].c);
+    if (all[i].not_simulated.empty()) {
+      cases.push_back(all[i]);
     } else {
       skipped.push_back(all[i]);
     }
@@ -129,8 +123,6 @@ void run(Options o) {
     for (ServingCaseResult& r : results) (r.failed.empty() ? ran : failed).push_back(std::move(r));
     results = std::move(ran);
   }
-  std::map<std::string, std::string> id_file;
-  for (const FileCase& f : all) id_file[f.c.id] = f.file;
   std::ostream& os = human_out(o.json);
   // The assumptions, numbered in order of first appearance: a row names its numbers.
   std::vector<std::string> assumption_text;
@@ -189,12 +181,12 @@ void run(Options o) {
     by_group[c.group()].add(r);
     by_stack_group[c.backend + " | " + c.system + " | " + c.mode].add(r);
     by_conc[c.concurrency].add(r);
-    csv << csv_quoted(id_file[c.id]) << ',' << c.line << ',' << csv_quoted(c.id) << ',' << c.backend << ',' << c.backend_version << ','
+    csv << csv_quoted(c.file) << ',' << c.line << ',' << csv_quoted(c.id) << ',' << c.backend << ',' << c.backend_version << ','
         << c.model_path << ',' << c.system << ',' << c.mode << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ','
         << c.ttft_s * 1e3 << ',' << r.ttft_s * 1e3 << ',' << r.ttft_error() << ',' << c.tpot_s * 1e3 << ',' << r.tpot_s * 1e3 << ','
         << r.tpot_error() << ',' << r.c.requests_per_s() << ',' << r.requests_per_s() << ',' << r.requests_error() << ','
         << r.c.waiting() << ',' << r.waiting() << ",simulated," << csv_quoted(c.note()) << '\n';
-    rows.push_back({{"id", c.id}, {"file", id_file[c.id]}, {"line", c.line}, {"group", c.group()}, {"backend", c.backend},
+    rows.push_back({{"id", c.id}, {"file", c.file}, {"line", c.line}, {"group", c.group()}, {"backend", c.backend},
                     {"backend_version", c.backend_version}, {"mode", c.mode}, {"isl", c.isl}, {"osl", c.osl}, {"tp", c.tp},
                     {"concurrency", c.concurrency}, {"ttft_s", c.ttft_s}, {"sim_ttft_s", r.ttft_s}, {"ttft_error", r.ttft_error()},
                     {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}, {"tpot_error", r.tpot_error()},
@@ -242,7 +234,8 @@ void run(Options o) {
     }
   }
   nlohmann::json not_simulated = nlohmann::json::array();
-  auto list_row = [&](const ServingCase& c, const std::string& file, const std::string& status, const std::string& reason) {
+  auto list_row = [&](const ServingCase& c, const std::string& status, const std::string& reason) {
+    const std::string& file = c.file;
     not_simulated.push_back({{"id", c.id}, {"file", file}, {"line", c.line}, {"status", status}, {"reason", reason}});
     csv << csv_quoted(file) << ',' << c.line << ',' << csv_quoted(c.id) << ',' << c.backend << ',' << c.backend_version << ','
         << c.model_path << ',' << c.system << ',' << c.mode << ',' << c.isl << ',' << c.osl << ',' << c.tp << ',' << c.concurrency << ','
@@ -250,8 +243,8 @@ void run(Options o) {
     os << "  " << file << ":" << c.line << ": " << c.id << ": " << reason << "\n";
   };
   if (!skipped.empty() || !failed.empty()) os << "not simulated (" << skipped.size() + failed.size() << " of " << listed << " rows):\n";
-  for (const FileCase& f : skipped) list_row(f.c, f.file, "not_set_up", f.c.not_simulated);
-  for (const ServingCaseResult& r : failed) list_row(r.c, id_file[r.c.id], "stopped", r.failed);
+  for (const ServingCase& c : skipped) list_row(c, "not_set_up", c.not_simulated);
+  for (const ServingCaseResult& r : failed) list_row(r.c, "stopped", r.failed);
   if (!o.csv.empty()) write_text(o.csv, csv.str());
   if (!o.plot.empty() && !results.empty()) {
     write_serving_cases_plot(o.plot, "roofsim cases serving: " + std::to_string(results.size()) + " measured runs; TTFT " +

@@ -33,6 +33,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
     StackServing& v = s.serving;
     if (sv->has("chunked_prefill")) v.chunked_prefill = sv->boolean("chunked_prefill");
     if (sv->has("late_release")) v.late_release = sv->boolean("late_release");
+    if (sv->has("limits_per_rank")) v.limits_per_rank = sv->boolean("limits_per_rank");
     if (sv->has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv->boolean("fp8_kv_cache_with_fp8_weights");
     if (sv->has("priority")) v.priority = sv->one_of("priority", {"decode_first", "prefill_first"});
     if (sv->has("kv_admission")) v.kv_admission = sv->one_of("kv_admission", {"reserve", "on_demand"});

@@ -300,6 +300,13 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   c.micro_batches = c.micro_batches_on(pool.stages());
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
   c.late_release = setup.late_release() && pool.role() != "prefill";
+  // One scheduler plans for every rank: limits that are each rank's count once per rank.
+  if (c.limits_per_rank && pool.ep_ranks() > 1) {
+    const std::int64_t ranks = pool.ep_ranks();
+    c.max_batch *= ranks;
+    c.max_tokens *= ranks;
+    c.max_prompts *= ranks;  // 0 (no limit) stays 0
+  }
   return c;
 }
 

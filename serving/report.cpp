@@ -80,6 +80,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["overlap_scheduler"] = s.overlap_host;
   j["late_release"] = s.late_release();
+  j["limits_per_rank"] = s.scheduler.limits_per_rank;
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},
                    {"response_s", s.frontend.response_s},

@@ -56,6 +56,12 @@ struct SchedulerConfig {
   // takes one more decode step, whose token is dropped, and leaves its slot and KV blocks after it.
   // Set alone, the host work stays in series with the passes.
   bool late_release = false;
+  // With expert parallelism (attention data parallel over the EP ranks) each rank runs its own
+  // scheduler with the whole max_batch, max_tokens and max_prompts: TensorRT-LLM's attention DP
+  // (max_batch_size and max_num_tokens are each rank's) and vLLM's data-parallel engine cores.
+  // Off, the limits are the instance's, shared by its ranks: SGLang's DP attention divides
+  // chunked_prefill_size and max_running_requests by dp_size (server_args.py).
+  bool limits_per_rank = false;
   // Micro-batches under way on an instance of `stages` pipeline stages.
   std::int64_t micro_batches_on(std::int64_t stages) const { return micro_batches > 0 ? micro_batches : stages; }
 };

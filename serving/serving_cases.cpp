@@ -496,15 +496,17 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.workload.requests = requests;
   setup.workload.prompt.mean = static_cast<double>(c.isl);
   setup.workload.output.mean = static_cast<double>(c.osl);
-  // The batch limit: each attention-DP rank has its own scheduler with the row's batch_size;
-  // roofsim's one scheduler plans for all of them.
-  setup.scheduler.max_batch = std::max<std::int64_t>(1, c.batch * c.ep + s.batch_offset.value_or(sv.batch_offset.value_or(0)));
   // TensorRT-LLM as aiconfigurator's generator deploys it: max_num_tokens = batch_size + prompt +
   // 1500 aggregated (generator/backends/trtllm.py, the 1.0.0rc3 era); for prefill workers
   // prefill_batch_size prompts + 1500. Other stacks: their [serving] budget, vLLM's 2048 on an
   // A100 (EngineArgs.get_batch_defaults).
   setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
   apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && c.backend == "trtllm"; });
+  // The batch limit: the row's batch_size is each attention-DP rank's. Where a rank's scheduler
+  // has its own limits (SchedulerConfig::limits_per_rank) the pool multiplies them; where the
+  // ranks share the instance's, the instance holds batch_size per rank.
+  const std::int64_t rank_batch = c.batch + s.batch_offset.value_or(sv.batch_offset.value_or(0));
+  setup.scheduler.max_batch = std::max<std::int64_t>(1, setup.scheduler.limits_per_rank ? rank_batch : rank_batch * c.ep);
   if (c.backend == "vllm" && c.hw == "a100_sxm4_80gb") setup.scheduler.max_tokens = 2048;
   // Flags override the stack, for every row.
   if (s.max_tokens) setup.scheduler.max_tokens = *s.max_tokens;

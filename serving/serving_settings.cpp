@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
     "warmup", "scheduler", "priority", "max_batch", "max_tokens", "max_prompts", "micro_batches", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
-    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release",
+    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "limits_per_rank",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
     "prefill_instances", "decode_instances", "prefill_tp", "decode_tp"};
@@ -104,6 +104,8 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.overlap_host = setting_flag(key, v);
   } else if (key == "late_release") {
     s_.scheduler.late_release = setting_flag(key, v);
+  } else if (key == "limits_per_rank") {
+    s_.scheduler.limits_per_rank = setting_flag(key, v);
   } else if (key == "sequence_overhead_us") {
     s_.sequence_overhead_s = setting_number(key, v, "microseconds") * 1e-6;
   } else if (key == "frontend_request_us") {

@@ -33,7 +33,7 @@ struct ServeOptions {
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
-  bool overlap_scheduler = false, late_release = false;
+  bool overlap_scheduler = false, late_release = false, limits_per_rank = false;
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
@@ -210,6 +210,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.max_tokens = o.max_tokens;
   c.max_prompts = o.max_prompts;
   c.late_release = o.late_release;
+  c.limits_per_rank = o.limits_per_rank;
   c.micro_batches = o.micro_batches;
   c.chunked_prefill = o.chunked;
   s.kv.admission = o.admission == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
@@ -360,6 +361,10 @@ void add_serve_command(CLI::App& app) {
   cmd->add_flag("--late-release", o->late_release, "A finished request holds its slot and KV blocks for one more decode "
                                                   "step, whose token is dropped, as under --overlap-scheduler, but the host "
                                                   "work stays in series with the passes");
+  cmd->add_flag("--limits-per-rank", o->limits_per_rank, "With --ep, each attention-DP rank schedules with the whole "
+                                                        "--max-batch, --max-tokens and --max-prompts (TensorRT-LLM's "
+                                                        "attention DP, vLLM's DP engine cores); default: the limits are "
+                                                        "the instance's, shared by its ranks (SGLang's DP attention)");
   cmd->add_option("--frontend-request-us", o->frontend_request_us, "API server: host time to take a request in before "
                                                                     "the engine sees it (default 0: no API server)")
       ->check(non_negative_number());

@@ -568,7 +568,16 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(ep.not_simulated.empty());
   CHECK(ep.tp == 1);
   CHECK(ep.ep == 4);
-  CHECK(serving_case_setup(ep, ServingCaseSettings{}).scheduler.max_batch == 16 * 4);  // batch_size per attention-DP rank
+  // batch_size is each attention-DP rank's: TensorRT-LLM's ranks schedule apart (the pool
+  // counts the limit once per rank), SGLang's share the instance's limit.
+  const ServingSetup ep_trt = serving_case_setup(ep, ServingCaseSettings{});
+  CHECK(ep_trt.scheduler.limits_per_rank);
+  CHECK(ep_trt.scheduler.max_batch == 16);
+  ServingCaseSettings on_sglang;
+  on_sglang.stack = "sglang";
+  const ServingSetup ep_sglang = serving_case_setup(ep, on_sglang);
+  CHECK_FALSE(ep_sglang.scheduler.limits_per_rank);
+  CHECK(ep_sglang.scheduler.max_batch == 16 * 4);
   const ServingCase& block = by_id("block");
   CHECK(block.not_simulated.empty());
   CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers

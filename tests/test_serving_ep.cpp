@@ -96,6 +96,32 @@ TEST_CASE("serving with expert parallelism: every rank's KV cache, the experts s
   CHECK(iterations_csv(again) == iterations_csv(ep));
 }
 
+TEST_CASE("scheduler limits are each rank's where the stack's ranks schedule apart (TensorRT-LLM, vLLM) and the instance's where they share (SGLang)", "[systemc][serving]") {
+  // Eight clients arrive together; an iteration starts one prompt (as trtllm-1.x) and holds 2
+  // sequences. Shared by the 4 ranks: the first iteration prefills one prompt. Each rank's:
+  // four, one per rank, and the batch holds 8.
+  ServingSetup s = moe_setup(1, 4);
+  s.workload.requests = 16;
+  s.workload.arrivals.concurrency = 8;
+  s.scheduler.max_prompts = 1;
+  s.scheduler.max_batch = 2;
+  const ServingResult shared = run_serving(s);
+  s.scheduler.limits_per_rank = true;
+  const ServingResult per_rank = run_serving(s);
+  REQUIRE(!shared.iterations.empty());
+  REQUIRE(!per_rank.iterations.empty());
+  CHECK(shared.iterations.front().prefill_sequences == 1);
+  CHECK(per_rank.iterations.front().prefill_sequences == 4);
+  std::int32_t most_shared = 0, most_per_rank = 0;
+  for (const IterationRecord& it : shared.iterations) most_shared = std::max(most_shared, it.prefill_sequences + it.decode_sequences);
+  for (const IterationRecord& it : per_rank.iterations) most_per_rank = std::max(most_per_rank, it.prefill_sequences + it.decode_sequences);
+  CHECK(most_shared == 2);
+  CHECK(most_per_rank == 8);
+  // The clients wait less for a first token when every rank takes prompts.
+  CHECK(per_rank.summary.ttft_s.mean < shared.summary.ttft_s.mean);
+  CHECK(serving_json(per_rank)["limits_per_rank"] == true);
+}
+
 TEST_CASE("serving refuses expert parallelism on a model without experts and EP degrees the experts do not divide", "[systemc][serving]") {
   ServingSetup dense = serving_setup(4, 2, "64", "4");
   dense.machine.ep = 2;

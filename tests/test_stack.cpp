@@ -83,6 +83,10 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   CHECK_FALSE(vllm.serving.sequence_overhead_us);
   CHECK(*vllm.serving.iteration_overhead_us == 1000);  // fitted on vLLM rows
   CHECK(*sglang.serving.sequence_overhead_us == 20);   // fitted on SGLang rows
+  // Attention-DP ranks schedule apart in TensorRT-LLM and vLLM, share the instance's limits in SGLang.
+  CHECK(*trt.serving.limits_per_rank);
+  CHECK(*vllm.serving.limits_per_rank);
+  CHECK_FALSE(*sglang.serving.limits_per_rank);
   for (const SoftwareStack* other : {&vllm, &sglang}) {
     CHECK_FALSE(other->serving.frontend_response_us);
     CHECK_FALSE(other->serving.max_prompts);

@@ -38,7 +38,7 @@ struct SchedulerConfig {
   std::int64_t max_batch = 256;    // sequences in one iteration
   std::int64_t max_tokens = 8192;  // tokens in one iteration (prefill tokens + one per decode)
   // Most new requests an iteration starts to prefill; 0: as many as max_tokens and max_batch
-  // hold. No engine we model has such a limit; the serving cases use 1 (ServingCaseSettings).
+  // hold. No engine we model has such a limit (trtllm-1.x used 1 until session 34, docs/serving.md).
   std::int64_t max_prompts = 0;
   // Split prompts into chunks that fill the budget (Sarathi); off: a prompt runs whole, and
   // waits until the budget has room for all of it.

@@ -321,7 +321,7 @@ void add_serve_command(CLI::App& app) {
                                                  "(default 8192, TensorRT-LLM's max_num_tokens)")
       ->check(whole_number_between(1, 1 << 24));
   cmd->add_option("--max-prompts", o->max_prompts, "Most new requests one iteration starts to prefill (default 0: as many "
-                                                   "as --max-tokens and --max-batch hold; the serving cases use 1)")
+                                                   "as --max-tokens and --max-batch hold, as the engines do)")
       ->check(whole_number_between(0, 1 << 20));
   cmd->add_option("--micro-batches", o->micro_batches,
                   "With pipeline stages (--pp): iterations under way at once, each with requests of its own and "

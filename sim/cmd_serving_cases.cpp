@@ -320,8 +320,8 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default: the stack's; "
                                                                             "trtllm-1.x 15, fitted on its rows)")
       ->check(non_negative_number());
-  cmd->add_option("--max-prompts", o->settings.max_prompts, "Most prompts an iteration starts (default: the stack's; trtllm-1.x 1, "
-                                                            "chosen from its rows; 0: as many as fit)")
+  cmd->add_option("--max-prompts", o->settings.max_prompts, "Most prompts an iteration starts (default: the stack's; 0 for every "
+                                                            "shipped stack: as many as fit, as the engines do)")
       ->check(whole_number_between(0, 1 << 20));
   cmd->add_flag("--no-late-release", o->no_late_release, "Free a finished request's slot in the iteration it ends (default: "
                                                          "the stack's; trtllm-1.x one step late, chosen from its rows)");

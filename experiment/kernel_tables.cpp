@@ -89,10 +89,12 @@ double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { re
 // many copies rotated in a `weight_copies` column (bench/gpu/gemm_table.py writes one); without
 // it, the public tables' collector (aiconfigurator, collector/trtllm/collect_gemm.py; framework
 // TRTLLM) rotates max(1, min(5, ceil(L2 / W))) copies of a W-byte weight, so below L2 / 5 they
-// may fit; other tables' rows are taken to read HBM.
+// may fit; vLLM's (collector/vllm/collect_gemm.py; framework VLLM) builds six layers, each with
+// its own weights, and runs them in turn for bf16 and fp8, one layer for fp8_block; other
+// tables' rows are taken to read HBM.
 // `quantized_bytes`: per activation, the copy a quantizing kernel writes before the GEMM (0: none).
 bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int64_t m, std::int64_t n, std::int64_t k,
-                            DType weight, double quantized_bytes, const HardwareSpec& hw) {
+                            const std::string& dtype, DType weight, double quantized_bytes, const HardwareSpec& hw) {
   const double l2 = hw.tile_buffer_memory().capacity_bytes;
   const double w = static_cast<double>(n) * static_cast<double>(k) * dtype_bytes(weight);
   double copies = 0;
@@ -100,6 +102,8 @@ bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int
     copies = static_cast<double>(csv_positive_integer(path, row, "weight_copies"));
   } else if (row.count("framework") && row.at("framework") == "TRTLLM") {
     copies = std::max(1.0, std::min(5.0, std::ceil(l2 / w)));
+  } else if (row.count("framework") && row.at("framework") == "VLLM") {
+    copies = dtype == "bfloat16" || dtype == "fp8" ? 6.0 : 1.0;
   } else {
     return false;
   }
@@ -109,7 +113,12 @@ bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int
 }
 
 // gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
-std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw) {
+// gemm.csv (TensorRT-LLM's paths), gemm_vllm.csv (vLLM's: families "gemm vllm ...") and
+// gemm_weight_only.csv (TensorRT-LLM's weight-only and SmoothQuant GEMMs).
+// The kernels a stack's linear launches for a GEMM row: TensorRT-LLM's (gemm.csv) or vLLM's.
+enum class LinearPath { trtllm, vllm };
+
+std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw, const std::string& family, LinearPath linear) {
   std::vector<PendingRow> out;
   for (const CsvRow& row : read_csv(path)) {
     const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
@@ -129,6 +138,10 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       g.n = n;
       g.k = k;
       ops.push_back(gemm_op(g, ""));
+    } else if (dtype == "fp8" && linear == LinearPath::vllm) {
+      // vLLM's collector builds its fp8 layer with a static activation scale.
+      if (hw.matrix_supports(DType::fp8)) ops = fp8_static_linear_ops(m, n, k);
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
     } else if (dtype == "fp8" || dtype == "fp8_block") {
       // The measured call includes the dynamic quantization of the activations.
       if (hw.matrix_supports(DType::fp8)) ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
@@ -141,19 +154,40 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     } else if (dtype == "nvfp4") {
       if (hw.matrix_supports(DType::nvfp4)) ops = nvfp4_linear_ops(m, n, k);
       else p.not_simulated_reason = hw.name + " does not compute in nvfp4";
+    } else if (dtype == "int4_wo" || dtype == "int8_wo") {
+      // Weight-only: 4- or 8-bit weights dequantized to bf16 in the kernel, bf16 activations
+      // (TensorRT-LLM's WeightOnlyQuantMatmul); the matrix units compute in bf16.
+      GemmShape g;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      g.b = dtype == "int4_wo" ? DType::int4 : DType::int8;
+      ops.push_back(gemm_op(g, ""));
+    } else if (dtype == "sq") {
+      // SmoothQuant W8A8: int8 activations (quantized where the layer before writes them) and
+      // int8 weights on the int8 matrix rate, bf16 out.
+      if (hw.matrix_supports(DType::int8)) ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
+      else p.not_simulated_reason = hw.name + " does not compute in int8";
     } else {
-      p.not_simulated_reason = "gemm_dtype '" + dtype + "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4, fp8_gemm are)";
+      p.not_simulated_reason = "gemm_dtype '" + dtype +
+                               "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4, fp8_gemm, "
+                               "int4_wo, int8_wo, sq are)";
     }
     if (!ops.empty()) {
       // The quantizing kernels of fp8 and nvfp4 rows write the activations once more, narrower.
-      const DType weight = dtype == "bfloat16" ? DType::bf16 : dtype == "nvfp4" ? DType::nvfp4 : DType::fp8;
-      const double quantized = dtype == "bfloat16" || dtype == "fp8_gemm" ? 0.0 : dtype_bytes(weight);
-      if (gemm_operands_resident(path, row, m, n, k, weight, quantized, hw)) {
+      const DType weight = dtype == "bfloat16" ? DType::bf16
+                           : dtype == "nvfp4"  ? DType::nvfp4
+                           : dtype == "int4_wo" ? DType::int4
+                           : dtype == "int8_wo" || dtype == "sq" ? DType::int8
+                                                                 : DType::fp8;
+      const bool quantizes = dtype == "fp8" || dtype == "fp8_block" || dtype == "nvfp4";
+      const double quantized = quantizes ? dtype_bytes(weight) : 0.0;
+      if (gemm_operands_resident(path, row, m, n, k, dtype, weight, quantized, hw)) {
         for (OpSpec& op : ops) op.set_reads_resident();
         p.result.reads = "l2";
       }
     }
-    p.result.family = "gemm " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
+    p.result.family = family + " " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
@@ -261,6 +295,18 @@ std::string custom_algorithm(const std::string& impl) {
   return "";
 }
 
+// The kernel a custom all-reduce row ran: its `implementation` (TensorRT-LLM's table) or
+// `backend` (vLLM's) column, else what its kernel_source names ("" when it names none).
+std::string custom_implementation(const CsvRow& row) {
+  for (const char* column : {"implementation", "backend"}) {
+    if (row.count(column) && !row.at(column).empty()) return row.at(column);
+  }
+  static const std::map<std::string, std::string> by_source = {
+      {"TRTLLM", "trtllm"}, {"vLLM_custom_graph", "vllm_graph"}, {"vLLM_custom_eager", "vllm_eager"}};
+  auto found = row.count("kernel_source") ? by_source.find(row.at("kernel_source")) : by_source.end();
+  return found == by_source.end() ? "" : found->second;
+}
+
 // nccl.csv and custom_allreduce_*.csv: message_size counts elements of the row's dtype.
 std::vector<PendingRow> collective_rows(const std::string& path, const HardwareSpec& hw, bool custom) {
   std::vector<PendingRow> out;
@@ -288,12 +334,10 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
       throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
     }
     const std::uint64_t bytes = tensor_bytes(elements, element);
-    std::string algo;
+    std::string algo, impl;
     if (custom) {
-      const std::string impl = row.count("implementation") ? row.at("implementation")
-                               : row.count("backend")      ? row.at("backend")
-                                                           : "custom";
-      p.result.family = "custom " + op + " " + impl;
+      impl = custom_implementation(row);
+      p.result.family = "custom " + op + " " + (impl.empty() ? "unnamed" : impl);
       algo = custom_algorithm(impl);
     } else {
       p.result.family = "nccl " + op;
@@ -304,7 +348,15 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(static_cast<double>(bytes), kSizeBuckets);
     if (custom && algo.empty() && p.not_simulated_reason.empty()) {
-      p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
+      if (impl.empty()) {
+        p.not_simulated_reason = "the row does not say which kernel ran (no implementation or backend column, and kernel_source '" +
+                                 (row.count("kernel_source") ? row.at("kernel_source") : std::string()) +
+                                 "' names none of TRTLLM, vLLM_custom_graph, vLLM_custom_eager)";
+      } else if (impl == "vllm_eager") {
+        p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
+      } else {
+        p.not_simulated_reason = "implementation '" + impl + "' is not modelled (trtllm and vllm_graph are; vllm_eager's calls include eager host launches)";
+      }
     } else if (p.not_simulated_reason.empty()) {
       p.simulate = [&hw, kind, gpus, bytes, element, algo] {
         return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes, element, algo);
@@ -408,7 +460,9 @@ struct TableKind {
 
 const std::vector<TableKind>& table_kinds() {
   static const std::vector<TableKind> kinds = {
-      {"gemm.csv", gemm_rows, "", ""},
+      {"gemm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm", LinearPath::trtllm); }, "", ""},
+      {"gemm_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm vllm", LinearPath::vllm); }, "", ""},
+      {"gemm_weight_only.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm", LinearPath::trtllm); }, "", ""},
       {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", ""},
       {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
       {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
@@ -500,10 +554,24 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
       pending.push_back(std::move(p));
     }
   }
+  std::string known;
+  for (const std::string& f : kernel_table_files()) known += (known.empty() ? "" : ", ") + f;
+  // Every other CSV is named, in name order, so nothing in the folder is passed over silently.
+  std::vector<std::string> others;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const bool table = std::any_of(table_kinds().begin(), table_kinds().end(), [&](const TableKind& k) { return k.file == name; });
+    if (e.path().extension() == ".csv" && !table) others.push_back(name);
+  }
+  std::sort(others.begin(), others.end());
+  for (const std::string& name : others) out.skipped.push_back({name, "not a kernel table roofsim reads (it reads " + known + ")"});
   if (pending.empty() && out.families.empty()) {
-    std::string names;
-    for (const std::string& f : kernel_table_files()) names += (names.empty() ? "" : ", ") + f;
-    throw InputError("${kernels} " + dir + ": no kernel tables in this folder (expected one of " + names + ")");
+    throw InputError("${kernels} " + dir + ": no kernel tables in this folder (expected one of " + known + ")" +
+                     (others.empty() ? std::string() : "; skipped: " + [&] {
+                       std::string s;
+                       for (const std::string& o : others) s += (s.empty() ? "" : ", ") + o;
+                       return s;
+                     }()));
   }
   // Simulated families first, in the order their rows appear.
   std::vector<KernelFamilyResult> simulated;
@@ -624,7 +692,9 @@ nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst) {
     }
     families.push_back(j);
   }
-  return {{"hardware", r.hw}, {"kernels", r.dir}, {"simulated_rows", r.simulated_rows()}, {"families", families}};
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const SkippedTable& s : r.skipped) skipped.push_back({{"file", s.file}, {"reason", s.reason}});
+  return {{"hardware", r.hw}, {"kernels", r.dir}, {"simulated_rows", r.simulated_rows()}, {"families", families}, {"skipped_files", skipped}};
 }
 
 nlohmann::json kernel_row_records(const KernelValidationResult& r) {

@@ -58,17 +58,25 @@ struct KernelFamilyResult {
   std::string not_simulated_reason;
 };
 
+// A CSV of the folder that is not a kernel table roofsim reads, and why (named, never dropped
+// silently).
+struct SkippedTable {
+  std::string file, reason;
+};
+
 struct KernelValidationResult {
   std::string hw, dir;
   std::vector<KernelFamilyResult> families;
+  std::vector<SkippedTable> skipped;  // by file name
   std::size_t simulated_rows() const;
 };
 
 // The table files a kernel folder may hold, for --help and errors.
 std::vector<std::string> kernel_table_files();
 
-// Simulates every row of every known table in `dir` on `hw`. Throws InputError naming the
-// file, line and column for a malformed row, or when the folder holds no known table.
+// Simulates every row of every known table in `dir` on `hw`; every other CSV there is listed in
+// `skipped` with the reason. Throws InputError naming the file, line and column for a malformed
+// row, or when the folder holds no known table.
 KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw,
                                               const RunControl& control = {});
 

@@ -210,6 +210,12 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   return ops;
 }
 
+std::vector<OpSpec> fp8_static_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return {vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
+                    "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)),
+          quantized_gemm_op(m, n, k, DType::fp8, 0)};
+}
+
 std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
   std::vector<OpSpec> ops;
   ops.push_back(vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::nvfp4, false},  // scale and convert

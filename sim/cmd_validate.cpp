@@ -123,6 +123,10 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
          << signed_pct(f.overall.median_signed) << " | " << f.overall.measured_twice_simulated << " |\n";
     }
   }
+  if (!r.skipped.empty()) {
+    md << "\nSkipped files:\n\n";
+    for (const SkippedTable& s : r.skipped) md << "- `" << s.file << "`: " << s.reason << "\n";
+  }
   for (const KernelFamilyResult& f : r.families) {
     if (f.rows.empty()) continue;
     md << "\n## " << f.family << " (" << f.file << ")\n\n| size | rows | MAPE | median signed error | measured >= 2x simulated |\n"
@@ -199,6 +203,7 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
     if (f.rows.empty()) os << f.family << ": " << f.not_simulated_reason << "\n";
     else if (f.not_simulated > 0) os << f.family << ": " << f.not_simulated << " more rows not simulated: " << f.not_simulated_reason << "\n";
   }
+  for (const SkippedTable& s : r.skipped) os << "skipped " << s.file << ": " << s.reason << "\n";
   std::size_t from_l2 = 0;
   for (const KernelFamilyResult& f : r.families) {
     for (const KernelRowResult& row : f.rows) from_l2 += row.reads == "l2";
@@ -249,8 +254,10 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--report", o->report, "Markdown report to write (charts go beside it)")->capture_default_str();
   CLI::Option* kernels =
       cmd->add_option("--kernels", o->kernels, "Instead of the suite: simulate every row of measured kernel tables in DIR "
-                                               "(the format of validation/kernels/h100: gemm.csv, nccl.csv, ...) and report "
-                                               "MAPE, median signed error and worst rows per family and size");
+                                               "(the format of validation/kernels/h100: gemm.csv, gemm_vllm.csv, "
+                                               "gemm_weight_only.csv, nccl.csv, custom_allreduce_*.csv, context_attention.csv, "
+                                               "generation_attention.csv, moe.csv) and report MAPE, median signed error and "
+                                               "worst rows per family and size; any other CSV there is named as skipped");
   cmd->add_option("--hw", o->hw, "Hardware the --kernels rows are simulated on (a preset name or a .toml; default: the "
                                  "GPU DIR is named after - h100, h200, b200, gb200, a100, alone or as h200_sxm - else h100_sxm5)")
       ->needs(kernels);

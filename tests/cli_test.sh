@@ -292,6 +292,22 @@ mkdir -p "$tmp/b200" && printf 'gemm_dtype,m,n,k,latency\nnvfp4,1024,4096,4096,0
 expect_ok "validate --kernels nvfp4 on a B200" "$roofsim" validate --kernels "$tmp/b200" --report "$tmp/v/k5.md"
 contains "validate --kernels: nvfp4 simulated on the B200" "1 measured kernel rows simulated on b200"
 contains "validate --kernels: an unmodelled type listed" "gemm_dtype 'int4_awq' is not modelled"
+# Every CSV of the folder is read or named: vLLM's GEMM table and the weight-only one are
+# simulated, another file is listed as skipped (text and JSON); a custom all-reduce table that
+# does not say which kernel ran is not blamed on eager launches.
+mkdir -p "$tmp/every" && printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,torch.nn.functional.linear,bfloat16,64,64,64,0.003\n' >"$tmp/every/gemm_vllm.csv"
+printf 'gemm_dtype,m,n,k,latency\nint4_wo,16,4096,4096,0.02\nint8_wo,16,4096,4096,0.02\nsq,16,4096,4096,0.02\n' >"$tmp/every/gemm_weight_only.csv"
+printf 'op_name,allreduce_dtype,num_gpus,message_size,latency\nall_reduce,bfloat16,8,4096,0.01\n' >"$tmp/every/custom_allreduce_other.csv"
+printf 'op_name,kernel_source,allreduce_dtype,num_gpus,message_size,latency\nall_reduce,mystery,bfloat16,8,4096,0.01\n' >"$tmp/every/custom_allreduce_vllm.csv"
+printf 'a,b\n1,2\n' >"$tmp/every/notes.csv"
+expect_ok "validate --kernels every file" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --json "$tmp/v/k6.json"
+contains "validate --kernels: vLLM's table" "gemm vllm bf16"
+contains "validate --kernels: weight-only rows" "4 measured kernel rows simulated"
+contains "validate --kernels: an unknown file named" "skipped notes.csv: not a kernel table roofsim reads"
+contains "validate --kernels: a second unknown file named" "skipped custom_allreduce_other.csv"
+contains "validate --kernels: an unnamed all-reduce kernel said so" "does not say which kernel ran"
+if python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["skipped_files"]; sys.exit(0 if [x["file"] for x in s] == ["custom_allreduce_other.csv", "notes.csv"] else 1)' "$tmp/v/k6.json"; then ok; else
+  bad "validate --kernels: skipped_files in the JSON: $(cat "$tmp/v/k6.json")"; fi
 # A row measured at ten times the simulated ~3 us is counted apart (an outlier population no
 # kernel mechanism explains: docs/calibration.md, the MoE rows that ran untuned).
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.03\n' >"$tmp/kern/gemm.csv"

@@ -15,8 +15,8 @@ namespace {
 class OpSequence : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(OpSequence);
-  OpSequence(const sc_core::sc_module_name& name, Chip& chip, const std::vector<OpSpec>& ops)
-      : sc_core::sc_module(name), chip_(chip), ops_(ops), results_(ops.size()) {
+  OpSequence(const sc_core::sc_module_name& name, Chip& chip, const std::vector<OpSpec>& ops, const std::vector<double>& launched_at_s)
+      : sc_core::sc_module(name), chip_(chip), ops_(ops), launched_at_s_(launched_at_s), results_(ops.size()) {
     SC_METHOD(kickoff);  // runs once at initialization, time 0
   }
   const std::vector<OpResult>& results() const { return results_; }
@@ -31,6 +31,13 @@ class OpSequence : public sc_core::sc_module {
       end_ps_ = now_ps();
       return;
     }
+    if (i < launched_at_s_.size()) {
+      const Picoseconds launched = ceil_ps(launched_at_s_[i]);
+      if (launched > now_ps()) {  // the chip waits for the host
+        chip_.matrix_events().at(launched, [this, i] { start(i); });
+        return;
+      }
+    }
     const OpSpec& op = ops_[i];
     results_[i].name = op.name;
     auto next = [this, i] { start(i + 1); };
@@ -43,6 +50,7 @@ class OpSequence : public sc_core::sc_module {
 
   Chip& chip_;
   const std::vector<OpSpec>& ops_;
+  const std::vector<double>& launched_at_s_;
   std::vector<OpResult> results_;
   Picoseconds end_ps_ = 0;
 };
@@ -76,7 +84,11 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) 
     const std::string n = "chip" + std::to_string(i);
     chips.push_back(std::make_unique<Chip>(n.c_str(), jobs[i].hw, jobs[i].granularity));
     chips.back()->set_near_memory(jobs[i].near_memory);
-    sequences.push_back(std::make_unique<OpSequence>((n + "_ops").c_str(), *chips.back(), jobs[i].ops));
+    if (!jobs[i].launched_at_s.empty() && jobs[i].launched_at_s.size() != jobs[i].ops.size()) {
+      throw std::logic_error("simulate: launch times for " + std::to_string(jobs[i].launched_at_s.size()) + " of " +
+                             std::to_string(jobs[i].ops.size()) + " ops");
+    }
+    sequences.push_back(std::make_unique<OpSequence>((n + "_ops").c_str(), *chips.back(), jobs[i].ops, jobs[i].launched_at_s));
   }
   auto t1 = std::chrono::steady_clock::now();
   kernel.run();

@@ -2,6 +2,7 @@
 // One simulation: chips are elaborated, each runs its list of ops one after another, and the
 // SystemC kernel runs until every chip is idle.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "components/chip.hpp"
@@ -20,11 +21,18 @@ struct OpSpec {
 };
 
 struct ChipJob {
+  ChipJob() = default;
+  ChipJob(HardwareSpec h, Granularity g, std::vector<OpSpec> o, NearMemory n = NearMemory::small_rows)
+      : hw(std::move(h)), granularity(g), ops(std::move(o)), near_memory(n) {}
   HardwareSpec hw;
   Granularity granularity = Granularity::coarse;
   std::vector<OpSpec> ops;
   // Which GEMMs near-memory units take on hardware with [pim] (off: the matrix units' roofline).
   NearMemory near_memory = NearMemory::small_rows;
+  // When the host has launched each op, in seconds from the start (an eager framework's Python
+  // between kernels): an op starts when the one before has ended and it has been launched.
+  // Empty: every op launched at the start (a graph, or a host far ahead of the chip).
+  std::vector<double> launched_at_s;
 };
 
 struct ChipOutcome {

@@ -18,6 +18,8 @@
 #include "core/format.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/single_op.hpp"
+#include "experiment/stack.hpp"
+#include "components/simulation.hpp"
 #include "workloads/attention_kernel.hpp"
 
 namespace roofsim {
@@ -82,6 +84,34 @@ double measured_seconds(const std::string& path, const CsvRow& row) {
 
 // A measured call's ops simulated one after another: from the first's start to the last's end.
 double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { return call_totals(run_ops(hw, false, ops)).sim_s; }
+
+// A call its benchmark replays eagerly, back to back (no CUDA graph): the host spends `host_s`
+// on each call, launching its ops evenly through that time, and the chip runs each op once it
+// is launched and the op before has ended. The second call's period is the steady state: the
+// host's time where the chip is quicker, the chip's where the host keeps ahead. It emerges from
+// the events; nothing takes the larger of the two.
+double eager_call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& call, double host_s) {
+  ChipJob job;
+  job.hw = hw;
+  const std::size_t n = call.size();
+  for (int c = 0; c < 2; ++c) {
+    for (std::size_t i = 0; i < n; ++i) {
+      job.ops.push_back(call[i]);
+      job.launched_at_s.push_back(host_s * (c + static_cast<double>(i + 1) / static_cast<double>(n)));
+    }
+  }
+  const SimulationOutcome o = simulate({job}, kDefaultMaxEvents);
+  return to_seconds(o.chips[0].ops[2 * n - 1].end_ps - o.chips[0].ops[n - 1].end_ps);
+}
+
+// The vLLM stack's host time for one eager call of the path a row names (configs/stacks/vllm.toml
+// [eager_calls]); none when the stack gives none.
+std::optional<double> vllm_eager_call_s(const std::string& kernel_source) {
+  static const SoftwareStack vllm = load_stack("vllm");
+  auto found = vllm.eager_call_us.find(kernel_source);
+  if (found == vllm.eager_call_us.end()) return std::nullopt;
+  return found->second * 1e-6;
+}
 
 // Whether the benchmark behind a GEMM row kept the call's operands in the L2: the weight copies
 // it rotates, its one input (and the input's quantized copy) and its reused output all fit the
@@ -192,7 +222,17 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     p.result.source = source_of(path, row);
     p.result.measured_s = measured_seconds(path, row);
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
-    if (p.not_simulated_reason.empty()) p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
+    // vLLM's collector times fp8_block without a CUDA graph (collector/vllm/collect_gemm.py):
+    // each call pays the host time of its path.
+    if (p.not_simulated_reason.empty() && linear == LinearPath::vllm && dtype == "fp8_block") {
+      const std::string source = row.count("kernel_source") ? row.at("kernel_source") : "";
+      if (const std::optional<double> host_s = vllm_eager_call_s(source)) {
+        p.simulate = [&hw, ops, s = *host_s] { return eager_call_seconds(hw, ops, s); };
+      } else {
+        p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/vllm.toml [eager_calls] gives no host time for it";
+      }
+    }
+    if (p.not_simulated_reason.empty() && !p.simulate) p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
     out.push_back(std::move(p));
   }
   return out;

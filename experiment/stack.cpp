@@ -62,6 +62,15 @@ SoftwareStack load_stack(const std::string& name_or_path) {
     }
     sv->reject_unknown_keys();
   }
+  if (std::optional<ConfigTable> calls = top.optional_table("eager_calls")) {
+    for (const std::string& key : calls->keys_in_file_order()) {
+      const double us = calls->non_negative_number(key);
+      if (us > 1e6) calls->fail(key, "more than a second of host time per call");
+      s.eager_call_us[key] = us;
+      sourced(*calls, key, "eager_calls." + key);
+    }
+    calls->reject_unknown_keys();
+  }
   if (std::optional<ConfigTable> hw = top.optional_table("hardware")) {
     for (const std::string& key : hw->keys_in_file_order()) {
       s.hardware.push_back({key, hw->finite_number(key), false});

@@ -5,6 +5,7 @@
 // calibrated for ([hardware]: keys of the hardware file, each with its source in [provenance]),
 // on whatever hardware it runs.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct SoftwareStack {
   std::optional<MoeKernel> moe;  // the kernels of its MoE layers (workloads/moe_kernels.hpp)  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order
   StackServing serving;
+  // [eager_calls]: host time of one eager call of a library path (named as the measured
+  // tables' kernel_source names it), microseconds: Python and launches that a benchmark
+  // replaying the call without a CUDA graph pays once per call.
+  std::map<std::string, double> eager_call_us;
 };
 
 // A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.

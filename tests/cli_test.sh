@@ -300,6 +300,14 @@ printf 'gemm_dtype,m,n,k,latency\nint4_wo,16,4096,4096,0.02\nint8_wo,16,4096,409
 printf 'op_name,allreduce_dtype,num_gpus,message_size,latency\nall_reduce,bfloat16,8,4096,0.01\n' >"$tmp/every/custom_allreduce_other.csv"
 printf 'op_name,kernel_source,allreduce_dtype,num_gpus,message_size,latency\nall_reduce,mystery,bfloat16,8,4096,0.01\n' >"$tmp/every/custom_allreduce_vllm.csv"
 printf 'a,b\n1,2\n' >"$tmp/every/notes.csv"
+# vLLM's block-fp8 linear, timed without a CUDA graph: a tiny call costs its path's host time
+# (configs/stacks/vllm.toml [eager_calls]: 60 us for FlashInfer's); a path without one is listed.
+printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,FlashInferFp8BlockScaledMMKernel,fp8_block,1,128,128,0.06\nVLLM,MysteryKernel,fp8_block,1,128,128,0.06\n' >"$tmp/every/gemm_vllm.csv"
+expect_ok "validate --kernels eager calls" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --rows-csv "$tmp/v/rows6.csv"
+if awk -F, 'NR > 1 && $3 == "gemm vllm fp8_block" { s = $7 } END { exit !(s > 59e-6 && s < 62e-6) }' "$tmp/v/rows6.csv"; then ok; else
+  bad "validate --kernels: an eager FlashInfer block-fp8 call wants ~60 us: $(cat "$tmp/v/rows6.csv")"; fi
+contains "validate --kernels: a path without host time listed" "kernel_source 'MysteryKernel'"
+printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,torch.nn.functional.linear,bfloat16,64,64,64,0.003\n' >"$tmp/every/gemm_vllm.csv"
 expect_ok "validate --kernels every file" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --json "$tmp/v/k6.json"
 contains "validate --kernels: vLLM's table" "gemm vllm bf16"
 contains "validate --kernels: weight-only rows" "4 measured kernel rows simulated"

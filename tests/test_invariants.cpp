@@ -274,3 +274,22 @@ TEST_CASE("every hardware preset is in the invariant suite", "[systemc][invarian
   std::sort(covered.begin(), covered.end());
   CHECK(list_presets("hardware") == covered);
 }
+
+TEST_CASE("an op the host launches late starts when launched, not before, and takes as long as launched at once", "[systemc][invariants]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  OpSpec gemm;
+  gemm.gemm = GemmShape{1, 64, 64, 64};
+  gemm.name = "small gemm";
+  const SimulationOutcome at_once = simulate({ChipJob{hw, Granularity::coarse, {gemm, gemm}}});
+  ChipJob late(hw, Granularity::coarse, {gemm, gemm});
+  late.launched_at_s = {0.0, 50e-6};  // the second op launched 50 us in, long after the first ended
+  const SimulationOutcome waited = simulate({late});
+  const OpResult& first = at_once.chips[0].ops[1];
+  const OpResult& second = waited.chips[0].ops[1];
+  CHECK(to_seconds(second.start_ps) == Approx(50e-6).epsilon(1e-9));
+  CHECK(second.seconds() == Approx(first.seconds()).epsilon(1e-9));
+  CHECK(to_seconds(waited.chips[0].ops[0].end_ps) < 50e-6);
+  // Launch times for some ops only are a programming error.
+  late.launched_at_s = {0.0};
+  CHECK_THROWS_AS(simulate({late}), std::logic_error);
+}

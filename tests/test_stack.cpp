@@ -83,6 +83,12 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   CHECK_FALSE(vllm.serving.sequence_overhead_us);
   CHECK(*vllm.serving.iteration_overhead_us == 1000);  // fitted on vLLM rows
   CHECK(*sglang.serving.sequence_overhead_us == 20);   // fitted on SGLang rows
+  // Host time of an eager call per library path, each with its source; none without one.
+  CHECK(vllm.eager_call_us.at("DeepGemmFp8BlockScaledMMKernel") == 91);
+  CHECK(trt.eager_call_us.empty());
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[eager_calls]\nX = 5\n", "stack")), Catch::Contains("eager_calls.X"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[eager_calls]\nX = -5\n[provenance]\n\"eager_calls.X\" = \"s\"\n", "stack")),
+                    Catch::Contains("X"));
   // Attention-DP ranks schedule apart in TensorRT-LLM and vLLM, share the instance's limits in SGLang.
   CHECK(*trt.serving.limits_per_rank);
   CHECK(*vllm.serving.limits_per_rank);

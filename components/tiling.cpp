@@ -294,7 +294,8 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
       const bool short_k = static_cast<double>(k_tiles) < spec.split_k_min_k_tiles;
-      const std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k ? 1 : std::min(lim.units / tiles, k_tiles);
+      const std::int64_t split =
+          tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
       KernelTile t;

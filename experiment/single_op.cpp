@@ -211,9 +211,11 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
 }
 
 std::vector<OpSpec> fp8_static_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  OpSpec gemm = quantized_gemm_op(m, n, k, DType::fp8, 0);
+  gemm.gemm.kernel_no_split_k = true;  // CUTLASS's scaled_mm as vLLM dispatches it has no split-K
   return {vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
                     "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)),
-          quantized_gemm_op(m, n, k, DType::fp8, 0)};
+          gemm};
 }
 
 std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {

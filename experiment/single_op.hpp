@@ -59,7 +59,8 @@ OpSpec quantized_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType t
 std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k, Fp8Scaling scaling);
 // A linear with fp8 weights and a static (calibrated) activation scale, as vLLM's Fp8LinearOp
 // runs it with `activation_scheme = "static"`: one kernel quantizes the bf16 activations with
-// the known scale, then the per-tensor scaled fp8 GEMM (CUTLASS scaled_mm), bf16 out.
+// the known scale, then the per-tensor scaled fp8 GEMM (CUTLASS scaled_mm, which does not split
+// K), bf16 out.
 std::vector<OpSpec> fp8_static_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k);
 // TensorRT-LLM's NVFP4 linear (Blackwell): the activations quantized to nvfp4 with the layer's
 // static global scale and per-16 block scales (fp4_quantize: one pass, no amax), then the

@@ -77,6 +77,10 @@ TEST_CASE("GPU GEMMs are planned as kernels: k-tiles, full work tiles, split-K f
   GemmPlan narrow = plan_gemm({1, 16, 32, 65536}, hw.matrix, lim);
   CHECK(narrow.tk == 64);
   CHECK(narrow.k_parts() > 100);
+  // A library that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks all of K.
+  GemmShape unsplit{1, 16, 32, 65536};
+  unsplit.kernel_no_split_k = true;
+  CHECK(plan_gemm(unsplit, hw.matrix, lim).k_parts() == 1);
   CHECK(narrow.tiles_per_block() <= lim.units);
   CHECK(static_cast<double>(narrow.traffic_bytes()) == Approx(gemm_cost(narrow.shape).bytes()).epsilon(0.01));
   // A TPU compiler's tiling is untouched: no k-tiles.

@@ -72,6 +72,9 @@ struct GemmShape {
   // grouped GEMM runs them): planned as a GPU GEMM kernel over all the problems' tiles, K not
   // split. Other batched GEMMs (attention's) keep the batched planner.
   bool grouped = false;
+  // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
+  // K for its tile, however few tiles there are.
+  bool kernel_no_split_k = false;
   // The operands are already in the tile buffer (an L2 that holds them from an earlier call, as
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.

@@ -164,7 +164,9 @@ rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prom
 chunked_prefill; kv_admission ('reserve', 'on_demand'), kv_preemption ('recompute', 'swap'), block_tokens, kv_memory_fraction,
 kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, overlap_scheduler, late_release, limits_per_rank, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
 speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
-disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp.
+disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp;
+stack (a software stack of configs/stacks, e.g. 'vllm', 'sglang', 'trtllm-1.x': its kernels on the machine and
+its [serving] scheduler and host costs on the server, except the keyword arguments given).
 progress(done, total, what) is called as requests finish. Returns the dict `roofsim serve --json` writes,
 plus 'requests' and 'iteration_records': one dict
 per request and per iteration (the columns of --requests-csv and --iterations-csv).)";

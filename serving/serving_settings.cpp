@@ -5,6 +5,8 @@
 
 #include "core/error.hpp"
 #include "experiment/experiment_settings.hpp"
+#include "experiment/stack.hpp"
+#include "serving/stack_serving.hpp"
 
 namespace roofsim {
 
@@ -16,7 +18,7 @@ const std::set<std::string> kKeys = {
     "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "limits_per_rank",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
-    "prefill_instances", "decode_instances", "prefill_tp", "decode_tp"};
+    "prefill_instances", "decode_instances", "prefill_tp", "decode_tp", "stack"};
 
 std::string one_of(const std::string& key, const nlohmann::json& v, const std::set<std::string>& allowed, const std::string& listed) {
   const std::string t = setting_text(key, v);
@@ -36,7 +38,11 @@ bool is_serving_setting(const std::string& key) { return kKeys.count(key) > 0; }
 
 void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
   WorkloadSpec& w = s_.workload;
-  if (key == "concurrency") {
+  given_.insert(key);
+  if (key == "stack") {
+    stack_ = setting_text(key, v);
+    load_stack(stack_);  // an unknown stack or a bad file is refused here, naming the setting's value
+  } else if (key == "concurrency") {
     w.arrivals.kind = Arrivals::Kind::closed_loop;
     w.arrivals.concurrency = setting_whole(key, v);
   } else if (key == "rate") {
@@ -159,6 +165,15 @@ ServingSetup ServingSettings::finish(Experiment machine, const std::string& sour
   if (!requests_given_) s.workload.requests = s.workload.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * s.workload.arrivals.concurrency : 100;
   s.machine = std::move(machine);
   s.source = source;
+  if (!stack_.empty()) {
+    // The stack's kernels on the machine and its [serving] table on the server, as `serve
+    // --stack` puts them, except the settings given by name.
+    const SoftwareStack stack = load_stack(stack_);
+    apply_stack(stack, s.machine, false, false);
+    apply_stack_serving(stack.serving, s, [&](const std::string& name) {
+      return given_.count(name == "admission" ? "kv_admission" : name) > 0;
+    });
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 // list for per-position acceptance). Sweep files and the Python module set serving runs
 // through this one table; the machine's settings (hw, model, dtypes, tp, ...) are experiment
 // settings (experiment/experiment_settings.hpp).
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +16,8 @@ namespace roofsim {
 bool is_serving_setting(const std::string& key);
 
 // Builds a setup setting by setting; finish() fills what depends on several (the default
-// number of requests depends on the arrivals).
+// number of requests depends on the arrivals; "stack" puts a software stack's kernels on the
+// machine and its [serving] scheduler and host costs on the server, except settings given).
 class ServingSettings {
  public:
   // Throws InputError "key=value: expected ..."; `batch`, `gen` and the like are refused
@@ -27,6 +29,8 @@ class ServingSettings {
  private:
   ServingSetup s_;
   bool requests_given_ = false;
+  std::string stack_;               // "stack": a software stack (configs/stacks), applied by finish()
+  std::set<std::string> given_;     // the settings set by name: the stack's [serving] leaves them
 };
 
 }  // namespace roofsim

@@ -93,7 +93,9 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
       ->check(CLI::IsMember(attention_kernels().names()));
   cmd->add_option("--stack", f.stack, "A software stack (configs/stacks: " + join_presets("stacks") +
                                       ", or a .toml): its attention kernel, launch mode, all-reduce kernel and kernel parameters on the "
-                                      "hardware; --attention, --launch and --allreduce still override it");
+                                      "hardware; --attention, --launch and --allreduce still override it. serve and search also "
+                                      "take its [serving] table (scheduler, token budget, KV admission, host costs) where no flag "
+                                      "sets the same");
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short; "

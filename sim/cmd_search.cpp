@@ -17,6 +17,8 @@
 #include "experiment/results.hpp"
 #include "sim/output.hpp"
 #include "sim/progress_line.hpp"
+#include "serving/stack_serving.hpp"
+#include "experiment/stack.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim {
@@ -125,6 +127,12 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   s.scheduler.max_tokens = o.max_tokens;
   s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
+  // A stack runs its server as its [serving] table says, as in `serve --stack`, where no flag
+  // says otherwise (search's own flags: --max-tokens).
+  if (cmd.count("--stack") && !o.x.stack.empty()) {
+    apply_stack_serving(load_stack(o.x.stack).serving, s,
+                        [&](const std::string& name) { return name == "max_tokens" && cmd.count("--max-tokens") > 0; });
+  }
   spec.gpus = o.gpus;
   if (!o.tps.empty()) spec.tps = parse_list(o.tps, "--tp", 1, o.gpus);
   spec.pps = parse_list(o.pps, "--pp", 1, o.gpus);

@@ -292,6 +292,12 @@ mkdir -p "$tmp/b200" && printf 'gemm_dtype,m,n,k,latency\nnvfp4,1024,4096,4096,0
 expect_ok "validate --kernels nvfp4 on a B200" "$roofsim" validate --kernels "$tmp/b200" --report "$tmp/v/k5.md"
 contains "validate --kernels: nvfp4 simulated on the B200" "1 measured kernel rows simulated on b200"
 contains "validate --kernels: an unmodelled type listed" "gemm_dtype 'int4_awq' is not modelled"
+# search runs a stack's server as its [serving] table says (here 200 ms of host time per
+# iteration): every decode step takes at least that.
+printf '[stack]\nname = "slowhost"\ndescription = "d"\n[serving]\niteration_overhead_us = 200000\n[provenance]\n"serving.iteration_overhead_us" = "a test"\n' >"$tmp/slowhost.toml"
+expect_ok "search --stack" "$roofsim" search --model llama-3-8b --gpus 1 --concurrency 1 --prompt 64 --output 4 --requests-per-client 1 --stack "$tmp/slowhost.toml" --json "$tmp/v/search.json"
+if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["points"][0]; sys.exit(0 if p["tpot_mean_s"] >= 0.2 else 1)' "$tmp/v/search.json"; then ok; else
+  bad "search --stack: the stack's 200 ms per iteration wants TPOT >= 0.2 s: $(cat "$tmp/v/search.json")"; fi
 # Every CSV of the folder is read or named: vLLM's GEMM table and the weight-only one are
 # simulated, another file is listed as skipped (text and JSON); a custom all-reduce table that
 # does not say which kernel ran is not blamed on eager launches.

@@ -152,6 +152,18 @@ def test_serve_speculation_and_disaggregation_and_its_errors():
         roofsim.serve(max_prompts=-1)
 
 
+def test_serve_takes_a_stack_with_its_serving_table_unless_a_keyword_says_otherwise():
+    vllm = roofsim.serve(concurrency=4, requests=8, prompt=128, output=8, stack="vllm")
+    assert vllm["iteration_overhead_s"] == pytest.approx(1e-3)  # vllm.toml [serving]
+    assert "chunked prefill" in vllm["scheduler"] and vllm["kv_cache"]["admission"] == "on_demand"
+    own = roofsim.serve(concurrency=4, requests=8, prompt=128, output=8, stack="vllm", iteration_overhead_ms=0)
+    assert own["iteration_overhead_s"] == 0
+    plain = roofsim.serve(concurrency=4, requests=8, prompt=128, output=8)
+    assert plain["iteration_overhead_s"] == 0 and plain["kv_cache"]["admission"] == "reserve"
+    with pytest.raises(roofsim.InputError, match="nosuch"):
+        roofsim.serve(stack="nosuch")
+
+
 def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):
     sweep = tmp_path / "bw.toml"
     sweep.write_text('[base]\nprompt = 64\ngen = 3\n[grid]\nbatch = [1, 4]\n"hbm.bandwidth_gb_per_s" = [2000, 4000]\n')

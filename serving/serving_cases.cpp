@@ -287,6 +287,7 @@ void fill_concurrency(ServingCase& c, const CsvRow& row, std::int64_t limit) {
     c.concurrency = *conc;
   } else {
     c.concurrency = limit;
+    c.deployment_assumed = true;
     c.assumptions.push_back("concurrency " + std::string(cell(row, "silicon_concurrency").empty() ? "blank" : "0") +
                             ": taken as the deployment's batch limit, " + std::to_string(limit));
   }
@@ -374,6 +375,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
         c.batch = *batch;
       } else {
         c.batch = (c.concurrency + l.ep - 1) / l.ep;
+        c.deployment_assumed = true;
         c.assumptions.push_back("batch_size blank: each scheduler's batch limit holds its share of the clients, " + std::to_string(c.batch));
       }
     } else {
@@ -391,6 +393,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       c.prefill_instances = pw.value_or(1);
       c.decode_instances = dw.value_or(1);
       if (!pw || !dw) {
+        c.deployment_assumed = true;
         c.assumptions.push_back("disaggregated worker counts blank: one prefill and one decode worker");
       }
       fill_concurrency(c, row, db.value_or(0) * c.decode_instances * dec.ep);
@@ -399,10 +402,12 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
         c.batch = *db;
       } else {
         c.batch = (c.concurrency + c.decode_instances * dec.ep - 1) / (c.decode_instances * dec.ep);
+        c.deployment_assumed = true;
         c.assumptions.push_back("decode_batch_size blank: each decode scheduler's batch limit holds its share of the clients, " +
                                 std::to_string(c.batch));
       }
       c.prefill_batch = pb.value_or(1);
+      if (!pb) c.deployment_assumed = true;
       if (!pb) c.assumptions.push_back("prefill_batch_size blank: 1 prompt per prefill iteration (TensorRT-LLM) or the stack's token budget");
     }
     // A concurrency above batch_size: the deployment's batch limit was set otherwise (the files'

@@ -36,6 +36,9 @@ struct ServingCase {
   // (a blank concurrency, a layout run another way, a version taken as the nearest documented),
   // one sentence each: printed on the row and counted in the summary.
   std::vector<std::string> assumptions;
+  // The row leaves out part of its deployment's size (a blank concurrency, batch limit or
+  // disaggregated worker counts): its errors measure the assumption as much as the mechanisms.
+  bool deployment_assumed = false;
   std::string not_simulated;  // why roofsim cannot run the row ("": it can)
   double ttft_s = 0, tpot_s = 0;  // measured means
   // The group the row's errors are reported in: backend x model x system x mode.

@@ -156,7 +156,7 @@ void run(Options o) {
     header.push_back(h);
   }
   TextTable t(header);
-  Errors total;
+  Errors total, deployment_given;
   std::map<std::string, Errors> by_group, by_stack_group;
   std::map<std::int64_t, Errors> by_conc;
   std::ostringstream csv;
@@ -178,6 +178,7 @@ void run(Options o) {
     }
     t.add_row(cells);
     total.add(r);
+    if (!c.deployment_assumed) deployment_given.add(r);
     by_group[c.group()].add(r);
     by_stack_group[c.backend + " | " + c.system + " | " + c.mode].add(r);
     by_conc[c.concurrency].add(r);
@@ -192,7 +193,8 @@ void run(Options o) {
                     {"tpot_s", c.tpot_s}, {"sim_tpot_s", r.tpot_s}, {"tpot_error", r.tpot_error()},
                     {"requests_per_s", r.c.requests_per_s()}, {"sim_requests_per_s", r.requests_per_s()},
                     {"requests_per_s_error", r.requests_error()}, {"waiting", r.c.waiting()}, {"sim_waiting", r.waiting()},
-                    {"model", c.model_path}, {"system", c.system}, {"assumptions", c.assumptions}, {"note", c.note()},
+                    {"model", c.model_path}, {"system", c.system}, {"assumptions", c.assumptions},
+                    {"deployment_assumed", c.deployment_assumed}, {"note", c.note()},
                     {"wall_s", r.wall_s}});
   }
   std::set<std::string> stacks;
@@ -219,6 +221,10 @@ void run(Options o) {
   os << "\n";
   if (total.n() > 0) {
     os << "mean absolute error (median signed error): " << total.line() << "\n";
+    if (deployment_given.n() < total.n()) {
+      os << "rows that give their whole deployment (" << deployment_given.n() << "; the others leave a concurrency, batch limit "
+         << "or worker count to an assumption): " << (deployment_given.n() > 0 ? deployment_given.line() : std::string("none")) << "\n";
+    }
     if (by_conc.size() > 1) {
       os << "by concurrency:";
       for (const auto& [conc, e] : by_conc) os << "\n  c" << conc << " (" << e.n() << "): " << e.line();
@@ -271,6 +277,7 @@ void run(Options o) {
     j["groups"] = groups;
     j["backend_system_mode_groups"] = stack_groups;
     j["assumptions"] = assumed;
+    j["deployment_given"] = deployment_given.to_json();
     j["not_simulated"] = not_simulated;
     write_json(o.json, j);
   }

@@ -375,6 +375,12 @@ if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['ca
 "$roofsim" cases serving "$tmp/rows.csv" --strict >"$tmp/out" 2>"$tmp/err"; code=$?
 if [ "$code" -eq 1 ]; then ok; else bad "cases serving --strict with a bad row: exit $code, expected 1"; fi
 contains "cases serving lists the row" "rows.csv:3: bad: tp_size"
+# A row whose deployment is given in full is counted apart from one that leaves its concurrency
+# to an assumption (text and JSON deployment_given).
+printf 'full,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,512,16,4,1,50,8,4,x\n' >> "$tmp/rows.csv"
+expect_ok "cases serving deployment given" "$roofsim" cases serving "$tmp/rows.csv" --json "$tmp/rows2.json"
+contains "cases serving: rows with their whole deployment" "rows that give their whole deployment (1;"
+if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['deployment_given']['rows']==1; assert sorted(c['deployment_assumed'] for c in j['cases'])==[False, True]" "$tmp/rows2.json"; then ok; else bad "cases serving json: deployment_given over 1 row, one case assumed"; fi
 contains "cases serving says the assumption" "concurrency blank: taken as the deployment's batch limit, 4"
 printf 'id,model_path,system,mode,isl,osl\nx,a,h100_sxm,agg,1,1\n' > "$tmp/nocol.csv"
 expect_error "cases serving required column" "silicon_ttft_ms: required column missing" "$roofsim" cases serving "$tmp/nocol.csv"

@@ -580,6 +580,10 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   for (const TableKind& kind : table_kinds()) {
     const std::string path = (fs::path(dir) / kind.file).string();
     if (!fs::exists(path, ec)) continue;
+    if (!fs::is_regular_file(path, ec)) {  // a folder or device under a table's name: named, not read
+      out.skipped.push_back({kind.file, "not a regular file"});
+      continue;
+    }
     if (!kind.read) {
       KernelFamilyResult f;
       f.family = kind.family;
@@ -598,20 +602,22 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   for (const std::string& f : kernel_table_files()) known += (known.empty() ? "" : ", ") + f;
   // Every other CSV is named, in name order, so nothing in the folder is passed over silently.
   std::vector<std::string> others;
+  std::map<std::string, std::string> reasons;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     const bool table = std::any_of(table_kinds().begin(), table_kinds().end(), [&](const TableKind& k) { return k.file == name; });
-    if (e.path().extension() == ".csv" && !table) others.push_back(name);
+    if (e.path().extension() != ".csv" || table) continue;
+    others.push_back(name);
+    std::error_code kind;
+    reasons[name] = e.is_regular_file(kind) ? "not a kernel table roofsim reads (it reads " + known + ")" : "not a regular file";
   }
-  std::sort(others.begin(), others.end());
-  for (const std::string& name : others) out.skipped.push_back({name, "not a kernel table roofsim reads (it reads " + known + ")"});
+  for (const std::string& name : others) out.skipped.push_back({name, reasons[name]});
+  std::sort(out.skipped.begin(), out.skipped.end(), [](const SkippedTable& a, const SkippedTable& b) { return a.file < b.file; });
   if (pending.empty() && out.families.empty()) {
+    std::string skipped;
+    for (const SkippedTable& s : out.skipped) skipped += (skipped.empty() ? "" : ", ") + s.file + " (" + s.reason + ")";
     throw InputError("${kernels} " + dir + ": no kernel tables in this folder (expected one of " + known + ")" +
-                     (others.empty() ? std::string() : "; skipped: " + [&] {
-                       std::string s;
-                       for (const std::string& o : others) s += (s.empty() ? "" : ", ") + o;
-                       return s;
-                     }()));
+                     (skipped.empty() ? std::string() : "; skipped: " + skipped));
   }
   // Simulated families first, in the order their rows appear.
   std::vector<KernelFamilyResult> simulated;

@@ -322,6 +322,10 @@ contains "validate --kernels: a second unknown file named" "skipped custom_allre
 contains "validate --kernels: an unnamed all-reduce kernel said so" "does not say which kernel ran"
 if python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["skipped_files"]; sys.exit(0 if [x["file"] for x in s] == ["custom_allreduce_other.csv", "notes.csv"] else 1)' "$tmp/v/k6.json"; then ok; else
   bad "validate --kernels: skipped_files in the JSON: $(cat "$tmp/v/k6.json")"; fi
+# A table's name on a folder is named as skipped, not read; with nothing else there the error
+# says so.
+mkdir -p "$tmp/dirtable/gemm.csv"
+expect_error "validate --kernels: a folder under a table's name" "skipped: gemm.csv (not a regular file)" "$roofsim" validate --kernels "$tmp/dirtable" --report "$tmp/v/k7.md"
 # A row measured at ten times the simulated ~3 us is counted apart (an outlier population no
 # kernel mechanism explains: docs/calibration.md, the MoE rows that ran untuned).
 printf 'gemm_dtype,m,n,k,latency\nbfloat16,64,64,64,0.003\nbfloat16,64,64,64,0.03\n' >"$tmp/kern/gemm.csv"

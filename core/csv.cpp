@@ -37,6 +37,27 @@ std::string where(const std::string& path, const CsvRow& row, const std::string&
 
 }  // namespace
 
+bool read_bounded_line(std::istream& in, std::string& line, const std::string& path, long line_number, std::size_t max_bytes) {
+  line.clear();
+  std::istream::sentry ok(in, true);
+  if (!ok) return false;
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    if (c == '\0') throw InputError(path + ":" + std::to_string(line_number) + ": a NUL byte (not a text file?)");
+    if (line.size() >= max_bytes) {
+      throw InputError(path + ":" + std::to_string(line_number) + ": a line longer than " + std::to_string(max_bytes >> 20) +
+                       " MiB (not a text table?)");
+    }
+    line.push_back(static_cast<char>(c));
+  }
+}
+
 std::vector<CsvRow> read_csv(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw InputError(path + ": cannot open file");
@@ -44,7 +65,7 @@ std::vector<CsvRow> read_csv(const std::string& path) {
   std::vector<std::string> header;
   std::string line;
   long n = 0;
-  while (std::getline(f, line)) {
+  while (read_bounded_line(f, line, path, n + 1)) {
     ++n;
     if (line.empty() || line == "\r" || line[0] == '#') continue;
     if (line.find('\0') != std::string::npos) throw InputError(path + ":" + std::to_string(n) + ": a NUL byte (not a text file?)");

@@ -1,7 +1,9 @@
 #pragma once
 // Tables of measurements and cases (CSV): rows as maps from column to text, with the line each
 // came from, and typed cells whose errors name the file, line and column.
+#include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -10,6 +12,12 @@ namespace roofsim {
 
 // One row: column -> text; the key "#line" holds the row's line number in the file.
 using CsvRow = std::map<std::string, std::string>;
+
+// Reads one line (without its newline) into `line`, at most `max_bytes` of it: false at the end
+// of the stream; throws InputError "PATH:N: ..." for a longer one or a NUL byte, so an endless
+// stream without newlines (/dev/zero) is refused instead of filling memory.
+bool read_bounded_line(std::istream& in, std::string& line, const std::string& path, long line_number,
+                       std::size_t max_bytes = std::size_t{1} << 20);
 
 // Reads a CSV with a header line. Commas inside double quotes do not split; "" is a quote;
 // lines starting with '#' are comments. Throws InputError for a missing file or a row whose

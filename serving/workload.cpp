@@ -312,7 +312,7 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
   long previous_line = 0;
   std::string text;
   long line = 0;
-  while (std::getline(f, text)) {
+  while (read_bounded_line(f, text, path, line + 1)) {
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j;

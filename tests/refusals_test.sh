@@ -178,6 +178,11 @@ refused "serve: plot of a disaggregated run" "use --trace" "$roofsim" serve --di
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,8000,500\n' > "$tmp/long.csv"
 refused "serve: trace request beyond the context, by file and line" "long.csv:3: request 1" "$roofsim" serve --trace-file "$tmp/long.csv"
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,3000,500\n' > "$tmp/big.csv"
+# Endless input is refused at its first line, not read until memory runs out (issue 54).
+refused "serve: a trace that never ends" "/dev/zero:1: a NUL byte" "$roofsim" serve --trace-file /dev/zero
+refused "validate: cases that never end" "/dev/zero:1: a NUL byte" "$roofsim" validate --cases /dev/zero
+head -c 2000000 /dev/zero | tr '\0' 'a' >"$tmp/oneline.csv"
+refused "serve: a line of 2 MB" "oneline.csv:1: a line longer than 1 MiB" "$roofsim" serve --trace-file "$tmp/oneline.csv"
 refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --trace-file "$tmp/big.csv" --kv-blocks 50
 refused "serve: two outputs to standard output" "--json already writes to standard output" "$roofsim" serve --json - --requests-csv -
 refused "serve: prefill tp the model cannot split, named as such" "--prefill-tp 3 must divide" "$roofsim" serve --disaggregate --prefill-tp 3

@@ -292,7 +292,7 @@ TEST_CASE("every registered collective algorithm runs where it says it can, neve
     for (const char* topology : {"switch:8", "8", "4x4", "mesh:8", "nodes:2x4"}) {
       const Topology t = parse_topology(topology);
       for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
-                               CollectiveKind::alltoall}) {
+                               CollectiveKind::alltoall, CollectiveKind::sendrecv}) {
         if (!collective_algorithms().get(name, "algo").refusal(t, k, {}).empty()) continue;
         INFO(name << " " << collective_kind_name(k) << " on " << topology);
         const CollectiveResult r = simulate_collective(hw, t, CollectiveSpec{k, CollectiveAlgo{name}, 16ull << 20, {}});

@@ -16,6 +16,9 @@ class SwitchOneshot : public CollectiveAlgorithm {
     return on_switch(t, group) ? "" : switch_refusal(t);
   }
   std::vector<CollectiveStream> lower(const CollectiveLowering& l) const override {
+    // A sendrecv is one chip's whole buffer to one other: a single send through the switch (as
+    // a share of it to every chip, it moved 7/8 of the bytes and beat its bound).
+    if (l.kind == CollectiveKind::sendrecv) return {send_stream(l.bytes)};
     const std::uint64_t each = collective_share(l.bytes, static_cast<std::uint64_t>(l.members));
     return {CollectiveStream(static_cast<std::size_t>(ring_rounds(l.kind)), {CollectivePhase::Pattern::all_pairs, -1, 0, 1, each})};
   }

@@ -7,6 +7,7 @@
 import {execFile, spawn} from 'node:child_process';
 import {createRequire} from 'node:module';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -462,6 +463,20 @@ async function apiChecks(base) {
     ['sweep outside the folder', () => fetch(base + '/api/sweep?name=../../CMakeLists.txt'), 404],
     ['sweep with no name', () => fetch(base + '/api/sweep'), 404],
   ];
+  // Another site's name as Host (DNS rebinding) is refused; this server's own names are answered.
+  const withHost = (host) => new Promise((resolve, reject) => {
+    const u = new URL(base);
+    const req = http.request({host: '127.0.0.1', port: u.port, path: '/api/presets', headers: {Host: host}}, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({status: res.statusCode, json: async () => JSON.parse(text)}));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  cases.push(['another site as Host', () => withHost('rebind.attacker.example'), 403]);
+  cases.push(['another port as Host', () => withHost('127.0.0.1:1'), 403]);
+  cases.push(['localhost as Host', () => withHost(`localhost:${new URL(base).port}`), 200]);
   for (const [what, req, status] of cases) {
     const r = await req();
     const body = await r.json().catch(() => ({}));

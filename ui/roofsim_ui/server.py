@@ -654,10 +654,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise BadRequest("expected a JSON object")
         return obj
 
+    def host_allowed(self):
+        """A page of another site that rebinds its name to 127.0.0.1 (DNS rebinding) sends its
+        own name as Host: only this server's own names are answered. Bound to a loopback address
+        (the default) those are 127.0.0.1, localhost and [::1]; bound to another address, that
+        address too; bound to every interface (0.0.0.0, chosen on purpose), any name."""
+        bound, port = self.server.server_address[:2]
+        if bound in ("", "0.0.0.0", "::"):
+            return True
+        host = self.headers.get("Host", "")
+        name, _, given_port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+        if not name:  # no port given
+            name, given_port = host, str(port)
+        if given_port != str(port):
+            return False
+        return name.lower() in ("127.0.0.1", "localhost", "[::1]", str(bound).lower(), f"[{bound}]".lower())
+
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         path = url.path
         try:
+            if not self.host_allowed():
+                raise BadRequest(f"Host '{self.headers.get('Host', '')}' is not this server's name (another site's page "
+                                 f"rebinding its name?): open http://127.0.0.1:{self.server.server_address[1]}/", 403)
             if method == "GET":
                 if path in ("/", "/index.html"):
                     return self.send_file(os.path.join(STATIC_DIR, "index.html"))

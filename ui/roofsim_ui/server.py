@@ -13,6 +13,7 @@ import math
 import os
 import re
 import select
+import shutil
 import signal
 import sys
 import tempfile
@@ -39,6 +40,7 @@ CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; c
                  ".png": "image/png"}
 MAX_BODY = 2 << 20          # bytes of a request body
 MAX_UPLOAD = 1 << 20        # characters of an uploaded file
+MAX_UPLOADS = 64            # distinct uploads one server keeps (64 MiB of files at most)
 SYNC_TIMEOUT_S = 60         # analyze, uploads, hardware summaries
 STALE_JOB_S = 60            # a running job nobody asked about for this long is killed
 KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
@@ -372,6 +374,9 @@ class App:
         stem = re.sub(r"\.(toml|json)$", "", stem) or ("hardware" if kind == "hardware" else "config")
         name = stem + (".toml" if kind == "hardware" else ".json")
         digest = hashlib.sha256((kind + "\0" + name + "\0" + text).encode()).hexdigest()[:16]
+        upload_id = "upload:" + digest
+        if upload_id not in self.uploads and len(self.uploads) >= MAX_UPLOADS:
+            raise BadRequest(f"upload: this server keeps at most {MAX_UPLOADS} uploads; restart it for more", 429)
         folder = os.path.join(self.upload_dir, digest)
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, name)
@@ -386,8 +391,12 @@ class App:
                 return {"name": h.name}
             m = roofsim.model(path)
             return {"name": m.name, "total_params": m.total_params, "layers": m.layers, "hidden": m.hidden}
-        info = call_in_child(fn, replace=replace)
-        upload_id = "upload:" + digest
+        try:
+            info = call_in_child(fn, replace=replace)
+        except Exception:
+            if upload_id not in self.uploads:  # a file that does not load is not kept
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
         self.uploads[upload_id] = (kind, path, given or name)
         return {"id": upload_id, "kind": kind, "filename": given or name, **info}
 
@@ -608,6 +617,7 @@ class App:
             jobs = list(self.jobs.values())
         for job in jobs:
             job.cancel()
+        shutil.rmtree(self.upload_dir, ignore_errors=True)  # the uploads go with the server
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

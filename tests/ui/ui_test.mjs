@@ -474,6 +474,21 @@ async function apiChecks(base) {
     req.on('error', reject);
     req.end();
   });
+  // A body shorter than its Content-Length: the server answers when the client stops, not never.
+  const shortBody = () => new Promise((resolve, reject) => {
+    const u = new URL(base);
+    const req = http.request({host: '127.0.0.1', port: u.port, path: '/api/analyze', method: 'POST',
+      headers: {'Content-Type': 'application/json', 'Content-Length': 100}}, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({status: res.statusCode, json: async () => JSON.parse(text)}));
+    });
+    req.on('error', reject);
+    req.write('{"settings"');
+    req.socket ? req.socket.end() : req.on('socket', (s) => s.on('connect', () => s.end()));
+  });
+  cases.push(['a body that ends early', shortBody, 400]);
+  cases.push(['the work guard lifted', () => post('/api/jobs', '{"settings": {"max_events": 0}}'), 400]);
   cases.push(['another site as Host', () => withHost('rebind.attacker.example'), 403]);
   cases.push(['another port as Host', () => withHost('127.0.0.1:1'), 403]);
   cases.push(['localhost as Host', () => withHost(`localhost:${new URL(base).port}`), 200]);

@@ -43,6 +43,9 @@ MAX_UPLOAD = 1 << 20        # characters of an uploaded file
 MAX_UPLOADS = 64            # distinct uploads one server keeps (64 MiB of files at most)
 SYNC_TIMEOUT_S = 60         # analyze, uploads, hardware summaries
 STALE_JOB_S = 60            # a running job nobody asked about for this long is killed
+MAX_JOB_S = 900             # a running job is killed after this long, polled or not
+MAX_EVENTS = 500e6          # the most kernel events a web client may allow (the library's default guard)
+REQUEST_TIMEOUT_S = 30      # a request whose headers or body stop arriving for this long is dropped
 KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
 DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"], "activations": ["bf16", "fp16", "fp8", "nvfp4", "mxfp4"],
           "kv": ["bf16", "fp16", "fp8", "int8"]}
@@ -240,12 +243,12 @@ class Job:
             else:
                 self.state, self.error, self.error_kind = "error", last["error"], last.get("kind")
 
-    def cancel(self):
+    def cancel(self, reason="cancelled"):
         with self.lock:
             if self.state != "running":
                 return
             self.state = "cancelled"
-            self.error = "cancelled"
+            self.error = reason
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -272,6 +275,7 @@ class App:
         self.sweeps_dir = os.path.abspath(sweeps_dir or DEFAULT_SWEEPS_DIR)
         self.jobs = {}
         self.jobs_lock = threading.Lock()
+        self.analyses = 0  # analyses running now (each in a child process), counted with the jobs
         self.next_job = 1
         self.upload_dir = tempfile.mkdtemp(prefix="roofsim-ui-")
         self.uploads = {}  # id -> (kind, path, file name)
@@ -306,6 +310,11 @@ class App:
                 s[key] = value
         for key in ("trace_steps", "trace_file"):
             s.pop(key, None)
+        if "max_events" in s:
+            # The work guard is the library's; a web client may lower it, never lift it (0 = none).
+            v = s["max_events"]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_EVENTS:
+                raise BadRequest(f"max_events={json.dumps(v)}: expected a number of events from 1 to {MAX_EVENTS:.0f}")
         return s
 
     @staticmethod
@@ -336,7 +345,18 @@ class App:
         def fn(emit):
             hw = self._hardware(s.pop("hw"), scale, setk)
             return roofsim.analyze(hw=hw, **s)
-        return call_in_child(fn, replace=replace)
+        # An analysis is a child process too: it counts against --max-jobs with the simulations.
+        with self.jobs_lock:
+            busy = sum(1 for j in self.jobs.values() if j.state == "running") + self.analyses
+            if busy >= self.max_jobs:
+                raise BadRequest(f"{busy} simulations and analyses are running already (at most {self.max_jobs}): "
+                                 "wait for one or cancel it", 429)
+            self.analyses += 1
+        try:
+            return call_in_child(fn, replace=replace)
+        finally:
+            with self.jobs_lock:
+                self.analyses -= 1
 
     @staticmethod
     def _hardware(name, scale, setk):
@@ -608,6 +628,8 @@ class App:
             for job_id, job in jobs:
                 if job.state == "running" and now - job.seen > STALE_JOB_S:
                     job.cancel()
+                elif job.state == "running" and time.time() - job.started > MAX_JOB_S:
+                    job.cancel(f"stopped after {MAX_JOB_S} s, the server's limit per simulation")
                 elif job.state != "running" and job.ended and time.time() - job.ended > KEEP_FINISHED_S:
                     with self.jobs_lock:
                         self.jobs.pop(job_id, None)
@@ -623,6 +645,7 @@ class App:
 class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "roofsim-ui"
     app = None  # set by serve()
+    timeout = REQUEST_TIMEOUT_S  # the socket's: a client that stops sending does not hold a thread
 
     def log_message(self, fmt, *args):  # quiet: errors only
         pass
@@ -658,7 +681,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise BadRequest("Content-Length missing or not a number", 411)
         if n < 0 or n > MAX_BODY:
             raise BadRequest(f"request body of {n} bytes; at most {MAX_BODY}", 413)
-        data = self.rfile.read(n)
+        try:
+            data = self.rfile.read(n)
+        except TimeoutError:
+            raise BadRequest(f"the request body stopped arriving ({REQUEST_TIMEOUT_S} s)", 408)
+        if len(data) < n:
+            raise BadRequest(f"the request body ended after {len(data)} of {n} bytes", 400)
         obj = parse_json(data)
         if not isinstance(obj, dict):
             raise BadRequest("expected a JSON object")

@@ -46,6 +46,20 @@ SweepStore::SweepStore(const std::string& path, const std::string& flag) : path_
   // Another process writing the same store (two sweeps by mistake) waits rather than fails.
   sqlite3_busy_timeout(db_, 60'000);
   try {
+    // An SQLite file with tables but none of a store's is someone else's: nothing is added to it.
+    Statement tables(db_, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    if (!tables) exec("SELECT 1");  // "file is not a database" and the like, said by exec
+    std::string others;
+    bool store = false;
+    while (tables && sqlite3_step(tables.get()) == SQLITE_ROW) {
+      const std::string name = tables.column_text(0);
+      if (name == "roofsim_store") store = true;
+      else if (name != "points") others += (others.empty() ? "" : ", ") + name;
+    }
+    if (!store && !others.empty()) {
+      throw InputError(flag + " " + path + ": an SQLite file that is not a roofsim sweep store (its tables: " + others +
+                       "); give another path");
+    }
     exec("CREATE TABLE IF NOT EXISTS roofsim_store (format INTEGER NOT NULL)");
     Statement format(db_, "SELECT format FROM roofsim_store");
     if (!format) fail("cannot read the store");
@@ -99,12 +113,16 @@ void SweepStore::put(const StoredPoint& p) {
 }
 
 std::set<std::string> SweepStore::identities(const std::string& version) const {
-  Statement select(db_, "SELECT identity FROM points WHERE version = ?");
+  // Only intact records count as stored: a damaged one (its settings or result no longer JSON)
+  // is computed again, and the new record replaces it.
+  Statement select(db_, "SELECT identity, settings, result FROM points WHERE version = ?");
   if (!select) fail("cannot read the points");
   select.text(1, version);
   std::set<std::string> out;
   int rc;
-  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) out.insert(select.column_text(0));
+  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
+    if (nlohmann::json::accept(select.column_text(1)) && nlohmann::json::accept(select.column_text(2))) out.insert(select.column_text(0));
+  }
   if (rc != SQLITE_DONE) fail("cannot read the points");
   return out;
 }
@@ -125,7 +143,9 @@ std::map<std::string, StoredPoint> SweepStore::points(const std::string& version
     p.error = select.column_text(5);
     p.result = nlohmann::json::parse(select.column_text(6), nullptr, false);
     p.wall_s = sqlite3_column_double(select.get(), 7);
-    if (p.settings.is_discarded() || p.result.is_discarded()) fail("a point's record is damaged");
+    if (p.settings.is_discarded() || p.result.is_discarded()) {
+      fail("point " + std::to_string(p.index) + "'s record is damaged: run the sweep again to compute it anew");
+    }
     out.emplace(p.identity, std::move(p));
   }
   if (rc != SQLITE_DONE) fail("cannot read the points");

@@ -40,4 +40,17 @@ echo "$out" | grep -q "^$at_kill points\{0,1\} already stored; ran $((48 - at_ki
 "$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/whole.csv" > /dev/null
 cmp "$dir/resumed.csv" "$dir/whole.csv" || { echo "FAIL: resumed results differ from an uninterrupted run"; exit 1; }
 [ "$(wc -l < "$dir/whole.csv")" -eq 49 ] || { echo "FAIL: expected 48 points and a header"; exit 1; }
+
+# A damaged record (a result no longer JSON) is not counted as stored: the next run computes
+# that point again and the store is whole (byte-identical export) again.
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE points SET result = '{damaged' WHERE idx = 7\"); c.commit()" "$dir/whole.db"
+out=$("$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/repaired.csv")
+echo "$out" | grep -q "^47 points already stored; ran 1 point" || { echo "FAIL: the damaged point was not run again: $out"; exit 1; }
+cmp "$dir/repaired.csv" "$dir/whole.csv" || { echo "FAIL: the repaired store exports otherwise"; exit 1; }
+# An SQLite file of something else is refused and left as it was.
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE people (name TEXT)'); c.commit()" "$dir/other.db"
+if "$R" sweep "$dir/sweep.toml" --store "$dir/other.db" -q > "$dir/other.log" 2>&1; then echo "FAIL: another SQLite file taken as a store"; exit 1; fi
+grep -q "not a roofsim sweep store (its tables: people)" "$dir/other.log" || { echo "FAIL: $(cat "$dir/other.log")"; exit 1; }
+[ "$(python3 -c "import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute('SELECT name FROM sqlite_master').fetchall()))" "$dir/other.db")" = 1 ] ||
+  { echo "FAIL: tables added to another SQLite file"; exit 1; }
 echo "PASS"

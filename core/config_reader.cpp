@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -31,6 +32,11 @@ ConfigTable::ConfigTable(const toml::table& table, std::string file, std::string
     : table_(&table), file_(std::move(file)), path_(std::move(path)) {}
 
 toml::table ConfigTable::parse_file(const std::string& file) {
+  // A device or pipe (/dev/zero) is no settings file: TOML read from one is empty or endless.
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec)) {
+    throw InputError(file + ": not a regular file");
+  }
   try {
     return toml::parse_file(file);
   } catch (const toml::parse_error& e) {

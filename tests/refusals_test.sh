@@ -182,6 +182,8 @@ printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,3000,500\n' > "$tmp
 refused "serve: a trace that never ends" "/dev/zero:1: a NUL byte" "$roofsim" serve --trace-file /dev/zero
 refused "validate: cases that never end" "/dev/zero:1: a NUL byte" "$roofsim" validate --cases /dev/zero
 head -c 2000000 /dev/zero | tr '\0' 'a' >"$tmp/oneline.csv"
+refused "sweep: a device as the sweep file (no store made beside it)" "/dev/zero: not a regular file" "$roofsim" sweep /dev/zero
+refused "run: a device as the hardware file" "/dev/zero: not a regular file" "$roofsim" run --hw /dev/zero
 refused "serve: a line of 2 MB" "oneline.csv:1: a line longer than 1 MiB" "$roofsim" serve --trace-file "$tmp/oneline.csv"
 refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --trace-file "$tmp/big.csv" --kv-blocks 50
 refused "serve: two outputs to standard output" "--json already writes to standard output" "$roofsim" serve --json - --requests-csv -
@@ -255,7 +257,7 @@ printf '{\n  "hidden_size": 4096\n}\n' > "$tmp/notype.json"
 refused "hf missing model_type at the object's line" "notype.json:1: model_type: missing" "$roofsim" run --model "$tmp/notype.json"
 # Experiment files: what a named file holds, and settings the file gave, at the file's line.
 printf '[experiment]\nhw = "/dev/null"\ngenerate = 2\n' > "$tmp/exp/hwnull.toml"
-refused "experiment hw file broken, at the experiment's line" "hwnull.toml:2: experiment.hw /dev/null: /dev/null:1: chip: missing" "$roofsim" run "$tmp/exp/hwnull.toml"
+refused "experiment hw file broken, at the experiment's line" "hwnull.toml:2: experiment.hw /dev/null: /dev/null: not a regular file" "$roofsim" run "$tmp/exp/hwnull.toml"
 printf '[experiment]\nmodel = "palm-540b"\ngenerate = 2\n' > "$tmp/exp/big.toml"
 refused "experiment model that does not fit, at the file" "big.toml:3: PaLM-540B (experiment.model palm-540b) does not fit" "$roofsim" run "$tmp/exp/big.toml"
 printf '[experiment]\nnear_memory = "all"\ngenerate = 2\n' > "$tmp/exp/nm.toml"

@@ -26,6 +26,13 @@ std::string one_of(const std::string& key, const nlohmann::json& v, const std::s
   return t;
 }
 
+// A whole number within the range `roofsim serve`'s flag takes, so every front end refuses alike.
+std::int64_t whole_between(const std::string& key, const nlohmann::json& v, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t n = setting_whole(key, v);
+  if (n < lo || n > hi) setting_refused(key, v, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return n;
+}
+
 // A length: a number of tokens, or a distribution "normal:1000:200".
 LengthDistribution length(const std::string& key, const nlohmann::json& v) {
   if (v.is_number()) return parse_length_distribution(std::to_string(setting_whole(key, v)), key);
@@ -44,13 +51,13 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     load_stack(stack_);  // an unknown stack or a bad file is refused here, naming the setting's value
   } else if (key == "concurrency") {
     w.arrivals.kind = Arrivals::Kind::closed_loop;
-    w.arrivals.concurrency = setting_whole(key, v);
+    w.arrivals.concurrency = whole_between(key, v, 1, 1 << 20);
   } else if (key == "rate") {
     w.arrivals.kind = Arrivals::Kind::poisson;
     w.arrivals.rate_per_s = setting_number(key, v, "requests per second");
   } else if (key == "burst") {
     w.arrivals.kind = Arrivals::Kind::burst;
-    w.arrivals.burst_size = setting_whole(key, v);
+    w.arrivals.burst_size = whole_between(key, v, 1, 1 << 20);
   } else if (key == "burst_interval_ms") {
     w.arrivals.burst_interval_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "trace_file") {
@@ -59,7 +66,7 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
   } else if (key == "ramp_ms") {
     w.arrivals.ramp_s = setting_number(key, v, "milliseconds") * 1e-3;
   } else if (key == "requests") {
-    w.requests = setting_whole(key, v);
+    w.requests = whole_between(key, v, 1, 10000000);
     requests_given_ = true;
   } else if (key == "prompt") {
     w.prompt = length(key, v);

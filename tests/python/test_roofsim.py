@@ -164,6 +164,13 @@ def test_serve_takes_a_stack_with_its_serving_table_unless_a_keyword_says_otherw
         roofsim.serve(stack="nosuch")
 
 
+def test_serve_refuses_counts_beyond_what_the_cli_takes():
+    with pytest.raises(roofsim.InputError, match="concurrency=1099511627776: expected a whole number from 1 to 1048576"):
+        roofsim.serve(concurrency=2**40)
+    with pytest.raises(roofsim.InputError, match="requests=0"):
+        roofsim.serve(requests=0)
+
+
 def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):
     sweep = tmp_path / "bw.toml"
     sweep.write_text('[base]\nprompt = 64\ngen = 3\n[grid]\nbatch = [1, 4]\n"hbm.bandwidth_gb_per_s" = [2000, 4000]\n')

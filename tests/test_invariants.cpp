@@ -293,3 +293,20 @@ TEST_CASE("an op the host launches late starts when launched, not before, and ta
   late.launched_at_s = {0.0};
   CHECK_THROWS_AS(simulate({late}), std::logic_error);
 }
+
+TEST_CASE("one chip plans a GEMM without split-K apart from the same shape with it", "[systemc][invariants]") {
+  // The chip caches plans by shape: a library that never splits K (vLLM's CUTLASS scaled_mm)
+  // must not reuse the split plan of the same narrow, deep shape run just before.
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  OpSpec split;
+  split.gemm = GemmShape{1, 16, 32, 65536};
+  split.name = "split";
+  OpSpec whole = split;
+  whole.gemm.kernel_no_split_k = true;
+  whole.name = "whole";
+  const SimulationOutcome both = simulate({ChipJob{hw, Granularity::coarse, {split, whole}}});
+  const SimulationOutcome alone = simulate({ChipJob{hw, Granularity::coarse, {whole}}});
+  CHECK(both.chips[0].ops[1].plan == alone.chips[0].ops[0].plan);
+  CHECK(both.chips[0].ops[1].seconds() == Approx(alone.chips[0].ops[0].seconds()).epsilon(1e-9));
+  CHECK(both.chips[0].ops[1].seconds() > 2 * both.chips[0].ops[0].seconds());
+}

@@ -19,7 +19,6 @@
 #include "experiment/collective.hpp"
 #include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
-#include "components/simulation.hpp"
 #include "workloads/attention_kernel.hpp"
 
 namespace roofsim {
@@ -91,17 +90,17 @@ double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { re
 // host's time where the chip is quicker, the chip's where the host keeps ahead. It emerges from
 // the events; nothing takes the larger of the two.
 double eager_call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& call, double host_s) {
-  ChipJob job;
-  job.hw = hw;
+  std::vector<OpSpec> ops;
+  std::vector<double> launched_at_s;
   const std::size_t n = call.size();
   for (int c = 0; c < 2; ++c) {
     for (std::size_t i = 0; i < n; ++i) {
-      job.ops.push_back(call[i]);
-      job.launched_at_s.push_back(host_s * (c + static_cast<double>(i + 1) / static_cast<double>(n)));
+      ops.push_back(call[i]);
+      launched_at_s.push_back(host_s * (c + static_cast<double>(i + 1) / static_cast<double>(n)));
     }
   }
-  const SimulationOutcome o = simulate({job}, kDefaultMaxEvents);
-  return to_seconds(o.chips[0].ops[2 * n - 1].end_ps - o.chips[0].ops[n - 1].end_ps);
+  const OpsRunResult r = run_ops(hw, false, ops, Granularity::coarse, kDefaultMaxEvents, launched_at_s);
+  return to_seconds(r.ops[2 * n - 1].result.end_ps - r.ops[n - 1].result.end_ps);
 }
 
 // The vLLM stack's host time for one eager call of the path a row names (configs/stacks/vllm.toml
@@ -142,13 +141,14 @@ bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int
   return copies * w + x + y <= hw.tile_buffer_memory().resident_capacity();
 }
 
-// gemm.csv: y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
-// gemm.csv (TensorRT-LLM's paths), gemm_vllm.csv (vLLM's: families "gemm vllm ...") and
-// gemm_weight_only.csv (TensorRT-LLM's weight-only and SmoothQuant GEMMs).
-// The kernels a stack's linear launches for a GEMM row: TensorRT-LLM's (gemm.csv) or vLLM's.
+// The kernels a stack's linear launches for a GEMM row: TensorRT-LLM's (gemm.csv, and its
+// weight-only and SmoothQuant GEMMs in gemm_weight_only.csv) or vLLM's (gemm_vllm.csv; families
+// "gemm vllm ...").
 enum class LinearPath { trtllm, vllm };
 
-std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw, const std::string& family, LinearPath linear) {
+// y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
+std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw, LinearPath linear) {
+  const std::string family = linear == LinearPath::vllm ? "gemm vllm" : "gemm";
   std::vector<PendingRow> out;
   for (const CsvRow& row : read_csv(path)) {
     const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
@@ -500,9 +500,9 @@ struct TableKind {
 
 const std::vector<TableKind>& table_kinds() {
   static const std::vector<TableKind> kinds = {
-      {"gemm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm", LinearPath::trtllm); }, "", ""},
-      {"gemm_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm vllm", LinearPath::vllm); }, "", ""},
-      {"gemm_weight_only.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, "gemm", LinearPath::trtllm); }, "", ""},
+      {"gemm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, "", ""},
+      {"gemm_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::vllm); }, "", ""},
+      {"gemm_weight_only.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, "", ""},
       {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", ""},
       {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
       {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
@@ -601,17 +601,13 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
   std::string known;
   for (const std::string& f : kernel_table_files()) known += (known.empty() ? "" : ", ") + f;
   // Every other CSV is named, in name order, so nothing in the folder is passed over silently.
-  std::vector<std::string> others;
-  std::map<std::string, std::string> reasons;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     const bool table = std::any_of(table_kinds().begin(), table_kinds().end(), [&](const TableKind& k) { return k.file == name; });
     if (e.path().extension() != ".csv" || table) continue;
-    others.push_back(name);
     std::error_code kind;
-    reasons[name] = e.is_regular_file(kind) ? "not a kernel table roofsim reads (it reads " + known + ")" : "not a regular file";
+    out.skipped.push_back({name, e.is_regular_file(kind) ? "not a kernel table roofsim reads (it reads " + known + ")" : "not a regular file"});
   }
-  for (const std::string& name : others) out.skipped.push_back({name, reasons[name]});
   std::sort(out.skipped.begin(), out.skipped.end(), [](const SkippedTable& a, const SkippedTable& b) { return a.file < b.file; });
   if (pending.empty() && out.families.empty()) {
     std::string skipped;

@@ -29,7 +29,7 @@ void check_matrix_dtype(const HardwareSpec& hw, DType t) {
 }  // namespace
 
 OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops, Granularity granularity,
-                     double max_events) {
+                     double max_events, const std::vector<double>& launched_at_s) {
   for (const OpSpec& op : ops) {
     if (op.is_gemm) check_matrix_dtype(hw, op.gemm.a);
   }
@@ -42,7 +42,9 @@ OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpe
                        format_si(hw.hbm.capacity_bytes, "B", 2) + " of HBM of " + hw.name);
     }
   }
-  const SimulationOutcome outcome = simulate({ChipJob{hw, granularity, ops}}, max_events);
+  ChipJob job(hw, granularity, ops);
+  job.launched_at_s = launched_at_s;
+  const SimulationOutcome outcome = simulate({job}, max_events);
   OpsRunResult r;
   r.hw = hw;
   r.ideal = ideal;

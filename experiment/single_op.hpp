@@ -40,8 +40,10 @@ HardwareSpec hardware_for_run(const HardwareSpec& hw, bool ideal);
 
 // Simulates `ops` in order on `hw` (already ideal if wanted). Throws InputError for shapes the
 // chip cannot run (a dtype its matrix units lack, non-positive sizes).
+// `launched_at_s`: when the host launches each op (ChipJob::launched_at_s; empty: all at once).
 OpsRunResult run_ops(const HardwareSpec& hw, bool ideal, const std::vector<OpSpec>& ops,
-                     Granularity granularity = Granularity::coarse, double max_events = kDefaultMaxEvents);
+                     Granularity granularity = Granularity::coarse, double max_events = kDefaultMaxEvents,
+                     const std::vector<double>& launched_at_s = {});
 
 // A GEMM M x N x K (batch > 1: a batched GEMM) in one dtype, named as `roofsim op` names it.
 OpSpec gemm_op(const GemmShape& g, const std::string& label);

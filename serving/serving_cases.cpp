@@ -281,14 +281,20 @@ std::string backend_stack(const std::string& backend, const std::string& version
   return backend;
 }
 
+// A blank cell of the deployment's size filled in: said on the row, and the row no longer counts
+// as one that gives its whole deployment (ServingCase::deployment_assumed).
+void assume_deployment(ServingCase& c, const std::string& assumption) {
+  c.deployment_assumed = true;
+  c.assumptions.push_back(assumption);
+}
+
 void fill_concurrency(ServingCase& c, const CsvRow& row, std::int64_t limit) {
   const std::optional<std::int64_t> conc = count(row, "silicon_concurrency");
   if (conc) {
     c.concurrency = *conc;
   } else {
     c.concurrency = limit;
-    c.deployment_assumed = true;
-    c.assumptions.push_back("concurrency " + std::string(cell(row, "silicon_concurrency").empty() ? "blank" : "0") +
+    assume_deployment(c, "concurrency " + std::string(cell(row, "silicon_concurrency").empty() ? "blank" : "0") +
                             ": taken as the deployment's batch limit, " + std::to_string(limit));
   }
 }
@@ -375,8 +381,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
         c.batch = *batch;
       } else {
         c.batch = (c.concurrency + l.ep - 1) / l.ep;
-        c.deployment_assumed = true;
-        c.assumptions.push_back("batch_size blank: each scheduler's batch limit holds its share of the clients, " + std::to_string(c.batch));
+        assume_deployment(c, "batch_size blank: each scheduler's batch limit holds its share of the clients, " + std::to_string(c.batch));
       }
     } else {
       c.disaggregated = true;
@@ -392,23 +397,18 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       const std::optional<std::int64_t> pb = count(row, "prefill_batch_size"), db = count(row, "decode_batch_size");
       c.prefill_instances = pw.value_or(1);
       c.decode_instances = dw.value_or(1);
-      if (!pw || !dw) {
-        c.deployment_assumed = true;
-        c.assumptions.push_back("disaggregated worker counts blank: one prefill and one decode worker");
-      }
+      if (!pw || !dw) assume_deployment(c, "disaggregated worker counts blank: one prefill and one decode worker");
       fill_concurrency(c, row, db.value_or(0) * c.decode_instances * dec.ep);
       if (c.concurrency <= 0) throw RowProblem{"neither silicon_concurrency nor decode_batch_size is given"};
       if (db) {
         c.batch = *db;
       } else {
         c.batch = (c.concurrency + c.decode_instances * dec.ep - 1) / (c.decode_instances * dec.ep);
-        c.deployment_assumed = true;
-        c.assumptions.push_back("decode_batch_size blank: each decode scheduler's batch limit holds its share of the clients, " +
+        assume_deployment(c, "decode_batch_size blank: each decode scheduler's batch limit holds its share of the clients, " +
                                 std::to_string(c.batch));
       }
       c.prefill_batch = pb.value_or(1);
-      if (!pb) c.deployment_assumed = true;
-      if (!pb) c.assumptions.push_back("prefill_batch_size blank: 1 prompt per prefill iteration (TensorRT-LLM) or the stack's token budget");
+      if (!pb) assume_deployment(c, "prefill_batch_size blank: 1 prompt per prefill iteration (TensorRT-LLM) or the stack's token budget");
     }
     // A concurrency above batch_size: the deployment's batch limit was set otherwise (the files'
     // README), so the limit holds every client.

@@ -175,8 +175,11 @@ ServingSetup ServingSettings::finish(Experiment machine, const std::string& sour
   if (!stack_.empty()) {
     // The stack's kernels on the machine and its [serving] table on the server, as `serve
     // --stack` puts them, except the settings given by name.
+    // An attention kernel or launch mode the caller set (anything but the defaults) stays, as
+    // --attention and --launch override --stack.
     const SoftwareStack stack = load_stack(stack_);
-    apply_stack(stack, s.machine, false, false);
+    const Experiment defaults;
+    apply_stack(stack, s.machine, s.machine.attention != defaults.attention, s.machine.launch != defaults.launch);
     apply_stack_serving(stack.serving, s, [&](const std::string& name) {
       return given_.count(name == "admission" ? "kv_admission" : name) > 0;
     });

@@ -162,6 +162,10 @@ def test_serve_takes_a_stack_with_its_serving_table_unless_a_keyword_says_otherw
     assert plain["iteration_overhead_s"] == 0 and plain["kv_cache"]["admission"] == "reserve"
     with pytest.raises(roofsim.InputError, match="nosuch"):
         roofsim.serve(stack="nosuch")
+    # An attention kernel given by keyword stays, as --attention overrides --stack.
+    small = dict(concurrency=2, requests=4, prompt=64, output=4)
+    assert (roofsim.serve(stack="sglang", attention="unfused", **small)["summary"]["tpot_s"]["mean"]
+            != roofsim.serve(stack="sglang", **small)["summary"]["tpot_s"]["mean"])
 
 
 def test_serve_refuses_counts_beyond_what_the_cli_takes():

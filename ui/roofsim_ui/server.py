@@ -700,13 +700,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bound, port = self.server.server_address[:2]
         if bound in ("", "0.0.0.0", "::"):
             return True
-        host = self.headers.get("Host", "")
-        name, _, given_port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
-        if not name:  # no port given
-            name, given_port = host, str(port)
-        if given_port != str(port):
+        try:
+            url = urllib.parse.urlsplit("//" + self.headers.get("Host", ""))
+            given_port = url.port or 80  # a Host without a port names HTTP's default
+        except ValueError:  # a port that is no number
             return False
-        return name.lower() in ("127.0.0.1", "localhost", "[::1]", str(bound).lower(), f"[{bound}]".lower())
+        return given_port == port and (url.hostname or "") in ("127.0.0.1", "localhost", "::1", str(bound).lower())
 
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)

@@ -11,6 +11,10 @@ std::string format_fixed(double value, int decimals) {
   return buf;
 }
 
+std::string format_percent(double fraction) { return format_fixed(100.0 * fraction, 1) + "%"; }
+
+std::string format_signed_percent(double fraction) { return (fraction >= 0 ? "+" : "") + format_percent(fraction); }
+
 std::string format_si(double value, const std::string& unit, int decimals) {
   static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;

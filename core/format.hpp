@@ -10,6 +10,9 @@ std::string format_si(double value, const std::string& unit, int decimals = 1);
 // 0.004776 -> "4.776 ms"
 std::string format_seconds(double seconds);
 std::string format_fixed(double value, int decimals);
+// 0.1234 -> "12.3%"; format_signed_percent: "+12.3%" / "-12.3%" (an error's sign).
+std::string format_percent(double fraction);
+std::string format_signed_percent(double fraction);
 // Six significant digits, no trailing zeros ("1e-300", "0.001", "100000"): a value as a person typed it.
 std::string format_general(double value);
 // 85899345920 -> "80.0 GiB"

@@ -18,7 +18,7 @@ namespace roofsim {
 namespace {
 
 // A layout before it runs: colocated (tp, pp, ep, replicas) or disaggregated (P, tp_p, D, tp_d).
-struct Layout {
+struct SearchLayout {
   bool disaggregated = false;
   std::int64_t tp = 0, pp = 1, ep = 1, replicas = 0;
   std::int64_t prefill_instances = 0, prefill_tp = 0, decode_instances = 0, decode_tp = 0;
@@ -33,9 +33,9 @@ struct Layout {
   }
 };
 
-std::vector<Layout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& tps, const std::vector<std::int64_t>& pps,
+std::vector<SearchLayout> layouts(std::int64_t gpus, const std::vector<std::int64_t>& tps, const std::vector<std::int64_t>& pps,
                             const std::vector<std::int64_t>& eps, bool disaggregated) {
-  std::vector<Layout> out;
+  std::vector<SearchLayout> out;
   for (std::int64_t pp : pps) {
     for (std::int64_t ep : eps) {
       for (std::int64_t tp : tps) {
@@ -65,7 +65,7 @@ std::vector<std::int64_t> sorted_unique(std::vector<std::int64_t> v) {
   return v;
 }
 
-ServingSetup point_setup(const SearchSpec& spec, const Layout& l, std::int64_t concurrency) {
+ServingSetup point_setup(const SearchSpec& spec, const SearchLayout& l, std::int64_t concurrency) {
   ServingSetup s = spec.base;
   s.disaggregation = DisaggregationConfig{};
   std::int64_t clients = concurrency;
@@ -160,13 +160,13 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
       throw InputError("${ep} " + std::to_string(ep) + ": expert-parallel ranks must number between 1 and ${gpus} " + std::to_string(spec.gpus));
     }
   }
-  const std::vector<Layout> all = layouts(spec.gpus, tps, pps, eps, spec.disaggregated);
+  const std::vector<SearchLayout> all = layouts(spec.gpus, tps, pps, eps, spec.disaggregated);
   for (std::int64_t tp : tps) {
     if (tp < 1 || tp > spec.gpus) {
       throw InputError("${tp} " + std::to_string(tp) + ": a tensor-parallel group must have between 1 and ${gpus} " +
                        std::to_string(spec.gpus) + " chips");
     }
-    const bool used = std::any_of(all.begin(), all.end(), [&](const Layout& l) {
+    const bool used = std::any_of(all.begin(), all.end(), [&](const SearchLayout& l) {
       return l.tp == tp || l.prefill_tp == tp || l.decode_tp == tp;
     });
     if (!used) {
@@ -180,7 +180,7 @@ std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& co
   inner.cancelled = control.cancelled;
   std::vector<SearchPoint> points;
   const std::size_t total = all.size() * concurrencies.size();
-  for (const Layout& l : all) {
+  for (const SearchLayout& l : all) {
     for (std::int64_t c : concurrencies) {
       if (control.stop_requested()) throw Cancelled();
       SearchPoint p;

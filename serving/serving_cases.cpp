@@ -186,7 +186,7 @@ LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& 
 // --- Parallel layouts -------------------------------------------------------------------------
 
 // One instance's layout as the columns give it (`p`: "" aggregated, "prefill_" or "decode_").
-struct Layout {
+struct ColumnLayout {
   std::int64_t tp = 1, pp = 1, ep = 1, moe_tp = 0;  // ep: attention-DP ranks, each its own scheduler
 };
 
@@ -194,9 +194,9 @@ struct Layout {
 // own attention), experts TP-split over moe_tp of each rank's tp chips and spread over the
 // rest and over the ranks. Layouts roofsim has no form for run as the nearest one it has, said
 // on the row.
-Layout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vector<std::string>& assumptions) {
+ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vector<std::string>& assumptions) {
   const std::string who = p.empty() ? "" : p.substr(0, p.size() - 1) + " workers: ";
-  Layout l;
+  ColumnLayout l;
   l.tp = count(row, p + "tp_size").value_or(1);
   l.pp = count(row, p + "pp_size").value_or(1);
   const std::int64_t dp = count(row, p + "attention_dp_size").value_or(1);
@@ -369,7 +369,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
     // The parallel layout and batch limit of one instance (the decode one, disaggregated).
     const bool moe = m.is_moe();
     if (c.mode == "agg") {
-      const Layout l = read_layout(row, "", moe, c.assumptions);
+      const ColumnLayout l = read_layout(row, "", moe, c.assumptions);
       c.tp = l.tp;
       c.pp = l.pp;
       c.ep = l.ep;
@@ -385,7 +385,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       }
     } else {
       c.disaggregated = true;
-      const Layout pre = read_layout(row, "prefill_", moe, c.assumptions), dec = read_layout(row, "decode_", moe, c.assumptions);
+      const ColumnLayout pre = read_layout(row, "prefill_", moe, c.assumptions), dec = read_layout(row, "decode_", moe, c.assumptions);
       if (pre.pp > 1 || dec.pp > 1) throw RowProblem{"pipeline-parallel disaggregated workers are not modelled"};
       c.tp = c.decode_tp = dec.tp;
       c.ep = dec.ep;
@@ -529,9 +529,12 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.overlap_host = s.overlap_host;
   setup.source = "serving case " + c.id;
   if (s.ramp_requests > 0) {
-    // One request's duration, estimated before the run from a decode step of the full batch.
+    // One request's duration, estimated before the run from a decode step of the full batch
+    // (rounded up to whole EP ranks: attention is data parallel over them).
     const PassSimulator sim(setup.machine);
-    const double step = sim.simulate_sampled(mixed_pass({{c.concurrency, 1, c.isl + c.osl / 2, false}})).seconds;
+    const std::int64_t ranks = std::max<std::int64_t>(1, setup.machine.ep);
+    const std::int64_t batch = (c.concurrency + ranks - 1) / ranks * ranks;
+    const double step = sim.simulate_sampled(mixed_pass({{batch, 1, c.isl + c.osl / 2, false}})).seconds;
     setup.workload.arrivals.ramp_s = s.ramp_requests * step * static_cast<double>(c.osl);
   }
   return setup;

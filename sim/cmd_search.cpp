@@ -50,7 +50,7 @@ std::vector<std::int64_t> parse_list(const std::string& text, const std::string&
   return values;
 }
 
-std::string ms(double s) { return format_fixed(s * 1e3, 1); }
+std::string millis_1dp(double s) { return format_fixed(s * 1e3, 1); }
 
 std::vector<std::string> row(const SearchPoint& p, bool slo_set) {
   return {p.layout,
@@ -58,8 +58,8 @@ std::vector<std::string> row(const SearchPoint& p, bool slo_set) {
           std::to_string(p.total_concurrency),
           format_fixed(p.tok_s_per_gpu, 1),
           format_fixed(p.tok_s_per_user, 1),
-          ms(p.ttft_p90_s),
-          ms(p.tpot_mean_s),
+          millis_1dp(p.ttft_p90_s),
+          millis_1dp(p.tpot_mean_s),
           slo_set ? format_fixed(100.0 * p.slo_attainment, 0) + "%" : "-"};
 }
 

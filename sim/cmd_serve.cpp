@@ -45,7 +45,7 @@ struct ServeOptions {
   std::string trace, plot;
 };
 
-std::string ms(double s) { return format_fixed(s * 1e3, 2); }
+std::string millis_2dp(double s) { return format_fixed(s * 1e3, 2); }
 
 // --acceptance: one chance for every position, or one per position, comma-separated.
 void parse_acceptance(const std::string& text, SpeculativeConfig& d) {
@@ -104,7 +104,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   TextTable t({"latency (ms)", "mean", "p50", "p90", "p99", "max"});
   for (const auto& [name, p] : {std::pair{"time to first token", m.ttft_s}, {"time per output token", m.tpot_s},
                                 {"end to end", m.e2e_s}}) {
-    t.add_row({name, ms(p.mean), ms(p.p50), ms(p.p90), ms(p.p99), ms(p.max)});
+    t.add_row({name, millis_2dp(p.mean), millis_2dp(p.p50), millis_2dp(p.p90), millis_2dp(p.p99), millis_2dp(p.max)});
   }
   t.print(os);
   os << "\nthroughput " << format_fixed(m.output_tok_s, 1) << " output tokens/s (" << format_fixed(m.output_tok_s_per_chip, 1)

@@ -35,8 +35,6 @@ struct Options {
   std::string json, csv, plot;
 };
 
-std::string pct(double e) { return (e >= 0 ? "+" : "") + format_fixed(100.0 * e, 1) + "%"; }
-
 std::string csv_quoted(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -65,8 +63,8 @@ struct Errors {
     return v.empty() ? 0 : sum / static_cast<double>(v.size());
   }
   std::string line() const {
-    return "TTFT " + format_fixed(100.0 * mape(ttft), 1) + "% (median " + pct(median(ttft)) + "), TPOT " + format_fixed(100.0 * mape(tpot), 1) +
-           "% (median " + pct(median(tpot)) + "), requests/s " + format_fixed(100.0 * mape(requests), 1) + "%";
+    return "TTFT " + format_percent(mape(ttft)) + " (median " + format_signed_percent(median(ttft)) + "), TPOT " + format_percent(mape(tpot)) +
+           " (median " + format_signed_percent(median(tpot)) + "), requests/s " + format_percent(mape(requests));
   }
   nlohmann::json to_json() const {
     return {{"rows", n()},
@@ -171,9 +169,9 @@ void run(Options o) {
     if (systems.size() > 1) cells.push_back(c.system);
     if (modes.size() > 1) cells.push_back(c.mode);
     for (const std::string& v : {std::to_string(c.isl), std::to_string(c.osl), std::to_string(c.tp), std::to_string(c.concurrency),
-                                 format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), pct(r.ttft_error()),
-                                 format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), pct(r.tpot_error()),
-                                 format_fixed(r.c.requests_per_s(), 2), format_fixed(r.requests_per_s(), 2), pct(r.requests_error()), marks(c)}) {
+                                 format_fixed(c.ttft_s * 1e3, 1), format_fixed(r.ttft_s * 1e3, 1), format_signed_percent(r.ttft_error()),
+                                 format_fixed(c.tpot_s * 1e3, 2), format_fixed(r.tpot_s * 1e3, 2), format_signed_percent(r.tpot_error()),
+                                 format_fixed(r.c.requests_per_s(), 2), format_fixed(r.requests_per_s(), 2), format_signed_percent(r.requests_error()), marks(c)}) {
       cells.push_back(v);
     }
     t.add_row(cells);

@@ -34,8 +34,6 @@ struct ValidateOptions {
   std::string hw_note;  // how the hardware was chosen when --hw was not given
 };
 
-std::string pct(double x) { return format_fixed(100 * x, 1) + "%"; }
-
 // The GPU a folder of kernel tables was measured on, from its name as the tables are kept
 // (validation/kernels/h100; aiconfigurator's systems: h100_sxm, h200_sxm, b200_sxm, ...), as a
 // hardware preset; "" when the name says none.
@@ -100,14 +98,12 @@ std::string markdown_report(const ValidationSuiteResult& r, const std::filesyste
   md << "\n## Measured cases\n\n| case | simulated | measured | error |\n|---|---|---|---|\n";
   for (const CaseOutcome& c : r.cases) {
     md << "| " << c.id << " | " << format_fixed(c.sim, 2) << " | " << format_fixed(c.reference, 2) << " " << c.unit << " | "
-       << pct(c.error) << " |\n";
+       << format_percent(c.error) << " |\n";
   }
   md << "\n| category | mean absolute error |\n|---|---|\n";
-  for (const auto& [cat, v] : r.mape) md << "| " << cat << " | " << pct(v) << " |\n";
+  for (const auto& [cat, v] : r.mape) md << "| " << cat << " | " << format_percent(v) << " |\n";
   return md.str();
 }
-
-std::string signed_pct(double x) { return (x >= 0 ? "+" : "") + pct(x); }
 
 std::string kernel_markdown(const KernelValidationResult& r, const std::string& chart) {
   std::ostringstream md;
@@ -119,8 +115,8 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
     if (f.rows.empty()) {
       md << "| " << f.family << " | " << f.not_simulated << " | not simulated: " << f.not_simulated_reason << " | | |\n";
     } else {
-      md << "| " << f.family << " | " << f.rows.size() << " | " << pct(f.overall.mape) << " | "
-         << signed_pct(f.overall.median_signed) << " | " << f.overall.measured_twice_simulated << " |\n";
+      md << "| " << f.family << " | " << f.rows.size() << " | " << format_percent(f.overall.mape) << " | "
+         << format_signed_percent(f.overall.median_signed) << " | " << f.overall.measured_twice_simulated << " |\n";
     }
   }
   if (!r.skipped.empty()) {
@@ -132,11 +128,11 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
     md << "\n## " << f.family << " (" << f.file << ")\n\n| size | rows | MAPE | median signed error | measured >= 2x simulated |\n"
        << "|---|---|---|---|---|\n";
     for (const KernelErrorStats& b : f.buckets) {
-      md << "| " << b.name << " | " << b.rows << " | " << pct(b.mape) << " | " << signed_pct(b.median_signed) << " | "
+      md << "| " << b.name << " | " << b.rows << " | " << format_percent(b.mape) << " | " << format_signed_percent(b.median_signed) << " | "
          << b.measured_twice_simulated << " |\n";
     }
     for (const KernelErrorStats& c : f.by_tuning_cache) {
-      md << "| " << c.name << " tuning cache | " << c.rows << " | " << pct(c.mape) << " | " << signed_pct(c.median_signed)
+      md << "| " << c.name << " tuning cache | " << c.rows << " | " << format_percent(c.mape) << " | " << format_signed_percent(c.median_signed)
          << " | " << c.measured_twice_simulated << " |\n";
     }
     // MoE rows say which tuning cache their benchmark could load instead (docs/calibration.md).
@@ -149,7 +145,7 @@ std::string kernel_markdown(const KernelValidationResult& r, const std::string& 
        << "| row | shape | " << (cache ? "tuning cache" : "reads") << " | measured | simulated | error |\n|---|---|---|---|---|---|\n";
     for (const KernelRowResult* w : worst_rows(f, 10)) {
       md << "| " << w->source << " | " << w->label << " | " << (cache ? w->tuning_cache : w->reads) << " | "
-         << format_seconds(w->measured_s) << " | " << format_seconds(w->simulated_s) << " | " << signed_pct(w->error()) << " |\n";
+         << format_seconds(w->measured_s) << " | " << format_seconds(w->simulated_s) << " | " << format_signed_percent(w->error()) << " |\n";
     }
   }
   return md.str();
@@ -192,10 +188,10 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
       t.add_row({f.family, "", std::to_string(f.not_simulated), "-", "not simulated", ""});
       continue;
     }
-    t.add_row({f.family, "all", std::to_string(f.rows.size()), pct(f.overall.mape), signed_pct(f.overall.median_signed),
+    t.add_row({f.family, "all", std::to_string(f.rows.size()), format_percent(f.overall.mape), format_signed_percent(f.overall.median_signed),
                std::to_string(f.overall.measured_twice_simulated)});
     for (const KernelErrorStats& b : f.buckets) {
-      t.add_row({"", b.name, std::to_string(b.rows), pct(b.mape), signed_pct(b.median_signed), std::to_string(b.measured_twice_simulated)});
+      t.add_row({"", b.name, std::to_string(b.rows), format_percent(b.mape), format_signed_percent(b.median_signed), std::to_string(b.measured_twice_simulated)});
     }
   }
   t.print(os);
@@ -218,7 +214,7 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
   for (const KernelFamilyResult& f : r.families) {
     for (const KernelErrorStats& c : f.by_tuning_cache) {
       any_cache = true;
-      caches.add_row({f.family, c.name, std::to_string(c.rows), pct(c.mape), signed_pct(c.median_signed),
+      caches.add_row({f.family, c.name, std::to_string(c.rows), format_percent(c.mape), format_signed_percent(c.median_signed),
                       std::to_string(c.measured_twice_simulated)});
     }
   }
@@ -302,7 +298,7 @@ void add_validate_command(CLI::App& app) {
     for (const auto& v : r.invariants) t.add_row({v.name, v.holds ? "yes" : "NO: " + v.detail});
     t.print(os);
     os << "\nmeasured cases, mean absolute error:";
-    for (const auto& [cat, v] : r.mape) os << " " << cat << " " << pct(v);
+    for (const auto& [cat, v] : r.mape) os << " " << cat << " " << format_percent(v);
     os << "\nreport written to " << o->report << "\n";
     if (!o->json.empty()) write_json(o->json, to_json(r));
     if (!r.all_hold()) throw CLI::RuntimeError(1);

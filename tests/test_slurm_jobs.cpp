@@ -20,15 +20,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh directory under /tmp (named `name`, which may hold spaces), removed at the end.
-struct TempDir {
+struct SlurmTempDir {
   fs::path path;
-  explicit TempDir(const std::string& name = "slurm") {
+  explicit SlurmTempDir(const std::string& name = "slurm") {
     static int counter = 0;
     path = fs::temp_directory_path() / ("roofsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path / name);
     path /= name;
   }
-  ~TempDir() { fs::remove_all(path.parent_path()); }
+  ~SlurmTempDir() { fs::remove_all(path.parent_path()); }
   std::string operator/(const std::string& leaf) const { return (path / leaf).string(); }
 };
 
@@ -38,7 +38,7 @@ void write_executable(const std::string& path, const std::string& text) {
 }
 
 // Options for a sweep in `t`: a stand-in roofsim that prints each argument on a line of its own.
-SlurmOptions options_in(const TempDir& t) {
+SlurmOptions options_in(const SlurmTempDir& t) {
   SlurmOptions o;
   o.dir = t / "jobs";
   o.roofsim = t / "roofsim";
@@ -75,7 +75,7 @@ bool has_line(const std::string& text, const std::string& line) {
 }  // namespace
 
 TEST_CASE("the array script runs shard i of N into its own store", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   o.array_size = 4;
   o.cpus_per_task = 2;
@@ -101,7 +101,7 @@ TEST_CASE("the array script runs shard i of N into its own store", "[slurm]") {
 }
 
 TEST_CASE("the merge script merges every shard store and exports the CSV", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   o.array_size = 3;
   o.partition = "gpu,debug";
@@ -122,7 +122,7 @@ TEST_CASE("the merge script merges every shard store and exports the CSV", "[slu
 }
 
 TEST_CASE("paths with spaces, quotes and % reach roofsim unchanged", "[slurm]") {
-  TempDir t("it's a dir, 100% $HOME `x`");
+  SlurmTempDir t("it's a dir, 100% $HOME `x`");
   SlurmOptions o = options_in(t);
   o.dir = t / "jobs 2";
   SlurmJobs jobs = write_slurm_jobs(o);
@@ -158,7 +158,7 @@ TEST_CASE("Slurm's time limit formats are accepted, others refused", "[slurm]") 
 }
 
 TEST_CASE("bad options are refused naming their flag", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   SlurmOptions bad = o;
 
@@ -197,7 +197,7 @@ TEST_CASE("bad options are refused naming their flag", "[slurm]") {
 }
 
 TEST_CASE("a relative directory is made absolute", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   const fs::path was = fs::current_path();
   fs::current_path(t.path);
@@ -210,7 +210,7 @@ TEST_CASE("a relative directory is made absolute", "[slurm]") {
 
 // A stand-in sbatch on PATH: logs its arguments, answers like `sbatch --parsable` or refuses.
 struct FakeSbatch {
-  TempDir bin{"bin"};
+  SlurmTempDir bin{"bin"};
   std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   explicit FakeSbatch(const std::string& body) {
     write_executable(bin / "sbatch", "#!/bin/sh\necho \"$*\" >>\"$(dirname \"$0\")/calls\"\n" + body);
@@ -221,7 +221,7 @@ struct FakeSbatch {
 };
 
 TEST_CASE("submitting: the array, then the merge after it, ids recorded", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   // The first call answers a plain id, the second "id;cluster" (a multi-cluster site).
   FakeSbatch sbatch("if [ -e \"$(dirname \"$0\")/second\" ]; then echo '43;cluster'; else touch \"$(dirname \"$0\")/second\"; echo 42; fi\n");
@@ -233,7 +233,7 @@ TEST_CASE("submitting: the array, then the merge after it, ids recorded", "[slur
 }
 
 TEST_CASE("sbatch's refusal is an InputError with its message", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
   FakeSbatch sbatch("echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1\n");
   try {
@@ -247,9 +247,9 @@ TEST_CASE("sbatch's refusal is an InputError with its message", "[slurm]") {
 }
 
 TEST_CASE("a missing sbatch is an InputError that says so", "[slurm]") {
-  TempDir t;
+  SlurmTempDir t;
   SlurmOptions o = options_in(t);
-  TempDir empty{"empty"};
+  SlurmTempDir empty{"empty"};
   const std::string old_path = std::getenv("PATH");
   setenv("PATH", empty.path.c_str(), 1);
   std::string msg;

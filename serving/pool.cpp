@@ -117,7 +117,15 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
   e.batch = machine.ep;  // one sequence on each EP rank: the per-chip figures of one
   e.prompt = std::max<std::int64_t>(1, std::min<std::int64_t>(s.scheduler.max_tokens, kMaxTokens));
   e.generate = 0;
-  MemoryNeed need = memory_need(model, e);
+  MemoryNeed need;
+  try {
+    need = memory_need(model, e);
+  } catch (const InputError& error) {
+    // The activations are planned for a pass of max_tokens tokens: one too large for the chip
+    // model is the flag's fault, not an internal op's.
+    throw InputError("${max_tokens} " + std::to_string(s.scheduler.max_tokens) + ": an iteration of that many tokens of " + model.name +
+                     " is beyond what roofsim models (" + error.what() + "); give fewer");
+  }
   if (model.sliding_window > 0) {
     // Sliding-window layers: need.kv_cache is capped at the window; a block holds
     // block_tokens tokens of every layer (KvBlockPool::blocks_for counts the window), so the

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -179,9 +180,18 @@ std::string at(const std::string& path, long line, const std::string& key) {
   return path + ":" + std::to_string(line) + ": " + key + ": ";
 }
 
-// Checks one row and appends it; `previous` is the last arrival time and its line.
-void add_request(const std::string& path, long line, const TraceRow& r, std::vector<RequestSpec>& out,
-                 double& previous_s, long& previous_line) {
+// What a trace's rows so far fix for the next: the last arrival time and its line, and each
+// shared prefix's length and the line that first gave it.
+struct TraceSoFar {
+  double previous_s = 0;
+  long previous_line = 0;
+  std::map<std::int64_t, std::pair<std::int64_t, long>> prefixes;
+};
+
+// Checks one row and appends it.
+void add_request(const std::string& path, long line, const TraceRow& r, std::vector<RequestSpec>& out, TraceSoFar& so_far) {
+  double& previous_s = so_far.previous_s;
+  long& previous_line = so_far.previous_line;
   if (out.size() >= static_cast<std::size_t>(kMaxRequests)) {
     throw InputError(path + ":" + std::to_string(line) + ": more than " + std::to_string(kMaxRequests) +
                      " requests in one trace");
@@ -239,6 +249,19 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
     if (p > 0 && q.prefix_id < 0) throw InputError(at(path, line, "prefix_tokens") + std::to_string(p) + " without a prefix_id");
     q.prefix_tokens = p;
   }
+  if (q.prefix_id >= 0) {
+    // A prefix is shared only with its length: without one nothing would be shared, silently.
+    if (!r.prefix_tokens) {
+      throw InputError(at(path, line, "prefix_id") + std::to_string(q.prefix_id) +
+                       " without prefix_tokens: give how many of the prompt's first tokens the prefix is");
+    }
+    const auto [it, first] = so_far.prefixes.emplace(q.prefix_id, std::make_pair(q.prefix_tokens, line));
+    if (!first && it->second.first != q.prefix_tokens) {
+      throw InputError(at(path, line, "prefix_tokens") + std::to_string(q.prefix_tokens) + " for prefix " +
+                       std::to_string(q.prefix_id) + ", which line " + std::to_string(it->second.second) + " gave " +
+                       std::to_string(it->second.first) + " tokens: a prefix has one length");
+    }
+  }
   previous_s = t;
   previous_line = line;
   out.push_back(q);
@@ -266,8 +289,7 @@ std::vector<RequestSpec> read_trace_csv(const std::string& path) {
   const std::string time_column = first.count("arrival_s") ? "arrival_s" : "arrival_ms";
 
   std::vector<RequestSpec> out;
-  double previous_s = 0;
-  long previous_line = 0;
+  TraceSoFar so_far;
   for (const CsvRow& row : rows) {
     const long line = std::stol(row.at("#line"));
     TraceRow r;
@@ -282,7 +304,7 @@ std::vector<RequestSpec> read_trace_csv(const std::string& path) {
     if (row.count("prefix_tokens") && !row.at("prefix_tokens").empty()) {
       r.prefix_tokens = csv_integer(path, row, "prefix_tokens");
     }
-    add_request(path, line, r, out, previous_s, previous_line);
+    add_request(path, line, r, out, so_far);
   }
   return out;
 }
@@ -308,8 +330,7 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw InputError(path + ": cannot open file");
   std::vector<RequestSpec> out;
-  double previous_s = 0;
-  long previous_line = 0;
+  TraceSoFar so_far;
   std::string text;
   long line = 0;
   while (read_bounded_line(f, text, path, line + 1)) {
@@ -343,7 +364,7 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
         if (key == "prefix_tokens") r.prefix_tokens = v;
       }
     }
-    add_request(path, line, r, out, previous_s, previous_line);
+    add_request(path, line, r, out, so_far);
   }
   if (f.bad()) throw InputError(path + ": read error");
   if (out.empty()) throw InputError(path + ": no requests (a trace needs at least one line)");

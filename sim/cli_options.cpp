@@ -37,6 +37,15 @@ CLI::Validator whole_number_between(std::int64_t lo, std::int64_t hi) {
       range, "WHOLE_NUMBER");
 }
 
+CLI::Validator non_empty_list() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.find_first_not_of(" ,") == std::string::npos ? "empty: give a list such as 1,2,4,8, or leave the flag out for its default"
+                                                                  : std::string();
+      },
+      "LIST", "NON_EMPTY_LIST");
+}
+
 void add_json_option(CLI::App* cmd, std::string& target) {
   cmd->add_option("--json", target, "Also write the results as JSON to FILE ('-' = standard output, the table then goes to standard error)");
 }

@@ -15,6 +15,7 @@ namespace roofsim {
 CLI::Validator positive_number();      // finite and > 0
 CLI::Validator non_negative_number();  // finite and >= 0
 CLI::Validator whole_number_between(std::int64_t lo, std::int64_t hi);
+CLI::Validator non_empty_list();        // a comma-separated list with something in it
 
 void add_json_option(CLI::App* cmd, std::string& target);
 // --hw NAME|FILE with a default preset.

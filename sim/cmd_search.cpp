@@ -212,14 +212,16 @@ void add_search_command(CLI::App& app) {
   for (const char* flag : {"--tp", "--pp", "--ep", "--topology"}) cmd->remove_option(cmd->get_option(flag));
   cmd->add_option("--gpus", o->gpus, "GPUs (chips) to deploy on (default 8)")->check(whole_number_between(1, 4096));
   cmd->add_option("--tp", o->tps, "Tensor-parallel degrees to try, comma-separated (default: every power of two "
-                                  "dividing --gpus that the model's heads allow)");
+                                  "dividing --gpus that the model's heads allow)")
+      ->check(non_empty_list());
   cmd->add_option("--pp", o->pps, "Pipeline stages to try with each TP degree, comma-separated (default 1; a replica "
                                   "of tp x pp chips runs one micro-batch per stage, as serve --pp does)");
   cmd->add_option("--ep", o->eps, "Expert-parallel degrees to try with each TP degree and stage count, comma-separated "
                                   "(default 1; MoE models: a replica of tp x ep x pp chips, attention data parallel over "
                                   "its EP ranks, as serve --ep does)");
   cmd->add_option("--concurrency", o->concurrencies, "Closed-loop clients per replica to try, comma-separated; with "
-                                                     "disaggregation per decode instance (default 1,2,4,...,256)");
+                                                     "disaggregation per decode instance (default 1,2,4,...,256)")
+      ->check(non_empty_list());
   cmd->add_flag("--disaggregated", o->disaggregated, "Also try every split of the GPUs into P prefill instances of "
                                                      "TP tp_p and D decode instances of TP tp_d, each instance --ep ranks of "
                                                      "those (P*tp_p*ep + D*tp_d*ep = --gpus, tp_p and tp_d from --tp), each "

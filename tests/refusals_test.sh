@@ -164,6 +164,7 @@ refused "serve: prompt beyond budget" "exceeds the --max-tokens budget" "$roofsi
 refused "serve: KV cannot hold a request" "KV blocks" "$roofsim" serve --prompt 1000 --output 10 --requests 2 --kv-blocks 3
 refused "serve: junk length" "--prompt" "$roofsim" serve --prompt normal:abc
 refused "serve: two arrival modes" "give one of" "$roofsim" serve --rate 2 --concurrency 4
+refused "serve: iteration beyond the chip model" "--max-tokens 16777216: an iteration of that many tokens" "$roofsim" serve --max-tokens 16777216 --requests 2
 refused "serve: beyond context" "maximum context" "$roofsim" serve --prompt 8000 --output 500 --requests 2 --max-tokens 16384
 refused "serve: arrivals beyond the clock" "--rate 1e-300: the last of the 3 requests arrives at" "$roofsim" serve --rate 1e-300 --requests 3
 refused "serve: burst interval beyond the clock" "--burst-interval-ms 1e+12:" "$roofsim" serve --burst 2 --burst-interval-ms 1e12 --requests 3
@@ -198,6 +199,8 @@ refused "serve: trace in a missing folder" "--trace /nonexistent-dir/t.json: the
 refused "search: no GPUs" "--gpus: '0' is not a whole number from 1 to 4096" "$roofsim" search --gpus 0
 refused "search: tp fitting no layout" "--tp 3: no layout of --gpus 8 has tensor-parallel groups of 3" "$roofsim" search --tp 3 --gpus 8
 refused "search: tp list junk" "--tp 1,x: 'x' is not a whole number from 1 to 8" "$roofsim" search --tp 1,x
+refused "search: empty tp list" "--tp: empty: give a list such as 1,2,4,8" "$roofsim" search --tp ''
+refused "search: empty concurrency list" "--concurrency: empty" "$roofsim" search --concurrency ''
 refused "search: plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" search --plot "$tmp/x.gif"
 
 sed 's/^hidden_size = 4096/hidden_size = 40960/' "$here/configs/models/llama-3-8b.toml" > "$tmp/big_model.toml"

@@ -419,11 +419,13 @@ TEST_CASE("a written trace reads back identically", "[serving]") {
   w.arrivals.kind = Arrivals::Kind::poisson;
   w.arrivals.rate_per_s = 7.3;
   auto requests = generate_requests(w);
+  // Four prefixes of 100 tokens on the prompts long enough for them (one prefix, one length).
   for (std::size_t i = 0; i < requests.size(); i += 3) {
+    if (requests[i].prompt_tokens < 100) continue;
     requests[i].prefix_id = static_cast<std::int64_t>(i % 4);
-    requests[i].prefix_tokens = std::min<std::int64_t>(requests[i].prompt_tokens, 100);
+    requests[i].prefix_tokens = 100;
   }
-  requests[1].prefix_id = 2;  // a prefix id with no tokens
+  requests[1].prefix_id = 9;  // a prefix id with no tokens
   requests[1].prefix_tokens = 0;
   const std::string path = (dir.path / "round.csv").string();
   write_trace(path, requests);
@@ -499,6 +501,10 @@ TEST_CASE("trace errors name the file, the line and the column", "[serving]") {
        ":2: prefix_tokens: 11 is not between 0 and the prompt's 10 tokens"},
       {"prefix_alone.csv", "arrival_s,prompt_tokens,output_tokens,prefix_tokens\n0,10,10,5\n",
        ":2: prefix_tokens: 5 without a prefix_id"},
+      {"prefix_no_length.csv", "arrival_s,prompt_tokens,output_tokens,prefix_id\n0,10,10,1\n",
+       ":2: prefix_id: 1 without prefix_tokens"},
+      {"prefix_two_lengths.csv", "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,50\n0.1,100,10,1,60\n",
+       ":3: prefix_tokens: 60 for prefix 1, which line 2 gave 50 tokens"},
       {"prefix_id.csv", "arrival_s,prompt_tokens,output_tokens,prefix_id\n0,10,10,-2\n", ":2: prefix_id: -2"},
       {"prefix_id_text.csv", "arrival_s,prompt_tokens,output_tokens,prefix_id\n0,10,10,x\n", ":2: prefix_id: expected an integer"},
       {"header_only.csv", header, "no requests"},

@@ -43,7 +43,8 @@ std::optional<std::int64_t> count(const CsvRow& row, const std::string& column) 
   const std::string text = cell(row, column);
   if (text.empty()) return std::nullopt;
   const std::optional<double> v = parse_number(text);
-  if (!v || *v < 0 || *v > 1e6 || *v != std::floor(*v)) throw RowProblem{column + ": expected a whole number, got '" + text + "'"};
+  if (!v || *v < 0 || *v != std::floor(*v)) throw RowProblem{column + ": expected a whole number, got '" + text + "'"};
+  if (*v > 1e6) throw RowProblem{column + ": " + text + " is more than roofsim takes in a cell, 1000000"};
   if (*v == 0) return std::nullopt;
   return static_cast<std::int64_t>(*v);
 }

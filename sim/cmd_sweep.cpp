@@ -110,6 +110,12 @@ void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
     if (o.given.count(flag)) throw InputError(std::string(flag) + " goes with --slurm DIR");
   }
   if (!o.merge.empty()) {
+    for (const std::string& m : o.merge) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(m, store_path, ec)) {
+        throw InputError("--merge " + m + " is the store it would merge into (" + store_path + "): name the shards' stores, each other than --store");
+      }
+    }
     SweepStore store(store_path, o.store.empty() ? "the store" : "--store");
     for (const std::string& m : o.merge) {
       const std::size_t added = store.merge_from(m);

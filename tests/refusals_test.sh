@@ -145,6 +145,8 @@ refused "gemm sweep flag with a file" "--points is for the GEMM sweep" "$roofsim
 refused "sweep shard out of range" "--shard '4/4'" "$roofsim" sweep "$sweep_file" --shard 4/4 --store "$tmp/s.db"
 refused "sweep store that is not one" "not a roofsim sweep store" "$roofsim" sweep "$sweep_file" --store "$sweep_file"
 refused "sweep jobs zero" "--jobs" "$roofsim" sweep "$sweep_file" -j 0
+touch "$tmp/self.db"
+refused "sweep store merged into itself" "--merge $tmp/self.db is the store it would merge into" "$roofsim" sweep "$sweep_file" --merge "$tmp/self.db" --store "$tmp/self.db"
 refused "slurm flag without --slurm" "--array-size goes with --slurm DIR" "$roofsim" sweep "$sweep_file" --array-size 8
 refused "slurm time limit" "--time-limit" "$roofsim" sweep "$sweep_file" --slurm "$tmp/slurm" --time-limit soon
 printf '[grid]\nbatch = [1, 0.5]\n' > "$tmp/sweep.toml"

@@ -65,6 +65,7 @@ struct UiOptions {
   std::string host = "127.0.0.1";
   bool open = false;
   std::string sweeps_dir;
+  std::vector<std::string> allow_hosts;
 };
 
 [[noreturn]] void run_ui(const UiOptions& o) {
@@ -96,6 +97,10 @@ struct UiOptions {
     args.push_back("--sweeps-dir");
     args.push_back(o.sweeps_dir);
   }
+  for (const std::string& h : o.allow_hosts) {
+    args.push_back("--allow-host");
+    args.push_back(h);
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -118,6 +123,9 @@ void add_ui_command(CLI::App& app) {
   ui->add_option("--port", o->port, "Port to listen on (0: any free port)")->default_val(8765)->check(CLI::Range(0, 65535));
   ui->add_option("--host", o->host, "Address to bind (0.0.0.0 serves other machines too)")->default_val("127.0.0.1");
   ui->add_flag("--open", o->open, "Open the page in a web browser");
+  ui->add_option("--allow-host", o->allow_hosts,
+                 "Also answer requests that name the server NAME (an SSH tunnel's or a proxy's host name; repeatable). Other names "
+                 "than 127.0.0.1, localhost, [::1] and --host are refused (403), and so is a POST from another site's page (its Origin)");
   ui->add_option("--sweeps-dir", o->sweeps_dir,
                  "The folder whose sweep files (*.toml) and their stores (*.db) the sweeps view lists (default: configs/sweeps of the sources)");
   ui->callback([o] { run_ui(*o); });

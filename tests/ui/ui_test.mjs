@@ -492,6 +492,22 @@ async function apiChecks(base) {
   cases.push(['another site as Host', () => withHost('rebind.attacker.example'), 403]);
   cases.push(['another port as Host', () => withHost('127.0.0.1:1'), 403]);
   cases.push(['localhost as Host', () => withHost(`localhost:${new URL(base).port}`), 200]);
+  // A POST from another site's page (its Origin) is refused; from this server's own page it runs.
+  const withOrigin = (origin) => new Promise((resolve, reject) => {
+    const u = new URL(base);
+    const body = '{"settings": {}}';
+    const req = http.request({host: '127.0.0.1', port: u.port, path: '/api/analyze', method: 'POST',
+      headers: {'Content-Type': 'application/json', 'Content-Length': body.length, Origin: origin}}, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({status: res.statusCode, json: async () => JSON.parse(text)}));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  cases.push(['a POST from another site', () => withOrigin('http://attacker.example'), 403]);
+  cases.push(['a POST from a local file page', () => withOrigin('null'), 403]);
+  cases.push(['a POST from this server\'s page', () => withOrigin(new URL(base).origin), 200]);
   for (const [what, req, status] of cases) {
     const r = await req();
     const body = await r.json().catch(() => ({}));

@@ -705,7 +705,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
             given_port = url.port or 80  # a Host without a port names HTTP's default
         except ValueError:  # a port that is no number
             return False
-        return given_port == port and (url.hostname or "") in ("127.0.0.1", "localhost", "::1", str(bound).lower())
+        return given_port == port and (url.hostname or "") in self.server.own_names
+
+    def origin_allowed(self):
+        """A browser names the page that sends a POST in Origin. Another site's page may post to
+        127.0.0.1 (a form's text/plain body can look like JSON): only this server's own pages
+        change anything. No Origin (curl, scripts, Python) is not a browser's cross-site call."""
+        origin = self.headers.get("Origin")
+        if origin is None:
+            return True
+        try:
+            url = urllib.parse.urlsplit(origin)
+            origin_port = url.port or {"http": 80, "https": 443}.get(url.scheme, -1)
+        except ValueError:
+            return False
+        if url.scheme not in ("http", "https") or not url.hostname:
+            return False  # "null" (a sandboxed or local file page) and other schemes
+        bound, port = self.server.server_address[:2]
+        if bound in ("", "0.0.0.0", "::"):
+            # Served to every interface: the page must come from the name the request was sent to.
+            try:
+                host = urllib.parse.urlsplit("//" + self.headers.get("Host", ""))
+                return url.hostname == (host.hostname or "") and origin_port == (host.port or 80)
+            except ValueError:
+                return False
+        return origin_port == port and url.hostname in self.server.own_names
 
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
@@ -750,6 +774,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return self.send_json(200, self.app.job(m.group(1)).view())
                 raise BadRequest(f"GET {path}: no such page or endpoint", 404)
             if method == "POST":
+                if not self.origin_allowed():
+                    raise BadRequest(f"Origin '{self.headers.get('Origin')}' is another site's page: only this server's own "
+                                     "pages may start or change work", 403)
                 if path == "/api/analyze":
                     return self.send_json(200, self.app.analyze(self.body()))
                 if path == "/api/jobs":
@@ -792,10 +819,13 @@ class Server(http.server.ThreadingHTTPServer):
     request_queue_size = 64
 
 
-def serve(host="127.0.0.1", port=8765, open_browser=False, max_jobs=4, sweeps_dir=None):
+def serve(host="127.0.0.1", port=8765, open_browser=False, max_jobs=4, sweeps_dir=None, allow_hosts=()):
     app = App(max_jobs=max_jobs, sweeps_dir=sweeps_dir)
     handler = type("BoundHandler", (Handler,), {"app": app})
     httpd = Server((host, port), handler)
+    # The names a request may give as Host (and its page as Origin): the loopback names, the bound
+    # address, and those the user allows (an SSH tunnel's or a proxy's name).
+    httpd.own_names = {"127.0.0.1", "localhost", "::1", str(host).lower()} | {h.lower() for h in allow_hosts}
     shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
     url = f"http://{shown}:{httpd.server_address[1]}/"
     print(f"roofsim ui: serving {url} (Ctrl-C stops)", flush=True)

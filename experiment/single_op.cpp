@@ -250,7 +250,8 @@ void make_reads_resident(OpSpec& op, const HardwareSpec& hw, const std::string& 
 
 RooflineSweepResult run_roofline_sweep(const HardwareSpec& hw, bool ideal, DType dtype, int points) {
   check_matrix_dtype(hw, dtype);
-  if (points < 6) throw InputError("${points} must be at least 6");
+  // The CLI's range: each point is a simulated GEMM, and a billion of them run for hours.
+  if (points < 6 || points > 1000) throw InputError("${points} must be between 6 and 1000");
   RooflineSweepResult r;
   r.dtype = dtype;
   r.run = run_ops(hw, ideal, roofline_sweep_ops(hw, dtype, points));

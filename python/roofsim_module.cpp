@@ -299,7 +299,7 @@ PYBIND11_MODULE(roofsim, m) {
     if (given != 1) throw InputError("give exactly one of gemm=(M, N, K) or (B, M, N, K), elementwise=N, reduce=(ROWS, COLS)");
     OpSpec spec;
     if (!gemm.is_none()) {
-      const auto d = gemm.cast<std::vector<std::int64_t>>();
+      const auto d = arg<std::vector<std::int64_t>>("gemm", gemm, "(M, N, K) or (B, M, N, K) of whole numbers");
       if (d.size() != 3 && d.size() != 4) throw InputError("gemm: expected (M, N, K) or (B, M, N, K)");
       for (std::int64_t v : d) {
         if (v <= 0) throw InputError("gemm: sizes must be positive");
@@ -311,7 +311,7 @@ PYBIND11_MODULE(roofsim, m) {
     } else if (elementwise > 0) {
       spec = elementwise_add_op(elementwise, t);
     } else {
-      const auto d = reduce.cast<std::vector<std::int64_t>>();
+      const auto d = arg<std::vector<std::int64_t>>("reduce", reduce, "(ROWS, COLS) of whole numbers");
       if (d.size() != 2 || d[0] <= 0 || d[1] <= 0) throw InputError("reduce: expected positive (ROWS, COLS)");
       spec = row_sum_op(d[0], d[1], t);
     }

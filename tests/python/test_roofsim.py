@@ -175,6 +175,18 @@ def test_serve_refuses_counts_beyond_what_the_cli_takes():
         roofsim.serve(requests=0)
 
 
+def test_op_and_roofline_sweep_refuse_bad_sizes_as_input_errors():
+    # Sizes that are not whole numbers are the caller's error (InputError), not pybind11's RuntimeError.
+    for gemm in ("abc", (1.5, 2, 3), (float("nan"), 2, 3)):
+        with pytest.raises(roofsim.InputError, match="gemm=.*expected \\(M, N, K\\) or \\(B, M, N, K\\) of whole numbers"):
+            roofsim.op(gemm=gemm)
+    with pytest.raises(roofsim.InputError, match="reduce=.*of whole numbers"):
+        roofsim.op(reduce=("a", 2))
+    # The CLI's range: a billion points ran for minutes.
+    with pytest.raises(roofsim.InputError, match="points must be between 6 and 1000"):
+        roofsim.roofline_sweep(points=10**9)
+
+
 def test_sweep_file_runs_once_and_reads_back_for_pandas(tmp_path):
     sweep = tmp_path / "bw.toml"
     sweep.write_text('[base]\nprompt = 64\ngen = 3\n[grid]\nbatch = [1, 4]\n"hbm.bandwidth_gb_per_s" = [2000, 4000]\n')

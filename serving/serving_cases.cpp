@@ -189,6 +189,7 @@ LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& 
 // One instance's layout as the columns give it (`p`: "" aggregated, "prefill_" or "decode_").
 struct ColumnLayout {
   std::int64_t tp = 1, pp = 1, ep = 1, moe_tp = 0;  // ep: attention-DP ranks, each its own scheduler
+  std::string tp_assumed;  // the assumption when the tensor-parallel size is not given, else ""
 };
 
 // The columns' layout as roofsim runs it: attention TP x DP ranks (roofsim's EP ranks, each its
@@ -198,7 +199,12 @@ struct ColumnLayout {
 ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vector<std::string>& assumptions) {
   const std::string who = p.empty() ? "" : p.substr(0, p.size() - 1) + " workers: ";
   ColumnLayout l;
-  l.tp = count(row, p + "tp_size").value_or(1);
+  const std::optional<std::int64_t> tp = count(row, p + "tp_size");
+  l.tp = tp.value_or(1);
+  if (!tp) {
+    // Not silently: a file without the column, or a blank cell, runs each worker on one GPU.
+    l.tp_assumed = p + "tp_size " + (row.count(p + "tp_size") ? "blank" : "column missing") + ": tensor parallel 1";
+  }
   l.pp = count(row, p + "pp_size").value_or(1);
   const std::int64_t dp = count(row, p + "attention_dp_size").value_or(1);
   const std::optional<std::int64_t> moe_tp = count(row, p + "moe_tp_size"), moe_ep = count(row, p + "moe_ep_size");
@@ -371,6 +377,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
     const bool moe = m.is_moe();
     if (c.mode == "agg") {
       const ColumnLayout l = read_layout(row, "", moe, c.assumptions);
+      if (!l.tp_assumed.empty()) assume_deployment(c, l.tp_assumed);
       c.tp = l.tp;
       c.pp = l.pp;
       c.ep = l.ep;
@@ -388,6 +395,9 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       c.disaggregated = true;
       const ColumnLayout pre = read_layout(row, "prefill_", moe, c.assumptions), dec = read_layout(row, "decode_", moe, c.assumptions);
       if (pre.pp > 1 || dec.pp > 1) throw RowProblem{"pipeline-parallel disaggregated workers are not modelled"};
+      for (const ColumnLayout* l : {&pre, &dec}) {
+        if (!l->tp_assumed.empty()) assume_deployment(c, l->tp_assumed);
+      }
       c.tp = c.decode_tp = dec.tp;
       c.ep = dec.ep;
       c.moe_tp = dec.moe_tp;

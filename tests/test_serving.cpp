@@ -580,10 +580,11 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
                                           "mixed,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,fp8,float16,8,1,1,,,,,,,,,,100,10,8\n"
                                           "tp_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,4,1,1,1,4,,,,,,,100,10,8\n"
                                           "layout,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,2,1,2,1,8,,,,,,,100,10,8\n"
-                                          "huge,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1000000000,128,,,8,1,1,,,,,,,,,,100,10,8\n",
+                                          "huge,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1000000000,128,,,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "tp_blank,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,,,8,,1,,,,,,,,,,100,10,8\n",
                                       "cases");
   const std::vector<ServingCase> cases = load_serving_cases(path);
-  REQUIRE(cases.size() == 11);
+  REQUIRE(cases.size() == 12);
   auto by_id = [&](const std::string& id) -> const ServingCase& {
     for (const ServingCase& c : cases) {
       if (c.id == id) return c;
@@ -633,6 +634,12 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK_FALSE(setup.frontend.enabled());
   CHECK(by_id("model").not_simulated.find("not in roofsim's catalog") != std::string::npos);
   CHECK(by_id("system").not_simulated.find("'l40s' has no hardware preset") != std::string::npos);
+  // A blank tensor-parallel size runs on one GPU, said on the row, not silently.
+  const ServingCase& tp_blank = by_id("tp_blank");
+  CHECK(tp_blank.not_simulated.empty());
+  CHECK(tp_blank.tp == 1);
+  CHECK(tp_blank.deployment_assumed);
+  CHECK(tp_blank.note().find("tp_size blank: tensor parallel 1") != std::string::npos);
   // A whole number too large is said to be too large, not "expected a whole number".
   CHECK(by_id("huge").not_simulated.find("isl: 1000000000 is more than roofsim takes in a cell") != std::string::npos);
   // 4-bit weights on Hopper run weight-only, said on the row.

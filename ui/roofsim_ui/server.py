@@ -642,6 +642,15 @@ class App:
         shutil.rmtree(self.upload_dir, ignore_errors=True)  # the uploads go with the server
 
 
+def split_host(netloc, default_port):
+    """'name:port' (a Host header, a URL's netloc) -> (name, port); None for a port that is no number."""
+    try:
+        url = urllib.parse.urlsplit("//" + netloc)
+        return (url.hostname or ""), (url.port or default_port)
+    except ValueError:
+        return None
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "roofsim-ui"
     app = None  # set by serve()
@@ -692,20 +701,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise BadRequest("expected a JSON object")
         return obj
 
+    def bound_to_all(self):
+        return self.server.server_address[0] in ("", "0.0.0.0", "::")
+
+    def own_name(self, name_port):
+        """Whether (name, port) is this server's: one of its names, with its port."""
+        return name_port is not None and name_port[1] == self.server.server_address[1] and name_port[0] in self.server.own_names
+
     def host_allowed(self):
         """A page of another site that rebinds its name to 127.0.0.1 (DNS rebinding) sends its
         own name as Host: only this server's own names are answered. Bound to a loopback address
         (the default) those are 127.0.0.1, localhost and [::1]; bound to another address, that
-        address too; bound to every interface (0.0.0.0, chosen on purpose), any name."""
-        bound, port = self.server.server_address[:2]
-        if bound in ("", "0.0.0.0", "::"):
-            return True
-        try:
-            url = urllib.parse.urlsplit("//" + self.headers.get("Host", ""))
-            given_port = url.port or 80  # a Host without a port names HTTP's default
-        except ValueError:  # a port that is no number
-            return False
-        return given_port == port and (url.hostname or "") in self.server.own_names
+        address too, and the names given to --allow-host; bound to every interface (0.0.0.0,
+        chosen on purpose), any name."""
+        return self.bound_to_all() or self.own_name(split_host(self.headers.get("Host", ""), 80))
 
     def origin_allowed(self):
         """A browser names the page that sends a POST in Origin. Another site's page may post to
@@ -714,22 +723,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin is None:
             return True
-        try:
-            url = urllib.parse.urlsplit(origin)
-            origin_port = url.port or {"http": 80, "https": 443}.get(url.scheme, -1)
-        except ValueError:
-            return False
-        if url.scheme not in ("http", "https") or not url.hostname:
+        url = urllib.parse.urlsplit(origin)
+        if url.scheme not in ("http", "https"):
             return False  # "null" (a sandboxed or local file page) and other schemes
-        bound, port = self.server.server_address[:2]
-        if bound in ("", "0.0.0.0", "::"):
+        page = split_host(url.netloc, 80 if url.scheme == "http" else 443)
+        if self.bound_to_all():
             # Served to every interface: the page must come from the name the request was sent to.
-            try:
-                host = urllib.parse.urlsplit("//" + self.headers.get("Host", ""))
-                return url.hostname == (host.hostname or "") and origin_port == (host.port or 80)
-            except ValueError:
-                return False
-        return origin_port == port and url.hostname in self.server.own_names
+            return page is not None and page == split_host(self.headers.get("Host", ""), 80)
+        return self.own_name(page)
 
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)

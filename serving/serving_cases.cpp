@@ -184,26 +184,32 @@ LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& 
   return f;
 }
 
+// A blank cell of the deployment's size filled in: said on the row, and the row no longer counts
+// as one that gives its whole deployment (ServingCase::deployment_assumed).
+void assume_deployment(ServingCase& c, const std::string& assumption) {
+  c.deployment_assumed = true;
+  c.assumptions.push_back(assumption);
+}
+
 // --- Parallel layouts -------------------------------------------------------------------------
 
 // One instance's layout as the columns give it (`p`: "" aggregated, "prefill_" or "decode_").
 struct ColumnLayout {
   std::int64_t tp = 1, pp = 1, ep = 1, moe_tp = 0;  // ep: attention-DP ranks, each its own scheduler
-  std::string tp_assumed;  // the assumption when the tensor-parallel size is not given, else ""
 };
 
 // The columns' layout as roofsim runs it: attention TP x DP ranks (roofsim's EP ranks, each its
 // own attention), experts TP-split over moe_tp of each rank's tp chips and spread over the
 // rest and over the ranks. Layouts roofsim has no form for run as the nearest one it has, said
 // on the row.
-ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, std::vector<std::string>& assumptions) {
+ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, ServingCase& c) {
   const std::string who = p.empty() ? "" : p.substr(0, p.size() - 1) + " workers: ";
   ColumnLayout l;
   const std::optional<std::int64_t> tp = count(row, p + "tp_size");
   l.tp = tp.value_or(1);
   if (!tp) {
     // Not silently: a file without the column, or a blank cell, runs each worker on one GPU.
-    l.tp_assumed = p + "tp_size " + (row.count(p + "tp_size") ? "blank" : "column missing") + ": tensor parallel 1";
+    assume_deployment(c, p + "tp_size " + (row.count(p + "tp_size") ? "blank" : "column missing") + ": tensor parallel 1");
   }
   l.pp = count(row, p + "pp_size").value_or(1);
   const std::int64_t dp = count(row, p + "attention_dp_size").value_or(1);
@@ -222,13 +228,13 @@ ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, std:
     // More GPUs under the experts than under attention: the instance has the experts' GPUs, and
     // attention runs data parallel over them (vLLM's --data-parallel-size with expert parallelism).
     attention_dp = mtp * mep / l.tp;
-    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention TP " +
+    c.assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention TP " +
                           std::to_string(l.tp) + " x DP " + std::to_string(dp) + ": " + std::to_string(mtp * mep) +
                           " GPUs, attention data parallel over " + std::to_string(attention_dp));
     gpus = mtp * mep;
   }
   if (mtp * mep != gpus) {
-    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " does not fill the " +
+    c.assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " does not fill the " +
                           std::to_string(gpus) + " GPUs of attention TP " + std::to_string(l.tp) + " x DP " + std::to_string(dp) +
                           ": experts TP-split over " + std::to_string(std::min(mtp, gpus)) + " and spread over the rest");
     mtp = std::min(mtp, gpus);
@@ -242,7 +248,7 @@ ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, std:
   // each rank and spread over the ranks.
   l.ep = attention_dp;
   if (mtp != l.tp) {
-    assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention DP " +
+    c.assumptions.push_back(who + "MoE TP " + std::to_string(mtp) + " x EP " + std::to_string(mep) + " over attention DP " +
                           std::to_string(attention_dp) + " run as experts spread over the " + std::to_string(attention_dp) +
                           " DP ranks, TP-split over each rank's " + std::to_string(l.tp));
   }
@@ -286,13 +292,6 @@ std::string backend_stack(const std::string& backend, const std::string& version
                           "capture them as piecewise CUDA graphs by default)");
   }
   return backend;
-}
-
-// A blank cell of the deployment's size filled in: said on the row, and the row no longer counts
-// as one that gives its whole deployment (ServingCase::deployment_assumed).
-void assume_deployment(ServingCase& c, const std::string& assumption) {
-  c.deployment_assumed = true;
-  c.assumptions.push_back(assumption);
 }
 
 void fill_concurrency(ServingCase& c, const CsvRow& row, std::int64_t limit) {
@@ -376,8 +375,7 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
     // The parallel layout and batch limit of one instance (the decode one, disaggregated).
     const bool moe = m.is_moe();
     if (c.mode == "agg") {
-      const ColumnLayout l = read_layout(row, "", moe, c.assumptions);
-      if (!l.tp_assumed.empty()) assume_deployment(c, l.tp_assumed);
+      const ColumnLayout l = read_layout(row, "", moe, c);
       c.tp = l.tp;
       c.pp = l.pp;
       c.ep = l.ep;
@@ -393,11 +391,8 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
       }
     } else {
       c.disaggregated = true;
-      const ColumnLayout pre = read_layout(row, "prefill_", moe, c.assumptions), dec = read_layout(row, "decode_", moe, c.assumptions);
+      const ColumnLayout pre = read_layout(row, "prefill_", moe, c), dec = read_layout(row, "decode_", moe, c);
       if (pre.pp > 1 || dec.pp > 1) throw RowProblem{"pipeline-parallel disaggregated workers are not modelled"};
-      for (const ColumnLayout* l : {&pre, &dec}) {
-        if (!l->tp_assumed.empty()) assume_deployment(c, l->tp_assumed);
-      }
       c.tp = c.decode_tp = dec.tp;
       c.ep = dec.ep;
       c.moe_tp = dec.moe_tp;

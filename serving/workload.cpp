@@ -190,8 +190,6 @@ struct TraceSoFar {
 
 // Checks one row and appends it.
 void add_request(const std::string& path, long line, const TraceRow& r, std::vector<RequestSpec>& out, TraceSoFar& so_far) {
-  double& previous_s = so_far.previous_s;
-  long& previous_line = so_far.previous_line;
   if (out.size() >= static_cast<std::size_t>(kMaxRequests)) {
     throw InputError(path + ":" + std::to_string(line) + ": more than " + std::to_string(kMaxRequests) +
                      " requests in one trace");
@@ -212,10 +210,10 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
     throw InputError(at(path, line, time_key) + buf + " is beyond the latest arrival roofsim simulates, " +
                      format_general(kMaxArrivalS) + " s (11.6 days)");
   }
-  if (!out.empty() && t < previous_s) {
+  if (!out.empty() && t < so_far.previous_s) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "%.17g s is before the previous request's %.17g s (line %ld)", t, previous_s,
-                  previous_line);
+    std::snprintf(buf, sizeof buf, "%.17g s is before the previous request's %.17g s (line %ld)", t, so_far.previous_s,
+                  so_far.previous_line);
     throw InputError(at(path, line, time_key) + buf + ": a trace must be sorted by arrival time");
   }
   RequestSpec q;
@@ -262,8 +260,8 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
                        std::to_string(it->second.first) + " tokens: a prefix has one length");
     }
   }
-  previous_s = t;
-  previous_line = line;
+  so_far.previous_s = t;
+  so_far.previous_line = line;
   out.push_back(q);
 }
 

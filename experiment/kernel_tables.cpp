@@ -103,6 +103,44 @@ double eager_call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& cal
   return to_seconds(r.ops[2 * n - 1].result.end_ps - r.ops[n - 1].result.end_ps);
 }
 
+// A plugin layer of a TensorRT engine timed by TensorRT's per-layer profiler (the public GEMM
+// collector for TensorRT engines, collect_gemm_trt.py, reads the layer's time from a
+// trt.IProfiler): the layer's time runs from its start, through the host's enqueue of the
+// plugin (`host_s`), to the end of its kernels. The chip is idle until the launch; nothing
+// adds the two but the events.
+double profiled_layer_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops, double host_s) {
+  const OpsRunResult r = run_ops(hw, false, ops, Granularity::coarse, kDefaultMaxEvents, std::vector<double>(ops.size(), host_s));
+  return to_seconds(r.ops.back().result.end_ps);
+}
+
+// The [profiled_layers] key of a TensorRT-engine GEMM row: the plugin its layer name gives
+// (".../PLUGIN_V2_WeightOnlyQuantMatmul_0" -> WeightOnlyQuantMatmul) and the plugin's path for
+// the row's tokens. TensorRT-LLM's weight-only and SmoothQuant plugins run a CUDA-core kernel for
+// at most 4 tokens (WeightOnlyQuantMatmulPlugin: m < SMALL_M_FAST_PATH = 5, the batched GEMV;
+// SmoothQuantGemmPlugin: m <= 4, int8_sq_launcher) and a CUTLASS GEMM above; their enqueues
+// differ (a CUTLASS call looks up its profiled tactic and workspace).
+std::string trt_profiled_layer_key(const std::string& kernel_source, std::int64_t m) {
+  const std::string marker = "PLUGIN_V2_";
+  const std::size_t at = kernel_source.rfind(marker);
+  if (at == std::string::npos) return "";
+  std::string plugin = kernel_source.substr(at + marker.size());
+  const std::size_t suffix = plugin.rfind('_');
+  if (suffix != std::string::npos && suffix + 1 < plugin.size() &&
+      plugin.find_first_not_of("0123456789", suffix + 1) == std::string::npos) {
+    plugin.resize(suffix);
+  }
+  return plugin + (m <= 4 ? "_gemv" : "_cutlass");
+}
+
+// TensorRT-LLM's host time for one profiled plugin layer (configs/stacks/trtllm-1.x.toml
+// [profiled_layers]); none when the stack gives none.
+std::optional<double> trt_profiled_layer_s(const std::string& key) {
+  static const SoftwareStack trt = load_stack("trtllm-1.x");
+  auto found = trt.profiled_layer_us.find(key);
+  if (found == trt.profiled_layer_us.end()) return std::nullopt;
+  return found->second * 1e-6;
+}
+
 // The vLLM stack's host time for one eager call of the path a row names (configs/stacks/vllm.toml
 // [eager_calls]); none when the stack gives none.
 std::optional<double> vllm_eager_call_s(const std::string& kernel_source) {
@@ -110,6 +148,12 @@ std::optional<double> vllm_eager_call_s(const std::string& kernel_source) {
   auto found = vllm.eager_call_us.find(kernel_source);
   if (found == vllm.eager_call_us.end()) return std::nullopt;
   return found->second * 1e-6;
+}
+
+// A row its collector timed inside a TensorRT engine, layer by layer (kernel_source
+// "trt_flow_<layer name>"), not as a replayed call.
+bool is_trt_engine_row(const CsvRow& row) {
+  return row.count("kernel_source") && row.at("kernel_source").rfind("trt_flow_", 0) == 0;
 }
 
 // Whether the benchmark behind a GEMM row kept the call's operands in the L2: the weight copies
@@ -120,13 +164,17 @@ std::optional<double> vllm_eager_call_s(const std::string& kernel_source) {
 // TRTLLM) rotates max(1, min(5, ceil(L2 / W))) copies of a W-byte weight, so below L2 / 5 they
 // may fit; vLLM's (collector/vllm/collect_gemm.py; framework VLLM) builds six layers, each with
 // its own weights, and runs them in turn for bf16 and fp8, one layer for fp8_block; other
-// tables' rows are taken to read HBM.
+// tables' rows are taken to read HBM. So are the rows of its TensorRT-engine collector
+// (collector/trtllm/collect_gemm_trt.py; kernel_source "trt_flow_..."): each shape is a new
+// engine run twice, and the GEMM follows three linears of width 12288 whose 300 MB of fp16
+// weights pass through the L2 just before it.
 // `quantized_bytes`: per activation, the copy a quantizing kernel writes before the GEMM (0: none).
 bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int64_t m, std::int64_t n, std::int64_t k,
                             const std::string& dtype, DType weight, double quantized_bytes, const HardwareSpec& hw) {
   const double l2 = hw.tile_buffer_memory().capacity_bytes;
   const double w = static_cast<double>(n) * static_cast<double>(k) * dtype_bytes(weight);
   double copies = 0;
+  if (is_trt_engine_row(row)) return false;
   if (row.count("weight_copies") && !row.at("weight_copies").empty()) {
     copies = static_cast<double>(csv_positive_integer(path, row, "weight_copies"));
   } else if (row.count("framework") && row.at("framework") == "TRTLLM") {
@@ -230,6 +278,15 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
         p.simulate = [&hw, ops, s = *host_s] { return eager_call_seconds(hw, ops, s); };
       } else {
         p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/vllm.toml [eager_calls] gives no host time for it";
+      }
+    }
+    // A TensorRT engine's layer, timed by its profiler, holds the host's enqueue of the plugin.
+    if (p.not_simulated_reason.empty() && is_trt_engine_row(row)) {
+      const std::string key = trt_profiled_layer_key(row.at("kernel_source"), m);
+      if (const std::optional<double> host_s = trt_profiled_layer_s(key)) {
+        p.simulate = [&hw, ops, s = *host_s] { return profiled_layer_seconds(hw, ops, s); };
+      } else {
+        p.not_simulated_reason = "a TensorRT engine layer '" + row.at("kernel_source") + "': configs/stacks/trtllm-1.x.toml [profiled_layers] gives no host time for '" + key + "'";
       }
     }
     if (p.not_simulated_reason.empty() && !p.simulate) p.simulate = [&hw, ops] { return call_seconds(hw, ops); };

@@ -62,12 +62,14 @@ SoftwareStack load_stack(const std::string& name_or_path) {
     }
     sv->reject_unknown_keys();
   }
-  if (std::optional<ConfigTable> calls = top.optional_table("eager_calls")) {
+  for (auto [table, field] : {std::pair{"eager_calls", &s.eager_call_us}, {"profiled_layers", &s.profiled_layer_us}}) {
+    std::optional<ConfigTable> calls = top.optional_table(table);
+    if (!calls) continue;
     for (const std::string& key : calls->keys_in_file_order()) {
       const double us = calls->non_negative_number(key);
       if (us > 1e6) calls->fail(key, "more than a second of host time per call");
-      s.eager_call_us[key] = us;
-      sourced(*calls, key, "eager_calls." + key);
+      (*field)[key] = us;
+      sourced(*calls, key, std::string(table) + "." + key);
     }
     calls->reject_unknown_keys();
   }

@@ -47,6 +47,10 @@ struct SoftwareStack {
   // tables' kernel_source names it), microseconds: Python and launches that a benchmark
   // replaying the call without a CUDA graph pays once per call.
   std::map<std::string, double> eager_call_us;
+  // [profiled_layers]: host time of one plugin layer of a TensorRT engine timed by TensorRT's
+  // per-layer profiler, microseconds, by plugin and path ("WeightOnlyQuantMatmul_gemv"): from the
+  // layer's start to its kernel's launch, which the layer's measured time holds.
+  std::map<std::string, double> profiled_layer_us;
 };
 
 // A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.

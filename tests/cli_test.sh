@@ -313,6 +313,15 @@ expect_ok "validate --kernels eager calls" "$roofsim" validate --kernels "$tmp/e
 if awk -F, 'NR > 1 && $3 == "gemm vllm fp8_block" { s = $7 } END { exit !(s > 59e-6 && s < 62e-6) }' "$tmp/v/rows6.csv"; then ok; else
   bad "validate --kernels: an eager FlashInfer block-fp8 call wants ~60 us: $(cat "$tmp/v/rows6.csv")"; fi
 contains "validate --kernels: a path without host time listed" "kernel_source 'MysteryKernel'"
+# A TensorRT engine's plugin layer, timed by TensorRT's profiler: a tiny weight-only GEMV layer
+# holds its plugin's enqueue (configs/stacks/trtllm-1.x.toml [profiled_layers]: 3.7 us for at
+# most 4 tokens, 5.4 for more) on top of the ~2.6 us kernel; a plugin without one is listed.
+printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nTRTLLM,trt_flow_/l/PLUGIN_V2_WeightOnlyQuantMatmul_0,int4_wo,1,32,32,0.007\nTRTLLM,trt_flow_/l/PLUGIN_V2_WeightOnlyQuantMatmul_0,int4_wo,16,32,32,0.009\nTRTLLM,trt_flow_/l/PLUGIN_V2_MysteryGemm_0,sq,16,32,32,0.009\n' >"$tmp/every/gemm_weight_only.csv"
+expect_ok "validate --kernels profiled layers" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k8.md" --rows-csv "$tmp/v/rows8.csv"
+if awk -F, 'NR > 1 && $6 == "1x32x32" { a = $7 } NR > 1 && $6 == "16x32x32" { b = $7 } END { exit !(a > 5.8e-6 && a < 7e-6 && b - a > 1.6e-6 && b - a < 1.8e-6) }' "$tmp/v/rows8.csv"; then ok; else
+  bad "validate --kernels: profiled weight-only layers want ~6.3 us (GEMV path) and 1.7 us more (CUTLASS path): $(cat "$tmp/v/rows8.csv")"; fi
+contains "validate --kernels: a plugin without host time listed" "gives no host time for 'MysteryGemm_cutlass'"
+printf 'gemm_dtype,m,n,k,latency\nint4_wo,16,4096,4096,0.02\nint8_wo,16,4096,4096,0.02\nsq,16,4096,4096,0.02\n' >"$tmp/every/gemm_weight_only.csv"
 printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,torch.nn.functional.linear,bfloat16,64,64,64,0.003\n' >"$tmp/every/gemm_vllm.csv"
 expect_ok "validate --kernels every file" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --json "$tmp/v/k6.json"
 contains "validate --kernels: vLLM's table" "gemm vllm bf16"

@@ -86,6 +86,10 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   // Host time of an eager call per library path, each with its source; none without one.
   CHECK(vllm.eager_call_us.at("DeepGemmFp8BlockScaledMMKernel") == 91);
   CHECK(trt.eager_call_us.empty());
+  // Host time of a profiled TensorRT engine layer per plugin and path: TensorRT-LLM's only.
+  CHECK(trt.profiled_layer_us.at("WeightOnlyQuantMatmul_gemv") < trt.profiled_layer_us.at("WeightOnlyQuantMatmul_cutlass"));
+  CHECK(vllm.profiled_layer_us.empty());
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[profiled_layers]\nX = 5\n", "stack")), Catch::Contains("profiled_layers.X"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "[eager_calls]\nX = 5\n", "stack")), Catch::Contains("eager_calls.X"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "[eager_calls]\nX = -5\n[provenance]\n\"eager_calls.X\" = \"s\"\n", "stack")),
                     Catch::Contains("X"));

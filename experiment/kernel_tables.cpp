@@ -551,21 +551,23 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
 struct TableKind {
   std::string file;
   std::function<std::vector<PendingRow>(const std::string&, const HardwareSpec&)> read;
+  std::string stack;      // the serving stack whose kernels the table measured ("": none)
   std::string family;     // for tables roofsim cannot simulate yet
   std::string not_yet;    // why not (empty: simulated)
 };
 
 const std::vector<TableKind>& table_kinds() {
+  const std::string trt = "trtllm-1.x", vllm = "vllm";
   static const std::vector<TableKind> kinds = {
-      {"gemm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, "", ""},
-      {"gemm_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::vllm); }, "", ""},
-      {"gemm_weight_only.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, "", ""},
-      {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", ""},
-      {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
-      {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, "", ""},
-      {"context_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, true); }, "", ""},
-      {"generation_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, false); }, "", ""},
-      {"moe.csv", moe_rows, "", ""},
+      {"gemm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, trt, "", ""},
+      {"gemm_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::vllm); }, vllm, "", ""},
+      {"gemm_weight_only.csv", [](const std::string& p, const HardwareSpec& hw) { return gemm_rows(p, hw, LinearPath::trtllm); }, trt, "", ""},
+      {"nccl.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, false); }, "", "", ""},
+      {"custom_allreduce_trtllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, trt, "", ""},
+      {"custom_allreduce_vllm.csv", [](const std::string& p, const HardwareSpec& hw) { return collective_rows(p, hw, true); }, vllm, "", ""},
+      {"context_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, true); }, trt, "", ""},
+      {"generation_attention.csv", [](const std::string& p, const HardwareSpec& hw) { return attention_rows(p, hw, false); }, trt, "", ""},
+      {"moe.csv", moe_rows, trt, "", ""},
   };
   return kinds;
 }
@@ -626,11 +628,35 @@ std::vector<std::string> kernel_table_files() {
   return out;
 }
 
+const HardwareSpec& KernelTableChips::for_stack(const std::string& stack) const {
+  auto found = by_stack.find(stack);
+  return found == by_stack.end() ? plain : found->second;
+}
+
+KernelTableChips kernel_table_chips(const std::string& hw) {
+  KernelTableChips chips;
+  chips.plain = load_hardware(hw);
+  for (const TableKind& kind : table_kinds()) {
+    if (!kind.stack.empty() && !chips.by_stack.count(kind.stack)) {
+      HardwareSpec spec = stack_hardware(load_stack(kind.stack), hw);
+      spec.name = chips.plain.name;  // rows and reasons name the chip
+      chips.by_stack.emplace(kind.stack, std::move(spec));
+    }
+  }
+  return chips;
+}
+
 KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw, const RunControl& control) {
+  KernelTableChips chips;
+  chips.plain = hw;
+  return validate_kernel_tables(dir, chips, control);
+}
+
+KernelValidationResult validate_kernel_tables(const std::string& dir, const KernelTableChips& chips, const RunControl& control) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError("${kernels} " + dir + ": not a folder" + (ec ? " (" + ec.message() + ")" : ""));
   KernelValidationResult out;
-  out.hw = hw.name;
+  out.hw = chips.plain.name;
   out.dir = dir;
   std::vector<PendingRow> pending;
   std::map<std::string, std::string> family_file;
@@ -650,7 +676,7 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Hard
       out.families.push_back(f);
       continue;
     }
-    for (PendingRow& p : kind.read(path, hw)) {
+    for (PendingRow& p : kind.read(path, chips.for_stack(kind.stack))) {
       family_file.emplace(p.result.family, kind.file);
       pending.push_back(std::move(p));
     }

@@ -4,6 +4,7 @@
 // collective it measured, and the errors are summarised per family and size bucket
 // (`roofsim validate --kernels DIR`, the Python module's validate_kernels()).
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,9 +75,24 @@ struct KernelValidationResult {
 // The table files a kernel folder may hold, for --help and errors.
 std::vector<std::string> kernel_table_files();
 
-// Simulates every row of every known table in `dir` on `hw`; every other CSV there is listed in
+// The chip a folder's rows run on: as given for tables no serving stack measured (nccl-tests),
+// and for a stack's tables with that stack's kernel parameters set on it (configs/stacks
+// [hardware]: TensorRT-LLM's attention kernels' cycles per CTA...), as `serve --stack` runs it.
+// A kernel's cost stated in cycles thus runs at whatever chip's clock.
+struct KernelTableChips {
+  HardwareSpec plain;
+  std::map<std::string, HardwareSpec> by_stack;  // stack name -> the chip with its parameters
+  const HardwareSpec& for_stack(const std::string& stack) const;
+};
+// `hw`: a preset name or a path to a hardware file.
+KernelTableChips kernel_table_chips(const std::string& hw);
+
+// Simulates every row of every known table in `dir`; every other CSV there is listed in
 // `skipped` with the reason. Throws InputError naming the file, line and column for a malformed
 // row, or when the folder holds no known table.
+KernelValidationResult validate_kernel_tables(const std::string& dir, const KernelTableChips& chips,
+                                              const RunControl& control = {});
+// Every table on `hw` as it is, no stack's parameters set (the fuzzer's form).
 KernelValidationResult validate_kernel_tables(const std::string& dir, const HardwareSpec& hw,
                                               const RunControl& control = {});
 

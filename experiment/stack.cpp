@@ -98,21 +98,26 @@ bool has_number(const HardwareDocument& doc, const std::string& key) {
 }
 }  // namespace
 
+HardwareSpec stack_hardware(const SoftwareStack& stack, const std::string& hw) {
+  HardwareDocument doc = HardwareDocument::load(hw);
+  // A stack's parameter for a data type the chip has no rate for (fp8 kernels on an A100)
+  // has nothing to act on: it is left out.
+  std::vector<HardwareEdit> edits;
+  const std::string per_dtype = "matrix.dtype_efficiency.";
+  for (const HardwareEdit& edit : stack.hardware) {
+    if (edit.key.rfind(per_dtype, 0) == 0 && !has_number(doc, "matrix.dtype_rate." + edit.key.substr(per_dtype.size()))) continue;
+    edits.push_back(edit);
+  }
+  apply_edits(doc, edits, stack.file);
+  HardwareSpec spec = doc.spec();  // checked as the hardware file would be
+  if (!stack.hardware.empty()) spec.name += " + " + stack.name;
+  return spec;
+}
+
 void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
   if (!stack.hardware.empty()) {
     if (e.hardware) throw InputError("--stack " + stack.name + " sets kernel parameters on a hardware file; give the hardware as a file or preset");
-    HardwareDocument doc = HardwareDocument::load(e.hw);
-    // A stack's parameter for a data type the chip has no rate for (fp8 kernels on an A100)
-    // has nothing to act on: it is left out.
-    std::vector<HardwareEdit> edits;
-    const std::string per_dtype = "matrix.dtype_efficiency.";
-    for (const HardwareEdit& edit : stack.hardware) {
-      if (edit.key.rfind(per_dtype, 0) == 0 && !has_number(doc, "matrix.dtype_rate." + edit.key.substr(per_dtype.size()))) continue;
-      edits.push_back(edit);
-    }
-    apply_edits(doc, edits, stack.file);
-    e.hardware = doc.spec();  // checked as the hardware file would be
-    e.hardware->name += " + " + stack.name;
+    e.hardware = stack_hardware(stack, e.hw);
   }
   if (stack.attention && !keep_attention) e.attention = *stack.attention;
   if (stack.launch && !keep_launch) e.launch = *stack.launch;

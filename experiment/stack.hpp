@@ -56,6 +56,11 @@ struct SoftwareStack {
 // A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.
 SoftwareStack load_stack(const std::string& name_or_path);
 
+// The chip `hw` (a preset name or path) with the stack's kernel parameters set on it, checked
+// as a hardware file is; the stack's parameters for a data type the chip has no rate for are
+// left out. Named "CHIP + STACK" when the stack sets any.
+HardwareSpec stack_hardware(const SoftwareStack& stack, const std::string& hw);
+
 // Puts the stack on `e`: its kernel parameters on e's hardware (e.hardware becomes the edited
 // document's spec), its all-reduce kernel, and its attention kernel and launch mode unless the
 // caller set them itself.

@@ -160,10 +160,10 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
   std::error_code ec;
   std::filesystem::create_directories(chart_dir, ec);
   if (ec) throw InputError(report_path + ": cannot create folder " + chart_dir.string() + " (" + ec.message() + ")");
-  const HardwareSpec hw = load_hardware(o.hw);
+  const KernelTableChips chips = kernel_table_chips(o.hw);
   if (!o.hw_note.empty()) std::cerr << "roofsim: validate --kernels: " << o.hw_note << "\n";
   ProgressLine line("validate --kernels", "rows");
-  const KernelValidationResult r = validate_kernel_tables(o.kernels, hw, line.control());
+  const KernelValidationResult r = validate_kernel_tables(o.kernels, chips, line.control());
   line.finish();
 
   std::vector<MeasuredSeries> series;

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "experiment/hardware_edit.hpp"
+#include "experiment/kernel_tables.hpp"
 #include "experiment/stack.hpp"
 #include "serving/stack_serving.hpp"
 #include "tests/test_util.hpp"
@@ -108,6 +109,22 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   CHECK(setup.scheduler.chunked_prefill);
   CHECK(setup.kv.admission == KvCacheConfig::Admission::on_demand);
   CHECK(setup.scheduler.max_tokens == SchedulerConfig{}.max_tokens);
+}
+
+TEST_CASE("a stack's kernel tables run on the chip with the stack's kernel parameters, in cycles at that chip's clock", "[systemc][stack]") {
+  // TensorRT-LLM's attention kernels cost cycles per CTA (configs/stacks/trtllm-1.x.toml): the
+  // A100 file states none of its own, so its TensorRT-LLM tables run with the stack's.
+  const KernelTableChips a100 = kernel_table_chips("a100_sxm4_80gb");
+  CHECK(a100.plain.matrix.decode_attention_cta_cycles == 0);
+  CHECK(a100.for_stack("trtllm-1.x").matrix.decode_attention_cta_cycles == 8000);
+  CHECK(a100.for_stack("trtllm-1.x").name == "a100_sxm4_80gb");  // rows and reasons name the chip
+  // A table no stack measured (nccl-tests) runs on the chip as it is; so does a stack without
+  // kernel parameters (vLLM's).
+  CHECK(a100.for_stack("").matrix.decode_attention_cta_cycles == 0);
+  CHECK(a100.for_stack("vllm").matrix.decode_attention_cta_cycles == 0);
+  // The H100 file carries the same values the stack sets: its tables run unchanged.
+  const KernelTableChips h100 = kernel_table_chips("h100_sxm5");
+  CHECK(h100.plain.matrix.attention_cta_cycles == h100.for_stack("trtllm-1.x").matrix.attention_cta_cycles);
 }
 
 TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds along, unless they are edited too", "[systemc][config]") {

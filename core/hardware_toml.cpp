@@ -70,6 +70,12 @@ toml::table read_with_base(const std::string& path, std::vector<std::string>& ch
   value_paths(doc, "", set_here);
   if (toml::table* prov = merged["provenance"].as_table()) {
     for (const std::string& key : set_here) prov->erase(key);
+    // What this file takes over unchanged is another chip's figure here: its source says so
+    // (a fit on the base chip's tables is an assumption for this one: core/provenance.hpp).
+    const std::string from = "carried over from " + fs::path(base_path).stem().string() + ": ";
+    for (auto&& [key, value] : *prov) {
+      if (toml::value<std::string>* text = value.as_string()) text->get() = from + text->get();
+    }
   }
   merge_into(merged, std::move(doc));
   return merged;

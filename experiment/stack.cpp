@@ -22,6 +22,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   if (stack.has("launch")) s.launch = *parse_launch(stack.one_of("launch", launch_names()));
   if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
   if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
+  if (stack.has("fp8_input_quantize")) s.fp8_input_quantize = stack.boolean("fp8_input_quantize");
   stack.reject_unknown_keys();
   std::optional<ConfigTable> provenance = top.optional_table("provenance");
   // A fitted number says where it comes from: its [provenance] entry ("serving.KEY" for [serving]).
@@ -123,6 +124,7 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
   if (stack.launch && !keep_launch) e.launch = *stack.launch;
   if (stack.allreduce) e.allreduce = *stack.allreduce;
   if (stack.moe) e.moe_kernel = *stack.moe;
+  if (stack.fp8_input_quantize) e.precision.fp8_input_quantize = *stack.fp8_input_quantize;
   e.source += ", stack " + stack.name;
 }
 

@@ -1,11 +1,13 @@
 // `roofsim hw list` and `roofsim hw show NAME`: what hardware presets there are and what they say.
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "core/format.hpp"
 #include "core/hardware.hpp"
 #include "core/hardware_params.hpp"
 #include "core/presets.hpp"
+#include "core/provenance.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "experiment/hardware_json.hpp"
@@ -40,22 +42,53 @@ void add_hw_command(CLI::App& app) {
   CLI::App* show = hw->add_subcommand("show", "Show every parameter of one hardware description and its source");
   struct ShowOptions {
     std::string name, json;
+    bool provenance = false;
   };
   auto opt = std::make_shared<ShowOptions>();
   show->add_option("NAME", opt->name, "Preset name or path to a hardware .toml")->required();
   show->add_option("--json", opt->json, "Also write JSON to FILE ('-' = standard output)");
+  show->add_flag("--provenance", opt->provenance,
+                 "Also say of every parameter what kind of source it has: datasheet (or derived from one, a paper's, a "
+                 "book's), microbenchmark (measured on the chip, or fitted to one public measurement of it), fit (calibrated "
+                 "on kernel or serving tables, or published end-to-end runs) or assumption (carried over from another chip, "
+                 "estimated, or no source); with a count per kind (JSON: provenance_kinds)");
   show->callback([opt] {
     HardwareSpec h = load_hardware(opt->name);
     nlohmann::json j = hardware_json(h);
-    if (opt->json != "-") {
-      std::cout << h.description << " (" << h.source_file << ")\n\n";
-      TextTable t({"parameter", "value", "source"});
+    std::map<std::string, std::size_t> per_kind;
+    if (opt->provenance) {
+      nlohmann::json kinds = nlohmann::json::object();
       for (const auto& [key, value] : j["parameters"].items()) {
         auto p = h.provenance.find(key);
-        t.add_row({key, value.is_string() ? value.get<std::string>() : value.dump(),
-                   p == h.provenance.end() ? "(no source given)" : p->second});
+        const char* kind = provenance_kind_name(provenance_kind(p == h.provenance.end() ? "" : p->second));
+        kinds[key] = kind;
+        ++per_kind[kind];
+      }
+      j["provenance_kinds"] = kinds;
+    }
+    if (opt->json != "-") {
+      std::cout << h.description << " (" << h.source_file << ")\n\n";
+      std::vector<std::string> header = {"parameter", "value"};
+      if (opt->provenance) header.push_back("kind");
+      header.push_back("source");
+      TextTable t(header);
+      for (const auto& [key, value] : j["parameters"].items()) {
+        auto p = h.provenance.find(key);
+        std::vector<std::string> row = {key, value.is_string() ? value.get<std::string>() : value.dump()};
+        if (opt->provenance) row.push_back(j["provenance_kinds"][key].get<std::string>());
+        row.push_back(p == h.provenance.end() ? "(no source given)" : p->second);
+        t.add_row(row);
       }
       t.print(std::cout);
+      if (opt->provenance) {
+        std::cout << "\n" << j["parameters"].size() << " parameters:";
+        const char* sep = " ";
+        for (ProvenanceKind k : kProvenanceKinds) {
+          std::cout << sep << per_kind[provenance_kind_name(k)] << " " << provenance_kind_name(k);
+          sep = ", ";
+        }
+        std::cout << "\n";
+      }
     }
     if (!opt->json.empty()) write_json(opt->json, versioned(j));
   });

@@ -27,6 +27,15 @@ expect_ok "hw list" "$roofsim" hw list
 for p in h100_sxm5 h200_sxm a100_sxm4_80gb tpu_v4 b200 gb200_nvl72 mi300x tpu_v5e tpu_v5p tpu_v6e; do contains "hw list $p" "$p"; done
 expect_ok "hw show" "$roofsim" hw show tpu_v4
 contains "hw show has sources" "SPEC-V4-FLOPS"
+# Every input's kind of source: the A100's sustained clock is fitted to one public matmul
+# benchmark; the H200's kernel cycles are the H100's fits, assumptions for the H200.
+expect_ok "hw show --provenance" "$roofsim" hw show a100_sxm4_80gb --provenance --json "$tmp/prov.json"
+contains "hw show --provenance: a microbenchmark" "microbenchmark  calibrated: MB-A100-MAMF-BF16"
+contains "hw show --provenance: counts per kind" "datasheet, 3 microbenchmark, 0 fit,"
+if python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["provenance_kinds"]; sys.exit(0 if k["matrix.units"] == "datasheet" and k["hbm.access_latency_ns"] == "assumption" else 1)' "$tmp/prov.json"; then ok; else
+  bad "hw show --provenance: provenance_kinds in the JSON: $(head -c 400 "$tmp/prov.json")"; fi
+expect_ok "hw show --provenance (a file on a base)" "$roofsim" hw show h200_sxm --provenance
+contains "hw show --provenance: a base chip's fit is an assumption here" "assumption      carried over from h100_sxm5: calibrated: validation/kernels/h100 context_attention.csv"
 
 # Models: presets and shipped Hugging Face configs, offline by hub id.
 expect_ok "models list" "$roofsim" models list

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/parse.hpp"
+#include "core/provenance.hpp"
 #include "tests/test_util.hpp"
 #include "workloads/model.hpp"
 
@@ -221,7 +222,8 @@ TEST_CASE("a hardware file with a base keeps the base's parameters and overrides
   CHECK(wide.links.latency_s == h100.links.latency_s);
   CHECK(wide.hbm.tile_efficiency == h100.hbm.tile_efficiency);
   CHECK(wide.provenance.at("hbm.bandwidth_gb_per_s").find("hypothetical") == 0);
-  CHECK(wide.provenance.at("hbm.efficiency") == h100.provenance.at("hbm.efficiency"));
+  // The sources of what it takes over say where they come from.
+  CHECK(wide.provenance.at("hbm.efficiency") == "carried over from h100_sxm5: " + h100.provenance.at("hbm.efficiency"));
 
   // A base in the same folder, by path; the base's provenance of an overridden key is dropped.
   const std::string base = write_temp(preset_text("hardware", "h100_sxm5"), "hw");
@@ -249,4 +251,22 @@ TEST_CASE("a hardware file with a base keeps the base's parameters and overrides
   { std::ofstream(self) << "base = \"" << std::filesystem::path(self).filename().string() << "\"\n"; }
   CHECK_THROWS_WITH(load_hardware_file(self), Catch::Contains("leads back"));
   for (const std::string& p : {base, derived, bad_base, on_bad, bad_here, missing, unknown, number, self}) std::remove(p.c_str());
+}
+
+TEST_CASE("a provenance entry's kind of source: datasheet, microbenchmark, fit or assumption", "[config]") {
+  CHECK(provenance_kind("datasheet: 132 SMs (SPEC-H100-SM)") == ProvenanceKind::datasheet);
+  CHECK(provenance_kind("derived: the clock at which 148 SMs give 2.25 PFLOP/s") == ProvenanceKind::datasheet);
+  CHECK(provenance_kind("measured on an H200 (bench/gpu/l2_bandwidth.cu)") == ProvenanceKind::microbenchmark);
+  CHECK(provenance_kind("calibrated: MB-A100-MAMF-BF16 (271.2 TFLOP/s best matmul)") == ProvenanceKind::microbenchmark);
+  CHECK(provenance_kind("calibrated on an H200 (bench/gpu/results/h200/gemm.csv, ...)") == ProvenanceKind::microbenchmark);
+  CHECK(provenance_kind("calibrated: validation/kernels/h100/gemm.csv, the 31 bf16 rows") == ProvenanceKind::fit);
+  CHECK(provenance_kind("read from validation/kernels/h100/gemm.csv: ... (bench/gpu/results/h200_write_bound.csv)") == ProvenanceKind::fit);
+  CHECK(provenance_kind("calibrated: nccl.csv (../shared/validation/kernels/h100, nccl-tests)") == ProvenanceKind::fit);
+  CHECK(provenance_kind("assumed: 16 channels per stack") == ProvenanceKind::assumption);
+  CHECK(provenance_kind("") == ProvenanceKind::assumption);
+  CHECK(provenance_kind("hypothetical: twice the datasheet 3.35 TB/s") == ProvenanceKind::assumption);
+  // Taken over from a base file: a datasheet figure stays one, a fit on the base chip does not.
+  CHECK(provenance_kind("carried over from h100_sxm5: datasheet: 132 SMs") == ProvenanceKind::datasheet);
+  CHECK(provenance_kind("carried over from h100_sxm5: calibrated: validation/kernels/h100 x.csv") == ProvenanceKind::assumption);
+  CHECK(provenance_kind("carried over from h100_sxm5: measured on an H100") == ProvenanceKind::assumption);
 }

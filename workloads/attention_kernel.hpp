@@ -24,6 +24,12 @@ struct Precision {
   // weight blocks, and each linear quantizes its 16-bit input in 1 x this many groups before a
   // block-scaled GEMM (DeepGEMM's kernel). 0: per-tensor scales (or no fp8).
   std::int64_t scale_block_k = 0;
+  // Per-tensor fp8 linears (fp8 weights and activations, no block scales): each quantizes its
+  // 16-bit input in a kernel of its own with the checkpoint's static scale (read bf16, write
+  // fp8) before the fp8 GEMM, as TensorRT-LLM's FP8 linear (static_quantize_e4m3_per_tensor),
+  // vLLM's Fp8LinearOp and SGLang's (scaled_fp8_quant) launch it. false: the quantization is
+  // folded into the op that produces the input.
+  bool fp8_input_quantize = true;
   // The routed experts' GEMMs when they differ from the dense linears' (gpt-oss's mxfp4 experts
   // beside 16-bit attention, a deployment with fp8 dense layers and block-scaled fp8 experts):
   // their weights, the type they compute in and their scale blocks. nullopt: as above.

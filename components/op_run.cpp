@@ -107,11 +107,16 @@ Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const Kerne
   if (k.ctas <= 0 || units == 0) return 0;
   const MatrixSpec& m = hw.matrix;
   const double gqa_wave = k.qgmma && m.gqa_decode_qgmma_cta_cycles > 0 ? m.gqa_decode_qgmma_cta_cycles : m.gqa_decode_cta_cycles;
-  const double wave_cycles = k.gqa_decode ? gqa_wave : k.decode ? m.decode_attention_cta_cycles : m.attention_cta_cycles;
+  const double wave_cycles = k.per_token    ? hw.vector.token_cta_cycles
+                             : k.gqa_decode ? gqa_wave
+                             : k.decode     ? m.decode_attention_cta_cycles
+                                            : m.attention_cta_cycles;
   const double cta_cycles = k.gqa_decode ? m.gqa_decode_cycles_per_query_element * static_cast<double>(k.query_elements) : 0.0;
   const std::int64_t n = static_cast<std::int64_t>(units);
   const std::int64_t resident = n * std::max<std::int64_t>(1, k.per_unit);
-  const double waves = static_cast<double>((k.ctas + resident - 1) / resident);
+  // A token kernel's first wave is the kernel's start, which chip.op_overhead_ns holds (fitted
+  // on one-wave kernels); each later wave adds its own CTAs' round trips.
+  const double waves = static_cast<double>((k.ctas + resident - 1) / resident) - (k.per_token ? 1.0 : 0.0);
   const double ctas_per_unit = static_cast<double>((k.ctas + n - 1) / n);
   const double window_steps_per_unit = static_cast<double>((k.window_key_steps + n - 1) / n);
   return ceil_ps((wave_cycles * waves + cta_cycles * ctas_per_unit + m.fp8_window_key_tile_cycles * window_steps_per_unit) / clock_hz);
@@ -371,8 +376,9 @@ VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
   in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
   out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.output_dtype()));
   const VectorShape& v = plan.shape;
-  hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.vector_units(), {v.kernel_ctas, v.kernel_ctas_per_unit, v.decode_kernel},
-                                    chip.hw().matrix.sustained_clock_hz));  // the SM's clock under load
+  KernelCtas ctas{v.kernel_ctas, v.kernel_ctas_per_unit, v.decode_kernel};
+  ctas.per_token = v.per_token_ctas;
+  hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.vector_units(), ctas, chip.hw().matrix.sustained_clock_hz));  // the SM's clock under load
 }
 
 void VectorRun::loads(std::int64_t step, MemRange out[2]) const {

@@ -29,6 +29,7 @@ struct KernelCtas {
   std::int64_t query_elements = 0;  // per CTA, for gqa_decode
   bool qgmma = false;               // gqa_decode on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
   std::int64_t window_key_steps = 0;  // an fp8 sliding-window FMHA's key-loop steps, all CTAs (matrix.fp8_window_key_tile_cycles)
+  bool per_token = false;           // one CTA per token row (vector.token_cta_cycles)
 };
 
 // The time each of `units` spends on a kernel's CTAs' fixed costs, at `clock_hz`: the fixed

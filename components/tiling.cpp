@@ -285,10 +285,16 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
   const std::int64_t tm_max = round_up(lim.work_tile_m, spec.granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
   const std::int64_t tn_min = std::min({tn_max, round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)});
   std::vector<std::int64_t> tms, tns;
-  for (std::int64_t tm = tm_max; tm > spec.granule_m; tm = round_up(tm / 2, spec.granule_m)) tms.push_back(tm);
-  tms.push_back(spec.granule_m);
-  for (std::int64_t tn = tn_max; tn > tn_min; tn = round_up(tn / 2, spec.granule_n)) tns.push_back(tn);
-  tns.push_back(tn_min);
+  if (g.kernel_tile_m > 0 && g.kernel_tile_n > 0) {
+    // The path fixes its tile for this shape: the menu is that tile alone.
+    tms.push_back(round_up(g.kernel_tile_m, spec.granule_m));
+    tns.push_back(round_up(g.kernel_tile_n, spec.granule_n));
+  } else {
+    for (std::int64_t tm = tm_max; tm > spec.granule_m; tm = round_up(tm / 2, spec.granule_m)) tms.push_back(tm);
+    tms.push_back(spec.granule_m);
+    for (std::int64_t tn = tn_max; tn > tn_min; tn = round_up(tn / 2, spec.granule_n)) tns.push_back(tn);
+    tns.push_back(tn_min);
+  }
   std::vector<Choice> menu;
   for (std::int64_t tm : tms) {
     for (std::int64_t tn : tns) {

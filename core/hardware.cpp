@@ -270,6 +270,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.matrix.block_scaled_oob_row_cycles = 0;
          hw.matrix.fp8_window_key_tile_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
+         hw.vector.token_cta_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",
        [](HardwareSpec& hw) {

@@ -99,6 +99,9 @@ struct VectorSpec {
   double clock_hz = 0;
   double flops_per_clock = 0;  // per unit, fp32 (vector work is done in fp32)
   double pipeline_latency_cycles = 0;
+  // Fixed cycles per wave of resident CTAs of a kernel that launches one CTA per token row
+  // (VectorShape::per_token_ctas; 0: none).
+  double token_cta_cycles = 0;
 };
 
 struct HbmSpec {

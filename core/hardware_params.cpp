@@ -115,6 +115,11 @@ std::vector<HardwareParam> make_params() {
       {"vector.clock_mhz", "MHz", kMHz, K::positive, true, 0, "Vector units' clock", FIELD(vector.clock_hz)},
       {"vector.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "FP32 FLOPs per clock per unit", FIELD(vector.flops_per_clock)},
       {"vector.pipeline_latency_cycles", "cycles", 1, K::non_negative, false, 0, "Fill and drain of one vector job", FIELD(vector.pipeline_latency_cycles)},
+      {"vector.token_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Fixed cycles per wave of resident CTAs of a kernel that launches one CTA per token row (vLLM's fp8 activation "
+       "quantization: a 1024-thread block per token, two resident per SM): its loads' round trips and the block's start "
+       "and retirement, where the row's own bytes are few (0: none; a software stack sets it)",
+       FIELD(vector.token_cta_cycles)},
 
       {"hbm.capacity_bytes", "bytes", 1, K::positive, true, 0, "HBM capacity", FIELD(hbm.capacity_bytes)},
       {"hbm.stacks", "", 1, K::count, true, 0, "HBM stacks (trace tracks)", FIELD(hbm.stacks)},

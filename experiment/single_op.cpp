@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "components/sweep.hpp"
@@ -212,12 +213,43 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   return ops;
 }
 
+// vLLM's CUTLASS scaled_mm on Hopper picks its CTA tile by M and N buckets
+// (csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh): M <= 64: 64x64 below
+// N 8192, else 64x128; M <= 128: 64x64 to N 4096, 64x128 to 8192, 128x128 to 16384, else
+// 128x64; M <= 256: 64x128 to N 4096, 128x128 to 8192, 128x256 to 16384, 128x128 to 24576,
+// else 256x128; M <= 3072: 128x128 to N 4096, 128x256 to 8192, 128x128 to 16384, 128x256 to
+// 24576, else 64x256; above, 128x128.
+std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n) {
+  const std::int64_t K = 1024;
+  if (m <= 64) return n < 8 * K ? std::pair<std::int64_t, std::int64_t>{64, 64} : std::pair<std::int64_t, std::int64_t>{64, 128};
+  if (m <= 128) {
+    if (n <= 4 * K) return {64, 64};
+    if (n <= 8 * K) return {64, 128};
+    if (n <= 16 * K) return {128, 128};
+    return {128, 64};
+  }
+  if (m <= 256) {
+    if (n <= 4 * K) return {64, 128};
+    if (n <= 8 * K) return {128, 128};
+    if (n <= 16 * K) return {128, 256};
+    if (n <= 24 * K) return {128, 128};
+    return {256, 128};
+  }
+  if (m <= 3072) {
+    if (n <= 4 * K) return {128, 128};
+    if (n <= 8 * K) return {128, 256};
+    if (n <= 16 * K) return {128, 128};
+    if (n <= 24 * K) return {128, 256};
+    return {64, 256};
+  }
+  return {128, 128};
+}
+
 std::vector<OpSpec> fp8_static_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
   OpSpec gemm = quantized_gemm_op(m, n, k, DType::fp8, 0);
   gemm.gemm.kernel_no_split_k = true;  // CUTLASS's scaled_mm as vLLM dispatches it has no split-K
-  return {vector_op(VectorShape{m * k, m * k, 2.0, DType::bf16, DType::fp8, false},  // scale and convert
-                    "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)),
-          gemm};
+  std::tie(gemm.gemm.kernel_tile_m, gemm.gemm.kernel_tile_n) = vllm_fp8_tile(m, n);
+  return {vector_op(fp8_token_quantize_shape(m, k), "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)), gemm};
 }
 
 std::vector<OpSpec> nvfp4_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "experiment/single_op.hpp"
+#include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
 
@@ -205,4 +206,20 @@ TEST_CASE("an op whose operands are resident in the L2 reads them there: faster 
     CHECK(l2_run.result.seconds() >= l2_run.bound.bound_time_s);
     if (ideal) CHECK(l2_run.result.seconds() < 1.5 * l2_run.bound.bound_time_s);
   }
+}
+
+TEST_CASE("a kernel of one CTA per token pays vector.token_cta_cycles per wave of them after the first", "[systemc][gemm]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  hw.vector.token_cta_cycles = 3000;
+  const double wave_s = 3000 / hw.matrix.sustained_clock_hz;
+  auto seconds = [&](std::int64_t rows) {
+    return run_one(hw, vector_op(fp8_token_quantize_shape(rows, 64), "quantize")).seconds();
+  };
+  // 132 SMs x 2 resident CTAs: 264 rows are one wave, whose start the op overhead holds; 2,640
+  // rows are ten, nine of them paid (the rows' own bytes are a few hundred kilobytes).
+  const double one = seconds(264), ten = seconds(2640);
+  CHECK(ten - one == Approx(9 * wave_s).epsilon(0.1));
+  // Without the stack's cycles the rows cost their bytes alone.
+  hw.vector.token_cta_cycles = 0;
+  CHECK(seconds(2640) - seconds(264) < 0.2 * 9 * wave_s);
 }

@@ -81,6 +81,13 @@ TEST_CASE("GPU GEMMs are planned as kernels: k-tiles, full work tiles, split-K f
   GemmShape unsplit{1, 16, 32, 65536};
   unsplit.kernel_no_split_k = true;
   CHECK(plan_gemm(unsplit, hw.matrix, lim).k_parts() == 1);
+  // A path that fixes its tile for the shape (vLLM's scaled_mm by M and N bucket) gets it.
+  GemmShape fixed{1, 4096, 4096, 4096, DType::fp8, DType::fp8, DType::bf16};
+  fixed.kernel_tile_m = 64;
+  fixed.kernel_tile_n = 128;
+  const GemmPlan fixed_plan = plan_gemm(fixed, hw.matrix, lim);
+  CHECK(fixed_plan.tm == 64);
+  CHECK(fixed_plan.tn == 128);
   CHECK(narrow.tiles_per_block() <= lim.units);
   CHECK(static_cast<double>(narrow.traffic_bytes()) == Approx(gemm_cost(narrow.shape).bytes()).epsilon(0.01));
   // A TPU compiler's tiling is untouched: no k-tiles.

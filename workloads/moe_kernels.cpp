@@ -112,6 +112,14 @@ VectorShape quantize_1x128_shape(std::int64_t rows, std::int64_t cols, std::int6
   return v;
 }
 
+VectorShape fp8_token_quantize_shape(std::int64_t rows, std::int64_t cols) {
+  VectorShape v{rows * cols, rows * cols, 2.0, DType::bf16, DType::fp8, false};  // scale and convert
+  v.kernel_ctas = rows;
+  v.kernel_ctas_per_unit = 2;
+  v.per_token_ctas = true;
+  return v;
+}
+
 std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const std::vector<std::int64_t>& local_loads) {
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
   const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;

@@ -68,5 +68,9 @@ std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const st
 // launch 8 (inside trtllm_cutlass_moe_ops).
 constexpr std::int64_t kDenseQuantWarpsPerSm = 64;
 VectorShape quantize_1x128_shape(std::int64_t rows, std::int64_t cols, std::int64_t warps_per_sm);
+// A per-tensor fp8 quantization of `rows` x `cols` 16-bit activations with a static scale, as
+// vLLM's scaled_fp8_quant launches it: one 1024-thread CTA per token row, two resident on an
+// SM of 2048 threads (Ampere, Hopper), each wave of them costing vector.token_cta_cycles.
+VectorShape fp8_token_quantize_shape(std::int64_t rows, std::int64_t cols);
 
 }  // namespace roofsim

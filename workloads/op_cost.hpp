@@ -75,6 +75,9 @@ struct GemmShape {
   // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
   // K for its tile, however few tiles there are.
   bool kernel_no_split_k = false;
+  // A library path that fixes its CTA tile for the shape (vLLM's CUTLASS scaled_mm dispatches
+  // on M and N buckets): the work tile's rows and columns (0: the library's heuristic picks).
+  std::int64_t kernel_tile_m = 0, kernel_tile_n = 0;
   // The operands are already in the tile buffer (an L2 that holds them from an earlier call, as
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.
@@ -108,6 +111,9 @@ struct VectorShape {
   std::int64_t kernel_ctas = 0;
   std::int64_t kernel_ctas_per_unit = 1;
   bool decode_kernel = false;
+  // A kernel of one CTA per token row (vLLM's fp8 quantization): each wave of resident CTAs
+  // costs vector.token_cta_cycles instead of an attention kernel's.
+  bool per_token_ctas = false;
   // A kernel whose warps each wait for their own loads before issuing more: the input bytes
   // the warps resident on one unit keep in flight (warps x bytes each loads per iteration).
   // It streams in rounds of units x that many bytes, each computed before the next is loaded,

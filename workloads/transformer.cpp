@@ -13,7 +13,6 @@ namespace {
 // Vector-op FLOPs per input element (fp32 arithmetic on the vector units).
 constexpr double kNormFlops = 4;      // square, accumulate, scale, multiply by gain
 constexpr double kRopeFlops = 3;      // two multiplies and an add per rotated element
-constexpr double kQuantizeFlops = 2;  // scale and convert
 constexpr double kActMulFlops = 6;    // SiLU(gate) * up, or GELU
 constexpr double kAddFlops = 0.5;     // one add per output from two inputs
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -153,13 +152,19 @@ class Builder : public AttentionGraph {
       shape.scale_block_k = p_.scale_block_k;
     }
     // Per-tensor fp8: the linear quantizes its 16-bit input with the static scale first (one
-    // pass: read bf16, scale, write fp8). The graph's activations are fp8 already; the producer
-    // of a real engine writes them in bf16, which this pass reads.
+    // pass: read bf16, scale, write fp8; one CTA per token, whose fixed cost the stack sets:
+    // vector.token_cta_cycles). The graph's activations are fp8 already; the producer of a real
+    // engine writes them in bf16, which this pass reads.
     if (p_.fp8_input_quantize && p_.scale_block_k == 0 && shape.b == DType::fp8 && shape.a == DType::fp8 && shape.batch == 1 &&
         !shape.fused_attention && cls != "router" && cls != "lm_head") {
-      const std::int64_t elements = shape.m * shape.k;
-      const OpId quantized = vector_op(name + "_quantize", "quantize", layer, elements, elements, kQuantizeFlops, inputs, DType::fp8, true, DType::bf16);
-      inputs = {{quantized, elements}};
+      OpNode q;
+      q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
+      q.op_class = "quantize";
+      q.layer = layer;
+      q.is_gemm = false;
+      q.vector = fp8_token_quantize_shape(shape.m, shape.k);
+      const OpId quantized = add(std::move(q), inputs);
+      inputs = {{quantized, shape.m * shape.k}};
     }
     OpNode op;
     op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;

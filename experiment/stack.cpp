@@ -2,6 +2,9 @@
 
 #include "components/collectives.hpp"
 #include "core/config_reader.hpp"
+#include "core/dtype.hpp"
+#include "core/format.hpp"
+#include "core/hardware_params.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
@@ -115,10 +118,47 @@ HardwareSpec stack_hardware(const SoftwareStack& stack, const std::string& hw) {
   return spec;
 }
 
+namespace {
+// A stack's kernel parameters on a chip already built (a sweep point's or the Python module's
+// edited hardware): each key set on the spec in its SI unit, range-checked as the loader does;
+// a per-dtype efficiency for a dtype the chip has no rate for is left out, as above.
+void set_stack_parameters(const SoftwareStack& stack, HardwareSpec& hw) {
+  const std::string per_dtype = "matrix.dtype_efficiency.";
+  for (const HardwareEdit& edit : stack.hardware) {
+    const std::string where = stack.file + ": [hardware] " + edit.key;
+    if (edit.key.rfind(per_dtype, 0) == 0) {
+      DType d{};
+      if (!parse_dtype(edit.key.substr(per_dtype.size()), d)) throw InputError(where + ": unknown data type");
+      if (!hw.matrix_supports(d)) continue;
+      if (!(edit.value > 0 && edit.value <= 1)) throw InputError(where + ": expected a fraction in (0, 1]");
+      hw.matrix.dtype_efficiency[d] = edit.value;
+      continue;
+    }
+    const HardwareParam* param = find_hardware_param(edit.key);
+    if (!param) throw InputError(where + ": not a hardware key");
+    const ParamRange range = param_range(*param);
+    if (!range.contains(edit.value)) throw InputError(where + ": " + format_general(edit.value) + " is outside " + range.text(param->unit));
+    const ParamField field = param->field(hw);
+    if (double* const* x = std::get_if<double*>(&field)) {
+      **x = edit.value * param->to_si;
+    } else if (std::int64_t* const* n = std::get_if<std::int64_t*>(&field)) {
+      if (edit.value != static_cast<double>(static_cast<std::int64_t>(edit.value))) throw InputError(where + ": expected a whole number");
+      **n = static_cast<std::int64_t>(edit.value);
+    } else {
+      throw InputError(where + ": not a numeric hardware key");
+    }
+  }
+  if (!stack.hardware.empty()) hw.name += " + " + stack.name;
+}
+}  // namespace
+
 void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
   if (!stack.hardware.empty()) {
-    if (e.hardware) throw InputError("--stack " + stack.name + " sets kernel parameters on a hardware file; give the hardware as a file or preset");
-    e.hardware = stack_hardware(stack, e.hw);
+    if (e.hardware) {
+      set_stack_parameters(stack, *e.hardware);
+    } else {
+      e.hardware = stack_hardware(stack, e.hw);
+    }
   }
   if (stack.attention && !keep_attention) e.attention = *stack.attention;
   if (stack.launch && !keep_launch) e.launch = *stack.launch;

@@ -47,6 +47,23 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   apply_stack(load_stack("trtllm-1.x"), trtllm, false, false);
   CHECK(trtllm.moe_kernel == MoeKernel::trtllm_cutlass);
   CHECK(kept.moe_kernel == MoeKernel::grouped);
+  // A chip already built (a sweep point's or the Python module's edited hardware) takes the
+  // stack's kernel parameters too, in the file's units and ranges.
+  Experiment edited;
+  edited.hardware = load_hardware("a100_sxm4_80gb");
+  edited.hardware->hbm.bandwidth *= 2;
+  apply_stack(load_stack("vllm"), edited, false, false);
+  CHECK(edited.hardware->vector.token_cta_cycles == 3000);
+  CHECK(edited.hardware->hbm.bandwidth == 2 * load_hardware("a100_sxm4_80gb").hbm.bandwidth);  // the edit stays
+  Experiment edited_old;
+  edited_old.hardware = load_hardware("a100_sxm4_80gb");
+  apply_stack(load_stack("trtllm-0.9"), edited_old, false, false);  // no fp8 on the A100: left out
+  CHECK(edited_old.hardware->matrix.dtype_efficiency.count(DType::fp8) == 0);
+  const std::string bad = write_temp("[stack]\nname = \"b\"\ndescription = \"d\"\n[hardware]\n\"vector.token_cta_cycles\" = -3\n"
+                                     "[provenance]\n\"vector.token_cta_cycles\" = \"t\"\n", "stack");
+  Experiment refused;
+  refused.hardware = load_hardware("h100_sxm5");
+  CHECK_THROWS_WITH(apply_stack(load_stack(bad), refused, false, false), Catch::Contains("vector.token_cta_cycles"));
 }
 
 TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, parameters without a source", "[systemc][stack]") {

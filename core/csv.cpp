@@ -58,15 +58,26 @@ bool read_bounded_line(std::istream& in, std::string& line, const std::string& p
   }
 }
 
-std::vector<CsvRow> read_csv(const std::string& path) {
+void check_table_bytes(const std::string& path, long line_number, std::uint64_t bytes_read, std::uint64_t max_bytes) {
+  if (bytes_read <= max_bytes) return;
+  const std::string limit = max_bytes >= (std::uint64_t{1} << 30) ? std::to_string(max_bytes >> 30) + " GiB"
+                                                                   : std::to_string(max_bytes) + " bytes";
+  throw InputError(path + ":" + std::to_string(line_number) + ": more than " + limit +
+                   " of text (roofsim reads tables and traces of at most that; split the file)");
+}
+
+std::vector<CsvRow> read_csv(const std::string& path, std::uint64_t max_bytes) {
   std::ifstream f(path);
   if (!f) throw InputError(path + ": cannot open file");
   std::vector<CsvRow> rows;
   std::vector<std::string> header;
   std::string line;
   long n = 0;
+  std::uint64_t bytes = 0;
   while (read_bounded_line(f, line, path, n + 1)) {
     ++n;
+    bytes += line.size() + 1;
+    check_table_bytes(path, n, bytes, max_bytes);
     if (line.empty() || line == "\r" || line[0] == '#') continue;  // (a NUL byte: read_bounded_line refused it)
     std::vector<std::string> cells = split_csv_line(line);
     if (header.empty()) {

@@ -19,10 +19,16 @@ using CsvRow = std::map<std::string, std::string>;
 bool read_bounded_line(std::istream& in, std::string& line, const std::string& path, long line_number,
                        std::size_t max_bytes = std::size_t{1} << 20);
 
+// The most text a table or trace may hold (1 GiB): beyond it a reader refuses the file, naming
+// the line it reached, instead of filling memory (a parsed row costs several times its text).
+constexpr std::uint64_t kMaxTableBytes = std::uint64_t{1} << 30;
+// Throws InputError "PATH:N: more than ... of text" once `bytes_read` passes `max_bytes`.
+void check_table_bytes(const std::string& path, long line_number, std::uint64_t bytes_read, std::uint64_t max_bytes = kMaxTableBytes);
+
 // Reads a CSV with a header line. Commas inside double quotes do not split; "" is a quote;
-// lines starting with '#' are comments. Throws InputError for a missing file or a row whose
-// cell count differs from the header's.
-std::vector<CsvRow> read_csv(const std::string& path);
+// lines starting with '#' are comments. Throws InputError for a missing file, a row whose
+// cell count differs from the header's, or more than `max_bytes` of text.
+std::vector<CsvRow> read_csv(const std::string& path, std::uint64_t max_bytes = kMaxTableBytes);
 
 // Typed cells. Each throws InputError "PATH:LINE: COLUMN: ..." for a missing column or a value
 // that is not what the column holds.

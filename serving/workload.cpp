@@ -331,8 +331,11 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
   TraceSoFar so_far;
   std::string text;
   long line = 0;
+  std::uint64_t bytes = 0;
   while (read_bounded_line(f, text, path, line + 1)) {
     ++line;
+    bytes += text.size() + 1;
+    check_table_bytes(path, line, bytes);
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j;
     try {

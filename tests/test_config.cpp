@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/parse.hpp"
@@ -269,4 +270,15 @@ TEST_CASE("a provenance entry's kind of source: datasheet, microbenchmark, fit o
   CHECK(provenance_kind("carried over from h100_sxm5: datasheet: 132 SMs") == ProvenanceKind::datasheet);
   CHECK(provenance_kind("carried over from h100_sxm5: calibrated: validation/kernels/h100 x.csv") == ProvenanceKind::assumption);
   CHECK(provenance_kind("carried over from h100_sxm5: measured on an H100") == ProvenanceKind::assumption);
+}
+
+TEST_CASE("a table reader refuses more text than its bound, naming the file and the line it reached", "[config]") {
+  std::string text = "a,b\n";
+  for (int i = 0; i < 100; ++i) text += "1,2\n";
+  const std::string path = write_temp(text, "csv");
+  CHECK(read_csv(path).size() == 100);
+  // 4 bytes of header and 4 per row: line 17 passes the 64-byte bound.
+  CHECK_THROWS_WITH(read_csv(path, 64), Catch::Contains(path + ":17: more than 64 bytes of text"));
+  CHECK_NOTHROW(check_table_bytes(path, 1, kMaxTableBytes));
+  CHECK_THROWS_WITH(check_table_bytes(path, 7, kMaxTableBytes + 1), Catch::Contains(":7: more than 1 GiB"));
 }

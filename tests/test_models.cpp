@@ -188,6 +188,26 @@ TEST_CASE("Kimi-K2: a DeepSeek-V3 layout with 384 experts, 1T total and 32B acti
   CHECK(k2.kv_bytes_per_token(DType::bf16) == Approx((512.0 + 64) * 61 * 2));
 }
 
+TEST_CASE("GLM-4.5 and GLM-4.5-Air: grouped-query attention over DeepSeek-V3's expert layout, 355B / 32B and 106B / 12B", "[models]") {
+  // Model cards: 355B total and 32B active, 106B and 12B (active without the input table, as
+  // the other cards count). The MTP module is not counted in total_params.
+  const ModelConfig big = load_model("zai-org/GLM-4.5"), air = load_model("zai-org/GLM-4.5-Air");
+  CHECK(big.architecture == "glm4_moe");
+  CHECK_FALSE(big.mla);
+  CHECK(big.qkv_bias);
+  CHECK_FALSE(big.o_bias);
+  CHECK(big.qk_norm);
+  CHECK_FALSE(air.qk_norm);
+  CHECK(big.dense_layers == 3);
+  CHECK(big.shared_experts == 1);
+  CHECK(big.total_params() == Approx(355e9).epsilon(0.01));
+  CHECK(truncated((big.active_params_per_token() - input_table(big)) / 1e9, 0) == Approx(32));
+  CHECK(air.total_params() == Approx(106e9).epsilon(0.01));
+  CHECK(truncated((air.active_params_per_token() - input_table(air)) / 1e9, 0) == Approx(12));
+  // 8 KV heads of 128 in bf16 on 92 layers.
+  CHECK(big.kv_bytes_per_token(DType::bf16) == Approx(2.0 * 8 * 128 * 2 * 92));
+}
+
 TEST_CASE("gpt-oss: 116.83B / 5.13B and 20.91B / 3.61B, windows on every other layer", "[models]") {
   // gpt-oss model card, Table 1: active parameters count the unembedding, not the embedding.
   // The MXFP4 storage of the experts changes their bytes, not their count.

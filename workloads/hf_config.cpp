@@ -432,6 +432,23 @@ void read_deepseek(const HfReader& r, ModelConfig& m) {
   m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
 }
 
+// GLM-4.5 (glm4_moe): grouped-query attention with biases on Q, K and V (attention_bias; the
+// output projection has none), an optional RMSNorm on each head's query and key (use_qk_norm),
+// and DeepSeek-V3's expert layout: routed experts of their own width plus shared ones after
+// `first_k_dense_replace` dense layers, and `num_nextn_predict_layers` MTP modules. Only half of
+// each head rotates (partial_rotary_factor), which changes no size.
+void read_glm4_moe(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, false);
+  m.qkv_bias = r.boolean_or("attention_bias", false);
+  m.qk_norm = r.boolean_or("use_qk_norm", false);
+  m.experts = r.positive("n_routed_experts");
+  m.experts_per_token = r.positive("num_experts_per_tok");
+  m.moe_intermediate = r.positive("moe_intermediate_size");
+  m.shared_experts = r.count_or("n_shared_experts", 0);
+  m.dense_layers = r.count_or("first_k_dense_replace", 0);
+  m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
+}
+
 // The checkpoint's weight formats from its quantization_config (the quant_method vocabularies
 // of transformers' quantizers as hub configs write them). Formats roofsim has no type for are
 // refused, naming the key: a silent bf16 would double or quadruple the weights' bytes.
@@ -483,7 +500,7 @@ const std::map<std::string, FamilyReader>& families() {
       {"qwen3", read_qwen3},          {"qwen3_moe", read_qwen3},       {"gemma2", read_gemma2},
       {"gemma3_text", read_gemma3_text}, {"gpt_oss", read_gpt_oss},    {"falcon", read_falcon},
       {"gpt_neox", read_gpt_neox},    {"gptj", read_gptj},             {"deepseek_v2", read_deepseek},
-      {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek}};
+      {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek},   {"glm4_moe", read_glm4_moe}};
   return f;
 }
 
@@ -494,7 +511,7 @@ std::string config_key(const std::string& type, const std::string& field) {
                                                   {"intermediate", "n_inner"}, {"max_context", "n_positions"}};
     if (k.count(field)) return k.at(field);
   }
-  const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2";
+  const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2" || type == "glm4_moe";
   const bool qwen_moe = type == "qwen2_moe" || type == "qwen3_moe";
   std::map<std::string, std::string> k = {
       {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},

@@ -208,6 +208,18 @@ TEST_CASE("GLM-4.5 and GLM-4.5-Air: grouped-query attention over DeepSeek-V3's e
   CHECK(big.kv_bytes_per_token(DType::bf16) == Approx(2.0 * 8 * 128 * 2 * 92));
 }
 
+TEST_CASE("MiniMax-M2: 256 experts in every layer, no shared expert, 230B total and 10B active", "[models]") {
+  // Model card: "230 billion total parameters with 10 billion active" (round).
+  const ModelConfig m2 = load_model("MiniMaxAI/MiniMax-M2");
+  CHECK(m2.architecture == "minimax_m2");
+  CHECK(m2.qk_norm);
+  CHECK(m2.shared_experts == 0);
+  CHECK(m2.dense_layers == 0);
+  CHECK(m2.mtp_layers == 3);
+  CHECK(m2.total_params() == Approx(230e9).epsilon(0.01));
+  CHECK(truncated((m2.active_params_per_token() - input_table(m2)) / 1e9, 0) == Approx(10));  // without the input table, as the cards count
+}
+
 TEST_CASE("gpt-oss: 116.83B / 5.13B and 20.91B / 3.61B, windows on every other layer", "[models]") {
   // gpt-oss model card, Table 1: active parameters count the unembedding, not the embedding.
   // The MXFP4 storage of the experts changes their bytes, not their count.

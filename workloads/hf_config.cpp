@@ -449,6 +449,20 @@ void read_glm4_moe(const HfReader& r, ModelConfig& m) {
   m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
 }
 
+// MiniMax-M2 (minimax_m2): grouped-query attention with an RMSNorm over the query and key
+// projections (use_qk_norm), experts in every layer and no shared one, each expert as wide as
+// intermediate_size (as Mixtral's), sigmoid routing, and `num_mtp_modules` MTP modules when
+// use_mtp. Only rotary_dim of each head rotates, which changes no size.
+void read_minimax_m2(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, false);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  m.qk_norm = r.boolean_or("use_qk_norm", false);
+  m.experts = r.positive("num_local_experts");
+  m.experts_per_token = r.positive("num_experts_per_tok");
+  if (r.count_or("shared_intermediate_size", 0) > 0) r.fail("shared_intermediate_size", "a shared expert is not supported for minimax_m2");
+  m.mtp_layers = r.boolean_or("use_mtp", false) ? r.count_or("num_mtp_modules", 0) : 0;
+}
+
 // The checkpoint's weight formats from its quantization_config (the quant_method vocabularies
 // of transformers' quantizers as hub configs write them). Formats roofsim has no type for are
 // refused, naming the key: a silent bf16 would double or quadruple the weights' bytes.
@@ -500,7 +514,8 @@ const std::map<std::string, FamilyReader>& families() {
       {"qwen3", read_qwen3},          {"qwen3_moe", read_qwen3},       {"gemma2", read_gemma2},
       {"gemma3_text", read_gemma3_text}, {"gpt_oss", read_gpt_oss},    {"falcon", read_falcon},
       {"gpt_neox", read_gpt_neox},    {"gptj", read_gptj},             {"deepseek_v2", read_deepseek},
-      {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek},   {"glm4_moe", read_glm4_moe}};
+      {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek},   {"glm4_moe", read_glm4_moe},
+      {"minimax_m2", read_minimax_m2}};
   return f;
 }
 

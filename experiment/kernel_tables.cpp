@@ -638,7 +638,9 @@ KernelTableChips kernel_table_chips(const std::string& hw) {
   chips.plain = load_hardware(hw);
   for (const TableKind& kind : table_kinds()) {
     if (!kind.stack.empty() && !chips.by_stack.count(kind.stack)) {
-      HardwareSpec spec = stack_hardware(load_stack(kind.stack), hw);
+      const SoftwareStack stack = load_stack(kind.stack);
+      if (stack.hardware.empty()) continue;  // no kernel parameters: the chip as it is
+      HardwareSpec spec = stack_hardware(stack, hw);
       spec.name = chips.plain.name;  // rows and reasons name the chip
       chips.by_stack.emplace(kind.stack, std::move(spec));
     }
@@ -675,6 +677,9 @@ KernelValidationResult validate_kernel_tables(const std::string& dir, const Kern
       f.not_simulated_reason = kind.not_yet;
       out.families.push_back(f);
       continue;
+    }
+    if (chips.by_stack.count(kind.stack)) {
+      out.table_stacks[kind.file] = kind.stack;
     }
     for (PendingRow& p : kind.read(path, chips.for_stack(kind.stack))) {
       family_file.emplace(p.result.family, kind.file);
@@ -819,7 +824,10 @@ nlohmann::json to_json(const KernelValidationResult& r, std::size_t worst) {
   }
   nlohmann::json skipped = nlohmann::json::array();
   for (const SkippedTable& s : r.skipped) skipped.push_back({{"file", s.file}, {"reason", s.reason}});
-  return {{"hardware", r.hw}, {"kernels", r.dir}, {"simulated_rows", r.simulated_rows()}, {"families", families}, {"skipped_files", skipped}};
+  nlohmann::json stacks = nlohmann::json::object();
+  for (const auto& [file, stack] : r.table_stacks) stacks[file] = stack;
+  return {{"hardware", r.hw},         {"kernels", r.dir},         {"simulated_rows", r.simulated_rows()},
+          {"families", families},     {"skipped_files", skipped}, {"table_stacks", stacks}};
 }
 
 nlohmann::json kernel_row_records(const KernelValidationResult& r) {

@@ -69,6 +69,9 @@ struct KernelValidationResult {
   std::string hw, dir;
   std::vector<KernelFamilyResult> families;
   std::vector<SkippedTable> skipped;  // by file name
+  // Each table read whose stack's kernel parameters were set on the chip: file -> stack, only
+  // where the stack sets any (configs/stacks [hardware]).
+  std::map<std::string, std::string> table_stacks;
   std::size_t simulated_rows() const;
 };
 
@@ -81,7 +84,7 @@ std::vector<std::string> kernel_table_files();
 // A kernel's cost stated in cycles thus runs at whatever chip's clock.
 struct KernelTableChips {
   HardwareSpec plain;
-  std::map<std::string, HardwareSpec> by_stack;  // stack name -> the chip with its parameters
+  std::map<std::string, HardwareSpec> by_stack;  // stack name -> the chip with its parameters (stacks that set any)
   const HardwareSpec& for_stack(const std::string& stack) const;
 };
 // `hw`: a preset name or a path to a hardware file.

@@ -200,6 +200,10 @@ void run_kernel_validation(const ValidateOptions& o, bool report_given) {
     else if (f.not_simulated > 0) os << f.family << ": " << f.not_simulated << " more rows not simulated: " << f.not_simulated_reason << "\n";
   }
   for (const SkippedTable& s : r.skipped) os << "skipped " << s.file << ": " << s.reason << "\n";
+  // Which stack's kernel parameters each table ran with (configs/stacks [hardware]).
+  std::map<std::string, std::string> files_by_stack;
+  for (const auto& [file, stack] : r.table_stacks) files_by_stack[stack] += (files_by_stack[stack].empty() ? "" : ", ") + file;
+  for (const auto& [stack, files] : files_by_stack) os << files << ": with the " << stack << " stack's kernel parameters (configs/stacks/" << stack << ".toml [hardware])\n";
   std::size_t from_l2 = 0;
   for (const KernelFamilyResult& f : r.families) {
     for (const KernelRowResult& row : f.rows) from_l2 += row.reads == "l2";

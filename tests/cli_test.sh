@@ -334,6 +334,7 @@ printf 'gemm_dtype,m,n,k,latency\nint4_wo,16,4096,4096,0.02\nint8_wo,16,4096,409
 printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,torch.nn.functional.linear,bfloat16,64,64,64,0.003\n' >"$tmp/every/gemm_vllm.csv"
 expect_ok "validate --kernels every file" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --json "$tmp/v/k6.json"
 contains "validate --kernels: vLLM's table" "gemm vllm bf16"
+contains "validate --kernels: each table's stack said" "gemm_weight_only.csv: with the trtllm-1.x stack's kernel parameters"
 contains "validate --kernels: weight-only rows" "4 measured kernel rows simulated"
 contains "validate --kernels: an unknown file named" "skipped notes.csv: not a kernel table roofsim reads"
 contains "validate --kernels: a second unknown file named" "skipped custom_allreduce_other.csv"

@@ -132,22 +132,22 @@ std::string trt_profiled_layer_key(const std::string& kernel_source, std::int64_
   return plugin + (m <= 4 ? "_gemv" : "_cutlass");
 }
 
-// TensorRT-LLM's host time for one profiled plugin layer (configs/stacks/trtllm-1.x.toml
-// [profiled_layers]); none when the stack gives none.
-std::optional<double> trt_profiled_layer_s(const std::string& key) {
-  static const SoftwareStack trt = load_stack("trtllm-1.x");
-  auto found = trt.profiled_layer_us.find(key);
-  if (found == trt.profiled_layer_us.end()) return std::nullopt;
+// A host time in seconds from one of a stack's host-time tables ([eager_calls] or
+// [profiled_layers], microseconds); none when the table has no such key.
+std::optional<double> table_host_s(const std::map<std::string, double>& table_us, const std::string& key) {
+  auto found = table_us.find(key);
+  if (found == table_us.end()) return std::nullopt;
   return found->second * 1e-6;
 }
 
-// The vLLM stack's host time for one eager call of the path a row names (configs/stacks/vllm.toml
-// [eager_calls]); none when the stack gives none.
-std::optional<double> vllm_eager_call_s(const std::string& kernel_source) {
-  static const SoftwareStack vllm = load_stack("vllm");
-  auto found = vllm.eager_call_us.find(kernel_source);
-  if (found == vllm.eager_call_us.end()) return std::nullopt;
-  return found->second * 1e-6;
+// The stacks whose tables the kernel rows read, each loaded once (thread-safe statics).
+const SoftwareStack& trtllm_stack() {
+  static const SoftwareStack s = load_stack("trtllm-1.x");
+  return s;
+}
+const SoftwareStack& vllm_stack() {
+  static const SoftwareStack s = load_stack("vllm");
+  return s;
 }
 
 // A row its collector timed inside a TensorRT engine, layer by layer (kernel_source
@@ -274,7 +274,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     // each call pays the host time of its path.
     if (p.not_simulated_reason.empty() && linear == LinearPath::vllm && dtype == "fp8_block") {
       const std::string source = row.count("kernel_source") ? row.at("kernel_source") : "";
-      if (const std::optional<double> host_s = vllm_eager_call_s(source)) {
+      if (const std::optional<double> host_s = table_host_s(vllm_stack().eager_call_us, source)) {
         p.simulate = [&hw, ops, s = *host_s] { return eager_call_seconds(hw, ops, s); };
       } else {
         p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/vllm.toml [eager_calls] gives no host time for it";
@@ -283,7 +283,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     // A TensorRT engine's layer, timed by its profiler, holds the host's enqueue of the plugin.
     if (p.not_simulated_reason.empty() && is_trt_engine_row(row)) {
       const std::string key = trt_profiled_layer_key(row.at("kernel_source"), m);
-      if (const std::optional<double> host_s = trt_profiled_layer_s(key)) {
+      if (const std::optional<double> host_s = table_host_s(trtllm_stack().profiled_layer_us, key)) {
         p.simulate = [&hw, ops, s = *host_s] { return profiled_layer_seconds(hw, ops, s); };
       } else {
         p.not_simulated_reason = "a TensorRT engine layer '" + row.at("kernel_source") + "': configs/stacks/trtllm-1.x.toml [profiled_layers] gives no host time for '" + key + "'";

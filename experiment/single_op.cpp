@@ -1,7 +1,9 @@
 #include "experiment/single_op.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <utility>
 
@@ -220,27 +222,23 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
 // else 256x128; M <= 3072: 128x128 to N 4096, 128x256 to 8192, 128x128 to 16384, 128x256 to
 // 24576, else 64x256; above, 128x128.
 std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n) {
-  const std::int64_t K = 1024;
-  if (m <= 64) return n < 8 * K ? std::pair<std::int64_t, std::int64_t>{64, 64} : std::pair<std::int64_t, std::int64_t>{64, 128};
-  if (m <= 128) {
-    if (n <= 4 * K) return {64, 64};
-    if (n <= 8 * K) return {64, 128};
-    if (n <= 16 * K) return {128, 128};
-    return {128, 64};
-  }
-  if (m <= 256) {
-    if (n <= 4 * K) return {64, 128};
-    if (n <= 8 * K) return {128, 128};
-    if (n <= 16 * K) return {128, 256};
-    if (n <= 24 * K) return {128, 128};
-    return {256, 128};
-  }
-  if (m <= 3072) {
-    if (n <= 4 * K) return {128, 128};
-    if (n <= 8 * K) return {128, 256};
-    if (n <= 16 * K) return {128, 128};
-    if (n <= 24 * K) return {128, 256};
-    return {64, 256};
+  struct Bucket {
+    std::int64_t m_max;  // the M bucket's upper bound (inclusive)
+    std::vector<std::array<std::int64_t, 3>> by_n;  // {N upper bound (inclusive), tile rows, tile columns}
+  };
+  constexpr std::int64_t K = 1024, any = INT64_MAX;
+  static const std::vector<Bucket> buckets = {
+      {64, {{8 * K - 1, 64, 64}, {any, 64, 128}}},
+      {128, {{4 * K, 64, 64}, {8 * K, 64, 128}, {16 * K, 128, 128}, {any, 128, 64}}},
+      {256, {{4 * K, 64, 128}, {8 * K, 128, 128}, {16 * K, 128, 256}, {24 * K, 128, 128}, {any, 256, 128}}},
+      {3072, {{4 * K, 128, 128}, {8 * K, 128, 256}, {16 * K, 128, 128}, {24 * K, 128, 256}, {any, 64, 256}}},
+      {any, {{any, 128, 128}}},
+  };
+  for (const Bucket& b : buckets) {
+    if (m > b.m_max) continue;
+    for (const auto& [n_max, tm, tn] : b.by_n) {
+      if (n <= n_max) return {tm, tn};
+    }
   }
   return {128, 128};
 }

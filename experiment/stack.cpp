@@ -92,6 +92,10 @@ SoftwareStack load_stack(const std::string& name_or_path) {
 }
 
 namespace {
+// A stack's per-dtype parameters: for a data type the chip has no rate for (fp8 kernels on an
+// A100) they have nothing to act on and are left out.
+const std::string kDtypeEfficiency = "matrix.dtype_efficiency.";
+
 bool has_number(const HardwareDocument& doc, const std::string& key) {
   try {
     doc.get(key);
@@ -104,12 +108,9 @@ bool has_number(const HardwareDocument& doc, const std::string& key) {
 
 HardwareSpec stack_hardware(const SoftwareStack& stack, const std::string& hw) {
   HardwareDocument doc = HardwareDocument::load(hw);
-  // A stack's parameter for a data type the chip has no rate for (fp8 kernels on an A100)
-  // has nothing to act on: it is left out.
   std::vector<HardwareEdit> edits;
-  const std::string per_dtype = "matrix.dtype_efficiency.";
   for (const HardwareEdit& edit : stack.hardware) {
-    if (edit.key.rfind(per_dtype, 0) == 0 && !has_number(doc, "matrix.dtype_rate." + edit.key.substr(per_dtype.size()))) continue;
+    if (edit.key.rfind(kDtypeEfficiency, 0) == 0 && !has_number(doc, "matrix.dtype_rate." + edit.key.substr(kDtypeEfficiency.size()))) continue;
     edits.push_back(edit);
   }
   apply_edits(doc, edits, stack.file);
@@ -123,12 +124,11 @@ namespace {
 // edited hardware): each key set on the spec in its SI unit, range-checked as the loader does;
 // a per-dtype efficiency for a dtype the chip has no rate for is left out, as above.
 void set_stack_parameters(const SoftwareStack& stack, HardwareSpec& hw) {
-  const std::string per_dtype = "matrix.dtype_efficiency.";
   for (const HardwareEdit& edit : stack.hardware) {
     const std::string where = stack.file + ": [hardware] " + edit.key;
-    if (edit.key.rfind(per_dtype, 0) == 0) {
+    if (edit.key.rfind(kDtypeEfficiency, 0) == 0) {
       DType d{};
-      if (!parse_dtype(edit.key.substr(per_dtype.size()), d)) throw InputError(where + ": unknown data type");
+      if (!parse_dtype(edit.key.substr(kDtypeEfficiency.size()), d)) throw InputError(where + ": unknown data type");
       if (!hw.matrix_supports(d)) continue;
       if (!(edit.value > 0 && edit.value <= 1)) throw InputError(where + ": expected a fraction in (0, 1]");
       hw.matrix.dtype_efficiency[d] = edit.value;

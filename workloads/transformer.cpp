@@ -130,41 +130,36 @@ class Builder : public AttentionGraph {
     return add(std::move(op), inputs);
   }
 
+  // The kernel that quantizes linear `name`'s input, shaped `v`.
+  OpId quantize_op(const std::string& name, int layer, const VectorShape& v, const std::vector<Input>& inputs) {
+    OpNode q;
+    q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
+    q.op_class = "quantize";
+    q.layer = layer;
+    q.is_gemm = false;
+    q.vector = v;
+    return add(std::move(q), inputs);
+  }
+
   OpId gemm_op(const std::string& name, const std::string& cls, int layer, GemmShape shape,
                std::vector<Input> inputs) {
-    // Block-scaled fp8 (TensorRT-LLM's fp8_block): a linear with fp8 weights quantizes its
-    // 16-bit input in 1x128 groups (fp8_quantize_1x128, the dense launch of SMs x 8 blocks of 8
-    // warps) and runs the block-scaled GEMM (DeepGEMM's kernel), the two kernels the kernel
-    // tables' fp8_block rows measure. The router and the LM head stay 16-bit in those
-    // checkpoints; attention's GEMMs have no weights.
-    if (p_.scale_block_k > 0 && shape.b == DType::fp8 && shape.a != DType::fp8 && shape.batch == 1 && !shape.fused_attention &&
-        cls != "router" && cls != "lm_head") {
-      OpNode q;
-      q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
-      q.op_class = "quantize";
-      q.layer = layer;
-      q.is_gemm = false;
-      q.vector = quantize_1x128_shape(shape.m, shape.k, kDenseQuantWarpsPerSm);
-      q.vector.dtype = shape.a;
-      const OpId quantized = add(std::move(q), inputs);
-      inputs = {{quantized, shape.m * shape.k}};
+    // A linear with fp8 weights quantizes its 16-bit input first. The router and the LM head
+    // stay 16-bit in those checkpoints; attention's GEMMs have no weights.
+    const bool fp8_linear = shape.b == DType::fp8 && shape.batch == 1 && !shape.fused_attention && cls != "router" && cls != "lm_head";
+    if (fp8_linear && p_.scale_block_k > 0 && shape.a != DType::fp8) {
+      // Block-scaled (TensorRT-LLM's fp8_block): 1x128 groups (fp8_quantize_1x128, the dense
+      // launch of SMs x 8 blocks of 8 warps), then the block-scaled GEMM (DeepGEMM's kernel), the
+      // two kernels the kernel tables' fp8_block rows measure.
+      VectorShape q = quantize_1x128_shape(shape.m, shape.k, kDenseQuantWarpsPerSm);
+      q.dtype = shape.a;
+      inputs = {{quantize_op(name, layer, q, inputs), shape.m * shape.k}};
       shape.a = DType::fp8;
       shape.scale_block_k = p_.scale_block_k;
-    }
-    // Per-tensor fp8: the linear quantizes its 16-bit input with the static scale first (one
-    // pass: read bf16, scale, write fp8; one CTA per token, whose fixed cost the stack sets:
-    // vector.token_cta_cycles). The graph's activations are fp8 already; the producer of a real
-    // engine writes them in bf16, which this pass reads.
-    if (p_.fp8_input_quantize && p_.scale_block_k == 0 && shape.b == DType::fp8 && shape.a == DType::fp8 && shape.batch == 1 &&
-        !shape.fused_attention && cls != "router" && cls != "lm_head") {
-      OpNode q;
-      q.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name + "_quantize" : name + "_quantize";
-      q.op_class = "quantize";
-      q.layer = layer;
-      q.is_gemm = false;
-      q.vector = fp8_token_quantize_shape(shape.m, shape.k);
-      const OpId quantized = add(std::move(q), inputs);
-      inputs = {{quantized, shape.m * shape.k}};
+    } else if (fp8_linear && p_.fp8_input_quantize && p_.scale_block_k == 0 && shape.a == DType::fp8) {
+      // Per-tensor: the static scale applied in one pass (read bf16, scale, write fp8; one CTA per
+      // token, whose fixed cost the stack sets: vector.token_cta_cycles). The graph's activations
+      // are fp8 already; the producer of a real engine writes them in bf16, which this pass reads.
+      inputs = {{quantize_op(name, layer, fp8_token_quantize_shape(shape.m, shape.k), inputs), shape.m * shape.k}};
     }
     OpNode op;
     op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;

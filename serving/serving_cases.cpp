@@ -273,6 +273,16 @@ std::vector<int> version_numbers(const std::string& v) {
   return out;
 }
 
+// Whether aiconfigurator's generator passed --enable-mixed-chunk to an aggregated SGLang worker
+// of this version: its templates from 0.5.3 on do; 0.5.1.post1's misspells the key. A blank
+// version is a recent one.
+bool sglang_mixed_chunk(const std::string& version) {
+  const std::vector<int> v = version_numbers(version);
+  if (v.empty()) return true;
+  if (v[0] != 0) return v[0] > 0;
+  return v.size() < 2 || v[1] > 5 || (v[1] == 5 && (v.size() < 3 || v[2] >= 3));
+}
+
 // The stack (configs/stacks) a backend and version run as; versions without a stack of their
 // own take the nearest documented one, said on the row.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {
@@ -507,18 +517,27 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.workload.requests = requests;
   setup.workload.prompt.mean = static_cast<double>(c.isl);
   setup.workload.output.mean = static_cast<double>(c.osl);
-  // TensorRT-LLM as aiconfigurator's generator deploys it: max_num_tokens = batch_size + prompt +
-  // 1500 aggregated (generator/backends/trtllm.py, the 1.0.0rc3 era); for prefill workers
-  // prefill_batch_size prompts + 1500. Other stacks: their [serving] budget, vLLM's 2048 on an
-  // A100 (EngineArgs.get_batch_defaults).
+  // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule
+  // and backend_config_mapping.yaml). TensorRT-LLM's max_num_tokens and vLLM's
+  // --max-num-batched-tokens: batch_size + prompt + 1500 aggregated, prefill_batch_size prompts +
+  // 1500 on prefill workers. SGLang's --max-prefill-tokens: prompt + 1500, under the stack's
+  // chunked-prefill size. Blank or bigger limits are the stack's ([serving] max_num_tokens).
   setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
-  apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && c.backend == "trtllm"; });
+  const bool generator_budget = c.backend == "trtllm" || c.backend == "vllm";
+  apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && generator_budget; });
+  if (c.backend == "sglang") {
+    setup.scheduler.max_tokens = std::min(setup.scheduler.max_tokens, c.isl + 1500);
+    // --enable-mixed-chunk on aggregated workers: the prompt chunks run in the decodes' iteration
+    // and share its budget (decode first). The generator's templates pass it from SGLang 0.5.3
+    // on; its 0.5.1.post1 template asks for a key it never sets ('enable-mix-chunk'), so those
+    // deployments ran prefill batches alone (the stack's prefill_first).
+    if (!c.disaggregated && sglang_mixed_chunk(c.backend_version)) setup.scheduler.priority = SchedulerConfig::Priority::decode_first;
+  }
   // The batch limit: the row's batch_size is each attention-DP rank's. Where a rank's scheduler
   // has its own limits (SchedulerConfig::limits_per_rank) the pool multiplies them; where the
   // ranks share the instance's, the instance holds batch_size per rank.
   const std::int64_t rank_batch = c.batch + s.batch_offset.value_or(sv.batch_offset.value_or(0));
   setup.scheduler.max_batch = std::max<std::int64_t>(1, setup.scheduler.limits_per_rank ? rank_batch : rank_batch * c.ep);
-  if (c.backend == "vllm" && c.hw == "a100_sxm4_80gb") setup.scheduler.max_tokens = 2048;
   // Flags override the stack, for every row.
   if (s.max_tokens) setup.scheduler.max_tokens = *s.max_tokens;
   if (s.max_prompts) setup.scheduler.max_prompts = *s.max_prompts;

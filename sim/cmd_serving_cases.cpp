@@ -317,9 +317,9 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = batch_size + N (default: the stack's "
                                                               "[serving] batch_offset, 0 for every shipped stack)")
       ->check(whole_number_between(-1000, 1000));
-  cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: TensorRT-LLM rows batch_size + "
-                                                          "prompt + 1500, as aiconfigurator deployed them; others the stack's "
-                                                          "max_num_tokens, 8192, 2048 for vLLM on an A100)")
+  cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: as aiconfigurator's generator "
+                                                          "deployed them: TensorRT-LLM and vLLM rows batch_size + prompt + 1500, "
+                                                          "SGLang rows prompt + 1500 up to the stack's 8192)")
       ->check(whole_number_between(1, 1 << 20));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default: the stack's)")->check(non_negative_number());
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default: the stack's; "

@@ -295,7 +295,8 @@ void add_serving_cases_command(CLI::App& app) {
       "Simulate measured serving runs (aiconfigurator's silicon-sample format: TensorRT-LLM, vLLM and SGLang; aggregated and "
       "disaggregated) with `serve` and show each row's TTFT, TPOT and requests/s errors, with the mean absolute and median "
       "signed error overall, by backend | system | mode and by backend | model | system | mode. Each row runs on its backend's "
-      "stack (configs/stacks: kernels, launch, and the [serving] table's scheduler and host costs, fitted per stack). Blank or 0 "
+      "stack (configs/stacks: kernels, launch, and the [serving] table's scheduler and host costs, fitted per stack) with "
+      "the token budget aiconfigurator's generator deployed (--max-tokens). Blank or 0 "
       "cells are filled by documented assumptions (docs/serving.md), printed on the row (column 'assumed') and counted; a row "
       "that cannot be set up or whose simulation stops is listed with its file:line and reason and the rest still run "
       "(exit 0, or 1 with --strict). A file that cannot be read, lacks a required column or is over 64 MiB exits 2");

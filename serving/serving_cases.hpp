@@ -74,9 +74,10 @@ struct ServingCaseSettings {
   std::optional<double> iteration_overhead_s, sequence_overhead_s;
   // The host work of graph-launched iterations overlaps the pass before (ServingSetup::overlap_host).
   bool overlap_host = false;
-  // Most tokens in one iteration. Unset: TensorRT-LLM rows as aiconfigurator's generator set
-  // max_num_tokens (batch_size + prompt + 1500 aggregated, prefill_batch x prompt + 1500 for
-  // prefill workers), other stacks their [serving] max_num_tokens (2048 for vLLM on an A100).
+  // Most tokens in one iteration. Unset: as aiconfigurator's generator deployed each engine:
+  // TensorRT-LLM's max_num_tokens and vLLM's --max-num-batched-tokens batch_size + prompt + 1500
+  // aggregated, prefill_batch x prompt + 1500 for prefill workers; SGLang's --max-prefill-tokens
+  // prompt + 1500 under the stack's [serving] max_num_tokens.
   std::optional<std::int64_t> max_tokens;
   std::optional<std::int64_t> batch_offset;  // server batch limit = batch_size + this
   std::optional<std::int64_t> max_prompts;   // most prompts an iteration starts (0: no limit)

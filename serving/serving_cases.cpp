@@ -277,11 +277,14 @@ std::vector<int> version_numbers(const std::string& v) {
 // of this version: its templates from 0.5.3 on do; 0.5.1.post1's misspells the key. A blank
 // version is a recent one.
 bool sglang_mixed_chunk(const std::string& version) {
+  static const std::vector<int> first = {0, 5, 3};
   const std::vector<int> v = version_numbers(version);
-  if (v.empty()) return true;
-  if (v[0] != 0) return v[0] > 0;
-  return v.size() < 2 || v[1] > 5 || (v[1] == 5 && (v.size() < 3 || v[2] >= 3));
+  return v.empty() || !std::lexicographical_compare(v.begin(), v.end(), first.begin(), first.end());
 }
+
+// The tokens aiconfigurator's generator allows an iteration beyond its prompts (rule_plugin/*.rule:
+// max_num_tokens = batch + isl + 1500, max_prefill_tokens = isl + 1500).
+constexpr std::int64_t kGeneratorSpareTokens = 1500;
 
 // The stack (configs/stacks) a backend and version run as; versions without a stack of their
 // own take the nearest documented one, said on the row.
@@ -522,11 +525,11 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   // --max-num-batched-tokens: batch_size + prompt + 1500 aggregated, prefill_batch_size prompts +
   // 1500 on prefill workers. SGLang's --max-prefill-tokens: prompt + 1500, under the stack's
   // chunked-prefill size. Blank or bigger limits are the stack's ([serving] max_num_tokens).
-  setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + 1500 : c.batch + c.isl + 1500;
+  setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + kGeneratorSpareTokens : c.batch + c.isl + kGeneratorSpareTokens;
   const bool generator_budget = c.backend == "trtllm" || c.backend == "vllm";
   apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && generator_budget; });
   if (c.backend == "sglang") {
-    setup.scheduler.max_tokens = std::min(setup.scheduler.max_tokens, c.isl + 1500);
+    setup.scheduler.max_tokens = std::min(setup.scheduler.max_tokens, c.isl + kGeneratorSpareTokens);
     // --enable-mixed-chunk on aggregated workers: the prompt chunks run in the decodes' iteration
     // and share its budget (decode first). The generator's templates pass it from SGLang 0.5.3
     // on; its 0.5.1.post1 template asks for a key it never sets ('enable-mix-chunk'), so those

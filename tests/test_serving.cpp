@@ -681,9 +681,10 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
                  "va,meta-llama/Llama-3.1-8B-Instruct,a100_sxm,agg,1024,128,8,1,1,vllm,0.6.3,100,10,8\n"
                  "s,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,sglang,0.6.0,100,10,8\n"
                  "t,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,tgi,,100,10,8\n"
-                 "s51,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,8000,128,8,1,1,sglang,0.5.1.post1,100,10,8\n",
+                 "s51,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,8000,128,8,1,1,sglang,0.5.1.post1,100,10,8\n"
+                 "s53,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,1,sglang,0.5.3,100,10,8\n",
                  "cases"));
-  REQUIRE(frameworks.size() == 5);
+  REQUIRE(frameworks.size() == 6);
   // A version without a behaviour of its own runs as the nearest documented one, said on the row.
   CHECK(frameworks[0].note().find("version") == std::string::npos);
   CHECK(frameworks[1].note().find("V0 engine") != std::string::npos);
@@ -707,6 +708,7 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   const ServingSetup sglang_051 = serving_case_setup(frameworks[4], ServingCaseSettings{});
   CHECK(sglang_051.scheduler.max_tokens == 8192);
   CHECK(sglang_051.scheduler.priority == SchedulerConfig::Priority::prefill_first);
+  CHECK(serving_case_setup(frameworks[5], ServingCaseSettings{}).scheduler.priority == SchedulerConfig::Priority::decode_first);
   CHECK(frameworks[3].not_simulated.find("backend 'tgi'") != std::string::npos);
   ServingCaseSettings one_stack;
   one_stack.stack = "trtllm-1.x";  // --stack: every row on it

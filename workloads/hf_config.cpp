@@ -391,6 +391,17 @@ void read_gptj(const HfReader& r, ModelConfig& m) {
   m.mlp_bias = true;
 }
 
+// DeepSeek-V3's expert layout (DeepSeek-V2/V3, Kimi-K2, GLM-4.5): routed experts of their own
+// width, shared ones beside them, after `first_k_dense_replace` dense layers.
+void read_deepseek_experts(const HfReader& r, ModelConfig& m) {
+  m.experts = r.positive("n_routed_experts");
+  m.experts_per_token = r.positive("num_experts_per_tok");
+  m.moe_intermediate = r.positive("moe_intermediate_size");
+  m.shared_experts = r.count_or("n_shared_experts", 0);
+  m.dense_layers = r.count_or("first_k_dense_replace", 0);
+  if (r.positive_or("moe_layer_freq", 1) != 1) r.fail("moe_layer_freq", "only 1 (every layer after the dense ones has experts) is supported");
+}
+
 // DeepSeek-V2/V3 (and Kimi-K2, a DeepSeek-V3 with other sizes): latent attention, shared
 // plus routed experts of their own width after `first_k_dense_replace` dense layers, and
 // `num_nextn_predict_layers` MTP modules.
@@ -421,14 +432,7 @@ void read_deepseek(const HfReader& r, ModelConfig& m) {
   m.max_context = r.positive_or("max_position_embeddings", 0);
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
   m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
-  if (r.has("n_routed_experts")) {  // absent or null: a dense model
-    m.experts = r.positive("n_routed_experts");
-    m.experts_per_token = r.positive("num_experts_per_tok");
-    m.moe_intermediate = r.positive("moe_intermediate_size");
-    m.shared_experts = r.count_or("n_shared_experts", 0);
-    m.dense_layers = r.count_or("first_k_dense_replace", 0);
-    if (r.positive_or("moe_layer_freq", 1) != 1) r.fail("moe_layer_freq", "only 1 (every layer after the dense ones has experts) is supported");
-  }
+  if (r.has("n_routed_experts")) read_deepseek_experts(r, m);  // absent or null: a dense model
   m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
 }
 
@@ -441,11 +445,7 @@ void read_glm4_moe(const HfReader& r, ModelConfig& m) {
   read_llama_sizes(r, m, false);
   m.qkv_bias = r.boolean_or("attention_bias", false);
   m.qk_norm = r.boolean_or("use_qk_norm", false);
-  m.experts = r.positive("n_routed_experts");
-  m.experts_per_token = r.positive("num_experts_per_tok");
-  m.moe_intermediate = r.positive("moe_intermediate_size");
-  m.shared_experts = r.count_or("n_shared_experts", 0);
-  m.dense_layers = r.count_or("first_k_dense_replace", 0);
+  read_deepseek_experts(r, m);
   m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
 }
 

@@ -55,12 +55,16 @@ void add_hw_command(CLI::App& app) {
   show->callback([opt] {
     HardwareSpec h = load_hardware(opt->name);
     nlohmann::json j = hardware_json(h);
+    // A parameter's source as its file gives it ("" when none is given).
+    auto source = [&h](const std::string& key) {
+      auto p = h.provenance.find(key);
+      return p == h.provenance.end() ? std::string() : p->second;
+    };
     std::map<std::string, std::size_t> per_kind;
     if (opt->provenance) {
       nlohmann::json kinds = nlohmann::json::object();
       for (const auto& [key, value] : j["parameters"].items()) {
-        auto p = h.provenance.find(key);
-        const char* kind = provenance_kind_name(provenance_kind(p == h.provenance.end() ? "" : p->second));
+        const char* kind = provenance_kind_name(provenance_kind(source(key)));
         kinds[key] = kind;
         ++per_kind[kind];
       }
@@ -73,10 +77,10 @@ void add_hw_command(CLI::App& app) {
       header.push_back("source");
       TextTable t(header);
       for (const auto& [key, value] : j["parameters"].items()) {
-        auto p = h.provenance.find(key);
         std::vector<std::string> row = {key, value.is_string() ? value.get<std::string>() : value.dump()};
         if (opt->provenance) row.push_back(j["provenance_kinds"][key].get<std::string>());
-        row.push_back(p == h.provenance.end() ? "(no source given)" : p->second);
+        const std::string from = source(key);
+        row.push_back(from.empty() ? "(no source given)" : from);
         t.add_row(row);
       }
       t.print(std::cout);

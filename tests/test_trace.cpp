@@ -140,7 +140,8 @@ TEST_CASE("trace of a pipeline run: slices nest, ops first, a process per stage,
 }
 
 TEST_CASE("trace of an expert-parallel run: overlapping work goes to further lanes", "[systemc][trace]") {
-  Experiment e = two_layers("mixtral-8x7b", 8);
+  // Qwen2-57B-A14B: its shared expert's MLP runs beside the routed experts' grouped GEMMs.
+  Experiment e = two_layers("Qwen/Qwen2-57B-A14B", 8);
   e.ep = 2;
   const ExperimentResult r = run_experiment(e, RunControl{});
   const Trace t = parse(trace_json(r));
@@ -148,8 +149,8 @@ TEST_CASE("trace of an expert-parallel run: overlapping work goes to further lan
   REQUIRE(t.processes.size() == 2);
   CHECK(t.processes.at(1).rfind("chips 0-1 in lockstep", 0) == 0);
   CHECK(t.processes.at(2) == "links (switch:2)");
-  // The experts run side by side and HBM requests overlap: without lanes these tracks would
-  // hold slices that partially overlap.
+  // The shared and the routed experts run side by side and HBM requests overlap: without lanes
+  // these tracks would hold slices that partially overlap.
   CHECK(names.count("ops 2") == 1);
   CHECK(names.count("HBM stack 0 (2)") == 1);
   CHECK(any_named(names, "->switch"));

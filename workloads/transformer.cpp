@@ -365,64 +365,43 @@ class Builder : public AttentionGraph {
     return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});
   }
 
-  // The experts this rank runs on what is routed to it: `per_expert` rows each when they get
-  // ops of their own (at most kExpertOps), else `touched` experts of `rows` rows each in one
-  // grouped GEMM per projection; `total` rows computed in all (what the combine reads).
+  // The experts this rank runs on what is routed to it: `touched` experts of `rows` rows each in
+  // one grouped GEMM per projection; `total` rows computed in all (what the combine reads).
   struct RoutedExperts {
     std::int64_t touched = 1, rows = 1, total = 1;
     std::int64_t copies = 1;  // the copies routed to this rank
-    std::vector<std::int64_t> per_expert;
   };
 
   // Uniform routing spreads this rank's `copies` evenly over the experts they touch in
   // expectation; the benchmark's routings (pass_.routing) give each expert its own load (layer
-  // l takes draw l mod kPowerLawDraws): experts with ops of their own take their loads, a
-  // grouped GEMM their padded average. `tokens` over `ep` ranks.
+  // l takes draw l mod kPowerLawDraws), which the grouped GEMM runs as their padded average.
+  // `tokens` over `ep` ranks.
   RoutedExperts route(int l, std::int64_t tokens, std::int64_t copies, std::int64_t ep) const {
     RoutedExperts r;
-    std::vector<std::int64_t> loads;
     if (pass_.routing.kind == MoeRouting::Kind::uniform) {
       r.touched = std::min(m_.experts / ep, ceil_div(experts_touched(m_, tokens), ep));
       r.rows = ceil_div(copies, r.touched);
       r.copies = copies;
-      loads.assign(static_cast<std::size_t>(r.touched), r.rows);
     } else {
       const MoeRoutingShape shape{tokens, m_.experts, m_.experts_per_token, ep};
-      loads = routed_loads(pass_.routing, shape, static_cast<std::uint64_t>(l % kPowerLawDraws));
+      const std::vector<std::int64_t> loads = routed_loads(pass_.routing, shape, static_cast<std::uint64_t>(l % kPowerLawDraws));
       const GroupedRows g = grouped_rows(loads, kMoeTileRows);
       r.touched = g.touched;
       r.rows = g.rows;
       r.copies = g.copies;
-      loads.erase(std::remove(loads.begin(), loads.end(), 0), loads.end());
-      if (loads.empty()) loads.push_back(1);  // the kernels still run, on nothing
     }
-    if (r.touched <= kExpertOps) {
-      r.per_expert = loads;
-      r.total = 0;
-      for (std::int64_t rows : loads) r.total += rows;
-    } else {
-      r.total = r.touched * r.rows;
-    }
+    r.total = r.touched * r.rows;
     return r;
   }
 
-  // The routed experts' MLPs, reading `in` (`in_elements` of it for a grouped GEMM; an expert of
-  // its own reads its rows). Up to kExpertOps experts get ops of their own; more (DeepSeek-V3's
-  // 256, Qwen3's 128) run as one grouped GEMM per projection, as fused-MoE kernels do: batch =
-  // experts, each expert's weights read once and its own tokens' rows only. The outputs: the
-  // experts' rows x hidden.
-  static constexpr std::int64_t kExpertOps = 32;
+  // The routed experts' MLPs, reading `in_elements` of `in`: one grouped GEMM per projection, as
+  // fused-MoE kernels run them (vLLM's and SGLang's fused_moe, TensorRT-LLM's, Mixtral's alike):
+  // batch = the touched experts, each expert's weights read once and its own tokens' rows only,
+  // one launch however few experts a small batch touches. The outputs: the experts' rows x hidden.
   std::vector<Input> experts(int l, OpId in, std::int64_t in_elements, const RoutedExperts& r, const OpId* after) {
     const ExpertPrecisionScope expert_precision(*this);
     const std::int64_t h = m_.hidden, touched = r.touched, rows = r.rows;
     std::vector<Input> outs;
-    if (!r.per_expert.empty()) {
-      for (std::size_t e = 0; e < r.per_expert.size(); ++e) {
-        OpId out = mlp(l, "expert" + std::to_string(e) + ".", in, r.per_expert[e], m_.expert_width(), after, moe_tp_);
-        outs.push_back({out, r.per_expert[e] * h});
-      }
-      return outs;
-    }
     const std::int64_t I = ceil_div(m_.expert_width(), moe_tp_), up_cols = (m_.gated_mlp ? 2 : 1) * I;
     const DType act = p_.activations;
     GemmShape up_shape{touched, rows, up_cols, h, act, p_.weights, act};

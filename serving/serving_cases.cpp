@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <optional>
 
 #include "core/csv.hpp"
@@ -218,6 +219,25 @@ ColumnLayout read_layout(const CsvRow& row, const std::string& p, bool moe, Serv
     if (dp > 1) throw RowProblem{who + "data-parallel attention of a dense model (attention DP " + std::to_string(dp) + ") is not modelled"};
     return l;
   }
+  if (c.harness == ServingCase::Harness::inferencemax && p.empty() && moe_tp && moe_ep && *moe_tp > 1 && *moe_ep > 1 &&
+      *moe_tp % *moe_ep == 0 && l.tp * dp == *moe_tp * *moe_ep) {
+    // InferenceMAX's TensorRT-LLM runs pass --tp_size T --ep_size E and run on T GPUs (its
+    // single-node configs hold at most 8; E = T, or attention DP over them with dp-attn); its
+    // rows came in as tp_size x attention_dp_size = moe_tp_size x moe_ep_size = T x E.
+    const std::int64_t t = *moe_tp, e = *moe_ep;
+    c.assumptions.push_back("layout tp_size " + std::to_string(l.tp) + " x attention_dp_size " + std::to_string(dp) + " = moe_tp_size " +
+                            std::to_string(t) + " x moe_ep_size " + std::to_string(e) + " read as InferenceMAX's --tp_size " +
+                            std::to_string(t) + " --ep_size " + std::to_string(e) + " on " + std::to_string(t) + " GPUs" +
+                            (dp > 1 ? ", attention data parallel over them" : ""));
+    if (dp > 1) {
+      l.tp = 1;
+      l.ep = t;  // each GPU an attention-DP rank holding experts / t
+    } else {
+      l.tp = t;
+      l.moe_tp = t / e == t ? 0 : t / e;  // experts spread over e groups of the TP chips
+    }
+    return l;
+  }
   std::int64_t gpus = l.tp * dp;  // per pipeline stage
   // Unset: experts TP-split like the rest (vLLM's default without --enable-expert-parallel),
   // or whatever the other of the two leaves.
@@ -286,6 +306,22 @@ bool sglang_mixed_chunk(const std::string& version) {
 // max_num_tokens = batch + isl + 1500, max_prefill_tokens = isl + 1500).
 constexpr std::int64_t kGeneratorSpareTokens = 1500;
 
+// The token budget InferenceMAX's single-node launch scripts gave each engine (SemiAnalysis'
+// InferenceMAX, benchmarks/*_h100*.sh and *_h200*.sh): vLLM --max-num-batched-tokens 8192
+// (gptoss_fp4_h*.sh, 70b_fp8_h*_slurm.sh); SGLang --chunked-prefill-size and --max-prefill-tokens
+// 32768 (dsr1_fp8_h200.sh); TensorRT-LLM max_num_tokens = batch + prompt + 64 rounded up to 64,
+// at least 8192, for DeepSeek-R1 (dsr1_fp8_h200_trt.sh), 20000 for gpt-oss (gptoss_fp4_h200_trt.sh)
+// and 16384 for Llama-3.x-70B (70b_fp8_h200_trt_slurm.sh). nullopt: a model its scripts leave out.
+std::optional<std::int64_t> inferencemax_max_tokens(const ServingCase& c) {
+  if (c.backend == "vllm") return 8192;
+  if (c.backend == "sglang") return 32768;
+  const auto names = [&](const char* family) { return c.model_path.find(family) != std::string::npos; };
+  if (names("DeepSeek")) return std::max<std::int64_t>(8192, (c.batch + c.isl + 64 + 63) / 64 * 64);
+  if (names("gpt-oss")) return 20000;
+  if (names("Llama")) return 16384;
+  return std::nullopt;
+}
+
 // The stack (configs/stacks) a backend and version run as; versions without a stack of their
 // own take the nearest documented one, said on the row.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {
@@ -329,6 +365,11 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
   c.mode = cell(row, "mode");
   if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
   c.backend_version = cell(row, "backend_version");
+  c.harness = serving_harness(cell(row, "silicon_data_source"));
+  if (c.harness == ServingCase::Harness::inferencemax) {
+    c.assumptions.push_back("measured by InferenceMAX (its silicon_data_source): each request's prompt and output lengths drawn "
+                            "uniformly from [0.8 x isl, isl] and [0.8 x osl, osl], as its client does");
+  }
   try {
     c.ttft_s = positive_cell(row, "silicon_ttft_ms") * 1e-3;
     c.tpot_s = positive_cell(row, "silicon_tpot_ms") * 1e-3;
@@ -482,6 +523,33 @@ std::string serving_case_stack(const ServingCase& c, const ServingCaseSettings& 
   return backend_stack(c.backend, c.backend_version, unused);
 }
 
+ServingCase::Harness serving_harness(const std::string& source) {
+  // aiconfigurator's gap-analysis files: source_file=.../aic-auto-gap-analysis/data/<system>/...
+  if (source.find("aic-auto-gap-analysis") != std::string::npos) return ServingCase::Harness::aiconfigurator;
+  // InferenceMAX's results: its daily files (source_file=2026-03-25.csv; model=...) or its
+  // results database (db-dump/...; config_id=...; workflow_run_id=...), the same runs.
+  static const std::regex daily(R"((^|; )source_file=\d{4}-\d{2}-\d{2}\.csv(;|$))");
+  if (source.rfind("db-dump/", 0) == 0 || std::regex_search(source, daily)) return ServingCase::Harness::inferencemax;
+  return ServingCase::Harness::unknown;
+}
+
+namespace {
+
+// A row's prompt or output length as its harness drew them: `nominal` tokens each, or
+// InferenceMAX's uniform integers in [int(0.8 x nominal), nominal].
+LengthDistribution case_lengths(ServingCase::Harness harness, std::int64_t nominal) {
+  LengthDistribution d;
+  d.mean = static_cast<double>(nominal);
+  if (harness != ServingCase::Harness::inferencemax) return d;
+  d.kind = LengthDistribution::Kind::uniform;
+  d.min = std::max<std::int64_t>(1, static_cast<std::int64_t>(kInferenceMaxRangeRatio * static_cast<double>(nominal)));
+  d.max = nominal;
+  d.mean = 0.5 * static_cast<double>(d.min + d.max);
+  return d;
+}
+
+}  // namespace
+
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s) {
   ServingSetup setup;
   if (!c.not_simulated.empty()) throw InputError(c.id + ": not simulated: " + c.not_simulated);
@@ -518,23 +586,32 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   std::int64_t requests = s.requests_per_client * c.concurrency;
   if (s.max_requests > 0) requests = std::max(std::min(requests, s.max_requests), 2 * c.concurrency);
   setup.workload.requests = requests;
-  setup.workload.prompt.mean = static_cast<double>(c.isl);
-  setup.workload.output.mean = static_cast<double>(c.osl);
-  // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule
-  // and backend_config_mapping.yaml). TensorRT-LLM's max_num_tokens and vLLM's
-  // --max-num-batched-tokens: batch_size + prompt + 1500 aggregated, prefill_batch_size prompts +
-  // 1500 on prefill workers. SGLang's --max-prefill-tokens: prompt + 1500, under the stack's
-  // chunked-prefill size. Blank or bigger limits are the stack's ([serving] max_num_tokens).
-  setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + kGeneratorSpareTokens : c.batch + c.isl + kGeneratorSpareTokens;
-  const bool generator_budget = c.backend == "trtllm" || c.backend == "vllm";
-  apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && generator_budget; });
-  if (c.backend == "sglang") {
-    setup.scheduler.max_tokens = std::min(setup.scheduler.max_tokens, c.isl + kGeneratorSpareTokens);
-    // --enable-mixed-chunk on aggregated workers: the prompt chunks run in the decodes' iteration
-    // and share its budget (decode first). The generator's templates pass it from SGLang 0.5.3
-    // on; its 0.5.1.post1 template asks for a key it never sets ('enable-mix-chunk'), so those
-    // deployments ran prefill batches alone (the stack's prefill_first).
-    if (!c.disaggregated && sglang_mixed_chunk(c.backend_version)) setup.scheduler.priority = SchedulerConfig::Priority::decode_first;
+  setup.workload.prompt = case_lengths(c.harness, c.isl);
+  setup.workload.output = case_lengths(c.harness, c.osl);
+  const std::optional<std::int64_t> inferencemax_budget =
+      c.harness == ServingCase::Harness::inferencemax && !c.disaggregated ? inferencemax_max_tokens(c) : std::nullopt;
+  if (inferencemax_budget) {
+    // As InferenceMAX's scripts launched the engine: their budget, and SGLang without
+    // --enable-mixed-chunk (prefill batches alone, the stack's prefill_first).
+    setup.scheduler.max_tokens = *inferencemax_budget;
+    apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens"; });
+  } else {
+    // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule
+    // and backend_config_mapping.yaml). TensorRT-LLM's max_num_tokens and vLLM's
+    // --max-num-batched-tokens: batch_size + prompt + 1500 aggregated, prefill_batch_size prompts
+    // + 1500 on prefill workers. SGLang's --max-prefill-tokens: prompt + 1500, under the stack's
+    // chunked-prefill size. Blank or bigger limits are the stack's ([serving] max_num_tokens).
+    setup.scheduler.max_tokens = c.disaggregated ? c.prefill_batch * c.isl + kGeneratorSpareTokens : c.batch + c.isl + kGeneratorSpareTokens;
+    const bool generator_budget = c.backend == "trtllm" || c.backend == "vllm";
+    apply_stack_serving(sv, setup, [&](const std::string& name) { return name == "max_tokens" && generator_budget; });
+    if (c.backend == "sglang") {
+      setup.scheduler.max_tokens = std::min(setup.scheduler.max_tokens, c.isl + kGeneratorSpareTokens);
+      // --enable-mixed-chunk on aggregated workers: the prompt chunks run in the decodes'
+      // iteration and share its budget (decode first). The generator's templates pass it from
+      // SGLang 0.5.3 on; its 0.5.1.post1 template asks for a key it never sets
+      // ('enable-mix-chunk'), so those deployments ran prefill batches alone (prefill_first).
+      if (!c.disaggregated && sglang_mixed_chunk(c.backend_version)) setup.scheduler.priority = SchedulerConfig::Priority::decode_first;
+    }
   }
   // The batch limit: the row's batch_size is each attention-DP rank's. Where a rank's scheduler
   // has its own limits (SchedulerConfig::limits_per_rank) the pool multiplies them; where the

@@ -39,6 +39,12 @@ struct ServingCase {
   // The row leaves out part of its deployment's size (a blank concurrency, batch limit or
   // disaggregated worker counts): its errors measure the assumption as much as the mechanisms.
   bool deployment_assumed = false;
+  // The benchmark that measured the row, told by its silicon_data_source: aiconfigurator's
+  // gap-analysis runs (aiperf against generator-deployed servers; fixed lengths) or InferenceMAX
+  // (SemiAnalysis' benchmark_serving.py: each request's prompt and output lengths drawn uniformly
+  // from [0.8 x isl, isl] and [0.8 x osl, osl], --random-range-ratio 0.8). Unknown: fixed lengths.
+  enum class Harness { unknown, aiconfigurator, inferencemax };
+  Harness harness = Harness::unknown;
   std::string not_simulated;  // why roofsim cannot run the row ("": it can)
   double ttft_s = 0, tpot_s = 0;  // measured means
   // The group the row's errors are reported in: backend x model x system x mode.
@@ -92,6 +98,12 @@ struct ServingCaseSettings {
   // client a row would take minutes. The cap keeps at least 2 requests per client.
   std::int64_t max_requests = 0;
 };
+
+// The benchmark a silicon_data_source cell names (ServingCase::Harness).
+ServingCase::Harness serving_harness(const std::string& source);
+// InferenceMAX's clients draw each length uniformly from [kInferenceMaxRangeRatio x L, L]
+// (benchmark_serving.py sample_random_requests, RANDOM_RANGE_RATIO 0.8 in its workflows).
+constexpr double kInferenceMaxRangeRatio = 0.8;
 
 ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings& s);
 // The stack a row runs: the settings' if given, else its backend's.

@@ -521,11 +521,13 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 8%, r
   CHECK(ttft_mape <= 0.50);
 }
 
-TEST_CASE("measured runs of three stacks, two GPUs, six models, aggregated and disaggregated: every 24th row of multi_stack.csv within what session 37 reached", "[validation][serving]") {
+TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 38 reached", "[validation][serving]") {
   // A regression guard, not the issue's target (TTFT 20%, TPOT 10%; docs/serving.md, "Every
-  // row runs"): TensorRT-LLM, vLLM and SGLang rows, each on its stack's [serving] table and the
-  // token budgets aiconfigurator deployed. Session 37 on these 31 rows: TTFT 47.5%, TPOT 22.9%,
-  // requests/s 17.0% (all 909 rows: 51.8%, 26.9%; session 34: 57.5 / 23.8 / 19.4% here).
+  // row runs"): TensorRT-LLM, vLLM and SGLang rows, each on its stack's [serving] table, with
+  // the lengths and token budgets of the benchmark that measured it. Session 38 on these 31
+  // rows: TTFT 49.6%, TPOT 23.5%, requests/s 18.9% (all 909 rows: 54.2%, 24.1%). Session 37:
+  // 47.5 / 22.9 / 17.0%; InferenceMAX's spread lengths (session 38) took away a lock step that
+  // had hidden roofsim's too-fast MoE prefill, docs/serving.md says how much.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");
   REQUIRE(all.size() == 732);
   std::vector<ServingCase> sample;
@@ -545,9 +547,9 @@ TEST_CASE("measured runs of three stacks, two GPUs, six models, aggregated and d
   CHECK(backends.size() == 3);
   const double n = static_cast<double>(sample.size());
   INFO("TTFT mean absolute error " << ttft_ape / n << ", TPOT " << tpot_ape / n << ", requests/s " << requests_ape / n);
-  CHECK(ttft_ape / n <= 0.50);
+  CHECK(ttft_ape / n <= 0.52);
   CHECK(tpot_ape / n <= 0.25);
-  CHECK(requests_ape / n <= 0.19);
+  CHECK(requests_ape / n <= 0.20);
 }
 
 TEST_CASE("both shared serving files: every row is set up, nothing refused", "[systemc][serving]") {
@@ -563,6 +565,45 @@ TEST_CASE("both shared serving files: every row is set up, nothing refused", "[s
     }
   }
   CHECK(rows == 177 + 732);
+}
+
+TEST_CASE("serving cases: the benchmark a row's source names sets its lengths and, for InferenceMAX, its engines' token budgets", "[systemc][serving]") {
+  using H = ServingCase::Harness;
+  CHECK(serving_harness("source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=4; wip=False") == H::inferencemax);
+  CHECK(serving_harness("db-dump/2026-04-27; config_id=81; silicon_concurrency=16; workflow_run_id=337") == H::inferencemax);
+  CHECK(serving_harness("source_file=/Users/x/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.0.0rc3/m.csv") == H::aiconfigurator);
+  CHECK(serving_harness("") == H::unknown);
+  CHECK(serving_harness("source_file=2026-03-25.csv.bak") == H::unknown);
+  const std::string head =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,"
+      "silicon_concurrency\n";
+  const std::string path = write_temp(head +
+                                          "imax_vllm,source_file=2026-04-06.csv; model=Llama,vllm,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,8192,,8,1,50,5,8\n"
+                                          "aic_vllm,source_file=/d/aic-auto-gap-analysis/x.csv,vllm,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,8192,,8,1,50,5,8\n"
+                                          "imax_sglang,db-dump/2026-04-27; config_id=1,sglang,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,8192,1024,,8,1,50,5,8\n"
+                                          "imax_trt,db-dump/2026-04-27; config_id=2,trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,agg,8192,1024,fp8,64,8,50,5,64\n",
+                                      "harness");
+  const std::vector<ServingCase> cases = load_serving_cases(path);
+  REQUIRE(cases.size() == 4);
+  for (const ServingCase& c : cases) REQUIRE(c.not_simulated.empty());
+  // InferenceMAX's client: uniform integers in [int(0.8 L), L], said on the row.
+  const ServingSetup imax = serving_case_setup(cases[0], ServingCaseSettings{});
+  CHECK(imax.workload.prompt.kind == LengthDistribution::Kind::uniform);
+  CHECK((imax.workload.prompt.min == 819 && imax.workload.prompt.max == 1024));
+  CHECK((imax.workload.output.min == 6553 && imax.workload.output.max == 8192));
+  CHECK(cases[0].note().find("InferenceMAX") != std::string::npos);
+  CHECK(imax.scheduler.max_tokens == 8192);  // --max-num-batched-tokens 8192
+  // aiconfigurator's runs: fixed lengths and the generator's budget, batch + prompt + 1500.
+  const ServingSetup aic = serving_case_setup(cases[1], ServingCaseSettings{});
+  CHECK(aic.workload.prompt.kind == LengthDistribution::Kind::fixed);
+  CHECK(aic.workload.output.mean == 8192);
+  CHECK(aic.scheduler.max_tokens == 8 + 1024 + 1500);
+  // SGLang as InferenceMAX launched it: 32768-token chunks, prefill batches alone.
+  const ServingSetup sglang = serving_case_setup(cases[2], ServingCaseSettings{});
+  CHECK(sglang.scheduler.max_tokens == 32768);
+  CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::prefill_first);
+  // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
+  CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
 }
 
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {

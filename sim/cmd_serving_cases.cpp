@@ -296,7 +296,9 @@ void add_serving_cases_command(CLI::App& app) {
       "disaggregated) with `serve` and show each row's TTFT, TPOT and requests/s errors, with the mean absolute and median "
       "signed error overall, by backend | system | mode and by backend | model | system | mode. Each row runs on its backend's "
       "stack (configs/stacks: kernels, launch, and the [serving] table's scheduler and host costs, fitted per stack) with "
-      "the token budget aiconfigurator's generator deployed (--max-tokens). Blank or 0 "
+      "the client and engine flags of the benchmark that measured it, told by its silicon_data_source: aiconfigurator's "
+      "runs fixed lengths and the token budget its generator deployed; InferenceMAX's runs lengths drawn uniformly from "
+      "[0.8 x isl, isl] and [0.8 x osl, osl] and its launch scripts' budgets and layouts (--max-tokens). Blank or 0 "
       "cells are filled by documented assumptions (docs/serving.md), printed on the row (column 'assumed') and counted; a row "
       "that cannot be set up or whose simulation stops is listed with its file:line and reason and the rest still run "
       "(exit 0, or 1 with --strict). A file that cannot be read, lacks a required column or is over 64 MiB exits 2");
@@ -318,9 +320,12 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--batch-offset", o->settings.batch_offset, "Server batch limit = batch_size + N (default: the stack's "
                                                               "[serving] batch_offset, 0 for every shipped stack)")
       ->check(whole_number_between(-1000, 1000));
-  cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: as aiconfigurator's generator "
-                                                          "deployed them: TensorRT-LLM and vLLM rows batch_size + prompt + 1500, "
-                                                          "SGLang rows prompt + 1500 up to the stack's 8192)")
+  cmd->add_option("--max-tokens", o->settings.max_tokens, "Most tokens per iteration (default: as the row's benchmark deployed "
+                                                          "them. aiconfigurator's generator: TensorRT-LLM and vLLM batch_size + "
+                                                          "prompt + 1500, SGLang prompt + 1500 up to the stack's 8192; "
+                                                          "InferenceMAX's scripts: vLLM 8192, SGLang 32768, TensorRT-LLM "
+                                                          "batch + prompt + 64 (at least 8192) for DeepSeek, 20000 for gpt-oss, "
+                                                          "16384 for Llama)")
       ->check(whole_number_between(1, 1 << 20));
   cmd->add_option("--iteration-overhead-ms", o->overhead_ms, "Host time per iteration (default: the stack's)")->check(non_negative_number());
   cmd->add_option("--sequence-overhead-us", o->sequence_overhead_us, "Host time per sequence and iteration (default: the stack's; "

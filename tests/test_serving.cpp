@@ -525,7 +525,7 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   // A regression guard, not the issue's target (TTFT 20%, TPOT 10%; docs/serving.md, "Every
   // row runs"): TensorRT-LLM, vLLM and SGLang rows, each on its stack's [serving] table, with
   // the lengths and token budgets of the benchmark that measured it. Session 38 on these 31
-  // rows: TTFT 49.6%, TPOT 23.5%, requests/s 18.9% (all 909 rows: 54.2%, 24.1%). Session 37:
+  // rows: TTFT 50.1%, TPOT 23.5%, requests/s 19.2% (all 909 rows: 54.5%, 24.2%). Session 37:
   // 47.5 / 22.9 / 17.0%; InferenceMAX's spread lengths (session 38) took away a lock step that
   // had hidden roofsim's too-fast MoE prefill, docs/serving.md says how much.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");

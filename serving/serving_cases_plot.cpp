@@ -28,13 +28,21 @@ const Quantity kQuantities[] = {
      [](const ServingCaseResult& r) { return r.requests_per_s(); }},
 };
 
+constexpr std::int64_t kTopBand = 1024;  // the last band: above this many clients
+
 }  // namespace
 
 void write_serving_cases_plot(const std::string& path, const std::string& title, const std::vector<ServingCaseResult>& results) {
   const std::string terminal = plot_terminal(path, 1500, 560);
   if (results.empty()) throw InputError("${plot} " + path + ": no simulated row to chart");
-  std::map<std::int64_t, std::vector<const ServingCaseResult*>> by_concurrency;
-  for (const ServingCaseResult& r : results) by_concurrency[r.c.concurrency].push_back(&r);
+  // Rows coloured by concurrency band (1-4, 5-16, ... by fours): a legend of six entries, not one
+  // per concurrency the files hold (62 in the shared ones).
+  std::map<std::int64_t, std::vector<const ServingCaseResult*>> by_concurrency;  // band's top -> rows
+  for (const ServingCaseResult& r : results) {
+    std::int64_t top = 4;
+    while (top < r.c.concurrency && top < kTopBand) top *= 4;
+    by_concurrency[r.c.concurrency > kTopBand ? kTopBand + 1 : top].push_back(&r);
+  }
   const std::filesystem::path dir = plot_dir();
   const std::filesystem::path data = dir / "cases.dat", script = dir / "cases.gp";
   // Columns: measured and simulated of each quantity in turn; a gnuplot index per concurrency.
@@ -72,8 +80,11 @@ void write_serving_cases_plot(const std::string& path, const std::string& title,
         << "     1.15 * x title '+-15%' dashtype 2 lc rgb 'gray', 0.85 * x notitle dashtype 2 lc rgb 'gray'";
       int i = 0;
       for (const auto& [concurrency, rows] : by_concurrency) {
+        const std::string band = concurrency > kTopBand ? "above " + std::to_string(kTopBand)
+                                                          : std::to_string(concurrency == 4 ? 1 : concurrency / 4 + 1) + "-" +
+                                                                std::to_string(concurrency);
         g << ", \\\n     " << file << " index " << i << " using " << 2 * q + 1 << ":" << 2 * q + 2 << " title "
-          << gnuplot_quoted("concurrency " + std::to_string(concurrency)) << " with points pt 7 ps 0.7 lc rgb '"
+          << gnuplot_quoted("concurrency " + band) << " with points pt 7 ps 0.7 lc rgb '"
           << colours[i % 8] << "'";
         ++i;
       }

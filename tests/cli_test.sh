@@ -388,6 +388,9 @@ contains "cases serving requests/s" "requests/s"
 if head -1 "$tmp/serving_cases.csv" | grep -q "requests_per_s,sim_requests_per_s,requests_per_s_error,waiting,sim_waiting"; then ok; else bad "cases serving csv columns"; fi
 if [ "$(wc -l < "$tmp/serving_cases.csv")" -eq 4 ]; then ok; else bad "cases serving csv: 3 rows expected"; fi
 if grep -q "<svg" "$tmp/serving_cases.svg"; then ok; else bad "cases serving plot is not an svg"; fi
+# Coloured by concurrency band (rows 1, 61, 121 hold 8, 32 and 64 clients), not one legend entry per value.
+if grep -q "concurrency 5-16" "$tmp/serving_cases.svg" && grep -q "concurrency 17-64" "$tmp/serving_cases.svg" &&
+   ! grep -q "concurrency 8<" "$tmp/serving_cases.svg"; then ok; else bad "cases serving plot: concurrency bands in the legend"; fi
 # Every row runs: a malformed row is listed with its file line and the rest still run (exit 0,
 # 1 with --strict); a blank concurrency is assumed and said; a file without a required column exits 2.
 printf 'id,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency,extra\n' > "$tmp/rows.csv"

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <optional>
+#include <regex>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"

@@ -1,6 +1,7 @@
 #include "serving/serving_cases_plot.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -28,20 +29,20 @@ const Quantity kQuantities[] = {
      [](const ServingCaseResult& r) { return r.requests_per_s(); }},
 };
 
-constexpr std::int64_t kTopBand = 1024;  // the last band: above this many clients
+constexpr std::array<std::int64_t, 5> kBandTops = {4, 16, 64, 256, 1024};  // clients at most, per band
 
 }  // namespace
 
 void write_serving_cases_plot(const std::string& path, const std::string& title, const std::vector<ServingCaseResult>& results) {
   const std::string terminal = plot_terminal(path, 1500, 560);
   if (results.empty()) throw InputError("${plot} " + path + ": no simulated row to chart");
-  // Rows coloured by concurrency band (1-4, 5-16, ... by fours): a legend of six entries, not one
-  // per concurrency the files hold (62 in the shared ones).
-  std::map<std::int64_t, std::vector<const ServingCaseResult*>> by_concurrency;  // band's top -> rows
+  // Rows coloured by concurrency band (1-4, 5-16, ... by fours, then above the last): a legend of
+  // six entries, not one per concurrency the files hold (62 in the shared ones).
+  std::map<std::size_t, std::vector<const ServingCaseResult*>> by_concurrency;  // band -> rows
   for (const ServingCaseResult& r : results) {
-    std::int64_t top = 4;
-    while (top < r.c.concurrency && top < kTopBand) top *= 4;
-    by_concurrency[r.c.concurrency > kTopBand ? kTopBand + 1 : top].push_back(&r);
+    std::size_t band = 0;
+    while (band < kBandTops.size() && r.c.concurrency > kBandTops[band]) ++band;
+    by_concurrency[band].push_back(&r);
   }
   const std::filesystem::path dir = plot_dir();
   const std::filesystem::path data = dir / "cases.dat", script = dir / "cases.gp";
@@ -52,7 +53,7 @@ void write_serving_cases_plot(const std::string& path, const std::string& title,
     d.imbue(std::locale::classic());
     d.precision(10);
     bool first = true;
-    for (const auto& [concurrency, rows] : by_concurrency) {
+    for (const auto& [band, rows] : by_concurrency) {
       if (!first) d << "\n\n";
       first = false;
       for (const ServingCaseResult* r : rows) {
@@ -79,12 +80,11 @@ void write_serving_cases_plot(const std::string& path, const std::string& title,
         << "plot x title 'simulated = measured' lw 2 lc rgb 'gray', \\\n"
         << "     1.15 * x title '+-15%' dashtype 2 lc rgb 'gray', 0.85 * x notitle dashtype 2 lc rgb 'gray'";
       int i = 0;
-      for (const auto& [concurrency, rows] : by_concurrency) {
-        const std::string band = concurrency > kTopBand ? "above " + std::to_string(kTopBand)
-                                                          : std::to_string(concurrency == 4 ? 1 : concurrency / 4 + 1) + "-" +
-                                                                std::to_string(concurrency);
+      for (const auto& [band, rows] : by_concurrency) {
+        const std::string label = band == kBandTops.size() ? "above " + std::to_string(kBandTops.back())
+                                  : std::to_string(band == 0 ? 1 : kBandTops[band - 1] + 1) + "-" + std::to_string(kBandTops[band]);
         g << ", \\\n     " << file << " index " << i << " using " << 2 * q + 1 << ":" << 2 * q + 2 << " title "
-          << gnuplot_quoted("concurrency " + band) << " with points pt 7 ps 0.7 lc rgb '"
+          << gnuplot_quoted("concurrency " + label) << " with points pt 7 ps 0.7 lc rgb '"
           << colours[i % 8] << "'";
         ++i;
       }

@@ -130,10 +130,10 @@ class Builder : public AttentionGraph {
     return add(std::move(op), inputs);
   }
 
-  // What the collectives carry: the row-parallel linears' outputs and the residual stream, which
-  // engines keep 16-bit whatever their linears compute in (fp8 and 4-bit GEMMs quantize their
-  // 16-bit inputs on the way in and write 16-bit outputs), so a TP all-reduce moves 2 bytes a value.
-  DType stream_dtype() const { return dtype_bytes(p_.activations) >= 2 ? p_.activations : DType::bf16; }
+  // What the collectives carry: the row-parallel linears' outputs, which engines write 16-bit
+  // whatever their linears compute in (fp8 and 4-bit GEMMs quantize their 16-bit inputs on the
+  // way in), so a TP all-reduce moves 2 bytes a value.
+  DType collective_dtype() const { return dtype_bytes(p_.activations) >= 2 ? p_.activations : DType::bf16; }
 
   // The kernel that quantizes linear `name`'s input, shaped `v`.
   OpId quantize_op(const std::string& name, int layer, const VectorShape& v, const std::vector<Input>& inputs) {
@@ -336,7 +336,7 @@ class Builder : public AttentionGraph {
     op.send_to_next = send_to_next;
     op.all_to_all = all_to_all;
     op.collective_elements = elements;
-    op.vector.dtype = stream_dtype();
+    op.vector.dtype = collective_dtype();
     return add(std::move(op), {{in, elements}});
   }
 

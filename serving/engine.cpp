@@ -73,6 +73,15 @@ void check_setup(const ServingSetup& s) {
     if (g.prefill_tp < 0 || g.prefill_tp > 1024 || g.decode_tp < 0 || g.decode_tp > 1024) {
       throw InputError("${prefill_tp} and ${decode_tp} must be between 1 and 1024");
     }
+    if (g.prefill_max_batch < 0 || g.prefill_max_batch > kMaxBatch) {
+      throw InputError("${prefill_max_batch} must be between 0 (the scheduler's ${max_batch}) and " + std::to_string(kMaxBatch));
+    }
+    if (g.decode_first_response < 1 || g.decode_first_response > kMaxTokens) {
+      throw InputError("${decode_first_response} must be between 1 and " + std::to_string(kMaxTokens));
+    }
+    if (g.prefill_max_tokens < 0 || g.prefill_max_tokens > kMaxTokens) {
+      throw InputError("${prefill_max_tokens} must be between 0 (the scheduler's ${max_tokens}) and " + std::to_string(kMaxTokens));
+    }
     for (std::int64_t v : {g.prefill_ep, g.decode_ep, g.prefill_moe_tp, g.decode_moe_tp, g.gpus_per_node}) {
       if (v < 0 || v > 1024) throw InputError("disaggregated pools: EP ranks, experts' TP and GPUs per node must be between 0 (not set) and 1024");
     }
@@ -127,9 +136,12 @@ void check_requests(const ServingSetup& s, const std::vector<RequestSpec>& reque
       throw InputError(who + ": beyond " + model.name + "'s maximum context of " + std::to_string(model.max_context) +
                        " (${allow_long_context} simulates it anyway)");
     }
-    if (!s.scheduler.chunked_prefill && r.prompt_tokens > s.scheduler.max_tokens) {
-      throw InputError(who + ": its prompt exceeds the ${max_tokens} budget of " + std::to_string(s.scheduler.max_tokens) +
-                       " tokens per iteration; raise it or use ${chunked_prefill}");
+    // The instances that prefill (the prefill ones, disaggregated) must take a whole prompt at once.
+    const bool own_budget = s.disaggregation.enabled && s.disaggregation.prefill_max_tokens > 0;
+    const std::int64_t budget = own_budget ? s.disaggregation.prefill_max_tokens : s.scheduler.max_tokens;
+    if (!s.scheduler.chunked_prefill && r.prompt_tokens > budget) {
+      throw InputError(who + ": its prompt exceeds the " + (own_budget ? "${prefill_max_tokens}" : "${max_tokens}") + " budget of " +
+                       std::to_string(budget) + " tokens per iteration; raise it or use ${chunked_prefill}");
     }
     if (pool.blocks_for(context) > rank_capacity) {
       throw InputError(who + ": needs " + std::to_string(pool.blocks_for(context)) + " KV blocks of " +
@@ -369,7 +381,11 @@ class ServingEngine {
     };
     std::deque<InFlight> in_flight;  // by arrival time, in the order sent when equal
     std::vector<std::size_t> bound_for(decodes.size(), 0);  // in flight per decode instance
-    auto least_loaded = [](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra) {
+    std::vector<std::int64_t> decode_iterations(specs.size(), 0);  // each request's on its decode instance
+    // Round robin: the next instance of each pool in turn.
+    std::size_t next_prefill = 0, next_decode = 0;
+    auto pick = [&d](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
+      if (d.routing == DisaggregationConfig::Routing::round_robin) return turn++ % workers.size();
       std::size_t best = 0;
       for (std::size_t i = 1; i < workers.size(); ++i) {
         const std::size_t a = workers[i]->load() + (extra ? (*extra)[i] : 0), b = workers[best]->load() + (extra ? (*extra)[best] : 0);
@@ -393,7 +409,7 @@ class ServingEngine {
         r_.requests[i].arrival_s = t;
         LiveRequest live = live_request(i);
         live.output = 1;  // the prefill instance produces the first token
-        prefills[least_loaded(prefills, nullptr)]->scheduler().arrive(live);
+        prefills[pick(prefills, nullptr, next_prefill)]->scheduler().arrive(live);
       }
       // KV caches that have arrived join their decode instance's queue, ready to decode.
       while (!in_flight.empty() && in_flight.front().at <= now) {
@@ -421,7 +437,7 @@ class ServingEngine {
         std::int64_t tokens = 0;
         for (const LiveRequest& l : p.finished) {
           RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
-          rec.first_token_s = now;
+          if (d.first_token == DisaggregationConfig::FirstToken::prefill || rec.spec.output_tokens == 1) rec.first_token_s = now;
           if (rec.spec.output_tokens == 1) {
             finish_request(static_cast<std::size_t>(l.record));
           } else {
@@ -447,7 +463,7 @@ class ServingEngine {
           RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
           if (rec.spec.output_tokens == 1) continue;
           rec.kv_arrival_s = now + sent.seconds;
-          const std::size_t to = least_loaded(decodes, &bound_for);
+          const std::size_t to = pick(decodes, &bound_for, next_decode);
           ++bound_for[to];
           const InFlight f{rec.kv_arrival_s, static_cast<std::size_t>(l.record), to};
           in_flight.insert(std::upper_bound(in_flight.begin(), in_flight.end(), f,
@@ -458,6 +474,12 @@ class ServingEngine {
       for (auto& w : decodes) {
         if (!w->busy() || w->end_s() > now) continue;
         const Scheduler::Progress p = w->finish(r_);
+        for (const LiveRequest& l : p.produced) {
+          const std::size_t i = static_cast<std::size_t>(l.record);
+          if (r_.requests[i].first_token_s < 0 && (++decode_iterations[i] >= d.decode_first_response || l.generated >= l.output)) {
+            r_.requests[i].first_token_s = now;
+          }
+        }
         for (const LiveRequest& l : p.finished) finish_request(static_cast<std::size_t>(l.record));
         if (!p.finished.empty()) report(finished, n);
       }

@@ -304,6 +304,11 @@ namespace {
 
 SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   SchedulerConfig c = setup.scheduler;
+  if (pool.role() == "prefill") {
+    const DisaggregationConfig& d = setup.disaggregation;
+    if (d.prefill_max_batch > 0) c.max_batch = d.prefill_max_batch;
+    if (d.prefill_max_tokens > 0) c.max_tokens = d.prefill_max_tokens;
+  }
   c.verify_tokens = 1 + setup.speculative.tokens;
   c.micro_batches = c.micro_batches_on(pool.stages());
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.

@@ -98,6 +98,25 @@ struct DisaggregationConfig {
   // A worker wider than this many GPUs spans nodes joined by the NICs (Experiment::nodes);
   // 0: every worker on one switch.
   std::int64_t gpus_per_node = 0;
+  // How a request picks its prefill and its decode instance: the one holding the fewest
+  // requests (waiting, running and bound for it), or each in turn (NVIDIA Dynamo's frontend
+  // router, whose --router-mode defaults to round-robin); in turn, a request can queue at a busy
+  // instance while another idles.
+  enum class Routing { least_loaded, round_robin };
+  Routing routing = Routing::least_loaded;
+  // Where the client's first token comes from: the prefill instance, as soon as it has it
+  // (DistServe), or the decode instance, in its first iteration with the request (Dynamo: its
+  // frontend sends the prompt to a prefill worker for the KV cache and streams every token from
+  // the decode worker), so a request that waits for a decode slot waits for its first token.
+  enum class FirstToken { prefill, decode };
+  FirstToken first_token = FirstToken::prefill;
+  // With the first token from the decode instance: the iteration of its own in which it first
+  // responds (TensorRT-LLM's overlap scheduler skips a generation-only request's first iteration
+  // and then responds every stream_interval iterations: its stream_interval; 1: at once).
+  std::int64_t decode_first_response = 1;
+  // The prefill instances' own limits per iteration (TensorRT-LLM's max_batch_size and
+  // max_num_tokens of a context server); 0: the scheduler's, as the decode instances.
+  std::int64_t prefill_max_batch = 0, prefill_max_tokens = 0;
 };
 
 struct KvCacheConfig {

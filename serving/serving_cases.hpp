@@ -32,6 +32,17 @@ struct ServingCase {
   bool disaggregated = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 1, decode_tp = 1, prefill_batch = 1;
   std::int64_t prefill_ep = 1, prefill_moe_tp = 0;
+  // Disaggregated: the prefill workers' own limits per iteration (0: the decode workers'), and
+  // whether the decode batch limit is the deployment's own (a harness recipe's), which a
+  // concurrency above it does not raise: the clients beyond it queue.
+  std::int64_t prefill_max_batch = 0, prefill_max_tokens = 0;
+  bool batch_from_recipe = false;
+  // The decode worker's iteration in which a request's first token reaches the client
+  // (DisaggregationConfig::decode_first_response, a recipe's; 1 at once).
+  std::int64_t decode_first_response = 1;
+  // Draft tokens per step of the speculative decoding the deployment ran (a recipe's MTP);
+  // nullopt unknown. Not simulated yet: said on the row.
+  std::optional<std::int64_t> speculative_tokens;
   // Every way the row was filled in or mapped where it does not say or roofsim approximates
   // (a blank concurrency, a layout run another way, a version taken as the nearest documented),
   // one sentence each: printed on the row and counted in the summary.

@@ -18,7 +18,8 @@ const std::set<std::string> kKeys = {
     "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "limits_per_rank",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
-    "prefill_instances", "decode_instances", "prefill_tp", "decode_tp", "stack"};
+    "prefill_instances", "decode_instances", "prefill_tp", "decode_tp", "prefill_max_batch", "prefill_max_tokens", "instance_routing",
+    "first_token", "decode_first_response", "stack"};
 
 std::string one_of(const std::string& key, const nlohmann::json& v, const std::set<std::string>& allowed, const std::string& listed) {
   const std::string t = setting_text(key, v);
@@ -160,6 +161,20 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.disaggregation.prefill_tp = setting_whole(key, v);
   } else if (key == "decode_tp") {
     s_.disaggregation.decode_tp = setting_whole(key, v);
+  } else if (key == "prefill_max_batch") {
+    s_.disaggregation.prefill_max_batch = whole_between(key, v, 1, kMaxBatch);
+  } else if (key == "prefill_max_tokens") {
+    s_.disaggregation.prefill_max_tokens = whole_between(key, v, 1, kMaxTokens);
+  } else if (key == "instance_routing") {
+    s_.disaggregation.routing = one_of(key, v, {"least_loaded", "round_robin"}, "least_loaded or round_robin") == "round_robin"
+                                    ? DisaggregationConfig::Routing::round_robin
+                                    : DisaggregationConfig::Routing::least_loaded;
+  } else if (key == "decode_first_response") {
+    s_.disaggregation.decode_first_response = whole_between(key, v, 1, kMaxTokens);
+  } else if (key == "first_token") {
+    s_.disaggregation.first_token = one_of(key, v, {"prefill", "decode"}, "prefill or decode") == "decode"
+                                        ? DisaggregationConfig::FirstToken::decode
+                                        : DisaggregationConfig::FirstToken::prefill;
   } else if (key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" || key == "microbatches") {
     throw InputError("'" + key + "' is a run setting; a serving run takes prompt, output and the arrivals instead");
   } else {

@@ -37,6 +37,8 @@ struct ServeOptions {
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
+  std::int64_t prefill_max_batch = 0, prefill_max_tokens = 0, decode_first_response = 1;
+  std::string routing = "least_loaded", first_token = "prefill";
   std::string draft = "mtp", acceptance = "0.7";
   double frontend_request_us = 0, frontend_prompt_token_us = 0, frontend_response_us = 0;
   double kv_fraction = 0.9, overhead_ms = 0, sequence_overhead_us = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
@@ -236,7 +238,16 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   d.decode_instances = o.decode_instances;
   d.prefill_tp = o.prefill_tp;
   d.decode_tp = o.decode_tp;
-  for (const char* flag : {"--prefill-instances", "--decode-instances", "--prefill-tp", "--decode-tp"}) {
+  d.prefill_max_batch = o.prefill_max_batch;
+  d.prefill_max_tokens = o.prefill_max_tokens;
+  d.routing = o.routing == "round_robin" ? DisaggregationConfig::Routing::round_robin : DisaggregationConfig::Routing::least_loaded;
+  d.first_token = o.first_token == "decode" ? DisaggregationConfig::FirstToken::decode : DisaggregationConfig::FirstToken::prefill;
+  d.decode_first_response = o.decode_first_response;
+  if (cmd.count("--decode-first-response") && o.first_token != "decode") {
+    throw InputError("--decode-first-response counts the decode instance's iterations before it responds: give --first-token decode too");
+  }
+  for (const char* flag : {"--prefill-instances", "--decode-instances", "--prefill-tp", "--decode-tp", "--prefill-max-batch",
+                           "--prefill-max-tokens", "--instance-routing", "--first-token", "--decode-first-response"}) {
     if (cmd.count(flag) && !o.disaggregate) throw InputError(std::string(flag) + " describes disaggregated serving: give --disaggregate too");
   }
   s.speculative.tokens = o.speculative_tokens;
@@ -392,6 +403,30 @@ void add_serve_command(CLI::App& app) {
       ->check(whole_number_between(1, 1024));
   disagg->add_option("--decode-tp", o->decode_tp, "Chips per decode instance, tensor parallel (default --tp)")
       ->check(whole_number_between(1, 1024));
+  disagg->add_option("--prefill-max-batch", o->prefill_max_batch,
+                     "Most prompts a prefill instance runs in one iteration (TensorRT-LLM's max_batch_size of a "
+                     "context server; default --max-batch)")
+      ->check(whole_number_between(1, kMaxBatch));
+  disagg->add_option("--prefill-max-tokens", o->prefill_max_tokens,
+                     "Most prompt tokens a prefill instance runs in one iteration (default --max-tokens)")
+      ->check(whole_number_between(1, kMaxTokens));
+  disagg->add_option("--instance-routing", o->routing,
+                     "How each request picks its prefill and decode instance:\n"
+                     "  least_loaded: the one holding the fewest requests (default)\n"
+                     "  round_robin: each in turn, as NVIDIA Dynamo's frontend routes by default; a request may "
+                     "queue at a busy instance while another idles")
+      ->check(CLI::IsMember({"least_loaded", "round_robin"}));
+  disagg->add_option("--first-token", o->first_token,
+                     "Which instance gives the client its first token:\n"
+                     "  prefill: the prefill instance, as soon as it has it (default)\n"
+                     "  decode: the decode instance, in its first iteration with the request (Dynamo streams every "
+                     "token from the decode worker): waiting for a decode slot counts in TTFT")
+      ->check(CLI::IsMember({"prefill", "decode"}));
+  disagg->add_option("--decode-first-response", o->decode_first_response,
+                     "With --first-token decode: the decode instance's iteration in which it first responds "
+                     "(TensorRT-LLM's overlap scheduler skips a generation-only request's first iteration, then "
+                     "responds every stream_interval iterations: give its stream_interval; default 1: at once)")
+      ->check(whole_number_between(1, kMaxTokens));
   cmd->add_option("--speculative-tokens", o->speculative_tokens,
                   "Speculative decoding: a draft proposes K tokens per sequence before each decode step and the "
                   "target verifies K + 1 in one pass (default 0: off)")

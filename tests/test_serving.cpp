@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "experiment/inference.hpp"
+#include "serving/harness_recipes.hpp"
 #include "serving/report.hpp"
 #include "serving/scheduler.hpp"
 #include "serving/serving.hpp"
@@ -394,6 +395,74 @@ TEST_CASE("disaggregation moves each prompt's KV cache over the links, from pref
   CHECK(requests_csv(run_serving(s)) == requests_csv(r));
 }
 
+TEST_CASE("disaggregation as Dynamo serves it: instances in turn, the first token from the decode instance", "[systemc][serving]") {
+  // Four clients, two decode instances of one slot each: two requests decode while two wait.
+  ServingSetup s = serving_setup(24, 4, "512", "64");
+  s.disaggregation.enabled = true;
+  s.disaggregation.decode_instances = 2;
+  s.scheduler.max_batch = 1;
+  auto mean_ttft = [](const ServingResult& r) {
+    double t = 0;
+    for (const RequestRecord& q : r.requests) t += q.ttft_s();
+    return t / static_cast<double>(r.requests.size());
+  };
+  const ServingResult from_prefill = run_serving(s);
+  s.disaggregation.first_token = DisaggregationConfig::FirstToken::decode;
+  const ServingResult from_decode = run_serving(s);
+  // The same run; only when the client hears of it differs: the requests that wait for a decode
+  // slot wait for their first token, about one request's decoding for half of them.
+  REQUIRE(from_decode.requests.size() == from_prefill.requests.size());
+  double decoding = 0;
+  for (std::size_t i = 0; i < from_decode.requests.size(); ++i) {
+    const RequestRecord &a = from_prefill.requests[i], &b = from_decode.requests[i];
+    CHECK(b.finish_s == Approx(a.finish_s));
+    CHECK(b.first_token_s >= a.first_token_s);
+    CHECK(b.first_token_s >= b.kv_arrival_s);
+    decoding += a.finish_s - a.kv_arrival_s;
+  }
+  decoding /= static_cast<double>(from_decode.requests.size());
+  CHECK(mean_ttft(from_decode) > mean_ttft(from_prefill) + 0.3 * decoding);
+  // A decode instance that first responds in its 10th iteration with a request: 9 steps later.
+  s.disaggregation.decode_first_response = 10;
+  const ServingResult tenth = run_serving(s);
+  for (std::size_t i = 0; i < tenth.requests.size(); ++i) {
+    // 63 decode steps after the prefill's token, one request per instance: back to back once it
+    // has its slot, the first ending with the first token.
+    const RequestRecord &q = tenth.requests[i], &p = from_decode.requests[i];
+    const double step = (p.finish_s - p.first_token_s) / 62.0;
+    CHECK(q.first_token_s - p.first_token_s == Approx(9 * step).epsilon(0.05));
+  }
+  // In turn: with one slot per instance, a request may land on the busy one while the other
+  // idles, where the least loaded never waits behind a busy instance with an idle one beside it.
+  s.disaggregation.decode_first_response = 1;
+  s.workload.output = parse_length_distribution("uniform:16:112", "output");
+  const ServingResult least = run_serving(s);
+  s.disaggregation.routing = DisaggregationConfig::Routing::round_robin;
+  const ServingResult turns = run_serving(s);
+  CHECK(mean_ttft(turns) > mean_ttft(least));
+  std::set<int> decoders;
+  for (const IterationRecord& it : turns.iterations) {
+    if (it.decode_sequences > 0) decoders.insert(it.worker);
+  }
+  CHECK(decoders == std::set<int>{1, 2});
+}
+
+TEST_CASE("disaggregation: the prefill instances keep their own batch and token limits", "[systemc][serving]") {
+  ServingSetup s = serving_setup(16, 8, "256", "8");
+  s.disaggregation.enabled = true;
+  s.scheduler.max_batch = 8;
+  s.disaggregation.prefill_max_batch = 2;
+  const ServingResult r = run_serving(s);
+  int most = 0;
+  for (const IterationRecord& it : r.iterations) {
+    if (it.worker == 0) most = std::max(most, static_cast<int>(it.prefill_sequences));
+  }
+  CHECK(most == 2);
+  // A whole prompt must fit the prefill instances' budget when prompts are not chunked.
+  s.disaggregation.prefill_max_tokens = 128;
+  CHECK_THROWS_WITH(run_serving(s), Catch::Contains("prefill_max_tokens budget of 128"));
+}
+
 TEST_CASE("disaggregation sends a sliding-window model's capped cache and not every token's KV of every layer", "[systemc][serving]") {
   ServingSetup s = serving_setup(6, 2, "uniform:600:900", "uniform:4:8");
   // Llama-3-8B's layer, 4 of them, every second one sliding over 256 tokens.
@@ -521,13 +590,14 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 8%, r
   CHECK(ttft_mape <= 0.50);
 }
 
-TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 38 reached", "[validation][serving]") {
+TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 39 reached", "[validation][serving]") {
   // A regression guard, not the issue's target (TTFT 20%, TPOT 10%; docs/serving.md, "Every
   // row runs"): TensorRT-LLM, vLLM and SGLang rows, each on its stack's [serving] table, with
-  // the lengths and token budgets of the benchmark that measured it. Session 38 on these 31
-  // rows: TTFT 50.1%, TPOT 23.5%, requests/s 19.2% (all 909 rows: 54.5%, 24.2%). Session 37:
-  // 47.5 / 22.9 / 17.0%; InferenceMAX's spread lengths (session 38) took away a lock step that
-  // had hidden roofsim's too-fast MoE prefill, docs/serving.md says how much.
+  // the lengths, token budgets and (disaggregated) recipes of the benchmark that measured it.
+  // Session 39 on these 31 rows: TTFT 44.7%, TPOT 20.7%, requests/s 22.1% (all 909 rows: 49.1%,
+  // 19.1%, 21.0%). Session 38: 50.1 / 23.5 / 19.2%; the five disaggregated rows here now run
+  // their recipes' worker counts, which took TTFT and TPOT closer on three and requests/s
+  // further on four (docs/serving.md, "Session 39").
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");
   REQUIRE(all.size() == 732);
   std::vector<ServingCase> sample;
@@ -547,9 +617,9 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   CHECK(backends.size() == 3);
   const double n = static_cast<double>(sample.size());
   INFO("TTFT mean absolute error " << ttft_ape / n << ", TPOT " << tpot_ape / n << ", requests/s " << requests_ape / n);
-  CHECK(ttft_ape / n <= 0.52);
-  CHECK(tpot_ape / n <= 0.25);
-  CHECK(requests_ape / n <= 0.20);
+  CHECK(ttft_ape / n <= 0.47);
+  CHECK(tpot_ape / n <= 0.22);
+  CHECK(requests_ape / n <= 0.23);
 }
 
 TEST_CASE("both shared serving files: every row is set up, nothing refused", "[systemc][serving]") {
@@ -604,6 +674,84 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::prefill_first);
   // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
+}
+
+TEST_CASE("harness recipes: the shipped table loads, and a malformed cell names its file, line and column", "[systemc][serving]") {
+  const std::vector<HarnessRecipe>& shipped = inferencemax_disagg_recipes();
+  CHECK(shipped.size() > 100);
+  for (const HarnessRecipe& r : shipped) CHECK(r.recipe.find("recipes/") != std::string::npos);
+  const std::string head =
+      "framework,system,isl,osl,concurrency,mtp,prefill_workers,prefill_layout,prefill_gpus,prefill_max_batch,prefill_max_tokens,"
+      "decode_workers,decode_layout,decode_gpus,decode_max_batch,decode_first_response,recipe\n";
+  const std::string good = "trtllm,h200_sxm,1024,1024,36,0,1,dep,8,8,8192,9,tep,8,256,100,r.yaml\n";
+  CHECK(load_harness_recipes(write_temp(head + good, "recipe")).size() == 1);
+  CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + "# a comment\n" + good + replace_once(good, "tep", "ring"), "recipe")),
+                    Catch::Contains(":4: decode_layout: expected tp, tep or dep, got 'ring'"));
+  CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + replace_once(good, ",36,", ",-36,"), "recipe")),
+                    Catch::Contains(":2: concurrency"));
+}
+
+TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipes at their concurrency, where they agree", "[systemc][serving]") {
+  const std::string head =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,gemm_quant_mode,moe_quant_mode,prefill_num_workers,prefill_tp_size,"
+      "prefill_moe_ep_size,decode_batch_size,decode_num_workers,decode_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms,"
+      "silicon_concurrency\n";
+  const std::string src = "source_file=2026-03-25.csv; model=DeepSeek-R1";
+  const std::string path = write_temp(
+      head + "h100_c6," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h100_sxm,disagg,1024,1024,fp8,fp8,,16,16,,,16,16,6900,8,6\n" +
+          "h100_c462," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h100_sxm,disagg,1024,1024,fp8,fp8,,16,16,,,16,16,21000,40,462\n" +
+          "h200_c48," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,8192,1024,fp8,fp8,,8,8,,,8,8,1500,20,48\n" +
+          "h200_c48_d3," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,8192,1024,fp8,fp8,1,8,8,16,3,8,8,1500,20,48\n" +
+          "no_recipe," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,1024,1024,fp8,fp8,,8,8,,,8,8,1300,6,13\n" +
+          "sglang_dep," + src + ",sglang,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,1024,1024,fp8,fp8,,8,1,,,8,8,700,12,128\n",
+      "recipes");
+  const std::vector<ServingCase> cases = load_serving_cases(path);
+  auto by_id = [&](const std::string& id) -> const ServingCase& {
+    for (const ServingCase& c : cases) {
+      if (c.id == id) return c;
+    }
+    throw std::runtime_error("no case " + id);
+  };
+  for (const ServingCase& c : cases) REQUIRE(c.not_simulated.empty());
+  // H100, concurrency 6: one prefill and three decode workers of TP16, one request each, with or
+  // without MTP alike; 6 clients, 3 slots: the limit is kept, the other clients queue.
+  const ServingCase& c6 = by_id("h100_c6");
+  CHECK((c6.prefill_instances == 1 && c6.decode_instances == 3));
+  CHECK((c6.tp == 16 && c6.ep == 1 && c6.moe_tp == 1));  // tep16: experts spread over the TP group
+  CHECK((c6.prefill_tp == 1 && c6.prefill_ep == 16));      // prefill dep16: attention data parallel
+  CHECK((c6.prefill_max_batch == 2 && c6.prefill_max_tokens == 2048));
+  CHECK(c6.batch == 1);
+  CHECK_FALSE(c6.deployment_assumed);
+  CHECK_FALSE(c6.speculative_tokens);  // MTP and STP recipes both fit
+  CHECK(c6.note().find("ctx1_gen3_tep16_batch1_eplb0_mtp3.yaml and 1 more") != std::string::npos);
+  const ServingSetup s6 = serving_case_setup(c6, ServingCaseSettings{});
+  CHECK(s6.scheduler.max_batch == 1);
+  CHECK(s6.disaggregation.decode_instances == 3);
+  CHECK(s6.disaggregation.routing == DisaggregationConfig::Routing::round_robin);
+  CHECK(s6.disaggregation.first_token == DisaggregationConfig::FirstToken::decode);
+  CHECK(s6.disaggregation.decode_first_response == 100);  // the recipes' stream_interval
+  CHECK(s6.disaggregation.prefill_max_batch == 2);
+  // Concurrency 462: MTP's tep16 of 128 and STP's dep16 of 8 differ; roofsim runs no MTP, so STP's.
+  const ServingCase& c462 = by_id("h100_c462");
+  CHECK((c462.ep == 16 && c462.tp == 1 && c462.batch == 8));
+  CHECK(c462.note().find("those without MTP") != std::string::npos);
+  // H200 8k1k at 48: c8 x 6 decode workers or c16 x 3; the worker counts stay unknown ...
+  const ServingCase& c48 = by_id("h200_c48");
+  CHECK(c48.deployment_assumed);
+  CHECK(c48.note().find("the recipes differ in decode workers") != std::string::npos);
+  // ... unless the row gives them: 3 decode workers of at most 32 (the row's 16 is concurrency / 3).
+  const ServingCase& c48_d3 = by_id("h200_c48_d3");
+  CHECK((c48_d3.decode_instances == 3 && c48_d3.batch == 32));
+  CHECK_FALSE(c48_d3.deployment_assumed);
+  // A concurrency no recipe lists keeps the generic assumptions.
+  const ServingCase& none = by_id("no_recipe");
+  CHECK(none.deployment_assumed);
+  CHECK(none.note().find("recipe") == std::string::npos);
+  // SGLang: the row's expert-parallel decode picks the dep recipe; --max-running-requests 512 is
+  // the worker's, 64 for each of its 8 attention-DP ranks.
+  const ServingCase& sg = by_id("sglang_dep");
+  CHECK((sg.decode_instances == 6 && sg.ep == 8 && sg.batch == 64));
+  CHECK(serving_case_setup(sg, ServingCaseSettings{}).disaggregation.decode_first_response == 1);
 }
 
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {

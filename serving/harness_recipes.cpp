@@ -1,0 +1,102 @@
+#include "serving/harness_recipes.hpp"
+
+#include <filesystem>
+
+#include "core/csv.hpp"
+#include "core/error.hpp"
+#include "core/presets.hpp"
+
+namespace roofsim {
+
+namespace {
+
+RecipePool read_pool(const std::string& path, const CsvRow& row, const std::string& role) {
+  RecipePool p;
+  p.workers = csv_positive_integer(path, row, role + "_workers");
+  p.layout = csv_text(path, row, role + "_layout");
+  if (p.layout != "tp" && p.layout != "tep" && p.layout != "dep") {
+    throw InputError(path + ":" + row.at("#line") + ": " + role + "_layout: expected tp, tep or dep, got '" + p.layout + "'");
+  }
+  p.gpus = csv_positive_integer(path, row, role + "_gpus");
+  p.max_batch = csv_positive_integer(path, row, role + "_max_batch");
+  if (role == "prefill") p.max_tokens = csv_positive_integer(path, row, "prefill_max_tokens");
+  if (role == "decode") p.first_response = csv_positive_integer(path, row, "decode_first_response");
+  return p;
+}
+
+}  // namespace
+
+std::vector<HarnessRecipe> load_harness_recipes(const std::string& path) {
+  std::vector<HarnessRecipe> out;
+  for (const CsvRow& row : read_csv(path)) {
+    HarnessRecipe r;
+    r.framework = csv_text(path, row, "framework");
+    r.system = csv_text(path, row, "system");
+    r.isl = csv_positive_integer(path, row, "isl");
+    r.osl = csv_positive_integer(path, row, "osl");
+    r.concurrency = csv_positive_integer(path, row, "concurrency");
+    r.mtp = csv_integer(path, row, "mtp");
+    if (r.mtp < 0) throw InputError(path + ":" + row.at("#line") + ": mtp: expected 0 or more draft tokens, got " + std::to_string(r.mtp));
+    r.prefill = read_pool(path, row, "prefill");
+    r.decode = read_pool(path, row, "decode");
+    r.recipe = csv_text(path, row, "recipe");
+    r.line = std::stol(row.at("#line"));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+const std::vector<HarnessRecipe>& inferencemax_disagg_recipes() {
+  static const std::vector<HarnessRecipe> recipes =
+      load_harness_recipes((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_disagg.csv").string());
+  return recipes;
+}
+
+std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& framework,
+                                                  const std::string& system, std::int64_t isl, std::int64_t osl,
+                                                  std::int64_t concurrency, std::optional<std::int64_t> prefill_workers,
+                                                  std::optional<std::int64_t> decode_workers, std::optional<bool> decode_expert_parallel) {
+  std::vector<const HarnessRecipe*> found;
+  for (const HarnessRecipe& r : recipes) {
+    if (r.framework != framework || r.system != system || r.isl != isl || r.osl != osl || r.concurrency != concurrency) continue;
+    if (prefill_workers && r.prefill.workers != *prefill_workers) continue;
+    if (decode_workers && r.decode.workers != *decode_workers) continue;
+    found.push_back(&r);
+  }
+  if (found.empty()) return std::nullopt;
+  if (decode_expert_parallel) {
+    std::vector<const HarnessRecipe*> narrowed;
+    for (const HarnessRecipe* r : found) {
+      if ((r->decode.layout != "tp") == *decode_expert_parallel) narrowed.push_back(r);
+    }
+    if (!narrowed.empty()) found = narrowed;
+  }
+  // A field is known when every recipe left agrees on it.
+  auto agreed = [&](auto field) -> std::optional<std::decay_t<decltype(field(*found.front()))>> {
+    for (const HarnessRecipe* r : found) {
+      if (!(field(*r) == field(*found.front()))) return std::nullopt;
+    }
+    return field(*found.front());
+  };
+  RecipeDeployment d;
+  const bool deployments_agree = agreed([](const HarnessRecipe& r) { return r.prefill; }) && agreed([](const HarnessRecipe& r) { return r.decode; });
+  if (!deployments_agree) {
+    std::vector<const HarnessRecipe*> plain;
+    for (const HarnessRecipe* r : found) {
+      if (r->mtp == 0) plain.push_back(r);
+    }
+    if (!plain.empty() && plain.size() < found.size()) {
+      found = plain;
+      d.without_speculation = true;
+    }
+  }
+  d.prefill_workers = agreed([](const HarnessRecipe& r) { return r.prefill.workers; });
+  d.decode_workers = agreed([](const HarnessRecipe& r) { return r.decode.workers; });
+  d.mtp = agreed([](const HarnessRecipe& r) { return r.mtp; });
+  d.prefill = agreed([](const HarnessRecipe& r) { return r.prefill; });
+  d.decode = agreed([](const HarnessRecipe& r) { return r.decode; });
+  for (const HarnessRecipe* r : found) d.recipes.push_back(r->recipe);
+  return d;
+}
+
+}  // namespace roofsim

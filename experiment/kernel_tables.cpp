@@ -513,9 +513,11 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
     if (dtype != "bfloat16" && !hw.matrix_supports(DType::fp8) && (dtype == "fp8" || dtype == "fp8_block")) {
       p.not_simulated_reason = hw.name + " does not compute in fp8";
-    } else if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block") {
-      m.dtype = dtype == "bfloat16" ? DType::bf16 : DType::fp8;
+    } else if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block" || dtype == "w4a16_mxfp4") {
+      m.dtype = dtype == "bfloat16" || dtype == "w4a16_mxfp4" ? DType::bf16 : DType::fp8;
       if (dtype == "fp8_block") m.scale_block_k = 128;
+      // Weight-only: mxfp4 experts converted to bf16 in the grouped GEMMs, bf16 activations.
+      if (dtype == "w4a16_mxfp4") m.weight_only = DType::mxfp4;
       // The benchmark reports the mean over its routing's draws (one when balanced).
       p.simulate = [&hw, m] {
         double sum = 0;
@@ -525,7 +527,7 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     } else {
       p.not_simulated_reason = dtype.rfind("w4a16", 0) == 0 || dtype.rfind("int4", 0) == 0 || dtype.rfind("int8_wo", 0) == 0
                                    ? "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled"
-                                   : dtype + " experts are not modelled (bfloat16, fp8 and fp8_block are)";
+                                   : dtype + " experts are not modelled (bfloat16, fp8, fp8_block and w4a16_mxfp4 are)";
     }
     out.push_back(std::move(p));
   }

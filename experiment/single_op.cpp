@@ -151,7 +151,7 @@ OpSpec quantize_1x128_op(std::int64_t rows, std::int64_t cols, std::int64_t warp
 }  // namespace
 
 MoeLayerShape moe_layer_shape(const MoeCall& m) {
-  return MoeLayerShape{m.tokens, m.hidden, m.inter, m.experts, m.topk, m.tp, m.ep, m.gated, m.dtype, m.scale_block_k};
+  return MoeLayerShape{m.tokens, m.hidden, m.inter, m.experts, m.topk, m.tp, m.ep, m.gated, m.dtype, m.scale_block_k, m.weight_only};
 }
 
 std::vector<OpSpec> moe_layer_ops(const MoeCall& m, int draw) {

@@ -1,6 +1,7 @@
 #pragma once
 // Single ops on one chip (`roofsim op`, the Python module's op()), and the GEMM intensity sweep
 // that shows the emergent roofline (`roofsim sweep`): simulated beside their analytic bounds.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,7 @@ struct MoeCall {
   double power_law = 0;      // 0: balanced routing; > 0: power-law routing of this exponent (workloads/moe_routing)
   DType dtype = DType::bf16;  // weights and the GEMMs' inputs (fp8: activations quantized on permutation)
   std::int64_t scale_block_k = 0;  // block-scaled fp8: one scale per this many values of K (GemmShape)
+  std::optional<DType> weight_only;  // weight-only experts: weights in this format, GEMMs in dtype
 };
 // Throws InputError (no location: the caller adds its flag or file:line) for a layer no model
 // has: top-k above the experts, an EP rank without an expert, more than 65536 experts, or

@@ -161,7 +161,8 @@ std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const st
                               VectorShape{m.tokens * m.hidden, local_copies * m.hidden, 1.0, staged, staged, true},
                               !block_scaled && act != out ? MoeFeed::previous : MoeFeed::hidden, m.tokens * m.hidden));
   if (block_scaled) ops.push_back(quantize_1x128(local_copies, m.hidden, "moe fc1 quantize", "moe.fc1_quantize"));
-  GemmShape up{touched, rows, up_cols, m.hidden, act, act, out};
+  const DType weights = m.weight_only.value_or(act);
+  GemmShape up{touched, rows, up_cols, m.hidden, act, weights, out};
   up.scale_block_k = m.scale_block_k;
   up.grouped = true;
   ops.push_back(gemm_kernel(up, "experts up", m.gated ? "experts.gate_up" : "experts.up", "mlp_up", local_copies * m.hidden));
@@ -171,7 +172,7 @@ std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const st
                               VectorShape{local_copies * up_cols, local_copies * inter, m.gated ? 4.0 : 2.0, out, staged, staged == out},
                               MoeFeed::previous, local_copies * up_cols));
   if (block_scaled) ops.push_back(quantize_1x128(local_copies, inter, "moe fc2 quantize", "moe.fc2_quantize"));
-  GemmShape down{touched, rows, m.hidden, inter, act, act, out};
+  GemmShape down{touched, rows, m.hidden, inter, act, weights, out};
   down.scale_block_k = m.scale_block_k;
   down.grouped = true;
   ops.push_back(gemm_kernel(down, "experts down", "experts.down", "mlp_down", local_copies * inter));

@@ -34,6 +34,9 @@ struct MoeLayerShape {
   bool gated = true;          // gate and up projections (SwiGLU); false: one up projection
   DType dtype = DType::bf16;  // weights and the GEMMs' inputs
   std::int64_t scale_block_k = 0;  // block-scaled fp8: one scale per this many values of K
+  // Weight-only experts: the weights stored in this format (4- or 8-bit) and converted to
+  // `dtype` in the GEMMs; nullopt: stored in `dtype`.
+  std::optional<DType> weight_only;
 };
 
 // What an op of the call reads as data (its other inputs, routing metadata, are not modelled

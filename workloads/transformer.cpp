@@ -497,7 +497,7 @@ class Builder : public AttentionGraph {
     }
     const std::vector<std::int64_t> loads = expert_loads(l, all, local_ep);
     const MoeLayerShape shape{all,     h,         m_.expert_width(), m_.experts, m_.experts_per_token,
-                              moe_tp_, local_ep, m_.gated_mlp,      p_.for_experts().weights, p_.for_experts().scale_block_k};
+                              moe_tp_, local_ep, m_.gated_mlp,      p_.for_experts().weights, p_.for_experts().scale_block_k, std::nullopt};
     OpId previous = ep > 1 ? tokens : router, data = tokens;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;

@@ -1,5 +1,6 @@
 #include "serving/harness_recipes.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/csv.hpp"
@@ -9,6 +10,9 @@
 namespace roofsim {
 
 namespace {
+
+// More spare tokens than any launch script adds: a typo.
+constexpr std::int64_t kMaxSpareTokens = 1 << 20;
 
 RecipePool read_pool(const std::string& path, const CsvRow& row, const std::string& role) {
   RecipePool p;
@@ -50,6 +54,44 @@ const std::vector<HarnessRecipe>& inferencemax_disagg_recipes() {
   static const std::vector<HarnessRecipe> recipes =
       load_harness_recipes((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_disagg.csv").string());
   return recipes;
+}
+
+std::vector<HarnessBudget> load_harness_budgets(const std::string& path) {
+  std::vector<HarnessBudget> out;
+  for (const CsvRow& row : read_csv(path)) {
+    HarnessBudget b;
+    b.framework = csv_text(path, row, "framework");
+    b.model_contains = row.count("model_contains") ? row.at("model_contains") : std::string();
+    b.max_num_tokens = csv_positive_integer(path, row, "max_num_tokens");
+    b.spare_tokens = csv_integer(path, row, "spare_tokens");
+    if (b.spare_tokens < 0 || b.spare_tokens > kMaxSpareTokens) {
+      throw InputError(path + ":" + row.at("#line") + ": spare_tokens: expected 0 to " + std::to_string(kMaxSpareTokens) + ", got " +
+                       std::to_string(b.spare_tokens));
+    }
+    b.launch_script = csv_text(path, row, "launch_script");
+    b.line = std::stol(row.at("#line"));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+const std::vector<HarnessBudget>& inferencemax_budgets() {
+  static const std::vector<HarnessBudget> budgets =
+      load_harness_budgets((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_budgets.csv").string());
+  return budgets;
+}
+
+const HarnessBudget* harness_budget(const std::vector<HarnessBudget>& budgets, const std::string& framework,
+                                    const std::string& model_path) {
+  for (const HarnessBudget& b : budgets) {
+    if (b.framework == framework && (b.model_contains.empty() || model_path.find(b.model_contains) != std::string::npos)) return &b;
+  }
+  return nullptr;
+}
+
+std::int64_t budget_tokens(const HarnessBudget& b, std::int64_t concurrency, std::int64_t prompt) {
+  if (b.spare_tokens == 0) return b.max_num_tokens;
+  return std::max(b.max_num_tokens, (concurrency + prompt + b.spare_tokens + 63) / 64 * 64);
 }
 
 std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& framework,

@@ -62,4 +62,22 @@ std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecip
                                                   std::int64_t concurrency, std::optional<std::int64_t> prefill_workers,
                                                   std::optional<std::int64_t> decode_workers, std::optional<bool> decode_expert_parallel);
 
+// A harness's per-iteration token budget for one framework (and model family): a fixed budget,
+// or round_up_64(concurrency + prompt + spare_tokens), at least max_num_tokens.
+struct HarnessBudget {
+  std::string framework, model_contains;  // model_contains "": every model
+  std::int64_t max_num_tokens = 0, spare_tokens = 0;
+  std::string launch_script;  // where it was read
+  long line = 0;
+};
+
+std::vector<HarnessBudget> load_harness_budgets(const std::string& path);
+// InferenceMAX's single-node budgets (configs/harnesses/inferencemax_budgets.csv), read once.
+const std::vector<HarnessBudget>& inferencemax_budgets();
+// The first budget for `framework` whose model_contains is blank or in `model_path`; nullptr: none.
+const HarnessBudget* harness_budget(const std::vector<HarnessBudget>& budgets, const std::string& framework,
+                                    const std::string& model_path);
+// Its tokens per iteration at `concurrency` clients and `prompt` tokens.
+std::int64_t budget_tokens(const HarnessBudget& b, std::int64_t concurrency, std::int64_t prompt);
+
 }  // namespace roofsim

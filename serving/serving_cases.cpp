@@ -307,22 +307,6 @@ bool sglang_mixed_chunk(const std::string& version) {
 // max_num_tokens = batch + isl + 1500, max_prefill_tokens = isl + 1500).
 constexpr std::int64_t kGeneratorSpareTokens = 1500;
 
-// The token budget InferenceMAX's single-node launch scripts gave each engine (SemiAnalysis'
-// InferenceMAX, benchmarks/*_h100*.sh and *_h200*.sh): vLLM --max-num-batched-tokens 8192
-// (gptoss_fp4_h*.sh, 70b_fp8_h*_slurm.sh); SGLang --chunked-prefill-size and --max-prefill-tokens
-// 32768 (dsr1_fp8_h200.sh); TensorRT-LLM max_num_tokens = batch + prompt + 64 rounded up to 64,
-// at least 8192, for DeepSeek-R1 (dsr1_fp8_h200_trt.sh), 20000 for gpt-oss (gptoss_fp4_h200_trt.sh)
-// and 16384 for Llama-3.x-70B (70b_fp8_h200_trt_slurm.sh). nullopt: a model its scripts leave out.
-std::optional<std::int64_t> inferencemax_max_tokens(const ServingCase& c) {
-  if (c.backend == "vllm") return 8192;
-  if (c.backend == "sglang") return 32768;
-  const auto names = [&](const char* family) { return c.model_path.find(family) != std::string::npos; };
-  if (names("DeepSeek")) return std::max<std::int64_t>(8192, (c.batch + c.isl + 64 + 63) / 64 * 64);
-  if (names("gpt-oss")) return 20000;
-  if (names("Llama")) return 16384;
-  return std::nullopt;
-}
-
 // The stack (configs/stacks) a backend and version run as; versions without a stack of their
 // own take the nearest documented one, said on the row.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {
@@ -676,8 +660,12 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.workload.requests = requests;
   setup.workload.prompt = case_lengths(c.harness, c.isl);
   setup.workload.output = case_lengths(c.harness, c.osl);
+  // InferenceMAX's launch scripts set each engine's budget (configs/harnesses/inferencemax_budgets.csv).
+  const HarnessBudget* budget = c.harness == ServingCase::Harness::inferencemax && !c.disaggregated
+                                    ? harness_budget(inferencemax_budgets(), c.backend, c.model_path)
+                                    : nullptr;
   const std::optional<std::int64_t> inferencemax_budget =
-      c.harness == ServingCase::Harness::inferencemax && !c.disaggregated ? inferencemax_max_tokens(c) : std::nullopt;
+      budget ? std::optional<std::int64_t>(budget_tokens(*budget, c.batch, c.isl)) : std::nullopt;
   if (inferencemax_budget) {
     // As InferenceMAX's scripts launched the engine: their budget, and SGLang without
     // --enable-mixed-chunk (prefill batches alone, the stack's prefill_first).

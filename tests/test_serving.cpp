@@ -676,7 +676,7 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
 }
 
-TEST_CASE("harness recipes: the shipped table loads, and a malformed cell names its file, line and column", "[systemc][serving]") {
+TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed cell names its file, line and column", "[systemc][serving]") {
   const std::vector<HarnessRecipe>& shipped = inferencemax_disagg_recipes();
   CHECK(shipped.size() > 100);
   for (const HarnessRecipe& r : shipped) CHECK(r.recipe.find("recipes/") != std::string::npos);
@@ -689,6 +689,20 @@ TEST_CASE("harness recipes: the shipped table loads, and a malformed cell names 
                     Catch::Contains(":4: decode_layout: expected tp, tep or dep, got 'ring'"));
   CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + replace_once(good, ",36,", ",-36,"), "recipe")),
                     Catch::Contains(":2: concurrency"));
+  // The launch scripts' token budgets: the first line for the framework whose model_contains
+  // is in the model's name; a fixed budget, or round_up_64(concurrency + prompt + spare).
+  const std::vector<HarnessBudget>& budgets = inferencemax_budgets();
+  const HarnessBudget* dsr1 = harness_budget(budgets, "trtllm", "deepseek-ai/DeepSeek-R1");
+  REQUIRE(dsr1 != nullptr);
+  CHECK(budget_tokens(*dsr1, 64, 8192) == 8320);
+  CHECK(budget_tokens(*dsr1, 4, 1024) == 8192);
+  CHECK(dsr1->launch_script.find("dsr1_fp8_h200_trt.sh") != std::string::npos);
+  CHECK(budget_tokens(*harness_budget(budgets, "vllm", "openai/gpt-oss-120b"), 512, 8192) == 8192);
+  CHECK(harness_budget(budgets, "trtllm", "Qwen/Qwen3-32B") == nullptr);
+  const std::string budget_head = "framework,model_contains,max_num_tokens,spare_tokens,launch_script\n";
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,-1,s.sh\n", "budget")),
+                    Catch::Contains(":2: spare_tokens: expected 0 to"));
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,0,0,s.sh\n", "budget")), Catch::Contains(":2: max_num_tokens"));
 }
 
 TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipes at their concurrency, where they agree", "[systemc][serving]") {

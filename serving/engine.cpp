@@ -79,6 +79,9 @@ void check_setup(const ServingSetup& s) {
     if (g.decode_first_response < 1 || g.decode_first_response > kMaxTokens) {
       throw InputError("${decode_first_response} must be between 1 and " + std::to_string(kMaxTokens));
     }
+    if (g.decode_first_response > 1 && g.first_token != DisaggregationConfig::FirstToken::decode) {
+      throw InputError("${decode_first_response} counts the decode instance's iterations before it responds: give ${first_token} decode too");
+    }
     if (g.prefill_max_tokens < 0 || g.prefill_max_tokens > kMaxTokens) {
       throw InputError("${prefill_max_tokens} must be between 0 (the scheduler's ${max_tokens}) and " + std::to_string(kMaxTokens));
     }

@@ -106,13 +106,17 @@ std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecip
     found.push_back(&r);
   }
   if (found.empty()) return std::nullopt;
-  if (decode_expert_parallel) {
-    std::vector<const HarnessRecipe*> narrowed;
+  // Keeps the recipes that pass, when some do; true when that left some out.
+  auto narrow = [&found](auto keep) {
+    std::vector<const HarnessRecipe*> kept;
     for (const HarnessRecipe* r : found) {
-      if ((r->decode.layout != "tp") == *decode_expert_parallel) narrowed.push_back(r);
+      if (keep(*r)) kept.push_back(r);
     }
-    if (!narrowed.empty()) found = narrowed;
-  }
+    if (kept.empty() || kept.size() == found.size()) return false;
+    found = std::move(kept);
+    return true;
+  };
+  if (decode_expert_parallel) narrow([&](const HarnessRecipe& r) { return (r.decode.layout != "tp") == *decode_expert_parallel; });
   // A field is known when every recipe left agrees on it.
   auto agreed = [&](auto field) -> std::optional<std::decay_t<decltype(field(*found.front()))>> {
     for (const HarnessRecipe* r : found) {
@@ -122,16 +126,7 @@ std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecip
   };
   RecipeDeployment d;
   const bool deployments_agree = agreed([](const HarnessRecipe& r) { return r.prefill; }) && agreed([](const HarnessRecipe& r) { return r.decode; });
-  if (!deployments_agree) {
-    std::vector<const HarnessRecipe*> plain;
-    for (const HarnessRecipe* r : found) {
-      if (r->mtp == 0) plain.push_back(r);
-    }
-    if (!plain.empty() && plain.size() < found.size()) {
-      found = plain;
-      d.without_speculation = true;
-    }
-  }
+  if (!deployments_agree) d.without_speculation = narrow([](const HarnessRecipe& r) { return r.mtp == 0; });
   d.prefill_workers = agreed([](const HarnessRecipe& r) { return r.prefill.workers; });
   d.decode_workers = agreed([](const HarnessRecipe& r) { return r.decode.workers; });
   d.mtp = agreed([](const HarnessRecipe& r) { return r.mtp; });

@@ -387,17 +387,16 @@ bool deploy_inferencemax_recipe(const CsvRow& row, ServingCase& c) {
     const std::int64_t ranks = l.ep;
     c.batch = c.backend == "sglang" ? (d->decode->max_batch + ranks - 1) / ranks : d->decode->max_batch;
     c.batch_from_recipe = true;
+    c.decode_first_response = d->decode->first_response;
     said += "; decode " + d->decode->layout + std::to_string(d->decode->gpus) + ", at most " + std::to_string(d->decode->max_batch) +
             (c.backend == "sglang" ? " running per worker" : " per scheduler");
     if (count(row, "decode_batch_size")) said += " (the row's decode_batch_size, concurrency / decode workers, is not a limit)";
   } else {
     unknown.push_back("decode layout and batch");
   }
-  c.speculative_tokens = d->without_speculation ? std::nullopt : d->mtp;
   if (d->without_speculation) said += "; of the recipes at this concurrency, those without MTP (the others deploy otherwise; MTP is not simulated)";
   if (d->mtp && *d->mtp > 0) said += "; its MTP drafts " + std::to_string(*d->mtp) + " tokens per step, not simulated (no acceptance rate for these runs)";
   if (!d->mtp) said += "; with or without MTP (the recipes differ; not simulated)";
-  if (d->decode) c.decode_first_response = d->decode->first_response;
   if (!unknown.empty()) {
     std::string list;
     for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
@@ -664,12 +663,11 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   const HarnessBudget* budget = c.harness == ServingCase::Harness::inferencemax && !c.disaggregated
                                     ? harness_budget(inferencemax_budgets(), c.backend, c.model_path)
                                     : nullptr;
-  const std::optional<std::int64_t> inferencemax_budget =
-      budget ? std::optional<std::int64_t>(budget_tokens(*budget, c.batch, c.isl)) : std::nullopt;
-  if (inferencemax_budget) {
-    // As InferenceMAX's scripts launched the engine: their budget, and SGLang without
-    // --enable-mixed-chunk (prefill batches alone, the stack's prefill_first).
-    setup.scheduler.max_tokens = *inferencemax_budget;
+  if (budget) {
+    // As InferenceMAX's scripts launched the engine: their budget (computed from CONC, the
+    // clients, not an attention-DP rank's batch_size), and SGLang without --enable-mixed-chunk
+    // (prefill batches alone, the stack's prefill_first).
+    setup.scheduler.max_tokens = budget_tokens(*budget, c.concurrency, c.isl);
     apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens"; });
   } else {
     // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule

@@ -40,9 +40,6 @@ struct ServingCase {
   // The decode worker's iteration in which a request's first token reaches the client
   // (DisaggregationConfig::decode_first_response, a recipe's; 1 at once).
   std::int64_t decode_first_response = 1;
-  // Draft tokens per step of the speculative decoding the deployment ran (a recipe's MTP);
-  // nullopt unknown. Not simulated yet: said on the row.
-  std::optional<std::int64_t> speculative_tokens;
   // Every way the row was filled in or mapped where it does not say or roofsim approximates
   // (a blank concurrency, a layout run another way, a version taken as the nearest documented),
   // one sentence each: printed on the row and counted in the summary.

@@ -132,7 +132,12 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << (d.decode_tp > 0 ? d.decode_tp : s.machine.tp) * ep << " chips (the KV cache above)"
        << (ep > 1 ? ", each " + std::to_string(ep) + " EP ranks" : std::string()) << "; " << r.kv_transfers
        << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
-       << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average\n";
+       << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average; "
+       << (d.routing == DisaggregationConfig::Routing::round_robin ? "instances in turn" : "the least loaded instance") << ", first token from the "
+       << (d.first_token == DisaggregationConfig::FirstToken::decode
+               ? "decode instance" + (d.decode_first_response > 1 ? " in its iteration " + std::to_string(d.decode_first_response) : std::string())
+               : std::string("prefill instance"))
+       << "\n";
   }
   if (m.preemptions > 0) {
     os << "preempted  " << m.preemptions << " times";
@@ -243,9 +248,6 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   d.routing = o.routing == "round_robin" ? DisaggregationConfig::Routing::round_robin : DisaggregationConfig::Routing::least_loaded;
   d.first_token = o.first_token == "decode" ? DisaggregationConfig::FirstToken::decode : DisaggregationConfig::FirstToken::prefill;
   d.decode_first_response = o.decode_first_response;
-  if (cmd.count("--decode-first-response") && o.first_token != "decode") {
-    throw InputError("--decode-first-response counts the decode instance's iterations before it responds: give --first-token decode too");
-  }
   for (const char* flag : {"--prefill-instances", "--decode-instances", "--prefill-tp", "--decode-tp", "--prefill-max-batch",
                            "--prefill-max-tokens", "--instance-routing", "--first-token", "--decode-first-response"}) {
     if (cmd.count(flag) && !o.disaggregate) throw InputError(std::string(flag) + " describes disaggregated serving: give --disaggregate too");

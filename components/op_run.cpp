@@ -211,6 +211,10 @@ void GemmRun::dispatch(std::int64_t step) {
                                : 0.0;
     return (scores / spec.exp_per_clock + rescale) * spec.exp_exposed_share;
   };
+  // A fused-MoE kernel's grouped tiles on 16-bit or fp8 weights keep the units busy this share
+  // of their time (weight-only experts run other kernels).
+  const bool fused_moe_tiles = g.grouped && (g.b == DType::bf16 || g.b == DType::fp16 || g.b == DType::fp8);
+  const double mma_share = fused_moe_tiles ? spec.fused_moe_mma_share : 1.0;
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -222,7 +226,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         const double exps = exposed_softmax_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
-        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) * padded_head +
+        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute) * padded_head / mma_share +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
                                           masked_keys +
                                       promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k);
@@ -241,7 +245,7 @@ void GemmRun::dispatch(std::int64_t step) {
   // ... and the out-of-bounds loads of the bottom row of tiles.
   const double step_oob_cycles = out_of_bounds_cycles(true, s.k) * static_cast<double>(tiles_n * s.batch_count);
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles - step_oob_cycles) * spec.macs_per_clock *
+    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles - step_oob_cycles) * mma_share * spec.macs_per_clock *
            spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;

@@ -247,8 +247,11 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
        }},
       {"clock", "the matrix units run at their sustained clock, below the one behind the peak (power, stalls)",
        [](HardwareSpec& hw) { hw.matrix.sustained_clock_hz = hw.matrix.clock_hz; }},
-      {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency)",
-       [](HardwareSpec& hw) { hw.matrix.dtype_efficiency.clear(); }},
+      {"dtype", "a data type's kernels reach less of its peak than bf16's (fp8 kernel efficiency), and a fused-MoE kernel's tiles less than a dense GEMM's",
+       [](HardwareSpec& hw) {
+         hw.matrix.dtype_efficiency.clear();
+         hw.matrix.fused_moe_mma_share = 1;
+       }},
       {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles, writes)",
        [](HardwareSpec& hw) {
          hw.hbm.efficiency = 1.0;

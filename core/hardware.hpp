@@ -77,6 +77,12 @@ struct MatrixSpec {
   // A block-scaled fp8 GEMM kernel's (DeepGEMM's) TMA loads of activation rows past the
   // matrix's last row: cycles per such row of the edge tile's box, per 128 of K (0: free).
   double block_scaled_oob_row_cycles = 0;
+  // Share of the units' rate that a fused-MoE kernel's grouped GEMM tiles on 16-bit or fp8
+  // weights sustain against a dense GEMM kernel's (Triton's fused_moe, as vLLM and SGLang run
+  // their experts: token rows gathered by pointer loads instead of the TMA, no producer warps,
+  // so the MMAs wait on the loads between k steps). Weight-only formats run other kernels
+  // (Marlin, TensorRT-LLM's mixed-input GEMMs) and keep 1. A software stack sets it.
+  double fused_moe_mma_share = 1;
   // An fp8 (e4m3) context FMHA built for a sliding window (fmha_v2's SLIDING_OR_CHUNKED_CAUSAL
   // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
   // variant of the same kernel spends on that step (0: none).

@@ -83,6 +83,13 @@ std::vector<HardwareParam> make_params() {
        "beyond the matrix's last row, per scale block of K (128-row boxes over 129 rows load 127 rows out of bounds on "
        "every step; the 64-row boxes of at most 64 rows pay nothing; 0: free)",
        FIELD(matrix.block_scaled_oob_row_cycles)},
+      {"matrix.fused_moe_mma_share", "", 1, K::fraction, false, 1,
+       "Share of the matrix units' rate that the grouped GEMM tiles of a fused-MoE kernel (GemmShape::grouped: an MoE "
+       "layer's experts) on 16-bit or fp8 weights sustain against a dense GEMM kernel's: Triton's fused_moe, as vLLM "
+       "and SGLang run those experts, gathers each tile's token rows by pointer loads instead of the TMA and has no "
+       "producer warps, so its MMAs wait on the loads. Weight-only formats (4- and 8-bit weights with 16-bit "
+       "activations) run other kernels and keep 1 (1: as a dense kernel's; a software stack sets it)",
+       FIELD(matrix.fused_moe_mma_share)},
       {"matrix.fp8_window_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
        "A context FMHA on fp8 (e4m3) operands with a sliding window shorter than the sequence (fmha_v2's "
        "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "

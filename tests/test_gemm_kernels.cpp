@@ -6,6 +6,7 @@
 #include <array>
 
 #include "experiment/single_op.hpp"
+#include "experiment/stack.hpp"
 #include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
@@ -222,4 +223,40 @@ TEST_CASE("a kernel of one CTA per token pays vector.token_cta_cycles per wave o
   // Without the stack's cycles the rows cost their bytes alone.
   hw.vector.token_cta_cycles = 0;
   CHECK(seconds(2640) - seconds(264) < 0.2 * 9 * wave_s);
+}
+
+TEST_CASE("a fused-MoE kernel's grouped tiles on 16-bit or fp8 experts run at the stack's share of the MMA rate", "[systemc][gemm]") {
+  const HardwareSpec dense_rate = load_hardware("h200_sxm");
+  REQUIRE(dense_rate.matrix.fused_moe_mma_share == 1.0);  // the chip's own files leave it to the stacks
+  HardwareSpec triton = dense_rate;
+  triton.matrix.fused_moe_mma_share = 0.5;
+  auto ratio = [&](const OpSpec& op) { return run_one(triton, op).seconds() / run_one(dense_rate, op).seconds(); };
+  // 64 experts of 256 rows (a prefill's): compute-bound, so the MMAs' half rate nearly doubles it.
+  const OpSpec prefill = gemm(256, 1536, 4096, DType::bf16, 0, 64, true);
+  CHECK(ratio(prefill) > 1.7);
+  CHECK(ratio(prefill) < 2.05);
+  // The FLOPs the units spent stay the tiles' MACs: the waiting is not counted as work.
+  CHECK(run_one(triton, prefill).padded_flops == Approx(run_one(dense_rate, prefill).padded_flops).epsilon(1e-9));
+  // Two rows per expert (a decode step's): the weights' reads bind, the rate hardly shows.
+  CHECK(ratio(gemm(2, 1536, 4096, DType::bf16, 0, 64, true)) < 1.15);
+  // Block-scaled fp8 experts run the same kernel.
+  CHECK(ratio(gemm(256, 1536, 4096, DType::fp8, 128, 64, true)) > 1.5);
+  // A dense GEMM, and experts of 4-bit weights (other kernels: Marlin, mixed-input GEMMs), do not.
+  CHECK(ratio(gemm(16384, 1536, 4096)) == 1.0);
+  OpSpec weight_only = prefill;
+  weight_only.gemm.b = DType::int4;
+  CHECK(ratio(weight_only) == 1.0);
+  // vLLM and SGLang run their bf16 and fp8 experts through it; TensorRT-LLM's CUTLASS MoE does not.
+  for (const char* stack : {"vllm", "sglang"}) {
+    Experiment e;
+    e.hw = "h200_sxm";
+    apply_stack(load_stack(stack), e, false, false);
+    REQUIRE(e.hardware);
+    CHECK(e.hardware->matrix.fused_moe_mma_share == Approx(0.5));
+  }
+  Experiment trt;
+  trt.hw = "h200_sxm";
+  apply_stack(load_stack("trtllm-1.x"), trt, false, false);
+  REQUIRE(trt.hardware);
+  CHECK(trt.hardware->matrix.fused_moe_mma_share == 1.0);
 }

@@ -62,3 +62,4 @@ step grouped_gemm_graph 60 python3 "$here/grouped_gemm.py" --graph
 step clock_under_load 60 python3 "$here/clock_under_load.py" --seconds 3
 # Triton fused-MoE expert GEMMs (bf16, block-scaled fp8, 4-bit weights) at the serving rows' prefill shapes
 step fused_moe_triton 360 python3 "$here/fused_moe_triton.py" --budget-s 330
+step attention_prefill 120 python3 "$here/attention_prefill.py"

@@ -98,10 +98,19 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
   } else if (key == "model") {
     e.model = setting_text(key, value);
     e.model_config.reset();
+    if (!e.precision_source.empty()) {  // the old model's checkpoint formats go with it
+      const DType kv = e.precision.kv;
+      e.precision = Precision{};
+      e.precision.kv = kv;
+      e.precision_given = false;
+      e.precision_source.clear();
+    }
   } else if (key == "weights_dtype") {
     e.precision.weights = dtype(key, value);
+    e.precision_given = true;
   } else if (key == "activations_dtype") {
     e.precision.activations = dtype(key, value);
+    e.precision_given = true;
   } else if (key == "kv_dtype") {
     e.precision.kv = dtype(key, value);
   } else if (key == "attention") {
@@ -129,6 +138,7 @@ void set_experiment_setting(Experiment& e, const std::string& key, const nlohman
     const std::string v = setting_text(key, value);
     if (v != "tensor" && v != "block") setting_refused(key, value, "tensor or block");
     e.precision.scale_block_k = v == "block" ? 128 : 0;
+    e.precision_given = true;
   } else if (key == "moe_kernel") {
     const std::optional<MoeKernel> k = parse_moe_kernel(setting_text(key, value));
     if (!k) setting_refused(key, value, or_list(moe_kernel_names()));

@@ -22,6 +22,7 @@
 #include "validation/analytic.hpp"
 #include "validation/collective_bounds.hpp"
 #include "validation/workload_bounds.hpp"
+#include "workloads/checkpoint_precision.hpp"
 #include "workloads/chip_layout.hpp"
 
 namespace roofsim {
@@ -299,6 +300,7 @@ Experiment load_experiment_file(const std::string& path) {
   e.batch = t.positive_integer_or("batch", e.batch);
   e.prompt = t.positive_integer_or("prompt", e.prompt);
   e.generate = t.positive_integer_or("generate", e.generate);
+  e.precision_given = t.has("weights_dtype") || t.has("activations_dtype") || t.has("fp8_scaling");
   e.precision.weights = dtype_key(t, "weights_dtype", e.precision.weights);
   e.precision.activations = dtype_key(t, "activations_dtype", e.precision.activations);
   e.precision.kv = dtype_key(t, "kv_dtype", e.precision.kv);
@@ -629,6 +631,7 @@ PreparedMachine prepare_machine(const Experiment& e) {
   } catch (const InputError& err) {
     throw named_in_file("model", e.model, err);
   }
+  if (!e.precision_source.empty()) r.notes.push_back(e.precision_source);
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {
     throw InputError("${activations_dtype} " + std::string(dtype_name(p.activations)) + ": the matrix units of " + r.hw.name +
@@ -721,7 +724,8 @@ PreparedMachine prepare_machine(const Experiment& e) {
   return r;
 }
 
-ExperimentResult simulate_experiment(const Experiment& e, const RunControl& control, bool simulate) {
+ExperimentResult simulate_experiment(const Experiment& given, const RunControl& control, bool simulate) {
+  const Experiment e = resolve_checkpoint_precision(given);
   // The CLI and experiment files check these too; the library's other callers (Python,
   // sweeps) reach here directly.
   check_sizes(e);
@@ -888,9 +892,9 @@ struct PassSimulator::Impl {
 };
 
 PassSimulator::PassSimulator(const Experiment& e) : impl_(std::make_unique<Impl>()) {
-  impl_->setup = e;
+  impl_->setup = resolve_checkpoint_precision(e);
   impl_->setup.trace_steps = 0;
-  impl_->machine = prepare_machine(e);
+  impl_->machine = prepare_machine(impl_->setup);
 }
 
 PassSimulator::~PassSimulator() = default;
@@ -978,5 +982,22 @@ std::string parallelism_name(std::int64_t tp, std::int64_t ep, std::int64_t pp) 
 }
 
 ExperimentResult analyze_experiment(const Experiment& e) { return simulate_experiment(e, RunControl{}, false); }
+
+Experiment resolve_checkpoint_precision(Experiment e) {
+  if (e.precision_given) return e;
+  try {
+    const ModelConfig m = e.model_config ? *e.model_config : load_model(e.model);
+    if (m.quantization.empty()) return e;
+    const HardwareSpec hw = e.hardware ? *e.hardware : load_hardware(e.hw);
+    std::vector<std::string> notes;
+    e.precision = checkpoint_precision(m, hw, e.precision, notes);
+    e.precision_given = true;
+    e.precision_source = "weights as the checkpoint declares them (" + m.quantization + ")";
+    for (const std::string& n : notes) e.precision_source += "; " + n;
+  } catch (const InputError&) {
+    // The run refuses the model or hardware with its own message (prepare_machine).
+  }
+  return e;
+}
 
 }  // namespace roofsim

@@ -44,6 +44,11 @@ struct Experiment {
   std::int64_t prompt = 512;
   std::int64_t generate = 128;
   Precision precision;
+  // Whether a flag, a file or a setting gave the weights', activations' or fp8 scaling's type.
+  // When none did, the model's checkpoint decides them (its config.json's quantization_config:
+  // resolve_checkpoint_precision), and `precision_source` says so.
+  bool precision_given = false;
+  std::string precision_source;
   AttentionImpl attention = AttentionImpl::fused;
   bool ideal = false;
   // How the host launches ops: one by one (each costs the hardware's host launch interval,
@@ -173,6 +178,12 @@ struct ExperimentResult {
 // each simulated phase (prefill, decode steps) and may cancel between them (Cancelled).
 // (The CLI shows it as sim/progress_line.hpp's line, as every long command does.)
 ExperimentResult run_experiment(const Experiment& e, const RunControl& control);
+// `e` with the weights' and activations' types of its model's checkpoint (fp8 for an fp8
+// checkpoint, mxfp4 experts for gpt-oss; weight-only where the chip lacks the format's rate)
+// unless a setting gave them (Experiment::precision_given); the KV cache's type is kept. The
+// entry points call it (run_experiment, PassSimulator, run_serving, the CLI's flags); a model
+// or hardware that does not load leaves `e` as it is, for the run to refuse with its message.
+Experiment resolve_checkpoint_precision(Experiment e);
 
 // The analytic side of a run without simulating it: the same checks, machine, steps and graphs,
 // every op's bound and each phase's (collectives included, as a run computes them), intensities,

@@ -506,7 +506,9 @@ class ServingEngine {
 
 }  // namespace
 
-ServingResult run_serving(const ServingSetup& setup, const RunControl& control) {
+ServingResult run_serving(const ServingSetup& given, const RunControl& control) {
+  ServingSetup setup = given;
+  setup.machine = resolve_checkpoint_precision(given.machine);
   check_setup(setup);
   ServingResult r;
   r.setup = setup;

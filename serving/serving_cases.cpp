@@ -15,6 +15,7 @@
 #include "experiment/worker_pool.hpp"
 #include "serving/harness_recipes.hpp"
 #include "serving/stack_serving.hpp"
+#include "workloads/checkpoint_precision.hpp"
 
 namespace roofsim {
 
@@ -110,13 +111,8 @@ ModelMatch resolve_model(const std::string& model_path) {
 
 // --- Quantization labels ----------------------------------------------------------------------
 
-// A weight format as the source's vocabulary labels it, with the type its GEMMs compute in.
-struct LinearFormat {
-  WeightFormat format;
-  DType activations = DType::bf16;
-  bool weight_only = false;  // 16-bit activations, weights dequantized in the GEMM
-};
-
+// A weight format as the source's vocabulary labels it, with the type its GEMMs compute in
+// (workloads/checkpoint_precision.hpp).
 std::optional<LinearFormat> parse_quant_label(const std::string& label) {
   LinearFormat f;
   if (label == "float16" || label == "bfloat16" || label == "fp16" || label == "bf16") return f;
@@ -157,33 +153,6 @@ std::optional<LinearFormat> parse_quant_label(const std::string& label) {
     return f;
   }
   return std::nullopt;
-}
-
-// The checkpoint's own format (its config.json's quantization_config) as a linear format.
-LinearFormat checkpoint_format(const WeightFormat& w) {
-  LinearFormat f;
-  f.format = w;
-  if (w.weights == DType::fp8) {
-    f.activations = w.scale_block_k > 0 ? DType::bf16 : DType::fp8;
-  } else if (w.weights == DType::bf16 || w.weights == DType::fp16) {
-    f.activations = w.weights;
-  } else {
-    f.activations = w.weights;  // 4-bit and int8: W4A4 / W8A8 where the chip has the rate, else weight-only (below)
-  }
-  return f;
-}
-
-// A 4-bit or int8 format on a chip without its matrix rate runs weight-only: the GEMM
-// dequantizes the weights to 16 bits (Marlin, TensorRT-LLM's weight-only kernels); Hopper has no
-// 4-bit rate.
-LinearFormat on_chip(LinearFormat f, const HardwareSpec& hw, const std::string& what, std::vector<std::string>& assumptions) {
-  if (f.activations != DType::bf16 && f.activations != DType::fp16 && !hw.matrix_supports(f.activations)) {
-    assumptions.push_back(what + " in " + std::string(dtype_name(f.format.weights)) + " run weight-only (bf16 activations): " +
-                          hw.name + " has no " + std::string(dtype_name(f.activations)) + " matrix rate");
-    f.activations = DType::bf16;
-    f.weight_only = true;
-  }
-  return f;
 }
 
 // A blank cell of the deployment's size filled in: said on the row, and the row no longer counts
@@ -621,6 +590,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   setup.machine.ep = c.ep;
   setup.machine.moe_tp = c.moe_tp;
   setup.machine.precision = c.precision;
+  setup.machine.precision_given = true;  // the row's labels, or the checkpoint's where blank
   if (!c.disaggregated) setup.machine.nodes = nodes_for(c.tp * c.pp * c.ep);
   const std::string stack_name = serving_case_stack(c, s);
   StackServing sv;

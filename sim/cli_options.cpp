@@ -88,8 +88,8 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                                   "quantizes its bf16 input in 1x128 groups and runs a block-scaled GEMM, as "
                                                   "TensorRT-LLM's fp8_block does; needs --weights-dtype fp8 and 16-bit activations)")
       ->check(CLI::IsMember({"tensor", "block"}));
-  cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 (default bf16; a format the matrix units lack is dequantized to the activations' type)");
-  cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8, nvfp4, mxfp4 where the hardware has a rate (default bf16)");
+  cmd->add_option("--weights-dtype", f.weights, "Weights: bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 (default: the model checkpoint's own formats, its config.json's quantization_config - fp8 for an FP8 checkpoint, mxfp4 experts for gpt-oss - else bf16; giving this, --activations-dtype or --fp8-scaling sets all three instead; a format the matrix units lack is dequantized to the activations' type)");
+  cmd->add_option("--activations-dtype", f.activations, "Activations, the matmuls' compute type: bf16, fp16, fp8, nvfp4, mxfp4 where the hardware has a rate (default: as the checkpoint's format computes, else bf16)");
   cmd->add_option("--kv-dtype", f.kv, "KV cache: bf16, fp16, fp8, int8 (default bf16)");
   cmd->add_option("--near-memory", f.near_memory, "On hardware with [pim]: which GEMMs the near-memory units run: "
                                                   "auto (unbatched, at most pim.max_rows rows: decode GEMVs; default), all, off")
@@ -189,6 +189,7 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
   if (given(cmd, "--batch")) e.batch = f.batch;
   if (given(cmd, "--prompt")) e.prompt = f.prompt;
   if (given(cmd, "--gen")) e.generate = f.gen;
+  if (given(cmd, "--weights-dtype") || given(cmd, "--activations-dtype") || given(cmd, "--fp8-scaling")) e.precision_given = true;
   if (given(cmd, "--weights-dtype")) e.precision.weights = dtype_from_flag("--weights-dtype", f.weights);
   if (given(cmd, "--fp8-scaling")) e.precision.scale_block_k = f.fp8_scaling == "block" ? 128 : 0;
   if (given(cmd, "--activations-dtype")) e.precision.activations = dtype_from_flag("--activations-dtype", f.activations);
@@ -223,6 +224,8 @@ void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Exper
     }
     e.set_in_file.erase(name);
   }
+  // A hub id runs in its checkpoint's formats unless a dtype flag or the file says otherwise.
+  e = resolve_checkpoint_precision(e);
 }
 
 }  // namespace roofsim

@@ -41,7 +41,9 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
      << (chips > 1 ? " (" + r.topology + ", " + parallel + ")" : "") << (e.ideal ? " (ideal)" : "")
      << ", simulated\n\n"
      << "setup    batch " << e.batch << ", prompt " << e.prompt << ", generate " << e.generate << "; weights "
-     << dtype_name(e.precision.weights) << ", activations " << dtype_name(e.precision.activations) << ", KV "
+     << dtype_name(e.precision.weights)
+     << (e.precision.experts ? " (experts " + std::string(dtype_name(e.precision.experts->weights)) + ")" : std::string())
+     << ", activations " << dtype_name(e.precision.activations) << ", KV "
      << dtype_name(e.precision.kv) << "; attention " << attention_name(e.attention)
      << "; launch " << (e.launch == Launch::graph ? "as a graph" : e.launch == Launch::per_op ? "per op" : "per op in prefill, as a graph in decode")
      << (e.tp > 1 ? "; all-reduce " + e.allreduce : std::string()) << " (" << e.source << ")\n"

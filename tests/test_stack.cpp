@@ -3,7 +3,9 @@
 
 #include "core/error.hpp"
 #include "core/presets.hpp"
+#include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_edit.hpp"
+#include "experiment/inference.hpp"
 #include "experiment/kernel_tables.hpp"
 #include "experiment/stack.hpp"
 #include "serving/stack_serving.hpp"
@@ -174,4 +176,60 @@ TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds 
     CHECK(hw.hbm.tile_efficiency == Approx(base.hbm.tile_efficiency * 0.5));
     CHECK(hw.hbm.write_efficiency == Approx(base.hbm.write_efficiency * 0.9));
   }
+}
+
+TEST_CASE("a hub id runs in its checkpoint's formats unless a dtype is given", "[systemc][stack]") {
+  Experiment fp8;
+  fp8.hw = "h200_sxm";
+  fp8.model = "Qwen/Qwen3-235B-A22B-FP8";
+  fp8.precision.kv = DType::fp8;
+  const Experiment r = resolve_checkpoint_precision(fp8);
+  CHECK(r.precision.weights == DType::fp8);
+  CHECK(r.precision.scale_block_k == 128);
+  CHECK(r.precision.activations == DType::bf16);  // each linear quantizes its input in 1 x 128 groups
+  CHECK_FALSE(r.precision.experts);               // the experts are in the same format
+  CHECK(r.precision.kv == DType::fp8);            // the cache's type is the run's, kept
+  CHECK(r.precision_given);
+  CHECK_THAT(r.precision_source, Catch::Contains("checkpoint") && Catch::Contains("128-wide block"));
+  // gpt-oss on Hopper: 16-bit attention, mxfp4 experts run weight-only (no 4-bit matrix rate).
+  Experiment oss;
+  oss.model = "openai/gpt-oss-120b";
+  const Experiment o = resolve_checkpoint_precision(oss);
+  CHECK(o.precision.weights == DType::bf16);
+  REQUIRE(o.precision.experts);
+  CHECK(o.precision.experts->weights == DType::mxfp4);
+  CHECK(o.precision.experts->activations == DType::bf16);
+  CHECK_THAT(o.precision_source, Catch::Contains("weight-only"));
+  // A per-tensor fp8 checkpoint computes in fp8 (W8A8).
+  Experiment llama;
+  llama.model = "nvidia/Llama-3.1-8B-Instruct-FP8";
+  CHECK(resolve_checkpoint_precision(llama).precision.activations == DType::fp8);
+  // A dtype given by a flag, file or setting wins; a 16-bit checkpoint and a model that does not
+  // load stay as they are (the run refuses the latter with its own message).
+  Experiment given = fp8;
+  set_experiment_setting(given, "weights_dtype", "bf16");
+  CHECK(resolve_checkpoint_precision(given).precision.weights == DType::bf16);
+  Experiment dense;
+  dense.model = "llama-3-8b";
+  CHECK(resolve_checkpoint_precision(dense).precision_source.empty());
+  CHECK_FALSE(resolve_checkpoint_precision(dense).precision_given);
+  Experiment missing;
+  missing.model = "no-such-model";
+  CHECK(resolve_checkpoint_precision(missing).precision.weights == DType::bf16);
+  // Another model set afterwards drops the old checkpoint's formats (a sweep over models).
+  Experiment swept = r;
+  set_experiment_setting(swept, "model", "llama-3-8b");
+  CHECK(swept.precision.weights == DType::bf16);
+  CHECK(swept.precision.kv == DType::fp8);
+  CHECK_FALSE(swept.precision_given);
+  // The run itself resolves it: the fp8 checkpoint's weights are half the bf16 ones' bytes.
+  Experiment small;
+  small.model = "nvidia/Llama-3.1-8B-Instruct-FP8";
+  small.prompt = 16;
+  small.generate = 2;
+  const ExperimentResult run = analyze_experiment(small);
+  Experiment bf16 = small;
+  set_experiment_setting(bf16, "weights_dtype", "bf16");
+  set_experiment_setting(bf16, "activations_dtype", "bf16");
+  CHECK(run.memory.weights < 0.6 * analyze_experiment(bf16).memory.weights);
 }

@@ -28,7 +28,8 @@ HUB = {"gpt-oss-120b": "openai/gpt-oss-120b", "Qwen3-235B-A22B": "Qwen/Qwen3-235
 # The formats as `roofsim run` takes them: weights (and block scaling) with bf16 activations.
 FORMAT_FLAGS = {"bf16": ["--weights-dtype", "bf16"],
                 "fp8b": ["--weights-dtype", "fp8", "--fp8-scaling", "block"],
-                "w4a16": ["--weights-dtype", "int4"]}
+                "w4a16": ["--weights-dtype", "int4"],
+                "mxfp4": ["--weights-dtype", "mxfp4", "--activations-dtype", "bf16"]}
 
 
 def best_rows(path, rows, min_tokens):

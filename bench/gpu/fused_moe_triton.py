@@ -10,10 +10,12 @@ tl.dot over K. Three weight formats:
   fp8b   fp8 (e4m3) weights in 128 x 128 scale blocks, activations in 1 x 128 scale groups
          (DeepSeek's and Qwen3-FP8's block scaling): each K block's dot is scaled before it is
          added to the accumulator, so the matrix unit's pipeline empties on every K step;
-  w4a16  4-bit weights, two per byte, one bf16 scale per 32 weights of K, unpacked and scaled
-         to bf16 in the main loop before the dot (the cost of mxfp4 or int4 weights with bf16
-         activations on a chip without a 4-bit matrix rate; the unpacking differs from e2m1's
-         by a few integer operations).
+  w4a16  4-bit integers, two per byte, one bf16 scale per 32 weights of K, unpacked and scaled
+         to bf16 in the main loop before the dot by our own code (naive: a decode-size call runs
+         at a third of the weights' read rate, far below the stacks' 4-bit kernels);
+  mxfp4  gpt-oss's e2m1 weights with an e8m0 scale per 32, through tl.dot_scaled, which on
+         Hopper upcasts them to bf16 for the MMAs: the path triton_kernels' matmul_ogs takes,
+         vLLM's gpt-oss MoE on Hopper.
 
 Why: roofsim's serving cases simulate the prefill of every MoE model 2-3x faster than measured
 on every stack (time to first token against prompt length, low concurrency: vLLM gpt-oss-120b
@@ -23,7 +25,7 @@ what a Triton fused MoE achieves at those shapes on a real Hopper chip. The kern
 not the stacks' (they tune BLOCK sizes per shape: each shape here takes its best of a few
 configurations); the rates are what to compare.
 
-Run: python3 bench/gpu/fused_moe_triton.py [--budget-s S] [--quick]
+Run: python3 bench/gpu/fused_moe_triton.py [--budget-s S] [--quick] [--formats bf16,fp8b,w4a16,mxfp4]
 """
 import argparse
 import statistics
@@ -36,7 +38,7 @@ import triton.language as tl
 
 from cuda_timing import device_description, event_times_us, require_gpu
 
-MODES = ("bf16", "fp8b", "w4a16")
+MODES = ("bf16", "fp8b", "w4a16", "mxfp4")
 
 # (model, tp, experts, top-k, hidden, expert intermediate): each expert TP-split over `tp` GPUs,
 # as the shared rows deploy them (gpt-oss-120b TP 1-8, Qwen3-235B-A22B TP 2-8, DeepSeek-V3/R1 TP 8).
@@ -60,8 +62,12 @@ CONFIGS = {
     "fp8b": [(64, 128, 128, 4, 3), (128, 128, 128, 8, 3), (64, 64, 128, 4, 4), (16, 64, 128, 4, 3),
              (32, 128, 128, 4, 3)],
     "w4a16": [(64, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 64, 128, 4, 3), (16, 64, 64, 4, 3)],
+    "mxfp4": [(64, 128, 128, 4, 3), (128, 128, 128, 8, 3), (64, 64, 128, 4, 3), (16, 64, 128, 4, 3),
+              (32, 128, 128, 4, 3)],
 }
-MODE_ID = {"bf16": 0, "fp8b": 1, "w4a16": 2}
+MODE_ID = {"bf16": 0, "fp8b": 1, "w4a16": 2, "mxfp4": 3}
+# e2m1's eight magnitudes (the sign is the code's fourth bit).
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 
 
 @triton.jit
@@ -97,7 +103,17 @@ def fused_moe_gemm(a_ptr, w_ptr, c_ptr, a_scale_ptr, w_scale_ptr, sorted_ids_ptr
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         a = tl.load(a_rows + (k0 + ks)[None, :], mask=valid[:, None], other=0.0)
-        if MODE == 2:
+        if MODE == 3:
+            # mxfp4 (gpt-oss's experts): e2m1 pairs in bytes along K, an e8m0 scale per 32
+            # weights; tl.dot_scaled upcasts them to bf16 for the MMAs on Hopper, the path
+            # triton_kernels' matmul_ogs (vLLM's gpt-oss MoE on Hopper) takes.
+            half = k0 // 2 + tl.arange(0, BLOCK_K // 2)
+            packed = tl.load(w_base + half[:, None], mask=col_ok[None, :], other=0)
+            groups = k0 // 32 + tl.arange(0, BLOCK_K // 32)
+            s = tl.load(w_scale_ptr + expert * stride_wse + cols[:, None] * stride_wsn + groups[None, :],
+                        mask=col_ok[:, None], other=0)
+            acc = tl.dot_scaled(a, None, "bf16", packed, s, "e2m1", acc)
+        elif MODE == 2:
             half = k0 // 2 + tl.arange(0, BLOCK_K // 2)
             packed = tl.load(w_base + half[:, None], mask=col_ok[None, :], other=0).to(tl.int32)
             low = (packed & 15) - 8
@@ -160,6 +176,10 @@ class Problem:
             self.a_scale = torch.rand(tokens, k // 128, generator=g, device=dev) + 0.5
             self.w = (torch.randn(experts, n, k, generator=g, device=dev) * 0.5).to(torch.float8_e4m3fn)
             self.w_scale = torch.rand(experts, (n + 127) // 128, k // 128, generator=g, device=dev) * 0.1 + 0.01
+        elif mode == "mxfp4":
+            self.a = a.to(torch.bfloat16)
+            self.w = torch.randint(0, 256, (experts, n, k // 2), generator=g, device=dev, dtype=torch.uint8)
+            self.w_scale = torch.randint(118, 127, (experts, n, k // 32), generator=g, device=dev, dtype=torch.uint8)
         else:
             self.a = a.to(torch.bfloat16)
             self.w = torch.randint(0, 256, (experts, n, k // 2), generator=g, device=dev, dtype=torch.uint8)
@@ -202,19 +222,29 @@ class Problem:
             s = self.w_scale[e].repeat_interleave(128, dim=0)[: self.n].repeat_interleave(128, dim=1)
             return self.w[e].float() * s
         packed = self.w[e].to(torch.int32)
+        if self.mode == "mxfp4":
+            codes = torch.stack((packed & 15, (packed >> 4) & 15), dim=-1).reshape(self.n, self.k)
+            lut = torch.tensor(E2M1, device="cuda")
+            values = lut[codes & 7] * torch.where(codes >= 8, -1.0, 1.0)
+            return values * torch.exp2(self.w_scale[e].float() - 127).repeat_interleave(32, dim=1)
         q = torch.stack(((packed & 15) - 8, ((packed >> 4) & 15) - 8), dim=-1).reshape(self.n, self.k)
         return q.float() * self.w_scale[e].float().repeat_interleave(32, dim=1)
 
 
-def check_kernels():
+def check_kernels(modes):
     """Each format and configuration against the fp32 reference on a small ragged problem."""
     ok = True
-    for mode in MODES:
+    for mode in modes:
         p = Problem(mode, tokens=100, experts=8, topk=2, k=256, n=200, seed=1)
         ref = p.reference()
         for config in CONFIGS[mode]:
-            p.run(config)
-            torch.cuda.synchronize()
+            try:
+                p.run(config)
+                torch.cuda.synchronize()
+            except Exception as e:  # a format this Triton cannot compile here
+                print(f"# check {mode} {config}: did not run: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
+                ok = False
+                continue
             err = ((p.c.float() - ref).norm() / ref.norm()).item()
             good = err < 2e-2
             ok &= good
@@ -231,9 +261,10 @@ def median_us(fn, reps):
 
 def dense_us(mode, m, k, n):
     """The dense GEMM of the same rows (tokens x top-k), K and N: bf16 torch.mm, or fp8 with
-    one scale per tensor through torch._scaled_mm; none for w4a16 (no such dense kernel here)."""
+    one scale per tensor through torch._scaled_mm; none for the 4-bit formats (no such dense
+    kernel here)."""
     dev = torch.device("cuda")
-    if mode == "w4a16":
+    if mode in ("w4a16", "mxfp4"):
         return None
     a = torch.randn(m, k, device=dev)
     b = torch.randn(n, k, device=dev)
@@ -246,9 +277,9 @@ def dense_us(mode, m, k, n):
 
 
 def padded_k(mode, k):
-    """K rounded up to whole K blocks: 128 for the fp8 scale blocks, else 64 (vLLM pads
+    """K rounded up to whole K blocks: 128 for the fp8 scale blocks and mxfp4's dots, else 64 (vLLM pads
     gpt-oss's 2880 likewise for its 4-bit paths). The rates count the unpadded K."""
-    block = 128 if mode == "fp8b" else 64
+    block = 128 if mode in ("fp8b", "mxfp4") else 64
     return (k + block - 1) // block * block
 
 
@@ -268,17 +299,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget-s", type=float, default=300, help="stop timing after this many seconds")
     parser.add_argument("--quick", action="store_true", help="TP 2 and 8 only")
+    parser.add_argument("--formats", default=",".join(MODES), help="comma-separated, of " + ", ".join(MODES))
     args = parser.parse_args()
+    modes = [m for m in args.formats.split(",") if m]
+    for m in modes:
+        if m not in MODES:
+            parser.error(f"--formats: no format '{m}' (known: {', '.join(MODES)})")
     require_gpu("fused_moe_triton.py")
     start = time.time()
     print(f"# {device_description()}, triton {triton.__version__}")
-    checked = check_kernels()
+    checked = check_kernels(modes)
     print(f"# kernels checked against the fp32 reference: {'all ok' if checked else 'SOME WRONG (rates below still printed)'}")
     print("model,tp,gemm,format,experts,topk,tokens,rows_per_expert,k,k_padded,n,block_m,block_n,block_k,"
           "warps,stages,median_us,tflops,dense_us,dense_tflops")
     for model, tp, gemm, experts, topk, k, n in shapes(args.quick):
         for tokens in TOKENS:
-            for mode in MODES:
+            for mode in modes:
                 k_padded = padded_k(mode, k)
                 if time.time() - start > args.budget_s:
                     print(f"# budget of {args.budget_s:.0f} s spent: stopped", file=sys.stderr)

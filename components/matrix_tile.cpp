@@ -65,6 +65,14 @@ double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType comp
   return folds * (f.stationary_load + stream + f.fill_drain);
 }
 
+MatrixSpec tile_unit(const MatrixSpec& spec, bool weight_only_grouped) {
+  MatrixSpec unit = spec;
+  if (weight_only_grouped && matrix_dataflow(spec) == Dataflow::none && spec.weight_only_moe_min_tile_rows > 0) {
+    unit.granule_m = std::clamp(static_cast<std::int64_t>(spec.weight_only_moe_min_tile_rows), std::int64_t{1}, spec.granule_m);
+  }
+  return unit;
+}
+
 double matrix_job_latency_cycles(const MatrixSpec& spec) {
   if (matrix_dataflow(spec) != Dataflow::none && !spec.weight_load_overlap) return 0;
   return spec.pipeline_latency_cycles;

@@ -31,6 +31,10 @@ SystolicFolds systolic_folds(const MatrixSpec& spec, const TileShape& t);
 
 // Cycles the array is busy with one tile job.
 double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute);
+// The unit as a GEMM's tiles see it: the grouped tiles of weight-only experts (`weight_only_grouped`)
+// on a GPU go below the MMA's granule of rows, down to matrix.weight_only_moe_min_tile_rows where
+// a stack sets it.
+MatrixSpec tile_unit(const MatrixSpec& spec, bool weight_only_grouped);
 // Cycles from the end of a job's busy time until its result is ready: the pipeline's fill and
 // drain, once per job where folds pipeline; none where every fold drains in its busy time.
 double matrix_job_latency_cycles(const MatrixSpec& spec);

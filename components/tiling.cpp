@@ -273,7 +273,9 @@ KernelTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t groups
 // evenly its tiles fill the units: waves x the tile's padded k-loop, as a heuristic picks a
 // kernel. When the tiles are fewer than the units, K is split over units (split-K) up to what
 // the k-tiles allow; a grouped GEMM's problems are not split.
-KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim, std::int64_t kc) {
+KernelTile library_tile(const GemmShape& g, const MatrixSpec& chip_unit, const TilingLimits& lim, std::int64_t kc) {
+  // Weight-only experts' kernels go down to their smallest row blocks (tile_unit).
+  const MatrixSpec spec = tile_unit(chip_unit, g.weight_only_grouped());
   const std::int64_t k_tiles = ceil_div(g.k, kc);
   struct Choice {
     KernelTile tile;

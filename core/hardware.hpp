@@ -83,6 +83,15 @@ struct MatrixSpec {
   // so the MMAs wait on the loads between k steps). Weight-only formats run other kernels
   // (Marlin, TensorRT-LLM's mixed-input GEMMs) and keep 1. A software stack sets it.
   double fused_moe_mma_share = 1;
+  // The fewest token rows a grouped tile of weight-only experts takes, below the granule_m of
+  // the unit's MMA: their kernels (Triton's for gpt-oss's mxfp4, Marlin) take 16-row blocks for
+  // few rows per expert, not wgmma's 64 (0: the granule). At the unit's rate: at such rows the
+  // 4-bit weights' reads bind.
+  double weight_only_moe_min_tile_rows = 0;
+  // A share of the MMA rate for the grouped tiles of weight-only experts (4- or 8-bit weights,
+  // 16-bit activations): the warps that issue the MMAs first convert each weight to 16 bits
+  // (Triton's upcast for gpt-oss's mxfp4, Marlin's). 1: as a dense kernel's.
+  double weight_only_moe_mma_share = 1;
   // An fp8 (e4m3) context FMHA built for a sliding window (fmha_v2's SLIDING_OR_CHUNKED_CAUSAL
   // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
   // variant of the same kernel spends on that step (0: none).

@@ -90,6 +90,16 @@ std::vector<HardwareParam> make_params() {
        "producer warps, so its MMAs wait on the loads. Weight-only formats (4- and 8-bit weights with 16-bit "
        "activations) run other kernels and keep 1 (1: as a dense kernel's; a software stack sets it)",
        FIELD(matrix.fused_moe_mma_share)},
+      {"matrix.weight_only_moe_min_tile_rows", "rows", 1, K::non_negative, false, 0,
+       "The fewest token rows a grouped GEMM tile of weight-only experts takes, below the unit's granule_m (their "
+       "kernels - Triton's for gpt-oss's mxfp4, Marlin - take 16-row blocks for few rows per expert, not wgmma's "
+       "64-row ones), at the unit's rate (0: the granule; a software stack sets it)",
+       FIELD(matrix.weight_only_moe_min_tile_rows)},
+      {"matrix.weight_only_moe_mma_share", "", 1, K::fraction, false, 1,
+       "Share of the matrix units' rate that the grouped GEMM tiles of weight-only experts (4- or 8-bit weights, 16-bit "
+       "activations: gpt-oss's mxfp4 on Hopper) sustain: the warps that issue the MMAs first convert each weight of "
+       "their tile to 16 bits (1: as a dense kernel's; a software stack sets it)",
+       FIELD(matrix.weight_only_moe_mma_share)},
       {"matrix.fp8_window_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
        "A context FMHA on fp8 (e4m3) operands with a sliding window shorter than the sequence (fmha_v2's "
        "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "

@@ -259,4 +259,39 @@ TEST_CASE("a fused-MoE kernel's grouped tiles on 16-bit or fp8 experts run at th
   apply_stack(load_stack("trtllm-1.x"), trt, false, false);
   REQUIRE(trt.hardware);
   CHECK(trt.hardware->matrix.fused_moe_mma_share == 1.0);
+  CHECK(trt.hardware->matrix.weight_only_moe_mma_share == 1.0);
+}
+
+TEST_CASE("weight-only experts' tiles convert their weights at a share of the MMA rate and take 16-row blocks", "[systemc][gemm]") {
+  const HardwareSpec plain = load_hardware("h200_sxm");
+  HardwareSpec marlin = plain;
+  marlin.matrix.weight_only_moe_mma_share = 0.2;
+  marlin.matrix.weight_only_moe_min_tile_rows = 16;
+  auto experts = [](std::int64_t rows) {
+    OpSpec op = gemm(rows, 5760, 2880, DType::bf16, 0, 128, true);  // gpt-oss's gate/up, 128 experts
+    op.gemm.b = DType::mxfp4;
+    return op;
+  };
+  auto ratio = [&](const OpSpec& op) { return run_one(marlin, op).seconds() / run_one(plain, op).seconds(); };
+  // A prefill's 256 rows per expert: compute-bound, the conversion's share slows it about 1 / 0.2.
+  CHECK(ratio(experts(256)) > 3.5);
+  // A decode step's 2 rows per expert: 16-row tiles instead of 64 leave it bound by the 4-bit
+  // weights' reads, so the share hardly shows (with 64-row tiles it would be compute-bound).
+  CHECK(ratio(experts(2)) < 1.3);
+  HardwareSpec wide_tiles = marlin;
+  wide_tiles.matrix.weight_only_moe_min_tile_rows = 0;
+  CHECK(run_one(wide_tiles, experts(2)).seconds() > 1.5 * run_one(marlin, experts(2)).seconds());
+  // 16-bit experts, and block-scaled fp8 ones (their kernels compute in fp8), are not weight-only.
+  CHECK(ratio(gemm(256, 1536, 4096, DType::bf16, 0, 64, true)) == 1.0);
+  OpSpec block_fp8 = gemm(256, 1536, 4096, DType::fp8, 128, 64, true);
+  block_fp8.gemm.a = DType::bf16;
+  CHECK_FALSE(block_fp8.gemm.weight_only_grouped());
+  for (const char* stack : {"vllm", "sglang"}) {
+    Experiment e;
+    e.hw = "h200_sxm";
+    apply_stack(load_stack(stack), e, false, false);
+    REQUIRE(e.hardware);
+    CHECK(e.hardware->matrix.weight_only_moe_mma_share == Approx(0.2));
+    CHECK(e.hardware->matrix.weight_only_moe_min_tile_rows == 16);
+  }
 }

@@ -72,6 +72,13 @@ struct GemmShape {
   // grouped GEMM runs them): planned as a GPU GEMM kernel over all the problems' tiles, K not
   // split. Other batched GEMMs (attention's) keep the batched planner.
   bool grouped = false;
+  // A grouped GEMM of weight-only experts: 4-bit or int8 weights converted to the 16-bit
+  // activations' type in the kernel (gpt-oss's mxfp4 on Hopper). Block-scaled fp8 experts with
+  // 16-bit inputs are not: their kernels quantize the activations and compute in fp8.
+  bool weight_only_grouped() const {
+    return grouped && (a == DType::bf16 || a == DType::fp16) &&
+           (b == DType::int8 || b == DType::int4 || b == DType::mxfp4 || b == DType::nvfp4);
+  }
   // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
   // K for its tile, however few tiles there are.
   bool kernel_no_split_k = false;

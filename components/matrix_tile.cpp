@@ -45,11 +45,15 @@ SystolicFolds systolic_folds(const MatrixSpec& spec, const TileShape& t) {
 }
 
 double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute) {
+  return matrix_tile_cycles(spec, t, compute, spec.granule_m);
+}
+
+double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute, std::int64_t granule_m) {
   auto eff = spec.dtype_efficiency.find(compute);
   const double rate = spec.macs_per_clock * spec.dtype_rate.at(compute) *
                       (eff == spec.dtype_efficiency.end() ? 1.0 : eff->second);
   if (matrix_dataflow(spec) == Dataflow::none) {
-    const double m = static_cast<double>(round_up(t.m, spec.granule_m));
+    const double m = static_cast<double>(round_up(t.m, granule_m));
     const double n = static_cast<double>(round_up(t.n, spec.granule_n));
     const double k = static_cast<double>(round_up(t.k, spec.granule_k));
     return m * n * k / rate;
@@ -65,12 +69,9 @@ double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType comp
   return folds * (f.stationary_load + stream + f.fill_drain);
 }
 
-MatrixSpec tile_unit(const MatrixSpec& spec, bool weight_only_grouped) {
-  MatrixSpec unit = spec;
-  if (weight_only_grouped && matrix_dataflow(spec) == Dataflow::none && spec.weight_only_moe_min_tile_rows > 0) {
-    unit.granule_m = std::clamp(static_cast<std::int64_t>(spec.weight_only_moe_min_tile_rows), std::int64_t{1}, spec.granule_m);
-  }
-  return unit;
+std::int64_t tile_granule_m(const MatrixSpec& spec, bool weight_only_grouped) {
+  if (!weight_only_grouped || matrix_dataflow(spec) != Dataflow::none || spec.weight_only_moe_min_tile_rows <= 0) return spec.granule_m;
+  return std::min(spec.granule_m, static_cast<std::int64_t>(spec.weight_only_moe_min_tile_rows));
 }
 
 double matrix_job_latency_cycles(const MatrixSpec& spec) {

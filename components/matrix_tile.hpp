@@ -29,12 +29,14 @@ struct SystolicFolds {
 };
 SystolicFolds systolic_folds(const MatrixSpec& spec, const TileShape& t);
 
-// Cycles the array is busy with one tile job.
+// Cycles the array is busy with one tile job; `granule_m`: the rows its MMAs pad to (on a GPU;
+// tile_granule_m), the unit's granule_m by default.
 double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute);
-// The unit as a GEMM's tiles see it: the grouped tiles of weight-only experts (`weight_only_grouped`)
-// on a GPU go below the MMA's granule of rows, down to matrix.weight_only_moe_min_tile_rows where
-// a stack sets it.
-MatrixSpec tile_unit(const MatrixSpec& spec, bool weight_only_grouped);
+double matrix_tile_cycles(const MatrixSpec& spec, const TileShape& t, DType compute, std::int64_t granule_m);
+// The rows a GEMM's tiles pad to: the grouped tiles of weight-only experts (`weight_only_grouped`)
+// on a GPU go below the MMA's granule, down to matrix.weight_only_moe_min_tile_rows where a stack
+// sets it; every other tile the unit's granule_m.
+std::int64_t tile_granule_m(const MatrixSpec& spec, bool weight_only_grouped);
 // Cycles from the end of a job's busy time until its result is ready: the pipeline's fill and
 // drain, once per job where folds pipeline; none where every fold drains in its busy time.
 double matrix_job_latency_cycles(const MatrixSpec& spec);

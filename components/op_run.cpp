@@ -215,8 +215,8 @@ void GemmRun::dispatch(std::int64_t step) {
   // 16-bit and fp8 experts, another for weight-only ones (their kernels convert the weights).
   const bool fused_moe_tiles = g.grouped && (g.b == DType::bf16 || g.b == DType::fp16 || g.b == DType::fp8);
   const double mma_share = fused_moe_tiles ? spec.fused_moe_mma_share : g.weight_only_grouped() ? spec.weight_only_moe_mma_share : 1.0;
-  // Weight-only experts' tiles may take fewer rows than the MMA's granule (tile_unit).
-  const MatrixSpec unit = tile_unit(spec, g.weight_only_grouped());
+  // Weight-only experts' tiles may take fewer rows than the MMA's granule.
+  const std::int64_t granule_m = tile_granule_m(spec, g.weight_only_grouped());
   double cycles[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
@@ -228,7 +228,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         const double exps = exposed_softmax_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
-        cycles[bottom][right][last] = (matrix_tile_cycles(unit, mma, compute) * padded_head / mma_share +
+        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute, granule_m) * padded_head / mma_share +
                                        (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
                                           masked_keys +
                                       promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k);

@@ -273,9 +273,9 @@ KernelTile block_scaled_tile(std::int64_t m, std::int64_t n, std::int64_t groups
 // evenly its tiles fill the units: waves x the tile's padded k-loop, as a heuristic picks a
 // kernel. When the tiles are fewer than the units, K is split over units (split-K) up to what
 // the k-tiles allow; a grouped GEMM's problems are not split.
-KernelTile library_tile(const GemmShape& g, const MatrixSpec& chip_unit, const TilingLimits& lim, std::int64_t kc) {
-  // Weight-only experts' kernels go down to their smallest row blocks (tile_unit).
-  const MatrixSpec spec = tile_unit(chip_unit, g.weight_only_grouped());
+KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim, std::int64_t kc) {
+  // Weight-only experts' kernels go down to their smallest row blocks.
+  const std::int64_t granule_m = tile_granule_m(spec, g.weight_only_grouped());
   const std::int64_t k_tiles = ceil_div(g.k, kc);
   struct Choice {
     KernelTile tile;
@@ -284,16 +284,16 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& chip_unit, const T
   // The menu: the configured work tile and its halvings, rows down to the granule, columns
   // down to 64 (narrower tiles starve the tensor cores of operand bandwidth, which is not
   // modelled, so libraries offer them only for matrices that narrow).
-  const std::int64_t tm_max = round_up(lim.work_tile_m, spec.granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
+  const std::int64_t tm_max = round_up(lim.work_tile_m, granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
   const std::int64_t tn_min = std::min({tn_max, round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)});
   std::vector<std::int64_t> tms, tns;
   if (g.kernel_tile_m > 0 && g.kernel_tile_n > 0) {
     // The path fixes its tile for this shape: the menu is that tile alone.
-    tms.push_back(round_up(g.kernel_tile_m, spec.granule_m));
+    tms.push_back(round_up(g.kernel_tile_m, granule_m));
     tns.push_back(round_up(g.kernel_tile_n, spec.granule_n));
   } else {
-    for (std::int64_t tm = tm_max; tm > spec.granule_m; tm = round_up(tm / 2, spec.granule_m)) tms.push_back(tm);
-    tms.push_back(spec.granule_m);
+    for (std::int64_t tm = tm_max; tm > granule_m; tm = round_up(tm / 2, granule_m)) tms.push_back(tm);
+    tms.push_back(granule_m);
     for (std::int64_t tn = tn_max; tn > tn_min; tn = round_up(tn / 2, spec.granule_n)) tns.push_back(tn);
     tns.push_back(tn_min);
   }
@@ -305,7 +305,7 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& chip_unit, const T
       const std::int64_t split =
           tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k ? 1 : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
-      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute());
+      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute(), granule_m);
       KernelTile t;
       t.tm = tm;
       t.tn = tn;

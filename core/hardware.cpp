@@ -1,10 +1,12 @@
 #include "core/hardware.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/hardware_params.hpp"
 #include "core/hardware_toml.hpp"
 #include "core/presets.hpp"
@@ -102,6 +104,12 @@ void read_matrix(ConfigTable t, HardwareSpec& hw) {
   }
   if (t.has("weight_load_overlap") && m.dataflow.empty()) {
     t.fail("weight_load_overlap", "is for a systolic array with a dataflow (matrix.dataflow)");
+  }
+  // Tile rows below the MMA's granule: a whole number of rows, 0 (none) to granule_m.
+  const double rows = m.weight_only_moe_min_tile_rows;
+  if (rows != std::floor(rows) || rows > static_cast<double>(m.granule_m)) {
+    t.fail("weight_only_moe_min_tile_rows", "expected a whole number of rows from 0 (the granule) to granule_m (" +
+                                                std::to_string(m.granule_m) + "), got " + format_general(rows));
   }
   m.dtype_rate = read_per_dtype(t.table("dtype_rate"), false);
   if (!m.dtype_rate.count(DType::bf16)) {

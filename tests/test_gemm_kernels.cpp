@@ -7,6 +7,7 @@
 
 #include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
+#include "tests/test_util.hpp"
 #include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
@@ -27,6 +28,14 @@ OpSpec gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType t = DType::bf1
 }
 
 OpResult run_one(const HardwareSpec& hw, const OpSpec& op) { return run_ops(hw, false, {op}).ops.front().result; }
+
+// The H200's matrix unit as a software stack's [hardware] table sets it.
+MatrixSpec stack_matrix(const char* stack) {
+  Experiment e;
+  e.hw = "h200_sxm";
+  apply_stack(load_stack(stack), e, false, false);
+  return e.hardware ? e.hardware->matrix : load_hardware(e.hw).matrix;
+}
 }  // namespace
 
 TEST_CASE("split-K over many parts reduces its fp32 partials in a second kernel, few parts meet on chip", "[systemc][gemm]") {
@@ -247,19 +256,9 @@ TEST_CASE("a fused-MoE kernel's grouped tiles on 16-bit or fp8 experts run at th
   weight_only.gemm.b = DType::int4;
   CHECK(ratio(weight_only) == 1.0);
   // vLLM and SGLang run their bf16 and fp8 experts through it; TensorRT-LLM's CUTLASS MoE does not.
-  for (const char* stack : {"vllm", "sglang"}) {
-    Experiment e;
-    e.hw = "h200_sxm";
-    apply_stack(load_stack(stack), e, false, false);
-    REQUIRE(e.hardware);
-    CHECK(e.hardware->matrix.fused_moe_mma_share == Approx(0.5));
-  }
-  Experiment trt;
-  trt.hw = "h200_sxm";
-  apply_stack(load_stack("trtllm-1.x"), trt, false, false);
-  REQUIRE(trt.hardware);
-  CHECK(trt.hardware->matrix.fused_moe_mma_share == 1.0);
-  CHECK(trt.hardware->matrix.weight_only_moe_mma_share == 1.0);
+  for (const char* stack : {"vllm", "sglang"}) CHECK(stack_matrix(stack).fused_moe_mma_share == Approx(0.5));
+  CHECK(stack_matrix("trtllm-1.x").fused_moe_mma_share == 1.0);
+  CHECK(stack_matrix("trtllm-1.x").weight_only_moe_mma_share == 1.0);
 }
 
 TEST_CASE("weight-only experts' tiles convert their weights at a share of the MMA rate and take 16-row blocks", "[systemc][gemm]") {
@@ -287,11 +286,14 @@ TEST_CASE("weight-only experts' tiles convert their weights at a share of the MM
   block_fp8.gemm.a = DType::bf16;
   CHECK_FALSE(block_fp8.gemm.weight_only_grouped());
   for (const char* stack : {"vllm", "sglang"}) {
-    Experiment e;
-    e.hw = "h200_sxm";
-    apply_stack(load_stack(stack), e, false, false);
-    REQUIRE(e.hardware);
-    CHECK(e.hardware->matrix.weight_only_moe_mma_share == Approx(0.2));
-    CHECK(e.hardware->matrix.weight_only_moe_min_tile_rows == 16);
+    CHECK(stack_matrix(stack).weight_only_moe_mma_share == Approx(0.2));
+    CHECK(stack_matrix(stack).weight_only_moe_min_tile_rows == 16);
+  }
+  // A row count that is not whole, or beyond the MMA's granule, is refused with the key.
+  for (const char* rows : {"8.5", "128"}) {
+    const std::string path = write_temp("base = \"h200_sxm\"\n[matrix]\nweight_only_moe_min_tile_rows = " + std::string(rows) +
+                                            "\n[provenance]\n\"matrix.weight_only_moe_min_tile_rows\" = \"assumed\"\n",
+                                        "hw");
+    CHECK_THROWS_WITH(load_hardware(path), Catch::Contains("weight_only_moe_min_tile_rows") && Catch::Contains("whole number"));
   }
 }

@@ -106,7 +106,9 @@ class Chip : public sc_core::sc_module {
   }
   // The host launches ops one after another, each taking host_launch_interval; returns when
   // the next op launched from `now` on is in the device's queue.
-  Picoseconds host_launch(Picoseconds now) { return host_.reserve(now, ceil_ps(hw_.host_launch_interval_s)); }
+  Picoseconds host_launch(Picoseconds now) { return host_launch(now, hw_.host_launch_interval_s); }
+  // A host call of its own length (an eager framework call outside the graph).
+  Picoseconds host_launch(Picoseconds now, double host_s) { return host_.reserve(now, ceil_ps(host_s)); }
   // HBM address space for a new tensor (a bump allocator: tensors never overlap).
   std::uint64_t allocate(std::uint64_t bytes);
 

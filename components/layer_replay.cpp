@@ -32,6 +32,7 @@ void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
     out.push_back(b);
   }
   out.push_back(bits(v.flops_per_element));
+  out.push_back(bits(op.eager_host_s));
   out.push_back(static_cast<std::uint64_t>(op.device));
 }
 

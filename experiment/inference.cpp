@@ -284,6 +284,7 @@ ForwardPass pass_for(const Experiment& e, int step) {
   pass.microbatches = microbatches(e);
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
+  pass.weight_only_moe_eager_host_s = e.weight_only_moe_eager_host_s;
   pass.moe_tp = e.moe_tp;
   return pass;
 }
@@ -919,6 +920,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   pass.microbatches = 1;
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
+  pass.weight_only_moe_eager_host_s = e.weight_only_moe_eager_host_s;
   pass.moe_tp = e.moe_tp;
   ExperimentResult r;
   r.setup = e;

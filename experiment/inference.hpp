@@ -78,6 +78,8 @@ struct Experiment {
   // Which kernels run an MoE layer's experts (workloads/moe_kernels.hpp): grouped (default) or
   // trtllm_cutlass (TensorRT-LLM's call, as the kernel tables measure it; a stack's `moe`).
   MoeKernel moe_kernel = MoeKernel::grouped;
+  // Host time of the stack's eager weight-only MoE call (ForwardPass::weight_only_moe_eager_host_s).
+  double weight_only_moe_eager_host_s = 0;
   // The MoE layers' experts TP-split over this many of the --tp chips and spread over the other
   // tp / moe_tp (expert parallelism inside the TP group; ForwardPass::moe_tp). 0: all tp.
   std::int64_t moe_tp = 0;

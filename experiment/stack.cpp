@@ -164,6 +164,10 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
   if (stack.launch && !keep_launch) e.launch = *stack.launch;
   if (stack.allreduce) e.allreduce = *stack.allreduce;
   if (stack.moe) e.moe_kernel = *stack.moe;
+  // Its weight-only experts' call, if the stack runs it outside the CUDA graph.
+  if (auto eager = stack.eager_call_us.find(kWeightOnlyMoeEagerCall); eager != stack.eager_call_us.end()) {
+    e.weight_only_moe_eager_host_s = eager->second * 1e-6;
+  }
   if (stack.fp8_input_quantize) e.precision.fp8_input_quantize = *stack.fp8_input_quantize;
   e.source += ", stack " + stack.name;
 }

@@ -56,6 +56,11 @@ struct SoftwareStack {
   std::map<std::string, double> profiled_layer_us;
 };
 
+// The [eager_calls] key of TensorRT-LLM's Triton MoE (kernel_source moe_torch_flow in
+// validation/kernels/h100/moe.csv): Hopper's weight-only mxfp4 experts, a call its host runs
+// outside the CUDA graph; a stack that has it runs weight-only experts' calls so in every pass.
+inline constexpr const char* kWeightOnlyMoeEagerCall = "moe_torch_flow";
+
 // A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.
 SoftwareStack load_stack(const std::string& name_or_path);
 

@@ -441,3 +441,30 @@ TEST_CASE("fp8 with block scales in a run: each linear is the kernel tables' fp8
   CHECK(fc1);
   CHECK(fc2);
 }
+
+TEST_CASE("TensorRT-LLM's weight-only MoE runs outside the CUDA graph: a decode step waits for the host's call in each layer", "[systemc][moe]") {
+  Experiment e;
+  e.model = "openai/gpt-oss-120b";  // mxfp4 experts: weight-only on Hopper
+  e.hw = "h200_sxm";
+  e.batch = 4;
+  e.prompt = 128;
+  e.generate = 2;
+  e.moe_kernel = MoeKernel::trtllm_cutlass;
+  const ExperimentResult graph = run_experiment(e, RunControl{});
+  // A call of 1 ms on the host per MoE layer, far longer than a layer's kernels: the 36 layers'
+  // calls set the pace of the graph-launched step, in series with nothing else on the host.
+  e.weight_only_moe_eager_host_s = 1e-3;
+  const ExperimentResult slow_call = run_experiment(e, RunControl{});
+  INFO("graph " << graph.tpot_s << " s, with a 1 ms eager call " << slow_call.tpot_s << " s");
+  CHECK(slow_call.tpot_s > 36e-3);
+  CHECK(slow_call.tpot_s < 36e-3 + graph.tpot_s);
+  // A call shorter than the chip's work before it is hidden: the step is the chip's.
+  e.weight_only_moe_eager_host_s = 1e-6;
+  const ExperimentResult quick_call = run_experiment(e, RunControl{});
+  CHECK(quick_call.tpot_s == Approx(graph.tpot_s).epsilon(0.01));
+  // The generic grouped path is launched as every other op: the stack's call does not apply.
+  e.moe_kernel = MoeKernel::grouped;
+  e.weight_only_moe_eager_host_s = 1e-3;
+  const ExperimentResult grouped = run_experiment(e, RunControl{});
+  CHECK(grouped.tpot_s < 36e-3);
+}

@@ -105,7 +105,14 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   CHECK(*sglang.serving.sequence_overhead_us == 20);   // fitted on SGLang rows
   // Host time of an eager call per library path, each with its source; none without one.
   CHECK(vllm.eager_call_us.at("DeepGemmFp8BlockScaledMMKernel") == 91);
-  CHECK(trt.eager_call_us.empty());
+  CHECK(trt.eager_call_us.at("moe_torch_flow") == 120);  // its Triton MoE, outside the graph
+  CHECK(sglang.eager_call_us.empty());
+  // A stack's eager MoE call reaches the runs it sets up; others have none.
+  Experiment with_trt, with_vllm;
+  apply_stack(trt, with_trt, false, false);
+  apply_stack(vllm, with_vllm, false, false);
+  CHECK(with_trt.weight_only_moe_eager_host_s == Approx(120e-6));
+  CHECK(with_vllm.weight_only_moe_eager_host_s == 0);
   // Host time of a profiled TensorRT engine layer per plugin and path: TensorRT-LLM's only.
   CHECK(trt.profiled_layer_us.at("WeightOnlyQuantMatmul_gemv") < trt.profiled_layer_us.at("WeightOnlyQuantMatmul_cutlass"));
   CHECK(vllm.profiled_layer_us.empty());

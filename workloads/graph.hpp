@@ -41,6 +41,11 @@ struct OpNode {
   // op whose C++ launches several kernels, TensorRT-LLM's fused MoE): when ops launch one by
   // one, it costs no host launch interval of its own.
   bool continues_host_call = false;
+  // > 0: the first op of a framework call the host runs outside any CUDA graph (a Python module
+  // whose kernels cannot be captured), taking this much host time; the call's other ops
+  // continue it. In a pass launched as a graph the host replays the graph's pieces at once and
+  // then runs such calls in order, so the ops after one wait for it.
+  double eager_host_s = 0;
   std::uint64_t collective_bytes() const;
   // Elements each incoming tensor must have, in the order the edges are added.
   std::vector<std::int64_t> input_elements;

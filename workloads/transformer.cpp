@@ -454,11 +454,21 @@ class Builder : public AttentionGraph {
     if (cutlass) return trtllm_moe(l, in, router);
     // With experts spread inside the TP group, each chip runs its own experts on all the tokens.
     const RoutedExperts routed = route(l, T, ceil_div(T * m_.experts_per_token, moe_ep_), moe_ep_);
+    const OpId first_expert_op = static_cast<OpId>(g_.size());
     // The router's decision gates every expert.
     std::vector<Input> outs = experts(l, in, T * h, routed, &router);
     shared_experts(l, in, outs);
     const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
-    return vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
+    const OpId combine = vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
+    // TensorRT-LLM runs weight-only experts (Hopper's mxfp4) through its Triton MoE, a module
+    // call its host runs outside the CUDA graph: the experts and their combine are one call.
+    const bool weight_only = pe.activations != pe.weights && (pe.weights == DType::int8 || pe.weights == DType::int4 ||
+                                                               pe.weights == DType::mxfp4 || pe.weights == DType::nvfp4);
+    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && weight_only && pass_.weight_only_moe_eager_host_s > 0) {
+      g_.op_mut(first_expert_op).eager_host_s = pass_.weight_only_moe_eager_host_s;
+      for (OpId v = first_expert_op + 1; v <= combine; ++v) g_.op_mut(v).continues_host_call = true;
+    }
+    return combine;
   }
 
   // The token copies each of this rank's experts receives when `tokens` are routed over `ep`

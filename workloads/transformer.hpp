@@ -57,6 +57,10 @@ struct ForwardPass {
   MoeRouting routing{};
   // Which kernels run the MoE layers' experts (workloads/moe_kernels.hpp).
   MoeKernel moe_kernel = MoeKernel::grouped;
+  // Under trtllm_cutlass, weight-only experts run TensorRT-LLM's Triton MoE, a call the host
+  // runs outside the CUDA graph taking this much host time (a stack's [eager_calls]
+  // moe_torch_flow); 0: launched as every other op.
+  double weight_only_moe_eager_host_s = 0;
   // How the TP group splits the MoE layers' experts: each expert TP-split over `moe_tp` of its
   // chips and the experts spread over the other tp / moe_tp ways (expert parallelism inside
   // the TP group, attention still tensor parallel; TensorRT-LLM's moe_tp_size x moe_ep_size =

@@ -690,6 +690,11 @@ PreparedMachine prepare_machine(const Experiment& e) {
     r.notes.push_back(std::to_string(sliding) + " of " + std::to_string(r.model.layers) + " layers attend through a sliding window of " +
                       std::to_string(r.model.sliding_window) + " tokens: they read and cache at most that many keys");
   }
+  if (r.model.is_moe() && e.moe_kernel == MoeKernel::trtllm_cutlass && e.precision.for_experts().weight_only() &&
+      e.weight_only_moe_eager_host_s > 0) {
+    r.notes.push_back("weight-only experts run TensorRT-LLM's Triton MoE, a call the host runs outside the CUDA graph: " +
+                      format_seconds(e.weight_only_moe_eager_host_s) + " of host time per MoE layer, which the chip waits for where its own work is shorter");
+  }
   if (r.model.attention_sinks) {
     r.notes.push_back("attention sinks (one logit per head in the softmax) are not simulated: no cache, negligible work");
   }

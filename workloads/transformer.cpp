@@ -462,9 +462,7 @@ class Builder : public AttentionGraph {
     const OpId combine = vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
     // TensorRT-LLM runs weight-only experts (Hopper's mxfp4) through its Triton MoE, a module
     // call its host runs outside the CUDA graph: the experts and their combine are one call.
-    const bool weight_only = pe.activations != pe.weights && (pe.weights == DType::int8 || pe.weights == DType::int4 ||
-                                                               pe.weights == DType::mxfp4 || pe.weights == DType::nvfp4);
-    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && weight_only && pass_.weight_only_moe_eager_host_s > 0) {
+    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && pe.weight_only() && pass_.weight_only_moe_eager_host_s > 0) {
       g_.op_mut(first_expert_op).eager_host_s = pass_.weight_only_moe_eager_host_s;
       for (OpId v = first_expert_op + 1; v <= combine; ++v) g_.op_mut(v).continues_host_call = true;
     }

@@ -40,23 +40,19 @@ void GraphRun::start(Callback done) {
   // Each stage's host launches its own ops in order (a graph: all at once, but for the calls
   // the host runs outside it, OpNode::eager_host_s, which the ops after them wait for).
   const Picoseconds now = now_ps();
-  bool eager_calls = false;
-  for (OpId v = 0; v < graph_.size() && !eager_calls; ++v) eager_calls = graph_.op(v).eager_host_s > 0;
-  if (launch_per_op_ || eager_calls) {
-    std::vector<Picoseconds> last_launch(chips_.size(), now);
-    for (OpId v : graph_.topological_order()) {
-      const OpNode& op = graph_.op(v);
-      const std::size_t device = static_cast<std::size_t>(op.device);
-      Chip& chip = *chips_[device];
-      if (op.eager_host_s > 0 && !op.continues_host_call) {
-        launched_at_[v] = chip.host_launch(now, op.eager_host_s);
-      } else if (launch_per_op_ && !op.continues_host_call) {
-        launched_at_[v] = chip.host_launch(now);
-      } else {
-        launched_at_[v] = last_launch[device];
-      }
-      last_launch[device] = launched_at_[v];
+  std::vector<Picoseconds> last_launch(chips_.size(), now);
+  for (OpId v : graph_.topological_order()) {
+    const OpNode& op = graph_.op(v);
+    const std::size_t device = static_cast<std::size_t>(op.device);
+    Chip& chip = *chips_[device];
+    if (op.eager_host_s > 0 && !op.continues_host_call) {
+      launched_at_[v] = chip.host_launch(now, op.eager_host_s);
+    } else if (launch_per_op_ && !op.continues_host_call) {
+      launched_at_[v] = chip.host_launch(now);
+    } else {
+      launched_at_[v] = last_launch[device];  // in a graph: with the ops before it
     }
+    last_launch[device] = launched_at_[v];
   }
   for (OpId v : ready) launch(v);
 }

@@ -28,6 +28,10 @@ std::uint64_t dtype_storage_bytes(std::uint64_t elements, DType t) {
   return (elements * static_cast<std::uint64_t>(info(t).quarter_bits) + 31) / 32;
 }
 bool dtype_whole_bytes(DType t) { return info(t).quarter_bits % 32 == 0; }
+bool weight_only_formats(DType activations, DType weights) {
+  return (activations == DType::bf16 || activations == DType::fp16) &&
+         (weights == DType::int8 || weights == DType::int4 || weights == DType::mxfp4 || weights == DType::nvfp4);
+}
 std::string_view dtype_name(DType t) { return info(t).name; }
 
 bool parse_dtype(std::string_view name, DType& out) {

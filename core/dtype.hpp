@@ -23,6 +23,8 @@ int dtype_value_bits(DType t);
 std::uint64_t dtype_storage_bytes(std::uint64_t elements, DType t);
 // Whether every value takes whole bytes (no packing, no shared scales).
 bool dtype_whole_bytes(DType t);
+// Weight-only: 4- or 8-bit weights converted to the 16-bit activations' type in the GEMM.
+bool weight_only_formats(DType activations, DType weights);
 std::string_view dtype_name(DType t);
 // Parses "bf16", "fp8", ... ; returns false for an unknown name.
 bool parse_dtype(std::string_view name, DType& out);

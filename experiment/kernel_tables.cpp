@@ -518,28 +518,29 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
       if (dtype == "fp8_block") m.scale_block_k = 128;
       // Weight-only: mxfp4 experts converted to bf16 in the grouped GEMMs, bf16 activations.
       if (dtype == "w4a16_mxfp4") m.weight_only = DType::mxfp4;
-      // The benchmark reports the mean over its routing's draws (one when balanced).
-      p.simulate = [&hw, m] {
-        double sum = 0;
-        for (int d = 0; d < moe_routing_draws(m); ++d) sum += call_seconds(hw, moe_layer_ops(m, d));
-        return sum / moe_routing_draws(m);
-      };
       // Hopper's mxfp4 experts run TensorRT-LLM's Triton MoE (collect_moe.py sets moe_backend
       // "triton" below SM100; kernel_source moe_torch_flow). Its calls measure 70-130 us
       // whatever their work (one token on one local expert: 72 us), the host's time per call of
       // a benchmark that replays them eagerly (benchmark_with_power falls back to eager launches
       // when the CUDA graph capture fails), not any kernel's: the host time per call of that
       // path is a stack parameter ([eager_calls] moe_torch_flow).
+      std::optional<double> eager_host_s;
       if (dtype == "w4a16_mxfp4" && source == kWeightOnlyMoeEagerCall) {
-        if (const std::optional<double> host_s = table_host_s(trtllm_stack().eager_call_us, source)) {
-          p.simulate = [&hw, m, s = *host_s] {
-            double sum = 0;
-            for (int d = 0; d < moe_routing_draws(m); ++d) sum += eager_call_seconds(hw, moe_layer_ops(m, d), s);
-            return sum / moe_routing_draws(m);
-          };
-        } else {
+        eager_host_s = table_host_s(trtllm_stack().eager_call_us, source);
+        if (!eager_host_s) {
           p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/trtllm-1.x.toml [eager_calls] gives no host time for it";
         }
+      }
+      // The benchmark reports the mean over its routing's draws (one when balanced).
+      if (p.not_simulated_reason.empty()) {
+        p.simulate = [&hw, m, eager_host_s] {
+          double sum = 0;
+          for (int d = 0; d < moe_routing_draws(m); ++d) {
+            const std::vector<OpSpec> ops = moe_layer_ops(m, d);
+            sum += eager_host_s ? eager_call_seconds(hw, ops, *eager_host_s) : call_seconds(hw, ops);
+          }
+          return sum / moe_routing_draws(m);
+        };
       }
     } else {
       p.not_simulated_reason = dtype.rfind("w4a16", 0) == 0 || dtype.rfind("int4", 0) == 0 || dtype.rfind("int8_wo", 0) == 0

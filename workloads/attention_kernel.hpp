@@ -49,11 +49,7 @@ struct Precision {
     p.experts.reset();
     return p;
   }
-  // Weight-only: 4- or 8-bit weights converted to the 16-bit activations' type in the GEMM.
-  bool weight_only() const {
-    return (activations == DType::bf16 || activations == DType::fp16) &&
-           (weights == DType::int8 || weights == DType::int4 || weights == DType::mxfp4 || weights == DType::nvfp4);
-  }
+  bool weight_only() const { return weight_only_formats(activations, weights); }
 };
 
 // A kernel by name ("fused"); the built-in ones have constants for code that names them.

@@ -75,10 +75,7 @@ struct GemmShape {
   // A grouped GEMM of weight-only experts: 4-bit or int8 weights converted to the 16-bit
   // activations' type in the kernel (gpt-oss's mxfp4 on Hopper). Block-scaled fp8 experts with
   // 16-bit inputs are not: their kernels quantize the activations and compute in fp8.
-  bool weight_only_grouped() const {
-    return grouped && (a == DType::bf16 || a == DType::fp16) &&
-           (b == DType::int8 || b == DType::int4 || b == DType::mxfp4 || b == DType::nvfp4);
-  }
+  bool weight_only_grouped() const { return grouped && weight_only_formats(a, b); }
   // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
   // K for its tile, however few tiles there are.
   bool kernel_no_split_k = false;

@@ -455,6 +455,23 @@ TEST_CASE("TensorRT-LLM's weight-only MoE runs outside the CUDA graph: a decode 
   // calls set the pace of the graph-launched step, in series with nothing else on the host.
   e.weight_only_moe_eager_host_s = 1e-3;
   const ExperimentResult slow_call = run_experiment(e, RunControl{});
+  // The call is the kernel tables' (moe.csv's moe_torch_flow rows): routing, grouped GEMMs on
+  // the weight-only experts, finalize; the host runs all of it as one call.
+  std::vector<const OpNode*> call;
+  const OpGraph& prefill = slow_call.graphs.at(0);
+  for (OpId v : prefill.topological_order()) {
+    const OpNode& op = prefill.op(v);
+    if (op.layer == 0 && (op.name.find(".moe.") != std::string::npos || op.name.find(".experts.") != std::string::npos)) call.push_back(&op);
+  }
+  REQUIRE(call.size() > 3);
+  CHECK(call.front()->name == "layer0.moe.topk");
+  CHECK(call.front()->eager_host_s == 1e-3);
+  CHECK_FALSE(call.front()->continues_host_call);
+  for (std::size_t i = 1; i < call.size(); ++i) {
+    CHECK(call[i]->continues_host_call);
+    CHECK(call[i]->eager_host_s == 0);
+    if (call[i]->is_gemm) CHECK(call[i]->gemm.weight_only_grouped());
+  }
   INFO("graph " << graph.tpot_s << " s, with a 1 ms eager call " << slow_call.tpot_s << " s");
   CHECK(slow_call.tpot_s > 36e-3);
   CHECK(slow_call.tpot_s < 36e-3 + graph.tpot_s);

@@ -124,8 +124,9 @@ std::vector<MoeKernelOp> trtllm_cutlass_moe_ops(const MoeLayerShape& m, const st
   const std::int64_t local_experts = std::max<std::int64_t>(1, m.experts / m.ep);
   const std::int64_t inter = (m.inter + m.tp - 1) / m.tp, up_cols = (m.gated ? 2 : 1) * inter;
   // The batched GEMMs run `touched` experts of `rows` each: as many rows in all as the copies,
-  // and their tiles' padding kept (a grouped GEMM pads each expert's rows to its 64-row tiles).
-  const GroupedRows grouped = grouped_rows(local_loads, kMoeTileRows);
+  // and their tiles' padding kept (a grouped GEMM pads each expert's rows to its 64-row tiles;
+  // weight-only experts' kernels to their 16-row blocks).
+  const GroupedRows grouped = grouped_rows(local_loads, m.weight_only ? kWeightOnlyMoeTileRows : kMoeTileRows);
   const std::int64_t touched = grouped.touched, local_copies = grouped.copies, rows = grouped.rows;
   const DType act = m.dtype, out = DType::bf16;
   // Block-scaled experts take bf16 rows and quantize them in 1x128 groups themselves, before

@@ -9,7 +9,10 @@
 //                   logits, fp8 input quantization, the expert maps (one kernel or three),
 //                   the permutation of the copies, the grouped GEMMs with the activation
 //                   (and 1x128 quantizations for block-scaled fp8) between them, and the
-//                   finalize (each token's copies summed, weighted).
+//                   finalize (each token's copies summed, weighted). Weight-only experts
+//                   (Hopper's mxfp4) run its Triton MoE instead, which moe.csv's moe_torch_flow
+//                   rows measure as the same kernels on converted weights, often one call the
+//                   host runs outside the CUDA graph (ForwardPass::weight_only_moe_eager_host_s).
 // Both the kernel tables (`op --moe`, `validate --kernels`) and the transformer's MoE layers
 // build their ops here, so a run's MoE layer is the calibrated call.
 #include <cstdint>

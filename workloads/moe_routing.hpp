@@ -73,5 +73,9 @@ struct GroupedRows {
 GroupedRows grouped_rows(const std::vector<std::int64_t>& loads, std::int64_t tile_rows);
 // The rows of a CUTLASS grouped GEMM's tiles, to which each expert's rows pad.
 constexpr std::int64_t kMoeTileRows = 64;
+// The row blocks of weight-only experts' kernels for few tokens per expert (Triton's MoE for
+// Hopper's mxfp4, Marlin): an expert's rows pad to these. The tiles' MMAs pad to the unit's
+// matrix.weight_only_moe_min_tile_rows, which the stacks set to the same 16.
+constexpr std::int64_t kWeightOnlyMoeTileRows = 16;
 
 }  // namespace roofsim

@@ -441,12 +441,13 @@ class Builder : public AttentionGraph {
   // them, and their outputs are combined with the shared experts'. Top-k weights normalised or
   // not: the same work.
   OpId moe(int l, OpId in) {
-    // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only formats run
-    // other kernels, which keep the grouped path.
+    // TensorRT-LLM's CUTLASS MoE takes 16-bit or fp8 (W8A8) experts; weight-only ones (Hopper's
+    // mxfp4) run its Triton MoE, which the kernel tables measure as the same call
+    // (moe_torch_flow: trtllm_cutlass_moe_ops with weight-only experts).
     const Precision pe = p_.for_experts();
     const bool cutlass = pass_.moe_kernel == MoeKernel::trtllm_cutlass &&
                          ((pe.weights == pe.activations && (pe.weights == DType::bf16 || pe.weights == DType::fp16 || pe.weights == DType::fp8)) ||
-                          (pe.scale_block_k > 0 && pe.weights == DType::fp8));
+                          (pe.scale_block_k > 0 && pe.weights == DType::fp8) || pe.weight_only());
     if (pass_.ep > 1 && !cutlass) return moe_expert_parallel(l, in);
     const std::int64_t h = m_.hidden, T = rows_;
     OpId router = gemm_op("router", "router", l, {1, T, m_.experts, h, p_.activations, p_.weights, p_.activations},
@@ -454,19 +455,11 @@ class Builder : public AttentionGraph {
     if (cutlass) return trtllm_moe(l, in, router);
     // With experts spread inside the TP group, each chip runs its own experts on all the tokens.
     const RoutedExperts routed = route(l, T, ceil_div(T * m_.experts_per_token, moe_ep_), moe_ep_);
-    const OpId first_expert_op = static_cast<OpId>(g_.size());
     // The router's decision gates every expert.
     std::vector<Input> outs = experts(l, in, T * h, routed, &router);
     shared_experts(l, in, outs);
     const std::int64_t shared = m_.shared_experts > 0 ? T * h : 0;
-    const OpId combine = vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
-    // TensorRT-LLM runs weight-only experts (Hopper's mxfp4) through its Triton MoE, a module
-    // call its host runs outside the CUDA graph: the experts and their combine are one call.
-    if (pass_.moe_kernel == MoeKernel::trtllm_cutlass && pe.weight_only() && pass_.weight_only_moe_eager_host_s > 0) {
-      g_.op_mut(first_expert_op).eager_host_s = pass_.weight_only_moe_eager_host_s;
-      for (OpId v = first_expert_op + 1; v <= combine; ++v) g_.op_mut(v).continues_host_call = true;
-    }
-    return combine;
+    return vector_op("combine", "moe_combine", l, routed.total * h + shared + combine_bias(routed.touched), T * h, 2, outs);
   }
 
   // The token copies each of this rank's experts receives when `tokens` are routed over `ep`
@@ -504,9 +497,18 @@ class Builder : public AttentionGraph {
       g_.connect_control(router, tokens);  // the routing's choices travel with the tokens
     }
     const std::vector<std::int64_t> loads = expert_loads(l, all, local_ep);
-    const MoeLayerShape shape{all,     h,         m_.expert_width(), m_.experts, m_.experts_per_token,
-                              moe_tp_, local_ep, m_.gated_mlp,      p_.for_experts().weights, p_.for_experts().scale_block_k, std::nullopt};
+    // Weight-only experts: their 16-bit activations' GEMMs on weights converted in them.
+    const Precision pe = p_.for_experts();
+    const bool weight_only = pe.weight_only();
+    const MoeLayerShape shape{all,      h,         m_.expert_width(), m_.experts,
+                              m_.experts_per_token, moe_tp_, local_ep, m_.gated_mlp,
+                              weight_only ? pe.activations : pe.weights, pe.scale_block_k,
+                              weight_only ? std::optional<DType>(pe.weights) : std::nullopt};
+    // TensorRT-LLM's Triton MoE (weight-only experts) may be a module call its host runs outside
+    // the CUDA graph (the stack's [eager_calls] moe_torch_flow): the whole call, routing included.
+    const double eager_host_s = weight_only ? pass_.weight_only_moe_eager_host_s : 0.0;
     OpId previous = ep > 1 ? tokens : router, data = tokens;
+    bool call_started = false;
     for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
       OpNode op;
       op.name = "layer" + std::to_string(l) + "." + k.key;
@@ -516,6 +518,11 @@ class Builder : public AttentionGraph {
       op.gemm = k.gemm;
       op.vector = k.vector;
       op.continues_host_call = !k.new_host_call;
+      if (eager_host_s > 0) {
+        op.eager_host_s = call_started ? 0.0 : eager_host_s;
+        op.continues_host_call = call_started;
+        call_started = true;
+      }
       std::vector<Input> inputs;
       // With EP the top-k reads every rank's logits; this rank's router made its own share.
       if (k.feed == MoeFeed::router_logits) inputs.push_back({router, std::min(k.feed_elements, T * m_.experts)});

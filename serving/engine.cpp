@@ -36,6 +36,10 @@ void check_setup(const ServingSetup& s) {
   if (c.max_prompts < 0 || c.max_prompts > kMaxBatch) {
     throw InputError("${max_prompts} must be between 0 (no limit) and " + std::to_string(kMaxBatch));
   }
+  if (c.batch_wait_iters < 0 || c.batch_wait_iters > SchedulerConfig::kMaxBatchWaitIters) {
+    throw InputError("${batch_wait_iters} must be between 0 (off) and " + std::to_string(SchedulerConfig::kMaxBatchWaitIters));
+  }
+  if (!(c.batch_wait_tokens_ratio >= 0 && c.batch_wait_tokens_ratio <= 1)) throw InputError("${batch_wait_tokens_ratio} must be in [0, 1]");
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");

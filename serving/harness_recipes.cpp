@@ -6,6 +6,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"
+#include "serving/serving.hpp"
 
 namespace roofsim {
 
@@ -85,6 +86,49 @@ const HarnessBudget* harness_budget(const std::vector<HarnessBudget>& budgets, c
                                     const std::string& model_path) {
   for (const HarnessBudget& b : budgets) {
     if (b.framework == framework && (b.model_contains.empty() || model_path.find(b.model_contains) != std::string::npos)) return &b;
+  }
+  return nullptr;
+}
+
+std::vector<HarnessBatchWait> load_harness_batch_waits(const std::string& path) {
+  std::vector<HarnessBatchWait> out;
+  for (const CsvRow& row : read_csv(path)) {
+    HarnessBatchWait w;
+    w.framework = csv_text(path, row, "framework");
+    w.model_contains = csv_text(path, row, "model_contains");
+    w.isl = csv_positive_integer(path, row, "isl");
+    w.osl = csv_positive_integer(path, row, "osl");
+    w.tp_below = csv_positive_integer(path, row, "tp_below");
+    w.iters = csv_positive_integer(path, row, "batch_wait_iters");
+    if (w.iters > SchedulerConfig::kMaxBatchWaitIters) {
+      throw InputError(path + ":" + row.at("#line") + ": batch_wait_iters: expected at most " +
+                       std::to_string(SchedulerConfig::kMaxBatchWaitIters) + ", got " + std::to_string(w.iters));
+    }
+    w.tokens_ratio = csv_positive_number(path, row, "batch_wait_tokens_ratio");
+    if (w.tokens_ratio > 1) {
+      throw InputError(path + ":" + row.at("#line") + ": batch_wait_tokens_ratio: expected a share of the budget in (0, 1], got " +
+                       row.at("batch_wait_tokens_ratio"));
+    }
+    w.launch_script = csv_text(path, row, "launch_script");
+    w.line = std::stol(row.at("#line"));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+const std::vector<HarnessBatchWait>& inferencemax_batch_waits() {
+  static const std::vector<HarnessBatchWait> waits =
+      load_harness_batch_waits((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_batch_wait.csv").string());
+  return waits;
+}
+
+const HarnessBatchWait* harness_batch_wait(const std::vector<HarnessBatchWait>& waits, const std::string& framework,
+                                           const std::string& model_path, std::int64_t isl, std::int64_t osl, std::int64_t tp) {
+  for (const HarnessBatchWait& w : waits) {
+    if (w.framework == framework && model_path.find(w.model_contains) != std::string::npos && w.isl == isl && w.osl == osl &&
+        tp < w.tp_below) {
+      return &w;
+    }
   }
   return nullptr;
 }

@@ -313,6 +313,8 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   c.micro_batches = c.micro_batches_on(pool.stages());
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
   c.late_release = setup.late_release() && pool.role() != "prefill";
+  // TensorRT-LLM holds prompts back for batching only without attention data parallelism.
+  if (pool.ep_ranks() > 1) c.batch_wait_iters = 0;
   // One scheduler plans for every rank: limits that are each rank's count once per rank.
   if (c.limits_per_rank && pool.ep_ranks() > 1) {
     const std::int64_t ranks = pool.ep_ranks();

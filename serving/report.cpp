@@ -26,6 +26,19 @@ std::string groups_text(const std::vector<SequenceGroup>& groups) {
   return s;
 }
 
+namespace {
+
+// TensorRT-LLM's batch waiting, when it can hold anything (both settings above 0).
+std::string describe_batch_wait(const SchedulerConfig& c) {
+  if (c.batch_wait_iters <= 0 || c.batch_wait_tokens_ratio <= 0) return "";
+  std::ostringstream s;
+  s << ", new prompts held while decodes run for up to " << c.batch_wait_iters << " iterations or until "
+    << c.batch_wait_tokens_ratio << " x max tokens (batch waiting)";
+  return s.str();
+}
+
+}  // namespace
+
 std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
   const std::int64_t micro_batches = c.micro_batches_on(stages);
   if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
@@ -33,7 +46,7 @@ std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
          (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
          (c.max_prompts > 0 ? ", at most " + std::to_string(c.max_prompts) + (c.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "") +
-         (c.chunked_prefill ? ", chunked prefill" : "") +
+         (c.chunked_prefill ? ", chunked prefill" : "") + describe_batch_wait(c) +
          (stages > 1 || micro_batches > 1 ? ", " + std::to_string(micro_batches) + " micro-batches under way at once" : "");
 }
 
@@ -80,6 +93,8 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["overlap_scheduler"] = s.overlap_host;
   j["late_release"] = s.late_release();
+  j["batch_wait_iters"] = s.scheduler.batch_wait_iters;
+  j["batch_wait_tokens_ratio"] = s.scheduler.batch_wait_tokens_ratio;
   j["limits_per_rank"] = s.scheduler.limits_per_rank;
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},

@@ -194,6 +194,28 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
   }
 }
 
+// TensorRT-LLM's batch waiting: an iteration with decodes starts none of its prompts while its
+// tokens stay below the ratio of the budget and fewer than batch_wait_iters iterations in a row
+// have held them. The held requests stay admitted (their KV blocks taken, as TensorRT-LLM's
+// capacity scheduler fits them) and come back first in the next plan.
+void Scheduler::hold_prompts_for_batching(std::vector<ScheduledWork>& work) {
+  if (config_.batch_wait_iters <= 0) return;
+  const auto is_prefill = [](const ScheduledWork& w) { return w.prefill; };
+  const bool prompts = std::any_of(work.begin(), work.end(), is_prefill);
+  const bool decodes = !std::all_of(work.begin(), work.end(), is_prefill);
+  if (!prompts || !decodes) return;  // nothing to hold, or nothing running: no waiting (a dead wait)
+  std::int64_t tokens = 0;
+  for (const ScheduledWork& w : work) tokens += w.new_tokens;
+  const bool stop = batch_wait_count_ >= config_.batch_wait_iters ||
+                    static_cast<double>(tokens) >= config_.batch_wait_tokens_ratio * static_cast<double>(config_.max_tokens);
+  if (stop) {
+    batch_wait_count_ = 0;
+    return;
+  }
+  ++batch_wait_count_;
+  work.erase(std::remove_if(work.begin(), work.end(), is_prefill), work.end());
+}
+
 std::vector<ScheduledWork> Scheduler::plan() {
   std::vector<ScheduledWork> work;
   if (config_.policy == Policy::static_batch) {
@@ -221,6 +243,7 @@ std::vector<ScheduledWork> Scheduler::plan() {
   } else {
     plan_decodes(work, budget);
     plan_prefill(work, budget);
+    hold_prompts_for_batching(work);
   }
   for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
   return work;

@@ -113,6 +113,7 @@ class Scheduler {
   void release_prefix(LiveRequest& r);
   void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
   void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
+  void hold_prompts_for_batching(std::vector<ScheduledWork>& work);
 
   SchedulerConfig config_;
   KvCacheConfig::Admission admission_;
@@ -124,6 +125,7 @@ class Scheduler {
   bool prefix_caching_;
   PrefixCache prefixes_;
   std::int64_t prefix_hits_ = 0, prefix_tokens_reused_ = 0;
+  std::int64_t batch_wait_count_ = 0;  // iterations in a row whose prompts were held (SchedulerConfig::batch_wait_iters)
   SwapTraffic swap_;
 };
 

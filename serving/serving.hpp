@@ -43,6 +43,15 @@ struct SchedulerConfig {
   // Split prompts into chunks that fill the budget (Sarathi); off: a prompt runs whole, and
   // waits until the budget has room for all of it.
   bool chunked_prefill = false;
+  // TensorRT-LLM's batch waiting (batch_wait_timeout_iters and batch_wait_max_tokens_ratio,
+  // PyExecutor._waiting_requests, 1.1 on): in an iteration that has decodes, the prompts it
+  // would start are held back, so that more of them prefill together later, until its tokens
+  // (prompts and decodes) reach batch_wait_tokens_ratio x max_tokens or batch_wait_iters
+  // iterations in a row have held them. 0 iterations: off (TensorRT-LLM's default; the ratio
+  // alone holds nothing). Not with attention data parallelism, as TensorRT-LLM.
+  std::int64_t batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
+  static constexpr std::int64_t kMaxBatchWaitIters = 1 << 20;
   // Tokens a decode feeds the target per step: 1, or k + 1 with speculative decoding (the last
   // accepted token and k drafted ones to verify). Set from SpeculativeConfig by the engine.
   std::int64_t verify_tokens = 1;

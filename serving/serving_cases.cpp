@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -513,6 +514,14 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
     const std::int64_t gpus = std::max(c.tp * c.pp * c.ep, c.disaggregated ? c.prefill_tp * c.prefill_ep : 1);
     if (gpus > kGpusPerNode) c.assumptions.push_back("workers of " + std::to_string(gpus) + " GPUs span nodes of " + std::to_string(kGpusPerNode));
     backend_stack(c.backend, c.backend_version, c.assumptions);
+    if (const HarnessBatchWait* w = c.harness == ServingCase::Harness::inferencemax && !c.disaggregated
+                                        ? harness_batch_wait(inferencemax_batch_waits(), c.backend, c.model_path, c.isl, c.osl, c.tp)
+                                        : nullptr) {
+      std::ostringstream said;
+      said << "InferenceMAX's launch script holds prompts back for batching (" << w->launch_script << "): up to " << w->iters
+           << " iterations or " << w->tokens_ratio << " x the token budget";
+      c.assumptions.push_back(said.str());
+    }
   } catch (const RowProblem& p) {
     c.not_simulated = p.reason;
   } catch (const InputError& e) {  // a model or hardware file that does not load
@@ -639,6 +648,12 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
     // (prefill batches alone, the stack's prefill_first).
     setup.scheduler.max_tokens = budget_tokens(*budget, c.concurrency, c.isl);
     apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens"; });
+    // And TensorRT-LLM's batch waiting where a script turns it on (configs/harnesses/inferencemax_batch_wait.csv;
+    // read_row says so among the row's assumptions).
+    if (const HarnessBatchWait* wait = harness_batch_wait(inferencemax_batch_waits(), c.backend, c.model_path, c.isl, c.osl, c.tp)) {
+      setup.scheduler.batch_wait_iters = wait->iters;
+      setup.scheduler.batch_wait_tokens_ratio = wait->tokens_ratio;
+    }
   } else {
     // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule
     // and backend_config_mapping.yaml). TensorRT-LLM's max_num_tokens and vLLM's

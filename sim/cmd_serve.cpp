@@ -30,6 +30,8 @@ struct ServeOptions {
   std::string trace_file, prompt = "1024", output = "128";
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
   std::int64_t max_batch = 256, max_tokens = 8192, max_prompts = 0, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
+  std::int64_t batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
@@ -216,6 +218,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.max_batch = o.max_batch;
   c.max_tokens = o.max_tokens;
   c.max_prompts = o.max_prompts;
+  c.batch_wait_iters = o.batch_wait_iters;
+  c.batch_wait_tokens_ratio = o.batch_wait_tokens_ratio;
   c.late_release = o.late_release;
   c.limits_per_rank = o.limits_per_rank;
   c.micro_batches = o.micro_batches;
@@ -341,6 +345,16 @@ void add_serve_command(CLI::App& app) {
                   "--max-batch sequences at most; a new one starts when the first stage is free (default 0: one per "
                   "stage, as TensorRT-LLM and vLLM run them; 1: one iteration through all stages at a time)")
       ->check(whole_number_between(0, 1024));
+  cmd->add_option("--batch-wait-iters", o->batch_wait_iters,
+                  "TensorRT-LLM's batch waiting (batch_wait_timeout_iters): while decodes run, hold new prompts back "
+                  "for up to this many iterations in a row so that more of them prefill together, unless the "
+                  "iteration already has --batch-wait-tokens-ratio x --max-tokens tokens (default 0: off; needs "
+                  "both; not with attention data parallelism)")
+      ->check(whole_number_between(0, SchedulerConfig::kMaxBatchWaitIters));
+  cmd->add_option("--batch-wait-tokens-ratio", o->batch_wait_tokens_ratio,
+                  "TensorRT-LLM's batch_wait_max_tokens_ratio: the share of --max-tokens at which held prompts start "
+                  "(default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--chunked-prefill", o->chunked, "Split prompts into chunks that fill the token budget (Sarathi-Serve)");
   cmd->add_option("--kv-admission", o->admission, "reserve: admit a request when blocks for its whole prompt and "
                                                   "output are free (TensorRT-LLM's GUARANTEED_NO_EVICT; default); "

@@ -93,6 +93,38 @@ TEST_CASE("a prompt limit starts at most that many new requests per iteration", 
   CHECK(two_iterations(0)[0].size() == 3);  // no limit: all three start at once
 }
 
+TEST_CASE("batch waiting holds new prompts while decodes run, until enough tokens wait or the iterations run out", "[systemc][serving]") {
+  // One request decoding, then a 100-token prompt arrives; the budget is 1000 tokens. Returns the
+  // number of plans before the prompt starts (0: at once).
+  auto plans_before_prompt = [](std::int64_t iters, double ratio, std::int64_t prompt, bool with_decode) {
+    SchedulerConfig config;
+    config.max_tokens = 1000;
+    config.batch_wait_iters = iters;
+    config.batch_wait_tokens_ratio = ratio;
+    KvBlockPool blocks(1000, 16);
+    Scheduler scheduler(config, KvCacheConfig::Admission::reserve, blocks);
+    if (with_decode) {
+      scheduler.arrive({0, 50, 50, 1000, 0, 0, 0});
+      scheduler.complete(scheduler.plan());  // its prompt, alone: nothing decodes yet, nothing is held
+    }
+    scheduler.arrive({1, prompt, prompt, 4, 0, 0, 0});
+    for (int held = 0; held < 100; ++held) {
+      const std::vector<ScheduledWork> w = scheduler.plan();
+      const bool started = std::any_of(w.begin(), w.end(), [](const ScheduledWork& x) { return x.record == 1 && x.prefill; });
+      if (with_decode) REQUIRE(std::any_of(w.begin(), w.end(), [](const ScheduledWork& x) { return !x.prefill; }));
+      scheduler.complete(w);
+      if (started) return held;
+    }
+    return -1;
+  };
+  CHECK(plans_before_prompt(3, 0.9, 100, true) == 3);    // held three iterations, started in the fourth
+  CHECK(plans_before_prompt(20, 0.9, 100, true) == 20);
+  CHECK(plans_before_prompt(3, 0.9, 900, true) == 0);    // 900 + 1 decode reach 0.9 x 1000: no wait
+  CHECK(plans_before_prompt(3, 0.9, 100, false) == 0);   // nothing decoding: no wait (TensorRT-LLM's dead-wait guard)
+  CHECK(plans_before_prompt(0, 0.9, 100, true) == 0);    // off
+  CHECK(plans_before_prompt(3, 0.0, 100, true) == 0);    // the ratio alone, or the iterations alone, hold nothing
+}
+
 TEST_CASE("on-demand admission preempts the newest request when the cache runs out, and recomputes it", "[systemc][serving]") {
   SchedulerConfig c;
   KvBlockPool pool(6, 16);
@@ -678,6 +710,46 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::prefill_first);
   // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
+  CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.batch_wait_iters == 0);
+}
+
+TEST_CASE("serving cases: InferenceMAX's TensorRT-LLM Llama runs hold prompts back for batching where its script says so", "[systemc][serving]") {
+  const std::string head =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,"
+      "silicon_concurrency\n";
+  const std::vector<ServingCase> cases = load_serving_cases(write_temp(
+      head + "tp4,source_file=2026-04-06.csv,trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,fp8,16,4,200,9,16\n"
+             "tp8,source_file=2026-04-06.csv,trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,fp8,16,8,100,8,16\n"
+             "long,source_file=2026-04-06.csv,trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,8192,fp8,16,4,100,9,16\n"
+             "aic,source_file=/d/aic-auto-gap-analysis/x.csv,trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,fp8,16,4,100,9,16\n",
+      "batch_wait"));
+  REQUIRE(cases.size() == 4);
+  // 70b_fp8_h200_trt_slurm.sh: batch_wait_timeout_iters 20, batch_wait_max_tokens_ratio 0.9 at
+  // 1k/1k below TP 8; said on the row.
+  const SchedulerConfig tp4 = serving_case_setup(cases[0], ServingCaseSettings{}).scheduler;
+  CHECK(tp4.batch_wait_iters == 20);
+  CHECK(tp4.batch_wait_tokens_ratio == Approx(0.9));
+  CHECK(tp4.max_tokens == 16384);
+  CHECK(cases[0].note().find("holds prompts back for batching") != std::string::npos);
+  for (std::size_t i = 1; i < cases.size(); ++i) {
+    CHECK(serving_case_setup(cases[i], ServingCaseSettings{}).scheduler.batch_wait_iters == 0);
+    CHECK(cases[i].note().find("batching") == std::string::npos);
+  }
+  // Held prompts wait for decode iterations: the same row's TTFT grows, its throughput barely moves.
+  ServingCaseSettings quick;
+  quick.max_requests = 48;
+  ServingSetup held = serving_case_setup(cases[0], quick), free = held;
+  free.scheduler.batch_wait_iters = 0;
+  held.workload.output = free.workload.output = parse_length_distribution("uniform:48:64", "output");
+  const ServingResult with_wait = run_serving(held), without = run_serving(free);
+  CHECK(with_wait.summary.ttft_s.mean > without.summary.ttft_s.mean + 5 * without.summary.tpot_s.mean);
+  // A malformed cell names its file, line and column.
+  const std::string wait_head = "framework,model_contains,isl,osl,tp_below,batch_wait_iters,batch_wait_tokens_ratio,launch_script\n";
+  CHECK(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,20,0.9,s.sh\n", "wait")).size() == 1);
+  CHECK_THROWS_WITH(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,20,1.5,s.sh\n", "wait")),
+                    Catch::Contains(":2: batch_wait_tokens_ratio"));
+  CHECK_THROWS_WITH(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,0,0.9,s.sh\n", "wait")),
+                    Catch::Contains(":2: batch_wait_iters"));
 }
 
 TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed cell names its file, line and column", "[systemc][serving]") {

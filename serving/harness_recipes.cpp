@@ -69,6 +69,9 @@ std::vector<HarnessBudget> load_harness_budgets(const std::string& path) {
       throw InputError(path + ":" + row.at("#line") + ": spare_tokens: expected 0 to " + std::to_string(kMaxSpareTokens) + ", got " +
                        std::to_string(b.spare_tokens));
     }
+    const std::string& kv = csv_text(path, row, "kv_cache_dtype");
+    if (kv != "fp8" && kv != "auto") throw InputError(path + ":" + row.at("#line") + ": kv_cache_dtype: expected fp8 or auto, got '" + kv + "'");
+    b.fp8_kv_cache = kv == "fp8";
     b.launch_script = csv_text(path, row, "launch_script");
     b.line = std::stol(row.at("#line"));
     out.push_back(std::move(b));

@@ -62,11 +62,13 @@ std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecip
                                                   std::int64_t concurrency, std::optional<std::int64_t> prefill_workers,
                                                   std::optional<std::int64_t> decode_workers, std::optional<bool> decode_expert_parallel);
 
-// A harness's per-iteration token budget for one framework (and model family): a fixed budget,
-// or round_up_64(concurrency + prompt + spare_tokens), at least max_num_tokens.
+// A harness's engine settings for one framework (and model family): the per-iteration token
+// budget, a fixed one or round_up_64(concurrency + prompt + spare_tokens), at least
+// max_num_tokens; and the KV cache's dtype.
 struct HarnessBudget {
   std::string framework, model_contains;  // model_contains "": every model
   std::int64_t max_num_tokens = 0, spare_tokens = 0;
+  bool fp8_kv_cache = false;  // kv_cache_dtype fp8; auto: the model's own dtype
   std::string launch_script;  // where it was read
   long line = 0;
 };

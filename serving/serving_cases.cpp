@@ -647,7 +647,9 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
     // clients, not an attention-DP rank's batch_size), and SGLang without --enable-mixed-chunk
     // (prefill batches alone, the stack's prefill_first).
     setup.scheduler.max_tokens = budget_tokens(*budget, c.concurrency, c.isl);
-    apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens"; });
+    apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens" || name == "kv_dtype"; });
+    // Its KV cache as the script sets it: fp8, or the model's own dtype (the row's, as read).
+    if (budget->fp8_kv_cache) setup.machine.precision.kv = DType::fp8;
     // And TensorRT-LLM's batch waiting where a script turns it on (configs/harnesses/inferencemax_batch_wait.csv;
     // read_row says so among the row's assumptions).
     if (const HarnessBatchWait* wait = harness_batch_wait(inferencemax_batch_waits(), c.backend, c.model_path, c.isl, c.osl, c.tp)) {

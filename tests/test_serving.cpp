@@ -699,15 +699,18 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   CHECK((imax.workload.output.min == 6553 && imax.workload.output.max == 8192));
   CHECK(cases[0].note().find("InferenceMAX") != std::string::npos);
   CHECK(imax.scheduler.max_tokens == 8192);  // --max-num-batched-tokens 8192
+  CHECK(imax.machine.precision.kv == DType::fp8);  // kv-cache-dtype: fp8 (70b_fp8_h*_slurm.sh)
   // aiconfigurator's runs: fixed lengths and the generator's budget, batch + prompt + 1500.
   const ServingSetup aic = serving_case_setup(cases[1], ServingCaseSettings{});
   CHECK(aic.workload.prompt.kind == LengthDistribution::Kind::fixed);
   CHECK(aic.workload.output.mean == 8192);
   CHECK(aic.scheduler.max_tokens == 8 + 1024 + 1500);
+  CHECK(aic.machine.precision.kv == DType::bf16);
   // SGLang as InferenceMAX launched it: 32768-token chunks, prefill batches alone.
   const ServingSetup sglang = serving_case_setup(cases[2], ServingCaseSettings{});
   CHECK(sglang.scheduler.max_tokens == 32768);
   CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::prefill_first);
+  CHECK(sglang.machine.precision.kv == DType::bf16);  // no --kv-cache-dtype
   // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.batch_wait_iters == 0);
@@ -775,10 +778,15 @@ TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed
   CHECK(dsr1->launch_script.find("dsr1_fp8_h200_trt.sh") != std::string::npos);
   CHECK(budget_tokens(*harness_budget(budgets, "vllm", "openai/gpt-oss-120b"), 512, 8192) == 8192);
   CHECK(harness_budget(budgets, "trtllm", "Qwen/Qwen3-32B") == nullptr);
-  const std::string budget_head = "framework,model_contains,max_num_tokens,spare_tokens,launch_script\n";
-  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,-1,s.sh\n", "budget")),
+  const std::string budget_head = "framework,model_contains,max_num_tokens,spare_tokens,kv_cache_dtype,launch_script\n";
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,-1,fp8,s.sh\n", "budget")),
                     Catch::Contains(":2: spare_tokens: expected 0 to"));
-  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,0,0,s.sh\n", "budget")), Catch::Contains(":2: max_num_tokens"));
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,0,0,fp8,s.sh\n", "budget")), Catch::Contains(":2: max_num_tokens"));
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,0,int8,s.sh\n", "budget")),
+                    Catch::Contains(":2: kv_cache_dtype: expected fp8 or auto, got 'int8'"));
+  // The KV cache's dtype as the scripts set it: vLLM's Llama-70B scripts fp8, its gpt-oss ones the model's.
+  CHECK(harness_budget(budgets, "vllm", "meta-llama/Llama-3.1-70B")->fp8_kv_cache);
+  CHECK_FALSE(harness_budget(budgets, "vllm", "openai/gpt-oss-120b")->fp8_kv_cache);
 }
 
 TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipes at their concurrency, where they agree", "[systemc][serving]") {

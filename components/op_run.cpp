@@ -119,7 +119,10 @@ Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const Kerne
   const double waves = static_cast<double>((k.ctas + resident - 1) / resident) - (k.per_token ? 1.0 : 0.0);
   const double ctas_per_unit = static_cast<double>((k.ctas + n - 1) / n);
   const double window_steps_per_unit = static_cast<double>((k.window_key_steps + n - 1) / n);
-  return ceil_ps((wave_cycles * waves + cta_cycles * ctas_per_unit + m.fp8_window_key_tile_cycles * window_steps_per_unit) / clock_hz);
+  const double fp8_cache_tiles_per_unit = static_cast<double>((k.fp8_cache_key_tiles + n - 1) / n);
+  return ceil_ps((wave_cycles * waves + cta_cycles * ctas_per_unit + m.fp8_window_key_tile_cycles * window_steps_per_unit +
+                  m.fp8_cache_decode_key_tile_cycles * fp8_cache_tiles_per_unit) /
+                 clock_hz);
 }
 
 GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
@@ -130,7 +133,8 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
                                     {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel,
-                                     g.kernel_cta_query_elements, g.gqa_decode_qgmma, g.kernel_window_key_steps},
+                                     g.kernel_cta_query_elements, g.gqa_decode_qgmma, g.kernel_window_key_steps, false,
+                                     g.kernel_fp8_cache_key_tiles},
                                     chip.hw().matrix.sustained_clock_hz));
   // XQA's multi-block mode: once a (sequence, KV head)'s blocks are done, its last CTA folds
   // their partial results one after another (GemmShape::kernel_k_splits).

@@ -30,6 +30,7 @@ struct KernelCtas {
   bool qgmma = false;               // gqa_decode on an fp8 cache (matrix.gqa_decode_qgmma_cta_cycles)
   std::int64_t window_key_steps = 0;  // an fp8 sliding-window FMHA's key-loop steps, all CTAs (matrix.fp8_window_key_tile_cycles)
   bool per_token = false;           // one CTA per token row (vector.token_cta_cycles)
+  std::int64_t fp8_cache_key_tiles = 0;  // a decode kernel's 128-key tiles of an fp8 cache, all CTAs (matrix.fp8_cache_decode_key_tile_cycles)
 };
 
 // The time each of `units` spends on a kernel's CTAs' fixed costs, at `clock_hz`: the fixed

@@ -96,6 +96,11 @@ struct MatrixSpec {
   // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
   // variant of the same kernel spends on that step (0: none).
   double fp8_window_key_tile_cycles = 0;
+  // A flash-decoding kernel that reads an fp8 (e4m3) KV cache with fp8 MMAs (FlashAttention-3's
+  // fp8 path, vLLM's): cycles each CTA spends per 128 keys of its cache on its SM, beside the
+  // tiles' work - the V tile transposed in shared memory for the fp8 MMA's K-major operand,
+  // which keeps such a decode from reading its half-size cache twice as fast (0: none).
+  double fp8_cache_decode_key_tile_cycles = 0;
   // Its multi-block mode's merge: the last CTA of a (sequence, KV head) folds the blocks'
   // partial results (row max, row sum, output) one block after another: cycles per block.
   double gqa_decode_merge_cycles_per_block = 0;

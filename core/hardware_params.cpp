@@ -105,6 +105,11 @@ std::vector<HardwareParam> make_params() {
        "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "
        "causal variant's, on its SM (0: none)",
        FIELD(matrix.fp8_window_key_tile_cycles)},
+      {"matrix.fp8_cache_decode_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
+       "A flash-decoding kernel on an fp8 (e4m3) KV cache with fp8 MMAs (FlashAttention-3's fp8 path, vLLM's "
+       "fused attention): cycles each CTA spends per 128 keys of the cache on its SM beside the tiles' work, the V "
+       "tile transposed in shared memory for the fp8 MMA (0: none; a software stack sets it)",
+       FIELD(matrix.fp8_cache_decode_key_tile_cycles)},
       {"matrix.gqa_decode_cycles_per_query_element", "cycles/element", 1, K::non_negative, false, 0,
        "Cycles each CTA of that kernel spends per element of its query tile (the group's query rows padded to the "
        "kernel's MMA tile, times the head dim), one CTA after another on its SM (0: none)",

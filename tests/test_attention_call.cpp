@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "experiment/single_op.hpp"
+#include "experiment/stack.hpp"
 #include "workloads/transformer.hpp"
 
 using namespace roofsim;
@@ -420,6 +421,34 @@ TEST_CASE("An fp8 context FMHA on a sliding window pays matrix.fp8_window_key_ti
   const double extra = call_seconds({fp8}, hw) - call_seconds({fp8}, free_steps);
   const double per_sm_steps = static_cast<double>((4 * 32 * 23 + 131) / 132);
   CHECK(extra == Approx(per_sm_steps * hw.matrix.fp8_window_key_tile_cycles / hw.matrix.sustained_clock_hz).epsilon(0.05));
+}
+
+TEST_CASE("vLLM's flash decoding on an fp8 cache pays matrix.fp8_cache_decode_key_tile_cycles per 128 keys: 1.2-1.4x a bf16 cache's speed, not 2x", "[systemc][attention]") {
+  const HardwareSpec plain = load_hardware("h100_sxm5");
+  REQUIRE(plain.matrix.fp8_cache_decode_key_tile_cycles == 0);  // a stack's kernel parameter, not the chip's
+  const HardwareSpec vllm = stack_hardware(load_stack("vllm"), "h100_sxm5");
+  REQUIRE(vllm.matrix.fp8_cache_decode_key_tile_cycles > 0);
+  auto decode = [](DType kv, std::int64_t context, const char* kernel) {
+    return attention_call_ops(shape(false, 16, context, 32, 4, kv), kernel);
+  };
+  // The fused kernel's decode on an fp8 cache counts its CTAs' 128-key tiles; on a bf16 cache, in
+  // a prefill, or in TensorRT-LLM's XQA (its own fp8 kernel, calibrated on its tables) none.
+  CHECK(decode(DType::fp8, 16384, "fused").back().gemm.kernel_fp8_cache_key_tiles == 16 * 4 * ((16384 + 1 + 127) / 128));  // the new token's key too
+  CHECK(decode(DType::bf16, 16384, "fused").back().gemm.kernel_fp8_cache_key_tiles == 0);
+  CHECK(decode(DType::fp8, 16384, "trtllm").back().gemm.kernel_fp8_cache_key_tiles == 0);
+  CHECK(attention_call_ops(shape(true, 4, 2048, 32, 4, DType::fp8), "fused").back().gemm.kernel_fp8_cache_key_tiles == 0);
+  // Without the cost the fp8 cache's keys stream twice as fast as bf16's (the added 16k keys);
+  // with vLLM's, about 1.4x (vllm-project/flash-attention PR 96), the whole calls 1.2-1.4x.
+  auto slope_ratio = [&](const HardwareSpec& hw) {
+    const double bf16 = call_seconds(decode(DType::bf16, 32768, "fused"), hw) - call_seconds(decode(DType::bf16, 16384, "fused"), hw);
+    const double fp8 = call_seconds(decode(DType::fp8, 32768, "fused"), hw) - call_seconds(decode(DType::fp8, 16384, "fused"), hw);
+    return bf16 / fp8;
+  };
+  CHECK(slope_ratio(plain) == Approx(2.0).epsilon(0.05));
+  CHECK(slope_ratio(vllm) == Approx(1.39).epsilon(0.05));
+  const double whole = call_seconds(decode(DType::bf16, 16384, "fused"), vllm) / call_seconds(decode(DType::fp8, 16384, "fused"), vllm);
+  CHECK(whole > 1.2);
+  CHECK(whole < 1.45);
 }
 
 TEST_CASE("A context FMHA compiled from fmha_v2's source zeroes its tile counter first: one more small op in the call", "[systemc][attention]") {

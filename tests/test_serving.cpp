@@ -626,14 +626,16 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 8%, r
   CHECK(ttft_mape <= 0.50);
 }
 
-TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 39 reached", "[validation][serving]") {
+TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 42 reached", "[validation][serving]") {
   // A regression guard, not the issue's target (TTFT 20%, TPOT 10%; docs/serving.md, "Every
   // row runs"): TensorRT-LLM, vLLM and SGLang rows, each on its stack's [serving] table, with
   // the lengths, token budgets and (disaggregated) recipes of the benchmark that measured it.
   // Session 39 on these 31 rows: TTFT 44.7%, TPOT 20.7%, requests/s 22.1% (all 909 rows: 49.1%,
   // 19.1%, 21.0%). Session 38: 50.1 / 23.5 / 19.2%; the five disaggregated rows here now run
   // their recipes' worker counts, which took TTFT and TPOT closer on three and requests/s
-  // further on four (docs/serving.md, "Session 39").
+  // further on four (docs/serving.md, "Session 39"). Session 42 (batch waiting and fp8 KV caches
+  // where InferenceMAX's scripts set them, vLLM's fp8-cache decode; all 909 rows 43.9 / 19.9 /
+  // 19.4%): 35.4 / 18.5 / 19.3% on these rows, the limits a point or more above.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");
   REQUIRE(all.size() == 732);
   std::vector<ServingCase> sample;
@@ -653,9 +655,9 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   CHECK(backends.size() == 3);
   const double n = static_cast<double>(sample.size());
   INFO("TTFT mean absolute error " << ttft_ape / n << ", TPOT " << tpot_ape / n << ", requests/s " << requests_ape / n);
-  CHECK(ttft_ape / n <= 0.47);
-  CHECK(tpot_ape / n <= 0.22);
-  CHECK(requests_ape / n <= 0.23);
+  CHECK(ttft_ape / n <= 0.37);
+  CHECK(tpot_ape / n <= 0.20);
+  CHECK(requests_ape / n <= 0.21);
 }
 
 TEST_CASE("both shared serving files: every row is set up, nothing refused", "[systemc][serving]") {

@@ -63,6 +63,9 @@ struct GemmShape {
   // CTAs' key-loop steps, all CTAs together, each costing the unit that runs it
   // matrix.fp8_window_key_tile_cycles beside the tiles' work (0: not that kernel).
   std::int64_t kernel_window_key_steps = 0;
+  // A fused decode kernel on an fp8 cache: its CTAs' 128-key tiles of the cache, all CTAs
+  // together, each costing the unit matrix.fp8_cache_decode_key_tile_cycles (0: not that kernel).
+  std::int64_t kernel_fp8_cache_key_tiles = 0;
   // A fused attention kernel whose MMAs run at a wider head than the data's (fmha_v2 pads the
   // head in shared memory, e.g. fp8 192 to 256; XQA's tiles span headElems, 192 at 256): the query/key head QK^T runs at and the value
   // head AV runs at (0: n and out_n()). The units' time counts them; the op's FLOPs and bytes

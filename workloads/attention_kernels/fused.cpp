@@ -24,6 +24,9 @@ std::int64_t decode_blocks(const AttentionShape& s, std::int64_t history) {
   return std::max<std::int64_t>(1, std::min(blocks, kSms * kCtasPerSm / (s.sequences * s.kv_heads)));
 }
 
+// The unit of matrix.fp8_cache_decode_key_tile_cycles: keys of the cache per tile.
+constexpr std::int64_t kFp8CacheKeyTile = 128;
+
 // A generic decode kernel's CTAs resident on one SM at once: as many as XQA's dispatcher
 // sizes multi-block mode for (decoderXQAConstants.h, kTargetWaveFactor).
 constexpr std::int64_t kDecodeCtasPerSm = 8;
@@ -129,6 +132,11 @@ OpId build_fused_attention(AttentionGraph& g, const AttentionShape& s, bool fp8_
     shape.kernel_ctas = s.sequences * s.kv_heads * shape.kernel_k_splits;
     shape.kernel_ctas_per_unit = kDecodeCtasPerSm;
     shape.decode_kernel = true;
+    // Flash-decoding on an fp8 cache with fp8 MMAs (FlashAttention-3's path): its CTAs' 128-key
+    // tiles, each paying matrix.fp8_cache_decode_key_tile_cycles (a stack's kernel parameter).
+    if (!gqa && s.precision.kv == DType::fp8) {
+      shape.kernel_fp8_cache_key_tiles = s.sequences * s.kv_heads * ((keys + kFp8CacheKeyTile - 1) / kFp8CacheKeyTile);
+    }
     if (gqa) {
       shape.kernel_ctas_per_unit = gqa->per_sm;
       shape.gqa_decode_kernel = true;

@@ -40,6 +40,11 @@ void check_setup(const ServingSetup& s) {
     throw InputError("${batch_wait_iters} must be between 0 (off) and " + std::to_string(SchedulerConfig::kMaxBatchWaitIters));
   }
   if (!(c.batch_wait_tokens_ratio >= 0 && c.batch_wait_tokens_ratio <= 1)) throw InputError("${batch_wait_tokens_ratio} must be in [0, 1]");
+  for (auto [name, v] : {std::pair{"${adp_balance_timeout_iters}", c.adp_balance_timeout_iters}, {"${adp_batching_wait_iters}", c.adp_batching_wait_iters}}) {
+    if (v < 0 || v > SchedulerConfig::kMaxBatchWaitIters) {
+      throw InputError(std::string(name) + " must be between 0 (off) and " + std::to_string(SchedulerConfig::kMaxBatchWaitIters));
+    }
+  }
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");

@@ -93,44 +93,52 @@ const HarnessBudget* harness_budget(const std::vector<HarnessBudget>& budgets, c
   return nullptr;
 }
 
-std::vector<HarnessBatchWait> load_harness_batch_waits(const std::string& path) {
-  std::vector<HarnessBatchWait> out;
+std::vector<HarnessScheduling> load_harness_scheduling(const std::string& path) {
+  std::vector<HarnessScheduling> out;
   for (const CsvRow& row : read_csv(path)) {
-    HarnessBatchWait w;
-    w.framework = csv_text(path, row, "framework");
-    w.model_contains = csv_text(path, row, "model_contains");
-    w.isl = csv_positive_integer(path, row, "isl");
-    w.osl = csv_positive_integer(path, row, "osl");
-    w.tp_below = csv_positive_integer(path, row, "tp_below");
-    w.iters = csv_positive_integer(path, row, "batch_wait_iters");
-    if (w.iters > SchedulerConfig::kMaxBatchWaitIters) {
-      throw InputError(path + ":" + row.at("#line") + ": batch_wait_iters: expected at most " +
-                       std::to_string(SchedulerConfig::kMaxBatchWaitIters) + ", got " + std::to_string(w.iters));
+    HarnessScheduling h;
+    const std::string where = path + ":" + row.at("#line") + ": ";
+    auto iterations = [&](const char* column) {
+      const std::int64_t n = csv_integer(path, row, column);
+      if (n < 0 || n > SchedulerConfig::kMaxBatchWaitIters) {
+        throw InputError(where + column + ": expected 0 to " + std::to_string(SchedulerConfig::kMaxBatchWaitIters) + " iterations, got " + std::to_string(n));
+      }
+      return n;
+    };
+    h.framework = csv_text(path, row, "framework");
+    h.model_contains = csv_text(path, row, "model_contains");
+    h.isl = iterations("isl");
+    h.osl = iterations("osl");
+    h.tp_below = iterations("tp_below");
+    h.batch_wait_iters = iterations("batch_wait_iters");
+    h.batch_wait_tokens_ratio = std::stod(csv_text(path, row, "batch_wait_tokens_ratio"));
+    if (!(h.batch_wait_tokens_ratio >= 0 && h.batch_wait_tokens_ratio <= 1)) {
+      throw InputError(where + "batch_wait_tokens_ratio: expected a share of the budget in [0, 1], got " + row.at("batch_wait_tokens_ratio"));
     }
-    w.tokens_ratio = csv_positive_number(path, row, "batch_wait_tokens_ratio");
-    if (w.tokens_ratio > 1) {
-      throw InputError(path + ":" + row.at("#line") + ": batch_wait_tokens_ratio: expected a share of the budget in (0, 1], got " +
-                       row.at("batch_wait_tokens_ratio"));
+    if ((h.batch_wait_iters > 0) != (h.batch_wait_tokens_ratio > 0)) {
+      throw InputError(where + "batch_wait_iters and batch_wait_tokens_ratio: set both or neither (TensorRT-LLM waits only with both)");
     }
-    w.launch_script = csv_text(path, row, "launch_script");
-    w.line = std::stol(row.at("#line"));
-    out.push_back(std::move(w));
+    h.adp_balance_timeout_iters = iterations("adp_balance_timeout_iters");
+    h.adp_batching_wait_iters = iterations("adp_batching_wait_iters");
+    h.launch_script = csv_text(path, row, "launch_script");
+    h.line = std::stol(row.at("#line"));
+    out.push_back(std::move(h));
   }
   return out;
 }
 
-const std::vector<HarnessBatchWait>& inferencemax_batch_waits() {
-  static const std::vector<HarnessBatchWait> waits =
-      load_harness_batch_waits((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_batch_wait.csv").string());
-  return waits;
+const std::vector<HarnessScheduling>& inferencemax_scheduling() {
+  static const std::vector<HarnessScheduling> lines =
+      load_harness_scheduling((std::filesystem::path(config_dir()) / "harnesses" / "inferencemax_scheduling.csv").string());
+  return lines;
 }
 
-const HarnessBatchWait* harness_batch_wait(const std::vector<HarnessBatchWait>& waits, const std::string& framework,
-                                           const std::string& model_path, std::int64_t isl, std::int64_t osl, std::int64_t tp) {
-  for (const HarnessBatchWait& w : waits) {
-    if (w.framework == framework && model_path.find(w.model_contains) != std::string::npos && w.isl == isl && w.osl == osl &&
-        tp < w.tp_below) {
-      return &w;
+const HarnessScheduling* harness_scheduling(const std::vector<HarnessScheduling>& lines, const std::string& framework,
+                                            const std::string& model_path, std::int64_t isl, std::int64_t osl, std::int64_t tp) {
+  for (const HarnessScheduling& h : lines) {
+    if (h.framework == framework && model_path.find(h.model_contains) != std::string::npos && (h.isl == 0 || h.isl == isl) &&
+        (h.osl == 0 || h.osl == osl) && (h.tp_below == 0 || tp < h.tp_below)) {
+      return &h;
     }
   }
   return nullptr;

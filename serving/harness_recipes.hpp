@@ -82,24 +82,27 @@ const HarnessBudget* harness_budget(const std::vector<HarnessBudget>& budgets, c
 // Its tokens per iteration at `concurrency` clients and `prompt` tokens.
 std::int64_t budget_tokens(const HarnessBudget& b, std::int64_t concurrency, std::int64_t prompt);
 
-// TensorRT-LLM's batch waiting as a harness's launch script sets it for one framework, model
-// family and benchmark point (SchedulerConfig::batch_wait_iters, batch_wait_tokens_ratio).
-struct HarnessBatchWait {
+// TensorRT-LLM's scheduling options as a harness's launch script sets them for one framework,
+// model family and benchmark point: batch waiting (SchedulerConfig::batch_wait_iters,
+// batch_wait_tokens_ratio) and attention-DP balancing (adp_balance_timeout_iters,
+// adp_batching_wait_iters); 0: not set.
+struct HarnessScheduling {
   std::string framework, model_contains;
-  std::int64_t isl = 0, osl = 0;
-  std::int64_t tp_below = 0;  // applies to deployments of fewer GPUs per instance
-  std::int64_t iters = 0;
-  double tokens_ratio = 0;
+  std::int64_t isl = 0, osl = 0;  // 0: any
+  std::int64_t tp_below = 0;      // applies to deployments of fewer GPUs per instance; 0: any
+  std::int64_t batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
+  std::int64_t adp_balance_timeout_iters = 0, adp_batching_wait_iters = 0;
   std::string launch_script;  // where it was read
   long line = 0;
 };
 
-std::vector<HarnessBatchWait> load_harness_batch_waits(const std::string& path);
-// InferenceMAX's (configs/harnesses/inferencemax_batch_wait.csv), read once.
-const std::vector<HarnessBatchWait>& inferencemax_batch_waits();
-// The first line for `framework` whose model_contains is in `model_path` at isl/osl with tp below
-// its tp_below; nullptr: none (no batch waiting).
-const HarnessBatchWait* harness_batch_wait(const std::vector<HarnessBatchWait>& waits, const std::string& framework,
-                                           const std::string& model_path, std::int64_t isl, std::int64_t osl, std::int64_t tp);
+std::vector<HarnessScheduling> load_harness_scheduling(const std::string& path);
+// InferenceMAX's (configs/harnesses/inferencemax_scheduling.csv), read once.
+const std::vector<HarnessScheduling>& inferencemax_scheduling();
+// The first line for `framework` whose model_contains is in `model_path`, at isl/osl, with tp
+// below its tp_below; nullptr: none (TensorRT-LLM's defaults).
+const HarnessScheduling* harness_scheduling(const std::vector<HarnessScheduling>& lines, const std::string& framework,
+                                            const std::string& model_path, std::int64_t isl, std::int64_t osl, std::int64_t tp);
 
 }  // namespace roofsim

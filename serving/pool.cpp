@@ -313,8 +313,10 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   c.micro_batches = c.micro_batches_on(pool.stages());
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
   c.late_release = setup.late_release() && pool.role() != "prefill";
-  // TensorRT-LLM holds prompts back for batching only without attention data parallelism.
+  // TensorRT-LLM holds prompts back for batching only without attention data parallelism, and
+  // balances them over the ranks only with it (Worker::holds_for_balance).
   if (pool.ep_ranks() > 1) c.batch_wait_iters = 0;
+  if (pool.ep_ranks() <= 1) c.adp_balance_timeout_iters = c.adp_batching_wait_iters = 0;
   // One scheduler plans for every rank: limits that are each rank's count once per rank.
   if (c.limits_per_rank && pool.ep_ranks() > 1) {
     const std::int64_t ranks = pool.ep_ranks();
@@ -333,12 +335,52 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
       stage_free_(static_cast<std::size_t>(pool.stages()), 0.0),
       ranks_(pool.ep_ranks()) {
+  const SchedulerConfig c = worker_scheduling(setup, pool);
+  if (c.adp_balance_timeout_iters > 0 || c.adp_batching_wait_iters > 0) {
+    // Each rank's batch limit: the setup's where ranks have their own, else a share of it.
+    per_rank_batch_ = setup.scheduler.limits_per_rank ? setup.scheduler.max_batch : std::max<std::int64_t>(1, c.max_batch / ranks_.ranks());
+    scheduler_.set_prompt_hold([this](const std::vector<ScheduledWork>& work) { return holds_for_balance(work); });
+  }
   const ModelConfig& m = pool.target().model();
   if (m.sliding_window > 0) {
     std::int64_t sliding = 0;
     for (std::int64_t l = 0; l < m.layers; ++l) sliding += m.sliding_layer(l) ? 1 : 0;
     kv_.set_sliding(m.sliding_window, sliding, m.layers);
   }
+}
+
+// PyExecutor._balance_adp_requests with enable_balance: prompts start when every rank has one
+// and a free slot (after adp_batching_wait_iters when every rank also decodes); otherwise they
+// wait, and the count of such iterations runs until the timeout or a rank with nothing to decode
+// lets them go. The count runs on iterations without prompts too, as TensorRT-LLM's does.
+bool Worker::holds_for_balance(const std::vector<ScheduledWork>& work) {
+  const auto ranks = static_cast<std::size_t>(ranks_.ranks());
+  std::vector<std::int64_t> prompts(ranks, 0), decodes(ranks, 0);
+  for (const ScheduledWork& w : work) {
+    const LiveRequest* live = scheduler_.find(w.record);
+    const auto rank = static_cast<std::size_t>(ranks_.rank_of(w.record, live ? live->prompt_tokens : 0));
+    ++(w.prefill ? prompts : decodes)[rank];
+  }
+  const bool every_rank_prompts = std::all_of(prompts.begin(), prompts.end(), [](std::int64_t n) { return n > 0; });
+  const bool every_rank_has_room = std::all_of(decodes.begin(), decodes.end(), [&](std::int64_t n) { return n < per_rank_batch_; });
+  const bool every_rank_decodes = std::all_of(decodes.begin(), decodes.end(), [](std::int64_t n) { return n > 0; });
+  const SchedulerConfig& c = setup_.scheduler;
+  if (every_rank_prompts && every_rank_has_room) {
+    adp_waiting_iters_ = 0;
+    if (!every_rank_decodes) return false;
+    if (adp_batching_iters_ < c.adp_batching_wait_iters) {
+      ++adp_batching_iters_;
+      return true;
+    }
+    adp_batching_iters_ = 0;
+    return false;
+  }
+  ++adp_waiting_iters_;
+  if (adp_waiting_iters_ >= c.adp_balance_timeout_iters || !every_rank_decodes) {
+    adp_waiting_iters_ = 0;
+    return false;
+  }
+  return true;
 }
 
 double Worker::next_start_s() const {

@@ -125,6 +125,11 @@ class Worker {
   std::vector<double> stage_free_;   // per pipeline stage: when it is done with the last iteration started
   std::int64_t started_ = 0;
   EpRanks ranks_;
+  // Attention-DP balancing (SchedulerConfig::adp_balance_timeout_iters): iterations since
+  // prompts last started (or every rank had one), and iterations held for batching.
+  bool holds_for_balance(const std::vector<ScheduledWork>& work);
+  std::int64_t per_rank_batch_ = 0;
+  std::int64_t adp_waiting_iters_ = 0, adp_batching_iters_ = 0;
 };
 
 }  // namespace roofsim

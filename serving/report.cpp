@@ -37,6 +37,13 @@ std::string describe_batch_wait(const SchedulerConfig& c) {
   return s.str();
 }
 
+// TensorRT-LLM's attention-DP balancing, when on.
+std::string describe_adp_balance(const SchedulerConfig& c) {
+  if (c.adp_balance_timeout_iters <= 0 && c.adp_batching_wait_iters <= 0) return "";
+  return ", prompts held until every attention-DP rank has one, up to " + std::to_string(c.adp_balance_timeout_iters) +
+         " iterations (+" + std::to_string(c.adp_batching_wait_iters) + " batching)";
+}
+
 }  // namespace
 
 std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
@@ -46,7 +53,7 @@ std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
          (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
          (c.max_prompts > 0 ? ", at most " + std::to_string(c.max_prompts) + (c.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "") +
-         (c.chunked_prefill ? ", chunked prefill" : "") + describe_batch_wait(c) +
+         (c.chunked_prefill ? ", chunked prefill" : "") + describe_batch_wait(c) + describe_adp_balance(c) +
          (stages > 1 || micro_batches > 1 ? ", " + std::to_string(micro_batches) + " micro-batches under way at once" : "");
 }
 
@@ -95,6 +102,8 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["late_release"] = s.late_release();
   j["batch_wait_iters"] = s.scheduler.batch_wait_iters;
   j["batch_wait_tokens_ratio"] = s.scheduler.batch_wait_tokens_ratio;
+  j["adp_balance_timeout_iters"] = s.scheduler.adp_balance_timeout_iters;
+  j["adp_batching_wait_iters"] = s.scheduler.adp_batching_wait_iters;
   j["limits_per_rank"] = s.scheduler.limits_per_rank;
   j["frontend"] = {{"request_s", s.frontend.request_s},
                    {"prompt_token_s", s.frontend.prompt_token_s},

@@ -244,6 +244,9 @@ std::vector<ScheduledWork> Scheduler::plan() {
     plan_decodes(work, budget);
     plan_prefill(work, budget);
     hold_prompts_for_batching(work);
+    if (prompt_hold_ && prompt_hold_(work)) {
+      work.erase(std::remove_if(work.begin(), work.end(), [](const ScheduledWork& w) { return w.prefill; }), work.end());
+    }
   }
   for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
   return work;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,10 @@ class Scheduler {
       : config_(config), admission_(admission), preemption_(preemption), pool_(pool), prefix_caching_(prefix_caching) {}
 
   void arrive(LiveRequest r) { waiting_.push_back(r); }
+  // A check the owner makes of every planned iteration (attention-DP balancing, which needs
+  // the ranks): true holds the iteration's prompts back (they stay admitted and come first in
+  // the next plan). Called on every plan, so that it can count iterations.
+  void set_prompt_hold(std::function<bool(const std::vector<ScheduledWork>&)> hold) { prompt_hold_ = std::move(hold); }
   // The next iteration's work; admits waiting requests (taking their KV blocks) and, when the
   // cache runs out, preempts (the request goes back to the head of the queue, its blocks
   // freed, to be recomputed or, swapping, copied to the host and back when readmitted).
@@ -127,6 +132,7 @@ class Scheduler {
   std::int64_t prefix_hits_ = 0, prefix_tokens_reused_ = 0;
   std::int64_t batch_wait_count_ = 0;  // iterations in a row whose prompts were held (SchedulerConfig::batch_wait_iters)
   SwapTraffic swap_;
+  std::function<bool(const std::vector<ScheduledWork>&)> prompt_hold_;
 };
 
 }  // namespace roofsim

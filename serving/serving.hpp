@@ -52,6 +52,15 @@ struct SchedulerConfig {
   std::int64_t batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
   static constexpr std::int64_t kMaxBatchWaitIters = 1 << 20;
+  // TensorRT-LLM's attention-DP balancing (attention_dp_config: enable_balance, timeout_iters,
+  // batching_wait_iters; PyExecutor._balance_adp_requests): with attention data parallelism an
+  // iteration starts prompts only when every rank has one to start and a free slot - else it
+  // holds them, until adp_balance_timeout_iters iterations have passed since prompts last
+  // started or some rank has nothing decoding; when every rank has one and every rank decodes,
+  // it may still hold them adp_batching_wait_iters iterations. Both 0: off (TensorRT-LLM's
+  // default). Only with attention DP (expert-parallel ranks).
+  std::int64_t adp_balance_timeout_iters = 0;
+  std::int64_t adp_batching_wait_iters = 0;
   // Tokens a decode feeds the target per step: 1, or k + 1 with speculative decoding (the last
   // accepted token and k drafted ones to verify). Set from SpeculativeConfig by the engine.
   std::int64_t verify_tokens = 1;

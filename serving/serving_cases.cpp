@@ -514,13 +514,18 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
     const std::int64_t gpus = std::max(c.tp * c.pp * c.ep, c.disaggregated ? c.prefill_tp * c.prefill_ep : 1);
     if (gpus > kGpusPerNode) c.assumptions.push_back("workers of " + std::to_string(gpus) + " GPUs span nodes of " + std::to_string(kGpusPerNode));
     backend_stack(c.backend, c.backend_version, c.assumptions);
-    if (const HarnessBatchWait* w = c.harness == ServingCase::Harness::inferencemax && !c.disaggregated
-                                        ? harness_batch_wait(inferencemax_batch_waits(), c.backend, c.model_path, c.isl, c.osl, c.tp)
-                                        : nullptr) {
+    const HarnessScheduling* sched = c.harness == ServingCase::Harness::inferencemax && !c.disaggregated
+                                         ? harness_scheduling(inferencemax_scheduling(), c.backend, c.model_path, c.isl, c.osl, c.tp)
+                                         : nullptr;
+    if (sched && sched->batch_wait_iters > 0) {
       std::ostringstream said;
-      said << "InferenceMAX's launch script holds prompts back for batching (" << w->launch_script << "): up to " << w->iters
-           << " iterations or " << w->tokens_ratio << " x the token budget";
+      said << "InferenceMAX's launch script holds prompts back for batching (" << sched->launch_script << "): up to "
+           << sched->batch_wait_iters << " iterations or " << sched->batch_wait_tokens_ratio << " x the token budget";
       c.assumptions.push_back(said.str());
+    }
+    if (sched && sched->adp_balance_timeout_iters + sched->adp_batching_wait_iters > 0 && c.ep > 1) {
+      c.assumptions.push_back("InferenceMAX's launch script balances prompts over the attention-DP ranks (" + sched->launch_script +
+                              "): held until every rank has one, up to " + std::to_string(sched->adp_balance_timeout_iters) + " iterations");
     }
   } catch (const RowProblem& p) {
     c.not_simulated = p.reason;
@@ -650,11 +655,14 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
     apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens" || name == "kv_dtype"; });
     // Its KV cache as the script sets it: fp8, or the model's own dtype (the row's, as read).
     if (budget->fp8_kv_cache) setup.machine.precision.kv = DType::fp8;
-    // And TensorRT-LLM's batch waiting where a script turns it on (configs/harnesses/inferencemax_batch_wait.csv;
-    // read_row says so among the row's assumptions).
-    if (const HarnessBatchWait* wait = harness_batch_wait(inferencemax_batch_waits(), c.backend, c.model_path, c.isl, c.osl, c.tp)) {
-      setup.scheduler.batch_wait_iters = wait->iters;
-      setup.scheduler.batch_wait_tokens_ratio = wait->tokens_ratio;
+    // And TensorRT-LLM's batch waiting and attention-DP balancing where a script turns them on
+    // (configs/harnesses/inferencemax_scheduling.csv; read_row says so among the row's
+    // assumptions; the pool applies the balancing only with attention DP).
+    if (const HarnessScheduling* sched = harness_scheduling(inferencemax_scheduling(), c.backend, c.model_path, c.isl, c.osl, c.tp)) {
+      setup.scheduler.batch_wait_iters = sched->batch_wait_iters;
+      setup.scheduler.batch_wait_tokens_ratio = sched->batch_wait_tokens_ratio;
+      setup.scheduler.adp_balance_timeout_iters = sched->adp_balance_timeout_iters;
+      setup.scheduler.adp_batching_wait_iters = sched->adp_batching_wait_iters;
     }
   } else {
     // The token budget as aiconfigurator's generator deploys each engine (its rule_plugin/*.rule

@@ -14,7 +14,7 @@ namespace {
 
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
-    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "max_prompts", "batch_wait_iters", "batch_wait_tokens_ratio", "micro_batches", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
+    "warmup", "scheduler", "priority", "max_batch", "max_tokens", "max_prompts", "batch_wait_iters", "batch_wait_tokens_ratio", "adp_balance_timeout_iters", "adp_batching_wait_iters", "micro_batches", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
     "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "limits_per_rank",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
@@ -97,6 +97,10 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.scheduler.max_prompts = setting_whole(key, v);
   } else if (key == "batch_wait_iters") {
     s_.scheduler.batch_wait_iters = whole_between(key, v, 0, SchedulerConfig::kMaxBatchWaitIters);
+  } else if (key == "adp_balance_timeout_iters") {
+    s_.scheduler.adp_balance_timeout_iters = whole_between(key, v, 0, SchedulerConfig::kMaxBatchWaitIters);
+  } else if (key == "adp_batching_wait_iters") {
+    s_.scheduler.adp_batching_wait_iters = whole_between(key, v, 0, SchedulerConfig::kMaxBatchWaitIters);
   } else if (key == "batch_wait_tokens_ratio") {
     const double r = setting_number(key, v, "a share of max_tokens in [0, 1]");
     if (!(r >= 0 && r <= 1)) setting_refused(key, v, "a share of max_tokens in [0, 1]");

@@ -30,7 +30,7 @@ struct ServeOptions {
   std::string trace_file, prompt = "1024", output = "128";
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
   std::int64_t max_batch = 256, max_tokens = 8192, max_prompts = 0, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
-  std::int64_t batch_wait_iters = 0;
+  std::int64_t batch_wait_iters = 0, adp_balance_timeout_iters = 0, adp_batching_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
   bool chunked = false;
   bool all_layers = false;
@@ -220,6 +220,8 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.max_prompts = o.max_prompts;
   c.batch_wait_iters = o.batch_wait_iters;
   c.batch_wait_tokens_ratio = o.batch_wait_tokens_ratio;
+  c.adp_balance_timeout_iters = o.adp_balance_timeout_iters;
+  c.adp_batching_wait_iters = o.adp_batching_wait_iters;
   c.late_release = o.late_release;
   c.limits_per_rank = o.limits_per_rank;
   c.micro_batches = o.micro_batches;
@@ -355,6 +357,15 @@ void add_serve_command(CLI::App& app) {
                   "TensorRT-LLM's batch_wait_max_tokens_ratio: the share of --max-tokens at which held prompts start "
                   "(default 0)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--adp-balance-timeout-iters", o->adp_balance_timeout_iters,
+                  "TensorRT-LLM's attention-DP balancing (attention_dp_config enable_balance, timeout_iters): with "
+                  "attention data parallelism (--ep), start prompts only when every rank has one and a free slot, "
+                  "holding them up to this many iterations since prompts last started (default 0: off)")
+      ->check(whole_number_between(0, SchedulerConfig::kMaxBatchWaitIters));
+  cmd->add_option("--adp-batching-wait-iters", o->adp_batching_wait_iters,
+                  "With that balancing: when every rank has a prompt and every rank decodes, hold them this many "
+                  "iterations more (attention_dp_config batching_wait_iters; default 0)")
+      ->check(whole_number_between(0, SchedulerConfig::kMaxBatchWaitIters));
   cmd->add_flag("--chunked-prefill", o->chunked, "Split prompts into chunks that fill the token budget (Sarathi-Serve)");
   cmd->add_option("--kv-admission", o->admission, "reserve: admit a request when blocks for its whole prompt and "
                                                   "output are free (TensorRT-LLM's GUARANTEED_NO_EVICT; default); "

@@ -634,8 +634,9 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   // 19.1%, 21.0%). Session 38: 50.1 / 23.5 / 19.2%; the five disaggregated rows here now run
   // their recipes' worker counts, which took TTFT and TPOT closer on three and requests/s
   // further on four (docs/serving.md, "Session 39"). Session 42 (batch waiting and fp8 KV caches
-  // where InferenceMAX's scripts set them, vLLM's fp8-cache decode; all 909 rows 43.9 / 19.9 /
-  // 19.4%): 35.4 / 18.5 / 19.3% on these rows, the limits a point or more above.
+  // where InferenceMAX's scripts set them, its attention-DP balancing, vLLM's fp8-cache decode;
+  // all 909 rows 43.8 / 19.4 / 19.2%): 34.4 / 17.9 / 19.0% on these rows, the limits a point or
+  // more above.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");
   REQUIRE(all.size() == 732);
   std::vector<ServingCase> sample;
@@ -655,9 +656,9 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   CHECK(backends.size() == 3);
   const double n = static_cast<double>(sample.size());
   INFO("TTFT mean absolute error " << ttft_ape / n << ", TPOT " << tpot_ape / n << ", requests/s " << requests_ape / n);
-  CHECK(ttft_ape / n <= 0.37);
-  CHECK(tpot_ape / n <= 0.20);
-  CHECK(requests_ape / n <= 0.21);
+  CHECK(ttft_ape / n <= 0.36);
+  CHECK(tpot_ape / n <= 0.19);
+  CHECK(requests_ape / n <= 0.20);
 }
 
 TEST_CASE("both shared serving files: every row is set up, nothing refused", "[systemc][serving]") {
@@ -749,12 +750,15 @@ TEST_CASE("serving cases: InferenceMAX's TensorRT-LLM Llama runs hold prompts ba
   const ServingResult with_wait = run_serving(held), without = run_serving(free);
   CHECK(with_wait.summary.ttft_s.mean > without.summary.ttft_s.mean + 5 * without.summary.tpot_s.mean);
   // A malformed cell names its file, line and column.
-  const std::string wait_head = "framework,model_contains,isl,osl,tp_below,batch_wait_iters,batch_wait_tokens_ratio,launch_script\n";
-  CHECK(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,20,0.9,s.sh\n", "wait")).size() == 1);
-  CHECK_THROWS_WITH(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,20,1.5,s.sh\n", "wait")),
+  const std::string head2 =
+      "framework,model_contains,isl,osl,tp_below,batch_wait_iters,batch_wait_tokens_ratio,adp_balance_timeout_iters,adp_batching_wait_iters,launch_script\n";
+  CHECK(load_harness_scheduling(write_temp(head2 + "trtllm,Llama,1024,1024,8,20,0.9,0,0,s.sh\n", "sched")).size() == 1);
+  CHECK_THROWS_WITH(load_harness_scheduling(write_temp(head2 + "trtllm,Llama,1024,1024,8,20,1.5,0,0,s.sh\n", "sched")),
                     Catch::Contains(":2: batch_wait_tokens_ratio"));
-  CHECK_THROWS_WITH(load_harness_batch_waits(write_temp(wait_head + "trtllm,Llama,1024,1024,8,0,0.9,s.sh\n", "wait")),
-                    Catch::Contains(":2: batch_wait_iters"));
+  CHECK_THROWS_WITH(load_harness_scheduling(write_temp(head2 + "trtllm,Llama,1024,1024,8,0,0.9,0,0,s.sh\n", "sched")),
+                    Catch::Contains(":2: batch_wait_iters and batch_wait_tokens_ratio: set both or neither"));
+  CHECK_THROWS_WITH(load_harness_scheduling(write_temp(head2 + "trtllm,DeepSeek,0,0,0,0,0,-60,0,s.sh\n", "sched")),
+                    Catch::Contains(":2: adp_balance_timeout_iters"));
 }
 
 TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed cell names its file, line and column", "[systemc][serving]") {

@@ -122,6 +122,34 @@ TEST_CASE("scheduler limits are each rank's where the stack's ranks schedule apa
   CHECK(serving_json(per_rank)["limits_per_rank"] == true);
 }
 
+TEST_CASE("attention-DP balancing starts prompts when every rank has one: fewer prefill iterations, longer waits for a first token", "[systemc][serving]") {
+  // 32 clients over 4 ranks with varied outputs, so that requests end on one rank at a time.
+  ServingSetup s = moe_setup(1, 4);
+  s.workload.requests = 96;
+  s.workload.output = parse_length_distribution("uniform:16:48", "output");
+  s.scheduler.limits_per_rank = true;
+  s.scheduler.max_batch = 8;
+  const ServingResult free = run_serving(s);
+  s.scheduler.adp_balance_timeout_iters = 60;
+  const ServingResult balanced = run_serving(s);
+  auto prefill_iterations = [](const ServingResult& r) {
+    std::int64_t n = 0;
+    for (const IterationRecord& it : r.iterations) n += it.prefill_sequences > 0 ? 1 : 0;
+    return n;
+  };
+  CHECK(balanced.summary.requests == free.summary.requests);
+  CHECK(prefill_iterations(balanced) < prefill_iterations(free) / 2);
+  CHECK(balanced.summary.ttft_s.mean > 1.3 * free.summary.ttft_s.mean);  // 1.55x here
+  CHECK(balanced.summary.tpot_s.mean < free.summary.tpot_s.mean);
+  CHECK(serving_json(balanced)["adp_balance_timeout_iters"] == 60);
+  // Without attention DP (one rank) the setting does nothing.
+  ServingSetup one = moe_setup(4, 1);
+  one.workload.requests = 48;
+  const ServingResult plain = run_serving(one);
+  one.scheduler.adp_balance_timeout_iters = 60;
+  CHECK(iterations_csv(run_serving(one)) == iterations_csv(plain));
+}
+
 TEST_CASE("serving refuses expert parallelism on a model without experts and EP degrees the experts do not divide", "[systemc][serving]") {
   ServingSetup dense = serving_setup(4, 2, "64", "4");
   dense.machine.ep = 2;

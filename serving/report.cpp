@@ -40,8 +40,8 @@ std::string describe_batch_wait(const SchedulerConfig& c) {
 // TensorRT-LLM's attention-DP balancing, when on.
 std::string describe_adp_balance(const SchedulerConfig& c) {
   if (c.adp_balance_timeout_iters <= 0 && c.adp_batching_wait_iters <= 0) return "";
-  return ", prompts held until every attention-DP rank has one, up to " + std::to_string(c.adp_balance_timeout_iters) +
-         " iterations (+" + std::to_string(c.adp_batching_wait_iters) + " batching)";
+  return ", with attention DP prompts held until every rank has one, up to " + std::to_string(c.adp_balance_timeout_iters) +
+         " iterations (+" + std::to_string(c.adp_batching_wait_iters) + " batching; TensorRT-LLM's balancing)";
 }
 
 }  // namespace

@@ -120,6 +120,13 @@ std::int64_t csv_positive_integer(const std::string& path, const CsvRow& row, co
   return v;
 }
 
+double csv_number(const std::string& path, const CsvRow& row, const std::string& column) {
+  const std::string& text = csv_text(path, row, column);
+  const auto v = parse_number(text);
+  if (!v) throw InputError(where(path, row, column) + ": expected a number, got '" + text + "'");
+  return *v;
+}
+
 double csv_positive_number(const std::string& path, const CsvRow& row, const std::string& column) {
   const std::string& text = csv_text(path, row, column);
   const auto v = parse_number(text);

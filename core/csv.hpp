@@ -36,5 +36,6 @@ const std::string& csv_text(const std::string& path, const CsvRow& row, const st
 std::int64_t csv_positive_integer(const std::string& path, const CsvRow& row, const std::string& column);
 std::int64_t csv_integer(const std::string& path, const CsvRow& row, const std::string& column);
 double csv_positive_number(const std::string& path, const CsvRow& row, const std::string& column);
+double csv_number(const std::string& path, const CsvRow& row, const std::string& column);  // any finite number
 
 }  // namespace roofsim

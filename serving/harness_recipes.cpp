@@ -98,28 +98,29 @@ std::vector<HarnessScheduling> load_harness_scheduling(const std::string& path) 
   for (const CsvRow& row : read_csv(path)) {
     HarnessScheduling h;
     const std::string where = path + ":" + row.at("#line") + ": ";
-    auto iterations = [&](const char* column) {
+    // A whole number from 0 (not set, or any) to the largest count a scheduler setting takes.
+    auto count = [&](const char* column) {
       const std::int64_t n = csv_integer(path, row, column);
       if (n < 0 || n > SchedulerConfig::kMaxBatchWaitIters) {
-        throw InputError(where + column + ": expected 0 to " + std::to_string(SchedulerConfig::kMaxBatchWaitIters) + " iterations, got " + std::to_string(n));
+        throw InputError(where + column + ": expected 0 to " + std::to_string(SchedulerConfig::kMaxBatchWaitIters) + ", got " + std::to_string(n));
       }
       return n;
     };
     h.framework = csv_text(path, row, "framework");
     h.model_contains = csv_text(path, row, "model_contains");
-    h.isl = iterations("isl");
-    h.osl = iterations("osl");
-    h.tp_below = iterations("tp_below");
-    h.batch_wait_iters = iterations("batch_wait_iters");
-    h.batch_wait_tokens_ratio = std::stod(csv_text(path, row, "batch_wait_tokens_ratio"));
+    h.isl = count("isl");
+    h.osl = count("osl");
+    h.tp_below = count("tp_below");
+    h.batch_wait_iters = count("batch_wait_iters");
+    h.batch_wait_tokens_ratio = csv_number(path, row, "batch_wait_tokens_ratio");
     if (!(h.batch_wait_tokens_ratio >= 0 && h.batch_wait_tokens_ratio <= 1)) {
       throw InputError(where + "batch_wait_tokens_ratio: expected a share of the budget in [0, 1], got " + row.at("batch_wait_tokens_ratio"));
     }
     if ((h.batch_wait_iters > 0) != (h.batch_wait_tokens_ratio > 0)) {
       throw InputError(where + "batch_wait_iters and batch_wait_tokens_ratio: set both or neither (TensorRT-LLM waits only with both)");
     }
-    h.adp_balance_timeout_iters = iterations("adp_balance_timeout_iters");
-    h.adp_batching_wait_iters = iterations("adp_batching_wait_iters");
+    h.adp_balance_timeout_iters = count("adp_balance_timeout_iters");
+    h.adp_batching_wait_iters = count("adp_batching_wait_iters");
     h.launch_script = csv_text(path, row, "launch_script");
     h.line = std::stol(row.at("#line"));
     out.push_back(std::move(h));

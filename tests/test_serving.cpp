@@ -759,6 +759,8 @@ TEST_CASE("serving cases: InferenceMAX's TensorRT-LLM Llama runs hold prompts ba
                     Catch::Contains(":2: batch_wait_iters and batch_wait_tokens_ratio: set both or neither"));
   CHECK_THROWS_WITH(load_harness_scheduling(write_temp(head2 + "trtllm,DeepSeek,0,0,0,0,0,-60,0,s.sh\n", "sched")),
                     Catch::Contains(":2: adp_balance_timeout_iters"));
+  CHECK_THROWS_WITH(load_harness_scheduling(write_temp(head2 + "trtllm,Llama,1024,1024,8,20,most,0,0,s.sh\n", "sched")),
+                    Catch::Contains(":2: batch_wait_tokens_ratio: expected a number, got 'most'"));
 }
 
 TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed cell names its file, line and column", "[systemc][serving]") {

@@ -36,11 +36,9 @@ void check_setup(const ServingSetup& s) {
   if (c.max_prompts < 0 || c.max_prompts > kMaxBatch) {
     throw InputError("${max_prompts} must be between 0 (no limit) and " + std::to_string(kMaxBatch));
   }
-  if (c.batch_wait_iters < 0 || c.batch_wait_iters > SchedulerConfig::kMaxBatchWaitIters) {
-    throw InputError("${batch_wait_iters} must be between 0 (off) and " + std::to_string(SchedulerConfig::kMaxBatchWaitIters));
-  }
   if (!(c.batch_wait_tokens_ratio >= 0 && c.batch_wait_tokens_ratio <= 1)) throw InputError("${batch_wait_tokens_ratio} must be in [0, 1]");
-  for (auto [name, v] : {std::pair{"${adp_balance_timeout_iters}", c.adp_balance_timeout_iters}, {"${adp_batching_wait_iters}", c.adp_batching_wait_iters}}) {
+  for (auto [name, v] : {std::pair{"${batch_wait_iters}", c.batch_wait_iters}, {"${adp_balance_timeout_iters}", c.adp_balance_timeout_iters},
+                         {"${adp_batching_wait_iters}", c.adp_batching_wait_iters}}) {
     if (v < 0 || v > SchedulerConfig::kMaxBatchWaitIters) {
       throw InputError(std::string(name) + " must be between 0 (off) and " + std::to_string(SchedulerConfig::kMaxBatchWaitIters));
     }

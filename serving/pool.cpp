@@ -335,10 +335,11 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
       stage_free_(static_cast<std::size_t>(pool.stages()), 0.0),
       ranks_(pool.ep_ranks()) {
-  const SchedulerConfig c = worker_scheduling(setup, pool);
+  const SchedulerConfig& c = scheduler_.config();
   if (c.adp_balance_timeout_iters > 0 || c.adp_batching_wait_iters > 0) {
-    // Each rank's batch limit: the setup's where ranks have their own, else a share of it.
-    per_rank_batch_ = setup.scheduler.limits_per_rank ? setup.scheduler.max_batch : std::max<std::int64_t>(1, c.max_batch / ranks_.ranks());
+    // Each rank's batch limit: a share of the one scheduler's (worker_scheduling multiplied it
+    // by the ranks where each rank has its own).
+    per_rank_batch_ = std::max<std::int64_t>(1, c.max_batch / ranks_.ranks());
     scheduler_.set_prompt_hold([this](const std::vector<ScheduledWork>& work) { return holds_for_balance(work); });
   }
   const ModelConfig& m = pool.target().model();
@@ -364,7 +365,7 @@ bool Worker::holds_for_balance(const std::vector<ScheduledWork>& work) {
   const bool every_rank_prompts = std::all_of(prompts.begin(), prompts.end(), [](std::int64_t n) { return n > 0; });
   const bool every_rank_has_room = std::all_of(decodes.begin(), decodes.end(), [&](std::int64_t n) { return n < per_rank_batch_; });
   const bool every_rank_decodes = std::all_of(decodes.begin(), decodes.end(), [](std::int64_t n) { return n > 0; });
-  const SchedulerConfig& c = setup_.scheduler;
+  const SchedulerConfig& c = scheduler_.config();
   if (every_rank_prompts && every_rank_has_room) {
     adp_waiting_iters_ = 0;
     if (!every_rank_decodes) return false;

@@ -196,24 +196,19 @@ void Scheduler::plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& bud
 
 // TensorRT-LLM's batch waiting: an iteration with decodes starts none of its prompts while its
 // tokens stay below the ratio of the budget and fewer than batch_wait_iters iterations in a row
-// have held them. The held requests stay admitted (their KV blocks taken, as TensorRT-LLM's
-// capacity scheduler fits them) and come back first in the next plan.
-void Scheduler::hold_prompts_for_batching(std::vector<ScheduledWork>& work) {
-  if (config_.batch_wait_iters <= 0) return;
+// have held them.
+bool Scheduler::batch_wait_holds(const std::vector<ScheduledWork>& work) {
+  if (config_.batch_wait_iters <= 0) return false;
   const auto is_prefill = [](const ScheduledWork& w) { return w.prefill; };
   const bool prompts = std::any_of(work.begin(), work.end(), is_prefill);
   const bool decodes = !std::all_of(work.begin(), work.end(), is_prefill);
-  if (!prompts || !decodes) return;  // nothing to hold, or nothing running: no waiting (a dead wait)
+  if (!prompts || !decodes) return false;  // nothing to hold, or nothing running: no waiting (a dead wait)
   std::int64_t tokens = 0;
   for (const ScheduledWork& w : work) tokens += w.new_tokens;
   const bool stop = batch_wait_count_ >= config_.batch_wait_iters ||
                     static_cast<double>(tokens) >= config_.batch_wait_tokens_ratio * static_cast<double>(config_.max_tokens);
-  if (stop) {
-    batch_wait_count_ = 0;
-    return;
-  }
-  ++batch_wait_count_;
-  work.erase(std::remove_if(work.begin(), work.end(), is_prefill), work.end());
+  batch_wait_count_ = stop ? 0 : batch_wait_count_ + 1;
+  return !stop;
 }
 
 std::vector<ScheduledWork> Scheduler::plan() {
@@ -243,8 +238,10 @@ std::vector<ScheduledWork> Scheduler::plan() {
   } else {
     plan_decodes(work, budget);
     plan_prefill(work, budget);
-    hold_prompts_for_batching(work);
-    if (prompt_hold_ && prompt_hold_(work)) {
+    // Held prompts stay admitted (their KV blocks taken, as TensorRT-LLM's capacity scheduler
+    // fits them) and come back first in the next plan. The two holds never both apply: batch
+    // waiting is off with attention DP, the owner's balancing on only with it.
+    if (batch_wait_holds(work) || (prompt_hold_ && prompt_hold_(work))) {
       work.erase(std::remove_if(work.begin(), work.end(), [](const ScheduledWork& w) { return w.prefill; }), work.end());
     }
   }

@@ -73,6 +73,7 @@ class Scheduler {
   Progress complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted = {});
 
   const std::vector<LiveRequest>& running() const { return running_; }
+  const SchedulerConfig& config() const { return config_; }
   // The running request `record`, or nullptr.
   const LiveRequest* find(std::int64_t record) const;
   std::size_t waiting() const { return waiting_.size(); }
@@ -118,7 +119,7 @@ class Scheduler {
   void release_prefix(LiveRequest& r);
   void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
   void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
-  void hold_prompts_for_batching(std::vector<ScheduledWork>& work);
+  bool batch_wait_holds(const std::vector<ScheduledWork>& work);  // TensorRT-LLM's batch waiting holds this plan's prompts
 
   SchedulerConfig config_;
   KvCacheConfig::Admission admission_;

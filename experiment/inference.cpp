@@ -275,17 +275,22 @@ std::int64_t microbatches(const Experiment& e) {
   return 1;
 }
 
-// The forward pass of simulated step `step` (0 = prefill), with the experiment's parallelism.
-ForwardPass pass_for(const Experiment& e, int step) {
-  ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
+// The experiment's parallelism and MoE call on a pass (micro-batches are the caller's).
+void put_machine(const Experiment& e, ForwardPass& pass) {
   pass.tp = e.tp;
   pass.pp = e.pp;
   pass.ep = e.ep;
-  pass.microbatches = microbatches(e);
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
   pass.weight_only_moe_eager_host_s = e.weight_only_moe_eager_host_s;
   pass.moe_tp = e.moe_tp;
+}
+
+// The forward pass of simulated step `step` (0 = prefill), with the experiment's parallelism.
+ForwardPass pass_for(const Experiment& e, int step) {
+  ForwardPass pass = step == 0 ? prefill_pass(e.batch, e.prompt) : decode_pass(e.batch, e.prompt, step);
+  put_machine(e, pass);
+  pass.microbatches = microbatches(e);
   return pass;
 }
 }  // namespace
@@ -919,14 +924,8 @@ double graph_bound(const Experiment& e, const PreparedMachine& machine, const Op
 }
 
 PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {
-  pass.tp = e.tp;
-  pass.pp = e.pp;
-  pass.ep = e.ep;  // a mixed pass's groups are then one EP rank's sequences
+  put_machine(e, pass);  // with ep, a mixed pass's groups are one EP rank's sequences
   pass.microbatches = 1;
-  pass.routing = e.routing;
-  pass.moe_kernel = e.moe_kernel;
-  pass.weight_only_moe_eager_host_s = e.weight_only_moe_eager_host_s;
-  pass.moe_tp = e.moe_tp;
   ExperimentResult r;
   r.setup = e;
   r.hw = machine.hw;

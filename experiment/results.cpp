@@ -188,6 +188,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["routing"] = moe_routing_name(e.routing);
   j["moe_kernel"] = moe_kernel_name(e.moe_kernel);
   j["moe_tp"] = e.moe_tp > 0 ? e.moe_tp : e.tp;
+  j["weight_only_moe_eager_host_s"] = e.weight_only_moe_eager_host_s;  // the stack's eager MoE call (0: none)
   j["events"] = r.events;
   j["estimated_work"] = r.estimated_work;
   j["server_jobs"] = r.server_jobs;

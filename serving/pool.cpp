@@ -343,10 +343,13 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
     scheduler_.set_prompt_hold([this](const std::vector<ScheduledWork>& work) { return holds_for_balance(work); });
   }
   const ModelConfig& m = pool.target().model();
-  if (m.sliding_window > 0) {
-    std::int64_t sliding = 0;
-    for (std::int64_t l = 0; l < m.layers; ++l) sliding += m.sliding_layer(l) ? 1 : 0;
-    kv_.set_sliding(m.sliding_window, sliding, m.layers);
+  // Sliding layers stop growing at the window, chunked ones (Llama 4) at a chunk: the blocks a
+  // sequence holds at its fullest (ModelConfig::cached_tokens; no shipped model has both).
+  const std::int64_t cap = m.sliding_window > 0 ? m.sliding_window : m.attention_chunk;
+  if (cap > 0) {
+    std::int64_t capped = 0;
+    for (std::int64_t l = 0; l < m.layers; ++l) capped += m.sliding_layer(l) || m.chunked_layer(l) ? 1 : 0;
+    kv_.set_sliding(cap, capped, m.layers);
   }
 }
 

@@ -255,6 +255,60 @@ TEST_CASE("Sliding windows: decode at 8192 reads 4096 keys on sliding layers, pr
   CHECK(memory_need(m, e).kv_cache == Approx(m.kv_cache_bytes(DType::bf16, 8192)));
 }
 
+TEST_CASE("Chunked attention (Llama 4): decode reads the newest chunk's keys, global layers the context, the cache holds a chunk",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("llama4-small"));
+  REQUIRE(m.chunked_layer(0));
+  REQUIRE_FALSE(m.chunked_layer(3));
+  // Context 1000 = 3 chunks of 256 + 232: a chunked layer's newest token sees its chunk's 232.
+  const OpGraph d = graph(m, decode_pass(1, 999, 0));
+  CHECK(op_named(d, "layer0.attention").gemm.k == 232);
+  CHECK(op_named(d, "layer3.attention").gemm.k == 1000);
+  // At a chunk's end it sees the whole chunk; one token later, only itself.
+  CHECK(op_named(graph(m, decode_pass(1, 1023, 0)), "layer0.attention").gemm.k == 256);
+  CHECK(op_named(graph(m, decode_pass(1, 1024, 0)), "layer0.attention").gemm.k == 1);
+  // A prompt within one chunk is plain causal on every layer.
+  CHECK(op_named(graph(m, prefill_pass(1, 200)), "layer0.attention").gemm.k == 101);
+  // Six of eight layers keep a chunk, two keep everything; a step reads what it attends to.
+  const double per_token = m.kv_bytes_per_token_layer(DType::bf16);
+  CHECK(m.kv_cache_bytes(DType::bf16, 1000) == Approx((6 * 256 + 2 * 1000) * per_token));
+  CHECK(m.kv_read_bytes(DType::bf16, 1000) == Approx((6 * 232 + 2 * 1000) * per_token));
+  // Experts on every other layer (moe_every = 2), a dense MLP on the others.
+  CHECK(m.moe_layer_count() == 4);
+  CHECK_FALSE(m.moe_layer(0));
+  CHECK(m.moe_layer(1));
+  CHECK(has_op(d, "layer1.router"));
+  CHECK_FALSE(has_op(d, "layer0.router"));
+  // Parameters: 4 MoE layers (16 experts + 1 shared of 2048, a router) and 4 dense ones (4096).
+  const double h = 1024, attention = m.attention_params_per_layer();
+  const double moe = 17 * 3 * h * 2048 + h * 16, dense = 3 * h * 4096;
+  CHECK(m.total_params() == Approx(4 * (attention + moe + 2 * h) + 4 * (attention + dense + 2 * h) + 2 * 8192 * h + h));
+}
+
+TEST_CASE("DeepSeek Sparse Attention: attention reads the indexer's top-k, the indexer scores every cached token",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("dsa-small"));
+  REQUIRE(m.sparse);
+  // Decode at context 1000: the latent attention over the 64 picked tokens, the indexer over all
+  // 1000 index keys (4 heads sharing one 32-dim key), the top-k waiting for the scores.
+  const OpGraph d = graph(m, decode_pass(1, 999, 0));
+  CHECK(op_named(d, "layer1.attention").gemm.k == 64);
+  const OpNode& scores = op_named(d, "layer1.indexer.attention");
+  CHECK(scores.op_class == "indexer");
+  CHECK(scores.gemm.k == 1000);
+  CHECK(scores.gemm.b == DType::fp8);
+  CHECK(reaches(d, id_of(d, "layer1.indexer_topk"), id_of(d, "layer1.attention")));
+  // Below the top-k, every token is attended.
+  CHECK(op_named(graph(m, decode_pass(1, 49, 0)), "layer1.attention").gemm.k == 50);
+  // The cache keeps every token: the latent in bf16 and the indexer's fp8 key with its scale.
+  CHECK(m.kv_bytes_per_token_layer(DType::bf16) == Approx((128 + 32) * 2 + 32 + 4));
+  CHECK(m.kv_cache_bytes(DType::bf16, 1000) == Approx(6 * 1000 * m.kv_bytes_per_token_layer(DType::bf16)));
+  CHECK(m.kv_read_bytes(DType::bf16, 1000) == Approx(6 * (64 * (128 + 32) * 2 + 1000 * 36.0)));
+  // The indexer's weights: queries from the 384-wide compressed query, a key and a weight per head.
+  const ModelConfig dense = load_model(fixture("mla-moe-small"));
+  CHECK(m.attention_params_per_layer() - dense.attention_params_per_layer() == Approx(384 * 4 * 32 + 1024 * 32 + 2 * 32 + 1024 * 4));
+}
+
 TEST_CASE("Serving's paged KV cache counts a sliding layer's blocks up to the window only", "[systemc][architectures]") {
   KvBlockPool pool(1000, 16);
   CHECK(pool.blocks_for(8192) == 512);
@@ -362,6 +416,11 @@ TEST_CASE("Every new architecture simulates without beating its bounds (ops, pha
       {"mla-moe-small", 1, 1, 2, 128, 3, AttentionImpl::vector},
       {"bias-qknorm-small", 2, 1, 2, 300, 3, AttentionImpl::fused},
       {"gpt-j-parallel", 2, 1, 2, 128, 3, AttentionImpl::fused},
+      // Past the chunk and the top-k, where the local layers stop growing.
+      {"llama4-small", 1, 1, 2, 600, 40, AttentionImpl::fused},
+      {"llama4-small", 2, 1, 2, 300, 3, AttentionImpl::unfused},
+      {"dsa-small", 1, 1, 2, 300, 3, AttentionImpl::fused},
+      {"dsa-small", 2, 2, 4, 200, 3, AttentionImpl::fused},
   };
   for (const Case& c : cases) {
     INFO(c.model << " tp " << c.tp << " ep " << c.ep << " " << c.attention.name);

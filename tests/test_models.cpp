@@ -54,8 +54,11 @@ std::string refusal(const std::string& path) {
 TEST_CASE("every shipped config.json imports, with its hub id and architecture", "[models]") {
   const std::vector<std::string> ids = list_hub_configs();
   REQUIRE(ids.size() >= 20);
+  std::ifstream provenance_file(config_dir() + "/models/hf/PROVENANCE.md");
+  const std::string provenance((std::istreambuf_iterator<char>(provenance_file)), std::istreambuf_iterator<char>());
   for (const std::string& id : ids) {
     INFO(id);
+    CHECK_THAT(provenance, Catch::Contains("| " + id + " |"));  // where its values come from
     const ModelConfig m = load_model(id);  // by hub id, offline
     CHECK(m.hub_id == id);
     CHECK_FALSE(m.architecture.empty());
@@ -218,6 +221,83 @@ TEST_CASE("MiniMax-M2: 256 experts in every layer, no shared expert, 230B total 
   CHECK(m2.mtp_layers == 3);
   CHECK(m2.total_params() == Approx(230e9).epsilon(0.01));
   CHECK(truncated((m2.active_params_per_token() - input_table(m2)) / 1e9, 0) == Approx(10));  // without the input table, as the cards count
+}
+
+TEST_CASE("MiniMax-M2.5: M2's architecture in block-scaled fp8", "[models]") {
+  const ModelConfig m25 = load_model("MiniMaxAI/MiniMax-M2.5"), m2 = load_model("MiniMaxAI/MiniMax-M2");
+  CHECK(m25.total_params() == Approx(m2.total_params()));
+  CHECK(m25.dense_format.weights == DType::fp8);
+  CHECK(m25.dense_format.scale_block_k == 128);
+}
+
+TEST_CASE("Llama 4: Scout 109B / 17B with experts in every layer, Maverick 400B / 17B in every other; chunked RoPE layers", "[models]") {
+  // Model cards: Scout "17B active, 109B total" and Maverick "17B active, 400B total", both
+  // counting the vision encoder (about 1B), which is not modelled. One shared expert beside
+  // the routed one (top-1).
+  const ModelConfig scout = load_model("meta-llama/Llama-4-Scout-17B-16E-Instruct");
+  const ModelConfig maverick = load_model("meta-llama/Llama-4-Maverick-17B-128E-Instruct");
+  CHECK(scout.architecture == "llama4_text");
+  CHECK(scout.moe_layer_count() == 48);
+  CHECK(maverick.moe_layer_count() == 24);
+  CHECK_FALSE(maverick.moe_layer(0));
+  CHECK(maverick.moe_layer(1));
+  CHECK(scout.shared_experts == 1);
+  CHECK(scout.total_params() == Approx(109e9).epsilon(0.02));
+  CHECK(maverick.total_params() == Approx(400e9).epsilon(0.01));
+  // 17B active with the input table (16.1B without it, as other cards count).
+  CHECK(truncated(scout.active_params_per_token() / 1e9, 0) == Approx(17));
+  CHECK(truncated(maverick.active_params_per_token() / 1e9, 0) == Approx(17));
+  // Chunks of 8192 on the RoPE layers, every fourth layer global (Llama4TextConfig's default
+  // no_rope_layers): 36 of 48 layers keep at most a chunk.
+  CHECK(scout.attention_chunk == 8192);
+  CHECK(scout.chunked_layer(0));
+  CHECK_FALSE(scout.chunked_layer(3));
+  CHECK(std::count(scout.chunked_layers.begin(), scout.chunked_layers.end(), true) == 36);
+  CHECK(scout.kv_cache_bytes(DType::bf16, 100000) == Approx((36 * 8192 + 12 * 100000) * scout.kv_bytes_per_token_layer(DType::bf16)));
+}
+
+TEST_CASE("DeepSeek-V3.2 and GLM-5: latent attention with DeepSeek Sparse Attention's indexer", "[models]") {
+  // DeepSeek-V3.2: V3's 671B plus the indexer (64 heads of 128, top 2048; about 0.9B); GLM-5:
+  // "744B parameters (40B active)" (its model card), 32 indexer heads.
+  const ModelConfig v32 = load_model("deepseek-ai/DeepSeek-V3.2"), glm5 = load_model("zai-org/GLM-5");
+  REQUIRE(v32.sparse);
+  REQUIRE(glm5.sparse);
+  CHECK(v32.sparse->index_heads == 64);
+  CHECK(v32.sparse->index_head_dim == 128);
+  CHECK(v32.sparse->topk == 2048);
+  CHECK(glm5.sparse->index_heads == 32);
+  const ModelConfig v3 = load_model("deepseek-ai/DeepSeek-V3");
+  CHECK(v32.total_params() - v3.total_params() == Approx(61 * (1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64)));
+  CHECK(v32.dense_format.weights == DType::fp8);
+  CHECK(glm5.total_params() == Approx(744e9).epsilon(0.01));
+  CHECK(truncated((glm5.active_params_per_token() - input_table(glm5)) / 1e9, 0) == Approx(40));
+  // The latent (512 + 64 in bf16) and the indexer's fp8 key of 128 with an fp32 scale.
+  CHECK(v32.kv_bytes_per_token_layer(DType::bf16) == Approx(576 * 2 + 132));
+}
+
+TEST_CASE("Kimi-K2.5: a Kimi-K2 language model in text_config, int4 routed experts (compressed-tensors)", "[models]") {
+  const ModelConfig k25 = load_model("moonshotai/Kimi-K2.5"), k2 = load_model("moonshotai/Kimi-K2-Instruct");
+  CHECK(k25.architecture == "kimi_k2");
+  CHECK(k25.total_params() == Approx(k2.total_params()));
+  // The ignore list keeps attention, the shared experts and the dense MLP in 16 bits.
+  CHECK(k25.expert_format.weights == DType::int4);
+  CHECK(k25.dense_format.weights == DType::bf16);
+}
+
+TEST_CASE("compressed-tensors: weight-only integer groups, quantized activations refused with the key", "[models]") {
+  const std::string base = R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 8,
+    "intermediate_size": 2048, "vocab_size": 1000, "quantization_config": {"quant_method": "compressed-tensors",
+    "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int"}, "input_activations": ACT}}}})";
+  int files = 0;
+  auto with = [&](const std::string& act) {
+    std::string t = base;
+    t.replace(t.find("ACT"), 3, act);
+    return write_config("compressed_tensors_" + std::to_string(files++), t);
+  };
+  const ModelConfig m = load_model(with("null"));
+  CHECK(m.dense_format.weights == DType::int8);
+  CHECK(m.expert_format.weights == DType::int8);
+  CHECK_THROWS_WITH(load_model(with(R"({"num_bits": 8})")), Catch::Contains("quantization_config.config_groups.group_0.input_activations"));
 }
 
 TEST_CASE("gpt-oss: 116.83B / 5.13B and 20.91B / 3.61B, windows on every other layer", "[models]") {

@@ -12,17 +12,26 @@ double decode_step_bound_s(double weight_bytes, double kv_bytes, double bandwidt
 }
 
 namespace {
-// Keys a query attends to on layer l, on average: `context` in decode (capped by a sliding
-// window); in a prefill of `tokens` tokens from scratch, `context` (the causal mean) on global
-// layers and the banded mean, sum over p = 1..S of min(p, W) / S, on sliding ones (not
-// min(mean, W): that is larger, and a bound must not be).
+// Sum over p = 1..S of min(p, w): a banded causal prefill's keys.
+double banded_keys(double s, double w) { return s <= w ? s * (s + 1) / 2 : w * (w + 1) / 2 + (s - w) * w; }
+
+// Keys a query attends to on layer l, on average: `context` in decode (capped by a window or
+// a sparse layer's top-k, or the newest chunk's keys); in a prefill of `tokens` tokens from
+// scratch, `context` (the causal mean) on global layers, the banded mean, sum over p = 1..S of
+// min(p, W) / S, on sliding and sparse ones (not min(mean, W): that is larger, and a bound must
+// not be), and on chunked ones each query's keys of its own chunk.
 double keys_on_layer(const ModelConfig& m, std::int64_t l, std::int64_t tokens, double context, bool decode) {
-  if (!m.sliding_layer(l)) return context;
-  const double w = static_cast<double>(m.sliding_window);
-  if (decode || tokens <= 1) return std::min(context, w);
+  const bool chunked = m.chunked_layer(l);
+  if (!m.sliding_layer(l) && !chunked && !m.sparse) return context;
+  if (decode || tokens <= 1) return static_cast<double>(m.attended_keys(l, std::llround(context)));
   const double s = static_cast<double>(tokens);
+  if (chunked) {
+    const double c = static_cast<double>(m.attention_chunk), whole = std::floor(s / c), rest = s - whole * c;
+    return (whole * c * (c + 1) / 2 + rest * (rest + 1) / 2) / s;
+  }
+  const double w = static_cast<double>(m.sliding_layer(l) ? m.sliding_window : m.sparse->topk);
   if (s <= w) return context;
-  return (w * (w + 1) / 2 + (s - w) * w) / s;
+  return banded_keys(s, w) / s;
 }
 }  // namespace
 
@@ -47,12 +56,14 @@ double forward_flops(const ModelConfig& m, std::int64_t batch, std::int64_t toke
     per_pair = 2.0 * static_cast<double>(m.heads) * dims;
   }
   double keys = 0;  // summed over layers
-  if (m.sliding_window == 0) {
+  if (!m.local_attention()) {
     keys = static_cast<double>(m.layers) * context;
   } else {
     for (std::int64_t l = 0; l < m.layers; ++l) keys += keys_on_layer(m, l, tokens, context, decode);
   }
-  const double attention = per_pair * b * t * keys;
+  double attention = per_pair * b * t * keys;
+  // A sparse layer's indexer scores every key, attended or not: 2 x heads x head dim per pair.
+  if (m.sparse) attention += 2.0 * static_cast<double>(m.sparse->index_heads * m.sparse->index_head_dim) * b * t * static_cast<double>(m.layers) * context;
   return linear + attention;
 }
 
@@ -96,10 +107,10 @@ InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
   // Only the last position of each prompt gets logits: the LM head's other rows are not work.
   const double unused_logits = 2.0 * b * std::max(0.0, prompt - 1) * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
   r.prefill = phase(forward_flops(m, s.batch, s.prompt, (prompt + 1) / 2) - unused_logits,
-                    step_weight_bytes + b * (m.sliding_window > 0 ? m.kv_cache_bytes(s.kv, s.prompt) : prompt * r.kv_bytes_per_token), hw, compute);
+                    step_weight_bytes + b * (m.local_attention() ? m.kv_cache_bytes(s.kv, s.prompt) : prompt * r.kv_bytes_per_token), hw, compute);
 
   auto decode_at = [&](double context) {
-    const double kv = m.sliding_window > 0 ? m.kv_cache_bytes(s.kv, static_cast<std::int64_t>(context)) : context * r.kv_bytes_per_token;
+    const double kv = m.local_attention() ? m.kv_read_bytes(s.kv, std::llround(context)) : context * r.kv_bytes_per_token;
     return phase(forward_flops(m, s.batch, 1, context, true), step_weight_bytes + b * kv, hw, compute);
   };
   r.decode_first = decode_at(prompt + 1);
@@ -107,9 +118,10 @@ InferenceBound bound_inference(const ModelConfig& m, const HardwareSpec& hw,
   // Decode step j = 1 .. gen-1 attends to prompt + j tokens; its cost is linear in context,
   // so the mean step is the step at the mean context, prompt + gen / 2.
   r.decode_mean = decode_at(prompt + std::max(1.0, gen / 2));
-  if (m.sliding_window > 0 && s.generate > 2) {
-    // A window makes the cost concave in context (it stops growing): the step at the mean
-    // context would exceed the mean step. Average FLOPs and bytes over the steps instead.
+  if (m.local_attention() && s.generate > 2) {
+    // A window or top-k makes the cost concave in context (it stops growing), a chunk makes it
+    // saw-toothed: the step at the mean context may exceed the mean step. Average FLOPs and
+    // bytes over the steps instead.
     double flops = 0, bytes = 0;
     for (std::int64_t j = 1; j < s.generate; ++j) {
       const PhaseBound p = decode_at(prompt + static_cast<double>(j) + 1);

@@ -98,6 +98,12 @@ class HfReader {
     return HfReader(path_, text_, obj_[key], prefix_ + key + ".", pos == std::string::npos ? from_ : pos);
   }
   const std::string& prefix() const { return prefix_; }
+  // The keys of this object, in the file's order of the parser (sorted).
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) out.push_back(it.key());
+    return out;
+  }
 
  private:
   std::string path_;
@@ -463,6 +469,63 @@ void read_minimax_m2(const HfReader& r, ModelConfig& m) {
   m.mtp_layers = r.boolean_or("use_mtp", false) ? r.count_or("num_mtp_modules", 0) : 0;
 }
 
+// DeepSeek-V3.2 (deepseek_v32) and GLM-5 (glm_moe_dsa): DeepSeek-V3's latent attention and
+// experts with DeepSeek Sparse Attention on every layer: a lightning indexer of index_n_heads
+// heads of index_head_dim picks the index_topk tokens each query attends to.
+void read_deepseek_sparse(const HfReader& r, ModelConfig& m) {
+  read_deepseek(r, m);
+  SparseAttention x;
+  x.index_heads = r.positive("index_n_heads");
+  x.index_head_dim = r.positive("index_head_dim");
+  x.topk = r.positive("index_topk");
+  m.sparse = x;
+}
+
+// Llama 4 (llama4_text, the text_config of llama4): every interleave_moe_layer_step-th layer
+// (or those moe_layers lists) routes each token to num_experts_per_tok of num_local_experts
+// experts beside one shared expert, all intermediate_size wide; the other layers have a dense MLP
+// of intermediate_size_mlp. Layers with RoPE (no_rope_layers: 1; by default all but every
+// no_rope_layer_interval-th, 4, as Llama4TextConfig fills an empty list) attend within chunks of
+// attention_chunk_size; the others attend globally. use_qk_norm: an L2 norm of the RoPE layers'
+// queries and keys.
+void read_llama4_text(const HfReader& r, ModelConfig& m) {
+  read_llama_sizes(r, m, false);
+  const std::int64_t expert = m.intermediate;
+  m.intermediate = r.positive("intermediate_size_mlp");
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  m.qk_norm = r.boolean_or("use_qk_norm", false);
+  m.experts = r.positive("num_local_experts");
+  m.experts_per_token = r.positive("num_experts_per_tok");
+  m.moe_intermediate = expert;
+  m.shared_experts = 1;
+  m.shared_intermediate = expert;
+  m.expert_layers = layer_flags(r, m, false);
+  if (r.has("moe_layers")) {
+    for (std::int64_t l : r.integers("moe_layers")) {
+      if (l >= m.layers) r.fail("moe_layers", "layer " + std::to_string(l) + " of " + std::to_string(m.layers) + " (num_hidden_layers)");
+      m.expert_layers[static_cast<std::size_t>(l)] = true;
+    }
+  } else {
+    const std::int64_t step = r.positive_or("interleave_moe_layer_step", 1);
+    for (std::int64_t l = step - 1; l < m.layers; l += step) m.expert_layers[static_cast<std::size_t>(l)] = true;
+  }
+  if (!r.has("attention_chunk_size")) return;
+  m.attention_chunk = r.positive("attention_chunk_size");
+  std::vector<std::int64_t> rope = r.has("no_rope_layers") ? r.integers("no_rope_layers") : std::vector<std::int64_t>{};
+  if (rope.empty()) {
+    const std::int64_t every = r.positive_or("no_rope_layer_interval", 4);
+    for (std::int64_t l = 0; l < m.layers; ++l) rope.push_back((l + 1) % every != 0 ? 1 : 0);
+  }
+  if (rope.size() != static_cast<std::size_t>(m.layers)) {
+    r.fail("no_rope_layers", std::to_string(rope.size()) + " entries for " + std::to_string(m.layers) + " layers (num_hidden_layers)");
+  }
+  m.chunked_layers = layer_flags(r, m, false);
+  for (std::size_t l = 0; l < rope.size(); ++l) {
+    if (rope[l] > 1) r.fail("no_rope_layers", "expected 0 (no RoPE: global) or 1 (RoPE: chunked) per layer, got " + std::to_string(rope[l]));
+    m.chunked_layers[l] = rope[l] == 1;
+  }
+}
+
 // The checkpoint's weight formats from its quantization_config (the quant_method vocabularies
 // of transformers' quantizers as hub configs write them). Formats roofsim has no type for are
 // refused, naming the key: a silent bf16 would double or quadruple the weights' bytes.
@@ -500,13 +563,48 @@ void read_quantization(const HfReader& top, ModelConfig& m) {
     if (bits != 4 && bits != 8) q.fail("bits", "expected 4 or 8, got " + std::to_string(bits));
     f.weights = bits == 4 ? DType::int4 : DType::int8;
     m.quantization = method + " int" + std::to_string(bits) + " (weight-only)";
+  } else if (method == "compressed-tensors") {
+    // llm-compressor's checkpoints (Kimi-K2-Thinking, Kimi-K2.5): each config group's weights in
+    // num_bits integers; without input_activations the activations stay 16-bit (weight-only).
+    // Layers the ignore list names keep 16 bits: when it names the attention (self_attn), the
+    // groups' format is the routed experts' only (the Kimi files also ignore the shared experts
+    // and the dense MLPs).
+    const HfReader groups = q.nested("config_groups");
+    std::int64_t bits = 0;
+    for (const std::string& name : groups.keys()) {
+      const HfReader g = groups.nested(name);
+      if (g.has("input_activations")) g.fail("input_activations", "quantized activations are not modelled for compressed-tensors (weight-only: null)");
+      const HfReader w = g.nested("weights");
+      if (w.string_or("type", "int") != "int") w.fail("type", "expected int (integer weights)");
+      const std::int64_t b = w.positive("num_bits");
+      if ((b != 4 && b != 8) || (bits != 0 && b != bits)) w.fail("num_bits", "expected 4 or 8, the same in every group, got " + std::to_string(b));
+      bits = b;
+    }
+    if (bits == 0) groups.fail("config_groups", "no quantization group");
+    f.weights = bits == 4 ? DType::int4 : DType::int8;
+    m.quantization = "compressed-tensors int" + std::to_string(bits) + " (weight-only)";
+    const std::vector<std::string> ignore = q.has("ignore") ? q.strings("ignore") : std::vector<std::string>{};
+    const bool experts_only = std::any_of(ignore.begin(), ignore.end(), [](const std::string& e) { return e.find("self_attn") != std::string::npos; });
+    if (experts_only && m.is_moe()) {
+      m.expert_format = f;
+      m.quantization += " experts";
+      return;
+    }
   } else {
-    q.fail("quant_method", "'" + method + "' is not modelled (supported: fp8, modelopt, mxfp4, awq, gptq)");
+    q.fail("quant_method", "'" + method + "' is not modelled (supported: fp8, modelopt, mxfp4, awq, gptq, compressed-tensors)");
   }
   m.dense_format = m.expert_format = f;
 }
 
 using FamilyReader = void (*)(const HfReader&, ModelConfig&);
+
+// Multimodal model_types and the model_types their text_config may have (the first when it
+// names none): Gemma-3, Llama 4 and Kimi-K2.5 (a Kimi-K2 language model).
+const std::map<std::string, std::vector<std::string>>& multimodal_wrappers() {
+  static const std::map<std::string, std::vector<std::string>> w = {
+      {"gemma3", {"gemma3_text"}}, {"llama4", {"llama4_text"}}, {"kimi_k25", {"kimi_k2", "deepseek_v3"}}};
+  return w;
+}
 const std::map<std::string, FamilyReader>& families() {
   static const std::map<std::string, FamilyReader> f = {
       {"llama", read_llama},          {"mistral", read_mistral},       {"mixtral", read_mistral},
@@ -515,7 +613,8 @@ const std::map<std::string, FamilyReader>& families() {
       {"gemma3_text", read_gemma3_text}, {"gpt_oss", read_gpt_oss},    {"falcon", read_falcon},
       {"gpt_neox", read_gpt_neox},    {"gptj", read_gptj},             {"deepseek_v2", read_deepseek},
       {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek},   {"glm4_moe", read_glm4_moe},
-      {"minimax_m2", read_minimax_m2}};
+      {"minimax_m2", read_minimax_m2}, {"deepseek_v32", read_deepseek_sparse}, {"glm_moe_dsa", read_deepseek_sparse},
+      {"llama4_text", read_llama4_text}};
   return f;
 }
 
@@ -526,7 +625,7 @@ std::string config_key(const std::string& type, const std::string& field) {
                                                   {"intermediate", "n_inner"}, {"max_context", "n_positions"}};
     if (k.count(field)) return k.at(field);
   }
-  const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2" || type == "glm4_moe";
+  const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2" || type == "glm4_moe" || type == "glm_moe_dsa";
   const bool qwen_moe = type == "qwen2_moe" || type == "qwen3_moe";
   std::map<std::string, std::string> k = {
       {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
@@ -538,14 +637,17 @@ std::string config_key(const std::string& type, const std::string& field) {
       {"shared_intermediate", "shared_expert_intermediate_size"}, {"dense_layers", deepseek ? "first_k_dense_replace" : "mlp_only_layers"},
       {"mtp_layers", "num_nextn_predict_layers"}, {"sliding_window", "sliding_window"}, {"sliding_layers", "layer_types"},
       {"mla.q_lora_rank", "q_lora_rank"}, {"mla.kv_lora_rank", "kv_lora_rank"}, {"mla.qk_nope_head_dim", "qk_nope_head_dim"},
-      {"mla.qk_rope_head_dim", "qk_rope_head_dim"}, {"mla.v_head_dim", "v_head_dim"}};
+      {"mla.qk_rope_head_dim", "qk_rope_head_dim"}, {"mla.v_head_dim", "v_head_dim"},
+      {"sparse.index_heads", "index_n_heads"}, {"sparse.index_head_dim", "index_head_dim"}, {"sparse.topk", "index_topk"},
+      {"attention_chunk", "attention_chunk_size"}, {"chunked_layers", "no_rope_layers"}, {"expert_layers", "moe_layers"}};
   return k.count(field) ? k.at(field) : field;
 }
 
 std::string supported_list() {
   std::string s;
   for (const auto& [name, reader] : families()) s += (s.empty() ? "" : ", ") + name;
-  return s + ", gemma3 (its text_config)";
+  for (const auto& [name, text] : multimodal_wrappers()) s += ", " + name + " (its text_config)";
+  return s;
 }
 
 // A shipped config lies at <configs>/models/hf/<org>/<name>/config.json: its hub id is org/name.
@@ -584,11 +686,15 @@ ModelConfig load_hf_config(const std::string& path) {
   const HfReader top(path, text, doc);
   if (!top.has("model_type")) top.fail("model_type", "missing (it names the architecture; supported: " + supported_list() + ")");
   std::string type = top.string_or("model_type", "");
-  // Multimodal Gemma-3 keeps the language model in text_config; its vision tower is not modelled.
-  const HfReader r = type == "gemma3" ? top.nested("text_config") : top;
-  if (type == "gemma3") {
-    type = r.string_or("model_type", "gemma3_text");
-    if (type != "gemma3_text") r.fail("model_type", "expected gemma3_text, got '" + type + "'");
+  // Multimodal models keep the language model in text_config (its model_type, the one expected
+  // when it has none); their vision towers are not modelled.
+  const auto wrapper = multimodal_wrappers().find(type);
+  const HfReader r = wrapper != multimodal_wrappers().end() ? top.nested("text_config") : top;
+  if (wrapper != multimodal_wrappers().end()) {
+    type = r.string_or("model_type", wrapper->second.front());
+    if (std::find(wrapper->second.begin(), wrapper->second.end(), type) == wrapper->second.end()) {
+      r.fail("model_type", "expected " + wrapper->second.front() + ", got '" + type + "'");
+    }
   }
   const auto family = families().find(type);
   if (family == families().end()) {
@@ -602,7 +708,8 @@ ModelConfig load_hf_config(const std::string& path) {
   m.source = path + " (Hugging Face config.json, model_type " + top.string_or("model_type", "") + ")";
   m.architecture = type;
   family->second(r, m);
-  read_quantization(top, m);
+  // Kimi-K2.5 keeps its quantization_config in text_config.
+  read_quantization(r.has("quantization_config") ? r : top, m);
   if (auto p = model_problem(m)) r.fail(config_key(type, p->field), p->problem);
   return m;
 }

@@ -1,5 +1,6 @@
 #include "workloads/model.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.hpp"
@@ -39,6 +40,13 @@ double ModelConfig::attention_params_per_layer() const {
     p += h * H * hd + 2.0 * h * Hkv * hd + H * hd * h;
     if (qkv_bias) p += (H + 2.0 * Hkv) * hd;
   }
+  if (sparse) {
+    // The indexer: its queries from the compressed query (q_lora_rank; the hidden state without
+    // one), one key from the hidden state with its LayerNorm, and a weight per head.
+    const SparseAttention& x = *sparse;
+    const double q_in = mla && mla->q_lora_rank > 0 ? d(mla->q_lora_rank) : h;
+    p += q_in * d(x.index_heads) * d(x.index_head_dim) + h * d(x.index_head_dim) + 2.0 * d(x.index_head_dim) + h * d(x.index_heads);
+  }
   if (o_bias) p += h;
   if (qk_norm) p += 2.0 * d(mla ? mla->qk_head_dim() : head_dim);
   if (attention_sinks) p += H;
@@ -62,8 +70,14 @@ double ModelConfig::embedding_params() const {
   return tied_embeddings ? table : 2.0 * table;
 }
 
+std::int64_t ModelConfig::moe_layer_count() const {
+  if (!is_moe()) return 0;
+  if (expert_layers.empty()) return layers - dense_layers;
+  return static_cast<std::int64_t>(std::count(expert_layers.begin(), expert_layers.end(), true));
+}
+
 double ModelConfig::total_params() const {
-  const std::int64_t dense = is_moe() ? dense_layers : layers;
+  const std::int64_t dense = layers - moe_layer_count();
   const double dense_layer = attention_params_per_layer() + dense_mlp_params() + 2.0 * d(hidden);
   return d(moe_layer_count()) * (is_moe() ? params_per_layer() : 0.0) + d(dense) * dense_layer + embedding_params() +
          d(hidden);  // final norm
@@ -86,15 +100,23 @@ double ModelConfig::active_params_per_token() const {
 
 double ModelConfig::kv_bytes_per_token_layer(DType kv) const {
   const double dims = mla ? d(mla->cache_dims()) : 2.0 * d(kv_heads) * d(head_dim);
-  return dims * dtype_bytes(kv);
+  return dims * dtype_bytes(kv) + (sparse ? sparse->index_cache_bytes_per_token() : 0.0);
 }
 
 double ModelConfig::kv_bytes_per_token(DType kv) const { return d(layers) * kv_bytes_per_token_layer(kv); }
 
 double ModelConfig::kv_cache_bytes(DType kv, std::int64_t tokens) const {
   double held = 0;  // tokens summed over layers
-  for (std::int64_t l = 0; l < layers; ++l) held += d(attended_keys(l, tokens));
+  for (std::int64_t l = 0; l < layers; ++l) held += d(cached_tokens(l, tokens));
   return held * kv_bytes_per_token_layer(kv);
+}
+
+double ModelConfig::kv_read_bytes(DType kv, std::int64_t context) const {
+  const double index = sparse ? sparse->index_cache_bytes_per_token() : 0.0;
+  const double main = kv_bytes_per_token_layer(kv) - index;
+  double bytes = 0;
+  for (std::int64_t l = 0; l < layers; ++l) bytes += d(attended_keys(l, context)) * main + d(context) * index;
+  return bytes;
 }
 
 std::optional<ModelProblem> model_problem(const ModelConfig& m) {
@@ -146,6 +168,26 @@ std::optional<ModelProblem> model_problem(const ModelConfig& m) {
   }
   if (!m.sliding_layers.empty() && m.sliding_window == 0) {
     return ModelProblem{"sliding_window", "layers slide but no window is given"};
+  }
+  if (!m.chunked_layers.empty() && m.chunked_layers.size() != static_cast<std::size_t>(m.layers)) {
+    return ModelProblem{"chunked_layers", std::to_string(m.chunked_layers.size()) + " layer flags for " + std::to_string(m.layers) + " layers"};
+  }
+  if (m.attention_chunk < 0 || m.attention_chunk > (std::int64_t{1} << 24) || (!m.chunked_layers.empty() && m.attention_chunk == 0)) {
+    return ModelProblem{"attention_chunk", std::to_string(m.attention_chunk) + ": chunked layers need a chunk of 1 to 16777216 tokens"};
+  }
+  if (!m.expert_layers.empty()) {
+    if (m.expert_layers.size() != static_cast<std::size_t>(m.layers)) {
+      return ModelProblem{"expert_layers", std::to_string(m.expert_layers.size()) + " layer flags for " + std::to_string(m.layers) + " layers"};
+    }
+    if (!m.is_moe() || m.moe_layer_count() == 0) return ModelProblem{"expert_layers", "an MoE model needs at least one layer with experts"};
+  }
+  if (m.sparse) {
+    const SparseAttention& x = *m.sparse;
+    const std::pair<const char*, std::int64_t> dims[] = {
+        {"sparse.index_heads", x.index_heads}, {"sparse.index_head_dim", x.index_head_dim}, {"sparse.topk", x.topk}};
+    for (const auto& [field, v] : dims) {
+      if (v <= 0 || v > (std::int64_t{1} << 20)) return ModelProblem{field, std::to_string(v) + ": must be between 1 and 1048576"};
+    }
   }
   if (m.mla) {
     const LatentAttention& a = *m.mla;
@@ -224,6 +266,24 @@ ModelConfig load_model_file(const std::string& path) {
   } else if (t.has("global_every")) {
     t.fail("global_every", "needs sliding_window (the window of the other layers)");
   }
+  if (t.has("attention_chunk")) {
+    // Chunked local attention (Llama 4): every layer attends within chunks except every
+    // `chunk_global_every`-th (counting from 1), which attends globally; absent: none does.
+    m.attention_chunk = t.positive_integer("attention_chunk");
+    const std::int64_t every = t.positive_integer_or("chunk_global_every", 0);
+    m.chunked_layers.assign(static_cast<std::size_t>(m.layers), true);
+    for (std::int64_t l = 0; every > 0 && l < m.layers; ++l) m.chunked_layers[static_cast<std::size_t>(l)] = (l + 1) % every != 0;
+  } else if (t.has("chunk_global_every")) {
+    t.fail("chunk_global_every", "needs attention_chunk (the chunk of the other layers)");
+  }
+  if (auto sparse = t.optional_table("sparse")) {
+    SparseAttention x;
+    x.index_heads = sparse->positive_integer("index_heads");
+    x.index_head_dim = sparse->positive_integer("index_head_dim");
+    x.topk = sparse->positive_integer("topk");
+    sparse->reject_unknown_keys();
+    m.sparse = x;
+  }
   m.attention_sinks = t.boolean_or("attention_sinks", false);
   m.qkv_bias = t.boolean_or("qkv_bias", false);
   m.o_bias = t.boolean_or("o_bias", false);
@@ -235,6 +295,14 @@ ModelConfig load_model_file(const std::string& path) {
   m.shared_experts = t.positive_integer_or("shared_experts", 0);
   m.shared_intermediate = t.positive_integer_or("shared_intermediate_size", 0);
   m.dense_layers = t.positive_integer_or("dense_layers", 0);
+  if (t.has("moe_every")) {
+    // Every `moe_every`-th layer (counting from 1) has experts, the others a dense MLP (Llama-4 Maverick: 2).
+    const std::int64_t every = t.positive_integer("moe_every");
+    if (m.experts <= 1) t.fail("moe_every", "only an MoE model (experts > 1) has expert layers");
+    if (every > m.layers) t.fail("moe_every", std::to_string(every) + ": more than the " + std::to_string(m.layers) + " layers");
+    m.expert_layers.assign(static_cast<std::size_t>(m.layers), false);
+    for (std::int64_t l = every - 1; l < m.layers; l += every) m.expert_layers[static_cast<std::size_t>(l)] = true;
+  }
   m.mtp_layers = t.positive_integer_or("mtp_layers", 0);
   if (auto p = model_problem(m)) {
     const std::map<std::string, std::string> key = {{"hidden", "hidden_size"}, {"heads", "attention_heads"},

@@ -1,5 +1,6 @@
 #pragma once
 // A decoder-only transformer as its config describes it, and the sizes that follow from it.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,19 @@ struct LatentAttention {
   std::int64_t v_head_dim = 0;
   std::int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
   std::int64_t cache_dims() const { return kv_lora_rank + qk_rope_head_dim; }  // per token and layer
+};
+
+// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer scores every cached
+// token for each query - `index_heads` heads of `index_head_dim` over a key cache of its own
+// (one fp8 key of index_head_dim and an fp32 scale per token and layer), ReLU'd and summed
+// with a weight per head - and the query attends only to the `topk` best tokens. The main cache
+// keeps every token; what a query reads of it stops growing at topk keys.
+struct SparseAttention {
+  std::int64_t index_heads = 0;
+  std::int64_t index_head_dim = 0;
+  std::int64_t topk = 0;
+  // The indexer's cache per token and layer: the fp8 key and one fp32 scale per 128 values.
+  double index_cache_bytes_per_token() const { return static_cast<double>(index_head_dim + 4 * ((index_head_dim + 127) / 128)); }
 };
 
 struct ModelConfig {
@@ -58,6 +72,12 @@ struct ModelConfig {
   // every other, Gemma-3 on five of six.
   std::int64_t sliding_window = 0;
   std::vector<bool> sliding_layers;
+  // Chunked local attention (Llama-4's attention_chunk_size on its RoPE layers): a query of a
+  // layer flagged in `chunked_layers` attends only to the keys of its own chunk of
+  // `attention_chunk` positions (0, C, 2C, ...), and the cache keeps only that chunk.
+  std::int64_t attention_chunk = 0;
+  std::vector<bool> chunked_layers;
+  std::optional<SparseAttention> sparse;  // DeepSeek Sparse Attention on every layer
   bool attention_sinks = false;  // a learned sink logit per head (gpt-oss): no cache, tiny cost
   bool qkv_bias = false;         // biases on the Q, K and V projections (Qwen2, gpt-oss, GPT-NeoX, Falcon-40B...)
   bool o_bias = false;           // bias on the attention output projection
@@ -74,23 +94,48 @@ struct ModelConfig {
   std::int64_t shared_experts = 0;       // experts every token goes through besides its routed ones
   std::int64_t shared_intermediate = 0;  // one shared expert's width (0: the routed experts')
   std::int64_t dense_layers = 0;         // the first layers have a dense MLP (DeepSeek's first_k_dense_replace)
+  // Which layers have routed experts when not "every layer from dense_layers on" (Llama-4
+  // Maverick: every other layer, interleave_moe_layer_step): one flag per layer; empty: that rule.
+  // The other layers have a dense MLP of `intermediate`.
+  std::vector<bool> expert_layers;
   // Multi-token prediction modules (DeepSeek-V3): a layer each that drafts one more token.
   // Not part of total_params() (the published 671B leaves its 14B out); see mtp_params().
   std::int64_t mtp_layers = 0;
 
   bool is_moe() const { return experts > 1; }
-  // Whether layer `l` has routed experts (MoE models from dense_layers on).
-  bool moe_layer(std::int64_t l) const { return is_moe() && l >= dense_layers; }
-  std::int64_t moe_layer_count() const { return is_moe() ? layers - dense_layers : 0; }
+  // Whether layer `l` has routed experts (MoE models from dense_layers on, or as expert_layers says).
+  bool moe_layer(std::int64_t l) const {
+    if (!is_moe()) return false;
+    if (expert_layers.empty()) return l >= dense_layers;
+    return l >= 0 && static_cast<std::size_t>(l) < expert_layers.size() && expert_layers[static_cast<std::size_t>(l)];
+  }
+  std::int64_t moe_layer_count() const;
   std::int64_t expert_width() const { return moe_intermediate > 0 ? moe_intermediate : intermediate; }
   std::int64_t shared_width() const { return shared_intermediate > 0 ? shared_intermediate : expert_width(); }
   // Whether layer `l` attends through a sliding window.
   bool sliding_layer(std::int64_t l) const {
     return sliding_window > 0 && l >= 0 && static_cast<std::size_t>(l) < sliding_layers.size() && sliding_layers[static_cast<std::size_t>(l)];
   }
-  // Keys layer `l`'s newest token attends to at a context of `context` tokens.
+  // Whether layer `l` attends within chunks.
+  bool chunked_layer(std::int64_t l) const {
+    return attention_chunk > 0 && l >= 0 && static_cast<std::size_t>(l) < chunked_layers.size() && chunked_layers[static_cast<std::size_t>(l)];
+  }
+  // Whether some layer attends to fewer keys than the context (a window, a chunk or top-k).
+  bool local_attention() const { return sliding_window > 0 || attention_chunk > 0 || sparse.has_value(); }
+  // Keys layer `l`'s newest token attends to at a context of `context` tokens: the window, the
+  // newest chunk's keys so far, or the indexer's top-k.
   std::int64_t attended_keys(std::int64_t l, std::int64_t context) const {
-    return sliding_layer(l) && context > sliding_window ? sliding_window : context;
+    if (sliding_layer(l) && context > sliding_window) return sliding_window;
+    if (chunked_layer(l) && context > 0) return (context - 1) % attention_chunk + 1;
+    if (sparse && context > sparse->topk) return sparse->topk;
+    return context;
+  }
+  // Tokens layer `l` keeps cached for a sequence of `tokens` tokens at its fullest: the window
+  // or a whole chunk on local layers, every token otherwise (a sparse layer's too).
+  std::int64_t cached_tokens(std::int64_t l, std::int64_t tokens) const {
+    if (sliding_layer(l)) return std::min(tokens, sliding_window);
+    if (chunked_layer(l)) return std::min(tokens, attention_chunk);
+    return tokens;
   }
 
   double attention_params_per_layer() const;
@@ -109,8 +154,12 @@ struct ModelConfig {
   double kv_bytes_per_token_layer(DType kv) const;
   // What one token adds across all layers while a sequence is shorter than every window.
   double kv_bytes_per_token(DType kv) const;
-  // The cache of one sequence of `tokens` tokens: sliding layers hold at most the window.
+  // The cache of one sequence of `tokens` tokens at its fullest: sliding layers hold at most the
+  // window, chunked ones a chunk (cached_tokens).
   double kv_cache_bytes(DType kv, std::int64_t tokens) const;
+  // What a decode step of one sequence at `context` reads of its cache: each layer's attended
+  // keys, and a sparse layer's indexer keys of every token.
+  double kv_read_bytes(DType kv, std::int64_t context) const;
 };
 
 // What is wrong with a model's dimensions, if anything: non-positive sizes, sizes beyond any

@@ -59,6 +59,17 @@ nlohmann::json model_fields_json(const ModelConfig& m) {
   std::int64_t sliding = 0;
   for (bool s : m.sliding_layers) sliding += s ? 1 : 0;
   j["sliding_layers"] = sliding;  // how many of the layers slide
+  std::int64_t chunked = 0;
+  for (bool c : m.chunked_layers) chunked += c ? 1 : 0;
+  j["attention_chunk"] = m.attention_chunk;
+  j["chunked_layers"] = chunked;  // how many attend within chunks
+  j["moe_layers"] = m.moe_layer_count();
+  j["quantization"] = m.quantization;
+  if (m.sparse) {
+    j["sparse"] = {{"index_heads", m.sparse->index_heads}, {"index_head_dim", m.sparse->index_head_dim}, {"topk", m.sparse->topk}};
+  } else {
+    j["sparse"] = nullptr;
+  }
   if (m.mla) {
     j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},           {"kv_lora_rank", m.mla->kv_lora_rank},
                 {"qk_nope_head_dim", m.mla->qk_nope_head_dim}, {"qk_rope_head_dim", m.mla->qk_rope_head_dim},

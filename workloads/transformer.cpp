@@ -212,8 +212,57 @@ class Builder : public AttentionGraph {
     return mlp(l, "", in, rows_, m_.intermediate);
   }
 
-  // A sliding-window layer's window (0: global).
-  std::int64_t window(int l) const { return m_.sliding_layer(l) ? m_.sliding_window : 0; }
+  // How far back layer l's attention reaches for group g, as the kernels' window (0: global):
+  // a sliding layer's window; a sparse layer's top-k (every query reads its topk picked keys, as
+  // many as a window of that size holds); on a chunked layer in decode exactly the newest
+  // chunk's keys so far, and in prefill the chunk as a window (a prompt longer than a chunk is
+  // charged up to twice the keys its chunked queries attend to).
+  std::int64_t window(int l, const SequenceGroup& g) const {
+    if (m_.sliding_layer(l)) return m_.sliding_window;
+    if (m_.chunked_layer(l)) return g.prefill ? m_.attention_chunk : m_.attended_keys(l, g.context);
+    if (m_.sparse) return m_.sparse->topk;
+    return 0;
+  }
+
+  // DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2; vLLM's and SGLang's Indexer),
+  // replicated on every TP rank: its queries (index_heads x index_head_dim) from `q_in` (the
+  // compressed query), one key and a weight per head from the normed hidden state, the key
+  // quantized into its fp8 cache.
+  struct IndexerOps {
+    OpId q = 0, k_write = 0;
+  };
+  IndexerOps indexer(int l, OpId q_in, std::int64_t q_dim, OpId norm) {
+    const SparseAttention& x = *m_.sparse;
+    const std::int64_t h = m_.hidden, T = rows_, d = x.index_head_dim, H = x.index_heads;
+    const DType act = p_.activations;
+    IndexerOps ix;
+    ix.q = gemm_op("indexer_q", "indexer", l, {1, T, H * d, q_dim, act, p_.weights, act}, {{q_in, T * q_dim}});
+    const OpId k = gemm_op("indexer_k", "indexer", l, {1, T, d + H, h, act, act, act}, {{norm, T * h}});
+    ix.k_write = vector_op("indexer_k_write", "kv_write", l, T * d, T * d, 0, {{k, T * d}}, DType::fp8, true);
+    return ix;
+  }
+  // Per group: the indexer scores every cached token for each new query (DeepGEMM's fp8 MQA
+  // logits: a flash-attention-shaped kernel whose heads share one key, the head-weighted ReLU
+  // in place of softmax and values; here the generic fused kernel in fp8 with a one-wide
+  // value), writes the logits (fp32), and a top-k picks the tokens attention reads. Returns the
+  // top-k, which the attention waits for.
+  Input indexer_topk(const IndexerOps& ix, int l, const SequenceGroup& g, std::int64_t rows) {
+    const SparseAttention& x = *m_.sparse;
+    Precision fp8 = p_;
+    fp8.activations = fp8.kv = DType::fp8;
+    AttentionShape s{ix.q, ix.k_write, g.count, x.index_heads, 1, x.index_head_dim, g.new_tokens, g.context, g.prefill, fp8};
+    s.v_dim = 1;
+    s.inputs = {{ix.q, rows * x.index_heads * x.index_head_dim}, {ix.k_write, rows * x.index_head_dim}};
+    const std::string prefix = group_prefix_;
+    group_prefix_ += "indexer.";
+    const OpId scores = build_fused_attention(*this, s, false);
+    group_prefix_ = prefix;
+    g_.op_mut(scores).op_class = "indexer";
+    const std::int64_t keys = g.prefill ? s.causal_keys() : g.context, picked = std::min(keys, x.topk);
+    const OpId topk = vector_op(group_prefix_ + "indexer_topk", "indexer", l, rows * keys, rows * picked, 1.0, {{scores, rows}},
+                                DType::fp32, true, DType::fp32);
+    return {topk, rows * picked};
+  }
 
   // MHA / GQA / MQA: one QKV projection, rotary embedding, the cache write, the attention
   // kernel per group of sequences, the output projection (partial sums under TP).
@@ -239,9 +288,14 @@ class Builder : public AttentionGraph {
     // kernel (workloads/attention_kernels/) decides which ops that takes. A mixed pass runs the
     // kernel once per group (ops named g0., g1., ...); o_proj reads every group's output.
     // Attention sinks (gpt-oss) add one logit per head to the softmax: no cache, no op.
+    const std::optional<IndexerOps> ix = m_.sparse ? std::optional(indexer(l, norm, h, norm)) : std::nullopt;
     const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context, g.prefill, p_};
-      shape.window = window(l);
+      shape.window = window(l, g);
+      if (ix) {
+        shape.inputs = shape.feeds();
+        shape.inputs.push_back(indexer_topk(*ix, l, g, rows));
+      }
       return {attention_.build(*this, shape), rows * H * hd};
     });
     return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
@@ -278,13 +332,15 @@ class Builder : public AttentionGraph {
 
     // The down projections as one GEMM (vLLM's fused_qkv_a_proj): [q latent | kv latent | k_pe].
     OpId down = gemm_op("qkv_a", "qkv", l, {1, T, qr + cache, h, act, p_.weights, act}, {{norm, T * h}});
-    OpId q;
+    OpId q, q_in = norm;  // the indexer's input: the compressed query, or the hidden state
     if (qr > 0) {
       OpId q_norm = vector_op("q_a_norm", "norm", l, T * qr, T * qr, kNormFlops, {{down, T * qr}});
       q = gemm_op("q_b", "qkv", l, {1, T, H * qkd, qr, act, p_.weights, act}, {{q_norm, T * qr}});
+      q_in = q_norm;
     } else {
       q = gemm_op("q_proj", "qkv", l, {1, T, H * qkd, h, act, p_.weights, act}, {{norm, T * h}});
     }
+    const std::optional<IndexerOps> ix = m_.sparse ? std::optional(indexer(l, q_in, qr > 0 ? qr : h, norm)) : std::nullopt;
     OpId kv_norm = vector_op("kv_a_norm", "norm", l, T * r, T * r, kNormFlops, {{down, T * r}});
     // Rotary embedding on each head's rope part of the query and on the one shared rotary key.
     const std::int64_t roped = T * (H + 1) * rd;
@@ -294,7 +350,8 @@ class Builder : public AttentionGraph {
 
     const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{q, kv_write, g.count, H, H, qkd, g.new_tokens, g.context, g.prefill, p_};
-      shape.window = window(l);
+      shape.window = window(l, g);
+      const std::optional<Input> picked = ix ? std::optional(indexer_topk(*ix, l, g, rows)) : std::nullopt;
       if (g.prefill) {
         // kv_b expands the latent of every token the chunk attends to (its own, and earlier
         // ones from the cache) into each head's key (nope part) and value.
@@ -305,6 +362,7 @@ class Builder : public AttentionGraph {
         shape.v_dim = vd;
         shape.precision.kv = act;  // the expanded keys and values are activations, not the cache
         shape.inputs = {{q, rows * H * nope}, {rope, rows * (H + 1) * rd}, {kv_b, expanded * H * (nope + vd)}};
+        if (picked) shape.inputs.push_back(*picked);
         return {attention_.build(*this, shape), rows * H * vd};
       }
       // W_UK per head: the query's nope part into the latent space (batched over heads).
@@ -316,6 +374,7 @@ class Builder : public AttentionGraph {
       shape.v_dim = r;
       shape.shared_kv = true;
       shape.inputs = {{q_abs, rows * H * r}, {rope, rows * H * rd}, {kv_write, rows * cache}};
+      if (picked) shape.inputs.push_back(*picked);
       const OpId latent_out = attention_.build(*this, shape);
       // W_UV per head: the attended latent to each head's value.
       const OpId v_up = gemm("v_up", "v_up", {H, rows, vd, r, act, p_.weights, act}, {{latent_out, rows * H * r}});

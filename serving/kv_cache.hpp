@@ -18,11 +18,13 @@ class KvBlockPool {
     sliding_ = sliding;
     layers_ = layers;
   }
+  // A model with linear (recurrent) layers: each sequence also holds `blocks` for their state.
+  void set_state_blocks(std::int64_t blocks) { state_blocks_ = blocks; }
   std::int64_t blocks_for(std::int64_t tokens) const {
-    if (window_ == 0 || tokens <= window_) return (tokens + block_tokens_ - 1) / block_tokens_;
+    if (window_ == 0 || tokens <= window_) return (tokens + block_tokens_ - 1) / block_tokens_ + state_blocks_;
     // Token-layers held, in blocks of block_tokens x layers, rounded up.
     const std::int64_t held = tokens * (layers_ - sliding_) + window_ * sliding_;
-    return (held + block_tokens_ * layers_ - 1) / (block_tokens_ * layers_);
+    return (held + block_tokens_ * layers_ - 1) / (block_tokens_ * layers_) + state_blocks_;
   }
   // Takes n blocks when that many are free; false (nothing taken) otherwise.
   bool try_take(std::int64_t n) {
@@ -38,7 +40,7 @@ class KvBlockPool {
 
  private:
   std::int64_t capacity_, block_tokens_, used_ = 0;
-  std::int64_t window_ = 0, sliding_ = 0, layers_ = 1;
+  std::int64_t window_ = 0, sliding_ = 0, layers_ = 1, state_blocks_ = 0;
 };
 
 // Prefix caching (vLLM's automatic prefix caching, TensorRT-LLM's KV cache reuse): the whole

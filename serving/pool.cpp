@@ -126,12 +126,16 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
     throw InputError("${max_tokens} " + std::to_string(s.scheduler.max_tokens) + ": an iteration of that many tokens of " + model.name +
                      " is beyond what roofsim models (" + error.what() + "); give fewer");
   }
-  if (model.sliding_window > 0) {
-    // Sliding-window layers: need.kv_cache is capped at the window; a block holds
-    // block_tokens tokens of every layer (KvBlockPool::blocks_for counts the window), so the
-    // per-token rate is the uncapped one.
+  double state = 0;  // per chip and sequence
+  if (model.local_attention()) {
+    // Sliding-window and chunked layers: need.kv_cache is capped at the window or chunk; a
+    // block holds block_tokens tokens of every layer (KvBlockPool::blocks_for counts the cap),
+    // so the per-token rate is the uncapped one. Linear layers hold a state per sequence instead.
     const DType kv = machine.precision.kv;
-    need.kv_cache *= model.kv_bytes_per_token(kv) * static_cast<double>(e.prompt) / model.kv_cache_bytes(kv, e.prompt);
+    const double held = model.kv_cache_bytes(kv, e.prompt);
+    const double states = model.linear ? static_cast<double>(model.linear_layer_count()) * model.linear->state_bytes() : 0.0;
+    state = need.kv_cache * states / held;
+    need.kv_cache *= model.kv_bytes_per_token(kv) * static_cast<double>(e.prompt) / held;
   }
   if (draft) {
     const MemoryNeed d = draft_memory(s, *draft, e);
@@ -156,6 +160,7 @@ MemoryPlan plan_memory(const ServingSetup& s, const Experiment& machine, const H
     }
     m.blocks = static_cast<std::int64_t>(std::floor(left * s.kv.memory_fraction / block_bytes));
   }
+  m.state_blocks = static_cast<std::int64_t>(std::ceil(state / block_bytes));
   return m;
 }
 
@@ -351,6 +356,7 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
     for (std::int64_t l = 0; l < m.layers; ++l) capped += m.sliding_layer(l) || m.chunked_layer(l) ? 1 : 0;
     kv_.set_sliding(cap, capped, m.layers);
   }
+  kv_.set_state_blocks(pool.memory().state_blocks);
 }
 
 // PyExecutor._balance_adp_requests with enable_balance: prompts start when every rank has one

@@ -20,6 +20,9 @@ namespace roofsim {
 struct MemoryPlan {
   double weights = 0, activations = 0, kv_per_token = 0;
   std::int64_t blocks = 0;
+  // Blocks each sequence holds whatever its length: the linear layers' recurrent state (Qwen3-Next,
+  // Qwen3.5), rounded up to whole blocks as vLLM's hybrid allocator gives each one a page.
+  std::int64_t state_blocks = 0;
 };
 
 // Expert parallelism in serving: attention is data parallel over the EP ranks, each request

@@ -92,10 +92,15 @@ ModelMatch resolve_model(const std::string& model_path) {
   for (const char* quant : {"-FP8-dynamic", "-FP8-Dynamic", "-FP8", "-fp8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8", "-W4A16", "-W8A8", "-NVFP4", "-MXFP4"}) {
     if (ends_with(name, quant)) names.push_back(name.substr(0, name.size() - std::string(quant).size()));
   }
-  for (std::size_t i = 0, n = names.size(); i < n; ++i) {
-    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base"}) {
-      if (ends_with(names[i], suffix)) names.push_back(names[i].substr(0, names[i].size() - std::string(suffix).size()));
+  // Variants of one architecture: instruction-tuned, chat, reasoning and base checkpoints.
+  const auto without_variant = [](const std::string& n) {
+    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base", "-Thinking"}) {
+      if (ends_with(n, suffix)) return n.substr(0, n.size() - std::string(suffix).size());
     }
+    return n;
+  };
+  for (std::size_t i = 0, n = names.size(); i < n; ++i) {
+    if (without_variant(names[i]) != names[i]) names.push_back(without_variant(names[i]));
   }
   const std::vector<std::string> shipped = list_hub_configs();
   for (const std::string& candidate : names) {
@@ -104,6 +109,15 @@ ModelMatch resolve_model(const std::string& model_path) {
     for (const std::string& hub : shipped) {
       if (hub.size() > candidate.size() && ends_with(hub, "/" + candidate)) {
         return {hub, "model " + model_path + " read as " + hub + " (the same name under another organisation)"};
+      }
+    }
+  }
+  // Another variant shipped (Qwen3-Next's Thinking model as its Instruct one's config).
+  for (const std::string& candidate : names) {
+    for (const std::string& hub : shipped) {
+      const std::string hub_name = hub.substr(hub.find('/') + 1);
+      if (without_variant(hub_name) == without_variant(candidate)) {
+        return {hub, "model " + model_path + " read as " + hub + " (another variant of the same architecture)"};
       }
     }
   }

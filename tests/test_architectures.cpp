@@ -309,6 +309,40 @@ TEST_CASE("DeepSeek Sparse Attention: attention reads the indexer's top-k, the i
   CHECK(m.attention_params_per_layer() - dense.attention_params_per_layer() == Approx(384 * 4 * 32 + 1024 * 32 + 2 * 32 + 1024 * 4));
 }
 
+TEST_CASE("Gated DeltaNet layers (Qwen3-Next): a recurrent state per sequence instead of a KV cache, gated attention between",
+          "[systemc][architectures]") {
+  const ModelConfig m = load_model(fixture("hybrid-linear-small"));
+  REQUIRE(m.linear);
+  CHECK(m.linear_layer_count() == 6);
+  CHECK(m.linear_layer(0));
+  CHECK_FALSE(m.linear_layer(3));
+  // The state of one sequence and layer: 8 value heads of 64 x 64 in fp32, and the last 3
+  // inputs of the 2 x 256 + 512 convolved channels in 16 bits.
+  CHECK(m.linear->state_bytes() == Approx(8 * 64 * 64 * 4 + (2 * 256 + 512) * 3 * 2));
+  // The cache: 2 attention layers of tokens and 6 fixed states; a step reads them all.
+  const double per_token = m.kv_bytes_per_token_layer(DType::bf16);
+  CHECK(m.kv_bytes_per_token(DType::bf16) == Approx(2 * per_token));
+  CHECK(m.kv_cache_bytes(DType::bf16, 1000) == Approx(2 * 1000 * per_token + 6 * m.linear->state_bytes()));
+  CHECK(m.kv_read_bytes(DType::bf16, 1000) == Approx(2 * 1000 * per_token + 6 * m.linear->state_bytes()));
+  // Decode: the linear layer's delta rule reads and writes the state (fp32) whatever the
+  // context; the attention layer reads the context; q_proj's gate doubles its query columns.
+  const OpGraph d = graph(m, decode_pass(2, 999, 0));
+  const OpNode& rule = op_named(d, "layer0.delta_rule");
+  CHECK(rule.vector.dtype == DType::fp32);
+  CHECK(rule.vector.elements_out >= 2 * 8 * 64 * 64);
+  CHECK_FALSE(has_op(d, "layer0.attention"));
+  CHECK(op_named(d, "layer3.attention").gemm.k == 1000);
+  CHECK(op_named(d, "layer3.qkv").gemm.n == (8 + 2 * 2) * 128 + 8 * 128);
+  CHECK(has_op(d, "layer3.attn_gate"));
+  // Prefill runs the chunked form on the matrix units: a batched GEMM per value head.
+  const OpGraph p = graph(m, prefill_pass(1, 512));
+  CHECK(op_named(p, "layer0.delta_rule").is_gemm);
+  CHECK(op_named(p, "layer0.delta_rule").gemm.batch == 8);
+  // Weights: a linear layer's projections, convolution, decay and norm replace attention's.
+  const double h = 1024, lin = h * (2 * 256 + 2 * 512 + 2 * 8) + (2 * 256 + 512) * 4 + 2 * 8 + 64 + 512 * h;
+  CHECK(m.linear->params(1024) == Approx(lin));
+}
+
 TEST_CASE("Serving's paged KV cache counts a sliding layer's blocks up to the window only", "[systemc][architectures]") {
   KvBlockPool pool(1000, 16);
   CHECK(pool.blocks_for(8192) == 512);
@@ -421,6 +455,8 @@ TEST_CASE("Every new architecture simulates without beating its bounds (ops, pha
       {"llama4-small", 2, 1, 2, 300, 3, AttentionImpl::unfused},
       {"dsa-small", 1, 1, 2, 300, 3, AttentionImpl::fused},
       {"dsa-small", 2, 2, 4, 200, 3, AttentionImpl::fused},
+      {"hybrid-linear-small", 1, 1, 2, 300, 3, AttentionImpl::fused},
+      {"hybrid-linear-small", 2, 1, 2, 200, 3, AttentionImpl::fused},
   };
   for (const Case& c : cases) {
     INFO(c.model << " tp " << c.tp << " ep " << c.ep << " " << c.attention.name);

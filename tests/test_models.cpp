@@ -284,6 +284,27 @@ TEST_CASE("Kimi-K2.5: a Kimi-K2 language model in text_config, int4 routed exper
   CHECK(k25.dense_format.weights == DType::bf16);
 }
 
+TEST_CASE("Qwen3-Next and Qwen3.5: Gated DeltaNet on three of four layers, 80B / 3B and 397B / 17B", "[models]") {
+  // Model cards: Qwen3-Next-80B-A3B "80B total, 3B activated" (without the embeddings and LM head)
+  // and Qwen3.5-397B-A17B (its name: 397B total with the vision encoder, 17B active).
+  const ModelConfig next = load_model("Qwen/Qwen3-Next-80B-A3B-Instruct"), q35 = load_model("Qwen/Qwen3.5-397B-A17B");
+  REQUIRE(next.linear);
+  REQUIRE(q35.linear);
+  CHECK(next.linear_layer_count() == 36);
+  CHECK(q35.linear_layer_count() == 45);
+  CHECK_FALSE(q35.linear_layer(3));
+  CHECK(next.attention_gate);
+  CHECK(next.linear->state_dtype == DType::bf16);  // no mamba_ssm_dtype: the model's 16 bits
+  CHECK(q35.linear->state_dtype == DType::fp32);
+  CHECK(next.total_params() == Approx(80e9).epsilon(0.01));
+  CHECK(truncated((next.active_params_per_token() - 2 * input_table(next)) / 1e9, 0) == Approx(3));
+  CHECK(q35.total_params() == Approx(397e9).epsilon(0.01));
+  CHECK(truncated(q35.active_params_per_token() / 1e9, 0) == Approx(17));
+  // Only the 12 (15) attention layers cache tokens: 2 KV heads of 256 in bf16.
+  CHECK(next.kv_bytes_per_token(DType::bf16) == Approx(12 * 2 * 2 * 256 * 2));
+  CHECK(q35.kv_bytes_per_token(DType::bf16) == Approx(15 * 2 * 2 * 256 * 2));
+}
+
 TEST_CASE("compressed-tensors: weight-only integer groups, quantized activations refused with the key", "[models]") {
   const std::string base = R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 8,
     "intermediate_size": 2048, "vocab_size": 1000, "quantization_config": {"quant_method": "compressed-tensors",

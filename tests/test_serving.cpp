@@ -860,6 +860,25 @@ TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipe
   CHECK(serving_case_setup(sg, ServingCaseSettings{}).disaggregation.decode_first_response == 1);
 }
 
+TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant of the same architecture, said on the row", "[serving]") {
+  const std::string path = write_temp(
+      "id,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
+      "thinking,Qwen/Qwen3-Next-80B-A3B-Thinking,h200_sxm,agg,1024,128,8,2,100,10,8\n"
+      "base_fp8,meta-llama/Llama-4-Scout-17B-16E-FP8,h200_sxm,agg,1024,128,8,4,100,10,8\n",
+      "cases");
+  const std::vector<ServingCase> cases = load_serving_cases(path);
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].model == "Qwen/Qwen3-Next-80B-A3B-Instruct");
+  CHECK(cases[1].model == "meta-llama/Llama-4-Scout-17B-16E-Instruct");
+  for (const ServingCase& c : cases) {
+    INFO(c.id);
+    CHECK(c.not_simulated.empty());
+    bool said = false;
+    for (const std::string& a : c.assumptions) said = said || a.find("another variant of the same architecture") != std::string::npos;
+    CHECK(said);
+  }
+}
+
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {
   const std::string head =
       "id,model_path,system,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,"

@@ -21,6 +21,7 @@ double banded_keys(double s, double w) { return s <= w ? s * (s + 1) / 2 : w * (
 // min(p, W) / S, on sliding and sparse ones (not min(mean, W): that is larger, and a bound must
 // not be), and on chunked ones each query's keys of its own chunk.
 double keys_on_layer(const ModelConfig& m, std::int64_t l, std::int64_t tokens, double context, bool decode) {
+  if (m.linear_layer(l)) return 0;  // a recurrent state: no keys
   const bool chunked = m.chunked_layer(l);
   if (!m.sliding_layer(l) && !chunked && !m.sparse) return context;
   if (decode || tokens <= 1) return static_cast<double>(m.attended_keys(l, std::llround(context)));
@@ -64,6 +65,12 @@ double forward_flops(const ModelConfig& m, std::int64_t batch, std::int64_t toke
   double attention = per_pair * b * t * keys;
   // A sparse layer's indexer scores every key, attended or not: 2 x heads x head dim per pair.
   if (m.sparse) attention += 2.0 * static_cast<double>(m.sparse->index_heads * m.sparse->index_head_dim) * b * t * static_cast<double>(m.layers) * context;
+  // A linear layer's token reads its output from the state and corrects the state by a rank-one
+  // update: at least 4 x key dim x value dim FLOPs per value head, whatever the context.
+  if (m.linear) {
+    const LinearAttention& a = *m.linear;
+    attention += 4.0 * static_cast<double>(a.value_heads * a.key_head_dim * a.value_head_dim) * b * t * static_cast<double>(m.linear_layer_count());
+  }
   return linear + attention;
 }
 

@@ -526,6 +526,65 @@ void read_llama4_text(const HfReader& r, ModelConfig& m) {
   }
 }
 
+// Qwen3-Next (qwen3_next) and Qwen3.5 (qwen3_5_moe_text, qwen3_5_text, the text_config of
+// qwen3_5_moe and qwen3_5): hybrid layers - Gated DeltaNet linear attention on most, and on
+// every full_attention_interval-th (or where layer_types says full_attention) gated attention
+// (q_proj also makes an output gate: attn_output_gate, on by default) with RMSNorm on queries and
+// keys - and Qwen's experts with one shared expert of shared_expert_intermediate_size. The linear
+// layers' recurrent state is kept in mamba_ssm_dtype (Qwen3.5: float32), else in 16 bits.
+void read_qwen3_next(const HfReader& r, ModelConfig& m) {
+  m.hidden = r.positive("hidden_size");
+  m.layers = r.positive("num_hidden_layers");
+  m.heads = r.positive("num_attention_heads");
+  m.kv_heads = r.positive_or("num_key_value_heads", m.heads);
+  m.head_dim = r.positive("head_dim");
+  m.vocab = r.positive("vocab_size");
+  m.max_context = r.positive_or("max_position_embeddings", 0);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.qk_norm = true;
+  m.attention_gate = r.boolean_or("attn_output_gate", true);
+  m.qkv_bias = m.o_bias = r.boolean_or("attention_bias", false);
+  if (r.has("num_experts")) {
+    read_qwen_experts(r, m);
+    if (r.count_or("shared_expert_intermediate_size", 0) > 0) {
+      m.shared_experts = 1;
+      m.shared_intermediate = r.positive("shared_expert_intermediate_size");
+    }
+    m.intermediate = r.positive_or("intermediate_size", m.moe_intermediate);  // Qwen3.5's MoE files have none: no dense MLP
+  } else {
+    m.intermediate = r.positive("intermediate_size");
+  }
+  m.mtp_layers = r.count_or("mtp_num_hidden_layers", 0);
+  LinearAttention a;
+  a.key_heads = r.positive("linear_num_key_heads");
+  a.value_heads = r.positive("linear_num_value_heads");
+  a.key_head_dim = r.positive("linear_key_head_dim");
+  a.value_head_dim = r.positive("linear_value_head_dim");
+  a.conv_kernel = r.positive("linear_conv_kernel_dim");
+  const std::string state = r.string_or("mamba_ssm_dtype", "bfloat16");
+  if (state == "float32") a.state_dtype = DType::fp32;
+  else if (state == "bfloat16") a.state_dtype = DType::bf16;
+  else if (state == "float16") a.state_dtype = DType::fp16;
+  else r.fail("mamba_ssm_dtype", "expected float32, bfloat16 or float16, got '" + state + "'");
+  m.linear = a;
+  m.linear_layers = layer_flags(r, m, false);
+  if (r.has("layer_types")) {
+    const std::vector<std::string> types = r.strings("layer_types");
+    if (types.size() != static_cast<std::size_t>(m.layers)) {
+      r.fail("layer_types", std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers (num_hidden_layers)");
+    }
+    for (std::size_t l = 0; l < types.size(); ++l) {
+      if (types[l] != "linear_attention" && types[l] != "full_attention") {
+        r.fail("layer_types", "unknown entry '" + types[l] + "' (expected linear_attention or full_attention)");
+      }
+      m.linear_layers[l] = types[l] == "linear_attention";
+    }
+  } else {
+    const std::int64_t every = r.positive_or("full_attention_interval", 4);
+    for (std::int64_t l = 0; l < m.layers; ++l) m.linear_layers[static_cast<std::size_t>(l)] = (l + 1) % every != 0;
+  }
+}
+
 // The checkpoint's weight formats from its quantization_config (the quant_method vocabularies
 // of transformers' quantizers as hub configs write them). Formats roofsim has no type for are
 // refused, naming the key: a silent bf16 would double or quadruple the weights' bytes.
@@ -599,10 +658,11 @@ void read_quantization(const HfReader& top, ModelConfig& m) {
 using FamilyReader = void (*)(const HfReader&, ModelConfig&);
 
 // Multimodal model_types and the model_types their text_config may have (the first when it
-// names none): Gemma-3, Llama 4 and Kimi-K2.5 (a Kimi-K2 language model).
+// names none): Gemma-3, Llama 4, Kimi-K2.5 (a Kimi-K2 language model) and Qwen3.5.
 const std::map<std::string, std::vector<std::string>>& multimodal_wrappers() {
   static const std::map<std::string, std::vector<std::string>> w = {
-      {"gemma3", {"gemma3_text"}}, {"llama4", {"llama4_text"}}, {"kimi_k25", {"kimi_k2", "deepseek_v3"}}};
+      {"gemma3", {"gemma3_text"}}, {"llama4", {"llama4_text"}}, {"kimi_k25", {"kimi_k2", "deepseek_v3"}},
+      {"qwen3_5_moe", {"qwen3_5_moe_text"}}, {"qwen3_5", {"qwen3_5_text"}}};
   return w;
 }
 const std::map<std::string, FamilyReader>& families() {
@@ -614,7 +674,8 @@ const std::map<std::string, FamilyReader>& families() {
       {"gpt_neox", read_gpt_neox},    {"gptj", read_gptj},             {"deepseek_v2", read_deepseek},
       {"deepseek_v3", read_deepseek}, {"kimi_k2", read_deepseek},   {"glm4_moe", read_glm4_moe},
       {"minimax_m2", read_minimax_m2}, {"deepseek_v32", read_deepseek_sparse}, {"glm_moe_dsa", read_deepseek_sparse},
-      {"llama4_text", read_llama4_text}};
+      {"llama4_text", read_llama4_text}, {"qwen3_next", read_qwen3_next}, {"qwen3_5_moe_text", read_qwen3_next},
+      {"qwen3_5_text", read_qwen3_next}};
   return f;
 }
 
@@ -626,7 +687,7 @@ std::string config_key(const std::string& type, const std::string& field) {
     if (k.count(field)) return k.at(field);
   }
   const bool deepseek = type.rfind("deepseek", 0) == 0 || type == "kimi_k2" || type == "glm4_moe" || type == "glm_moe_dsa";
-  const bool qwen_moe = type == "qwen2_moe" || type == "qwen3_moe";
+  const bool qwen_moe = type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" || type == "qwen3_5_moe_text";
   std::map<std::string, std::string> k = {
       {"hidden", "hidden_size"}, {"layers", "num_hidden_layers"}, {"heads", "num_attention_heads"},
       {"kv_heads", type == "falcon" ? "num_kv_heads" : "num_key_value_heads"}, {"head_dim", "head_dim"},
@@ -639,7 +700,10 @@ std::string config_key(const std::string& type, const std::string& field) {
       {"mla.q_lora_rank", "q_lora_rank"}, {"mla.kv_lora_rank", "kv_lora_rank"}, {"mla.qk_nope_head_dim", "qk_nope_head_dim"},
       {"mla.qk_rope_head_dim", "qk_rope_head_dim"}, {"mla.v_head_dim", "v_head_dim"},
       {"sparse.index_heads", "index_n_heads"}, {"sparse.index_head_dim", "index_head_dim"}, {"sparse.topk", "index_topk"},
-      {"attention_chunk", "attention_chunk_size"}, {"chunked_layers", "no_rope_layers"}, {"expert_layers", "moe_layers"}};
+      {"attention_chunk", "attention_chunk_size"}, {"chunked_layers", "no_rope_layers"}, {"expert_layers", "moe_layers"},
+      {"linear.key_heads", "linear_num_key_heads"}, {"linear.value_heads", "linear_num_value_heads"},
+      {"linear.key_head_dim", "linear_key_head_dim"}, {"linear.value_head_dim", "linear_value_head_dim"},
+      {"linear.conv_kernel", "linear_conv_kernel_dim"}, {"linear_layers", "layer_types"}};
   return k.count(field) ? k.at(field) : field;
 }
 

@@ -23,6 +23,20 @@ double mlp_params(const ModelConfig& m, std::int64_t width) {
 }
 }  // namespace
 
+double LinearAttention::state_bytes() const {
+  return d(value_heads) * d(key_head_dim) * d(value_head_dim) * dtype_bytes(state_dtype) + d(conv_dim()) * d(conv_kernel - 1) * 2.0;
+}
+
+double LinearAttention::params(std::int64_t hidden) const {
+  // The input projection, the depthwise convolution, the decay's A and dt bias per value head,
+  // the gated norm's gain and the output projection.
+  return d(hidden) * d(projected()) + d(conv_dim()) * d(conv_kernel) + 2.0 * d(value_heads) + d(value_head_dim) + d(value_dim()) * d(hidden);
+}
+
+std::int64_t ModelConfig::linear_layer_count() const {
+  return linear ? static_cast<std::int64_t>(std::count(linear_layers.begin(), linear_layers.end(), true)) : 0;
+}
+
 double ModelConfig::attention_params_per_layer() const {
   const double h = d(hidden), H = d(heads);
   double p = 0;
@@ -38,6 +52,7 @@ double ModelConfig::attention_params_per_layer() const {
   } else {
     const double hd = d(head_dim), Hkv = d(kv_heads);
     p += h * H * hd + 2.0 * h * Hkv * hd + H * hd * h;
+    if (attention_gate) p += h * H * hd;  // the gate's half of q_proj
     if (qkv_bias) p += (H + 2.0 * Hkv) * hd;
   }
   if (sparse) {
@@ -79,8 +94,10 @@ std::int64_t ModelConfig::moe_layer_count() const {
 double ModelConfig::total_params() const {
   const std::int64_t dense = layers - moe_layer_count();
   const double dense_layer = attention_params_per_layer() + dense_mlp_params() + 2.0 * d(hidden);
+  // Linear layers replace attention's weights with their own.
+  const double linear_swap = linear ? d(linear_layer_count()) * (linear->params(hidden) - attention_params_per_layer()) : 0.0;
   return d(moe_layer_count()) * (is_moe() ? params_per_layer() : 0.0) + d(dense) * dense_layer + embedding_params() +
-         d(hidden);  // final norm
+         linear_swap + d(hidden);  // final norm
 }
 
 double ModelConfig::routed_expert_params() const {
@@ -103,19 +120,22 @@ double ModelConfig::kv_bytes_per_token_layer(DType kv) const {
   return dims * dtype_bytes(kv) + (sparse ? sparse->index_cache_bytes_per_token() : 0.0);
 }
 
-double ModelConfig::kv_bytes_per_token(DType kv) const { return d(layers) * kv_bytes_per_token_layer(kv); }
+double ModelConfig::kv_bytes_per_token(DType kv) const { return d(layers - linear_layer_count()) * kv_bytes_per_token_layer(kv); }
 
 double ModelConfig::kv_cache_bytes(DType kv, std::int64_t tokens) const {
   double held = 0;  // tokens summed over layers
   for (std::int64_t l = 0; l < layers; ++l) held += d(cached_tokens(l, tokens));
-  return held * kv_bytes_per_token_layer(kv);
+  return held * kv_bytes_per_token_layer(kv) + (linear ? d(linear_layer_count()) * linear->state_bytes() : 0.0);
 }
 
 double ModelConfig::kv_read_bytes(DType kv, std::int64_t context) const {
   const double index = sparse ? sparse->index_cache_bytes_per_token() : 0.0;
   const double main = kv_bytes_per_token_layer(kv) - index;
   double bytes = 0;
-  for (std::int64_t l = 0; l < layers; ++l) bytes += d(attended_keys(l, context)) * main + d(context) * index;
+  for (std::int64_t l = 0; l < layers; ++l) {
+    if (linear_layer(l)) bytes += linear->state_bytes();
+    else bytes += d(attended_keys(l, context)) * main + d(context) * index;
+  }
   return bytes;
 }
 
@@ -180,6 +200,21 @@ std::optional<ModelProblem> model_problem(const ModelConfig& m) {
       return ModelProblem{"expert_layers", std::to_string(m.expert_layers.size()) + " layer flags for " + std::to_string(m.layers) + " layers"};
     }
     if (!m.is_moe() || m.moe_layer_count() == 0) return ModelProblem{"expert_layers", "an MoE model needs at least one layer with experts"};
+  }
+  if (m.linear) {
+    const LinearAttention& a = *m.linear;
+    const std::pair<const char*, std::int64_t> dims[] = {{"linear.key_heads", a.key_heads}, {"linear.value_heads", a.value_heads},
+                                                         {"linear.key_head_dim", a.key_head_dim}, {"linear.value_head_dim", a.value_head_dim},
+                                                         {"linear.conv_kernel", a.conv_kernel}};
+    for (const auto& [field, v] : dims) {
+      if (v <= 0 || v > (1 << 14)) return ModelProblem{field, std::to_string(v) + ": must be between 1 and 16384"};
+    }
+    if (a.value_heads % a.key_heads != 0) {
+      return ModelProblem{"linear.value_heads", std::to_string(a.value_heads) + ": must be a multiple of the key heads (" + std::to_string(a.key_heads) + ")"};
+    }
+    if (m.linear_layers.size() != static_cast<std::size_t>(m.layers)) {
+      return ModelProblem{"linear_layers", std::to_string(m.linear_layers.size()) + " layer flags for " + std::to_string(m.layers) + " layers"};
+    }
   }
   if (m.sparse) {
     const SparseAttention& x = *m.sparse;
@@ -284,6 +319,23 @@ ModelConfig load_model_file(const std::string& path) {
     sparse->reject_unknown_keys();
     m.sparse = x;
   }
+  if (auto linear = t.optional_table("linear")) {
+    // Gated DeltaNet layers (Qwen3-Next, Qwen3.5): every layer but each `full_every`-th
+    // (counting from 1), which keeps attention.
+    LinearAttention a;
+    a.key_heads = linear->positive_integer("key_heads");
+    a.value_heads = linear->positive_integer("value_heads");
+    a.key_head_dim = linear->positive_integer("key_head_dim");
+    a.value_head_dim = linear->positive_integer("value_head_dim");
+    a.conv_kernel = linear->positive_integer_or("conv_kernel", 4);
+    a.state_dtype = linear->has("state_dtype") && linear->one_of("state_dtype", {"bf16", "fp32"}) == "fp32" ? DType::fp32 : DType::bf16;
+    const std::int64_t every = linear->positive_integer("full_every");
+    linear->reject_unknown_keys();
+    m.linear = a;
+    m.linear_layers.assign(static_cast<std::size_t>(m.layers), true);
+    for (std::int64_t l = 0; l < m.layers; ++l) m.linear_layers[static_cast<std::size_t>(l)] = (l + 1) % every != 0;
+  }
+  m.attention_gate = t.boolean_or("attention_gate", false);
   m.attention_sinks = t.boolean_or("attention_sinks", false);
   m.qkv_bias = t.boolean_or("qkv_bias", false);
   m.o_bias = t.boolean_or("o_bias", false);

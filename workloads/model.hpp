@@ -40,6 +40,27 @@ struct SparseAttention {
   double index_cache_bytes_per_token() const { return static_cast<double>(index_head_dim + 4 * ((index_head_dim + 127) / 128)); }
 };
 
+// Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): a linear layer keeps, per sequence, a
+// recurrent state of key_head_dim x value_head_dim per value head (in state_dtype) instead of a
+// KV cache, updated token by token by the gated delta rule, and the last conv_kernel - 1 inputs of
+// a causal depthwise convolution over its q, k and v. Its input projection makes q and k
+// (key_heads of key_head_dim), v and an output gate z (value_heads of value_head_dim) and two
+// scalars per value head (the delta rule's beta and decay); a gated RMSNorm and an output
+// projection follow.
+struct LinearAttention {
+  std::int64_t key_heads = 0, value_heads = 0;
+  std::int64_t key_head_dim = 0, value_head_dim = 0;
+  std::int64_t conv_kernel = 0;
+  DType state_dtype = DType::bf16;
+  std::int64_t key_dim() const { return key_heads * key_head_dim; }
+  std::int64_t value_dim() const { return value_heads * value_head_dim; }
+  std::int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }  // channels convolved: q, k, v
+  std::int64_t projected() const { return 2 * key_dim() + 2 * value_dim() + 2 * value_heads; }  // q, k, v, z, beta, decay
+  // One sequence's state in one layer: the recurrent state and the 16-bit convolution inputs kept.
+  double state_bytes() const;
+  double params(std::int64_t hidden) const;  // one layer's weights
+};
+
 struct ModelConfig {
   std::string name;
   std::string source;  // where the dimensions come from
@@ -78,6 +99,11 @@ struct ModelConfig {
   std::int64_t attention_chunk = 0;
   std::vector<bool> chunked_layers;
   std::optional<SparseAttention> sparse;  // DeepSeek Sparse Attention on every layer
+  // Hybrid models: the layers flagged in `linear_layers` are Gated DeltaNet layers (`linear`),
+  // the others attention layers (Qwen3-Next and Qwen3.5: every fourth).
+  std::optional<LinearAttention> linear;
+  std::vector<bool> linear_layers;
+  bool attention_gate = false;  // gated attention: q_proj also makes a sigmoid gate for each head's output (Qwen3-Next, Qwen3.5)
   bool attention_sinks = false;  // a learned sink logit per head (gpt-oss): no cache, tiny cost
   bool qkv_bias = false;         // biases on the Q, K and V projections (Qwen2, gpt-oss, GPT-NeoX, Falcon-40B...)
   bool o_bias = false;           // bias on the attention output projection
@@ -116,15 +142,21 @@ struct ModelConfig {
   bool sliding_layer(std::int64_t l) const {
     return sliding_window > 0 && l >= 0 && static_cast<std::size_t>(l) < sliding_layers.size() && sliding_layers[static_cast<std::size_t>(l)];
   }
+  // Whether layer `l` is a linear (Gated DeltaNet) layer.
+  bool linear_layer(std::int64_t l) const {
+    return linear.has_value() && l >= 0 && static_cast<std::size_t>(l) < linear_layers.size() && linear_layers[static_cast<std::size_t>(l)];
+  }
+  std::int64_t linear_layer_count() const;
   // Whether layer `l` attends within chunks.
   bool chunked_layer(std::int64_t l) const {
     return attention_chunk > 0 && l >= 0 && static_cast<std::size_t>(l) < chunked_layers.size() && chunked_layers[static_cast<std::size_t>(l)];
   }
   // Whether some layer attends to fewer keys than the context (a window, a chunk or top-k).
-  bool local_attention() const { return sliding_window > 0 || attention_chunk > 0 || sparse.has_value(); }
+  bool local_attention() const { return sliding_window > 0 || attention_chunk > 0 || sparse.has_value() || linear.has_value(); }
   // Keys layer `l`'s newest token attends to at a context of `context` tokens: the window, the
   // newest chunk's keys so far, or the indexer's top-k.
   std::int64_t attended_keys(std::int64_t l, std::int64_t context) const {
+    if (linear_layer(l)) return 0;  // a recurrent state, no keys
     if (sliding_layer(l) && context > sliding_window) return sliding_window;
     if (chunked_layer(l) && context > 0) return (context - 1) % attention_chunk + 1;
     if (sparse && context > sparse->topk) return sparse->topk;
@@ -133,12 +165,13 @@ struct ModelConfig {
   // Tokens layer `l` keeps cached for a sequence of `tokens` tokens at its fullest: the window
   // or a whole chunk on local layers, every token otherwise (a sparse layer's too).
   std::int64_t cached_tokens(std::int64_t l, std::int64_t tokens) const {
+    if (linear_layer(l)) return 0;  // its state does not grow with the tokens
     if (sliding_layer(l)) return std::min(tokens, sliding_window);
     if (chunked_layer(l)) return std::min(tokens, attention_chunk);
     return tokens;
   }
 
-  double attention_params_per_layer() const;
+  double attention_params_per_layer() const;  // an attention layer's (a linear layer's: linear->params)
   double dense_mlp_params() const;      // one dense MLP (dense models, DeepSeek's first layers)
   double mlp_params_per_expert() const;  // one routed expert
   double shared_expert_params() const;   // all shared experts of one MoE layer
@@ -152,13 +185,14 @@ struct ModelConfig {
   double active_params_per_token() const;
   // K and V (MLA: latent and rotary key) one token adds to one layer's cache.
   double kv_bytes_per_token_layer(DType kv) const;
-  // What one token adds across all layers while a sequence is shorter than every window.
+  // What one token adds across all layers while a sequence is shorter than every window (linear
+  // layers add nothing: their state is per sequence).
   double kv_bytes_per_token(DType kv) const;
   // The cache of one sequence of `tokens` tokens at its fullest: sliding layers hold at most the
-  // window, chunked ones a chunk (cached_tokens).
+  // window, chunked ones a chunk (cached_tokens), linear ones their fixed state.
   double kv_cache_bytes(DType kv, std::int64_t tokens) const;
   // What a decode step of one sequence at `context` reads of its cache: each layer's attended
-  // keys, and a sparse layer's indexer keys of every token.
+  // keys, a sparse layer's indexer keys of every token, a linear layer's state.
   double kv_read_bytes(DType kv, std::int64_t context) const;
 };
 

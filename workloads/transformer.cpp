@@ -182,7 +182,7 @@ class Builder : public AttentionGraph {
     const std::int64_t o_bias = m_.o_bias ? h : 0;
     const std::int64_t down_bias = m_.mlp_bias && !m_.moe_layer(l) ? h : 0;
     OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
-    OpId attn = m_.mla ? latent_attention(l, norm) : attention(l, norm);
+    OpId attn = m_.linear_layer(l) ? linear_attention(l, norm) : m_.mla ? latent_attention(l, norm) : attention(l, norm);
     if (m_.parallel_block) {
       // GPT-J, GPT-NeoX, Falcon: the MLP reads the same normed input as attention, so the two
       // branches have no path between them; their row-parallel partial sums are added and
@@ -272,7 +272,9 @@ class Builder : public AttentionGraph {
     const std::int64_t T = rows_;
     const DType act = p_.activations;
 
-    const std::int64_t qkv_cols = (H + 2 * Hkv) * hd;
+    // Gated attention (Qwen3-Next, Qwen3.5): q_proj also makes a gate per query element.
+    const std::int64_t gate_cols = m_.attention_gate ? H * hd : 0;
+    const std::int64_t qkv_cols = (H + 2 * Hkv) * hd + gate_cols;
     OpId qkv = gemm_op("qkv", "qkv", l, {1, T, qkv_cols, h, act, p_.weights, act}, {{norm, T * h}});
     const std::int64_t qk = T * (H + Hkv) * hd;
     // Qwen3, Gemma-3: RMSNorm over each head's query and key, before the rotary embedding.
@@ -298,7 +300,64 @@ class Builder : public AttentionGraph {
       }
       return {attention_.build(*this, shape), rows * H * hd};
     });
+    if (gate_cols > 0) {
+      // sigmoid(gate) x output, element by element, before o_proj.
+      std::vector<Input> gate_in = attn_out;
+      gate_in.push_back({qkv, T * gate_cols});
+      const OpId gated = vector_op("attn_gate", "gate", l, 2 * T * H * hd, T * H * hd, 5.0, gate_in);
+      return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, {{gated, T * H * hd}});
+    }
     return gemm_op("o_proj", "o_proj", l, {1, T, h, H * hd, act, p_.weights, act}, attn_out);
+  }
+
+  // Gated DeltaNet (Qwen3-Next, Qwen3.5; vLLM's Qwen3NextGatedDeltaNet and the FLA kernels it
+  // runs): one input projection (q, k, v, the gate z, and beta and the decay per value head), a
+  // causal depthwise convolution over q, k and v that reads and updates each sequence's kept
+  // inputs, the gated delta rule over each sequence's recurrent state, a gated RMSNorm and the
+  // output projection (partial sums under TP: the heads split over the TP group).
+  OpId linear_attention(int l, OpId norm) {
+    const LinearAttention& a = *m_.linear;
+    const std::int64_t h = m_.hidden, T = rows_, dk = a.key_head_dim, dv = a.value_head_dim;
+    const std::int64_t Hk = ceil_div(a.key_heads, tp_), Hv = ceil_div(a.value_heads, tp_);
+    const std::int64_t K = Hk * dk, V = Hv * dv, conv = 2 * K + V, projected = 2 * K + 2 * V + 2 * Hv;
+    const DType act = p_.activations, state = a.state_dtype;
+    OpId in = gemm_op("linear_in", "qkv", l, {1, T, projected, h, act, p_.weights, act}, {{norm, T * h}});
+    std::int64_t sequences = 0;
+    for (const SequenceGroup& g : groups_) sequences += g.count;
+    const std::int64_t kept = sequences * conv * (a.conv_kernel - 1);
+    OpId conv_out = vector_op("linear_conv", "conv", l, T * conv + kept, T * conv + kept, 2.0 * static_cast<double>(a.conv_kernel),
+                              {{in, T * conv}});
+    std::vector<OpId> state_ops;
+    const std::vector<Input> outs = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
+      const std::int64_t states = g.count * Hv * dk * dv;  // this group's recurrent state, per chip
+      // Decode: each token reads its sequence's state, updates it (decay, the delta rule's
+      // rank-one correction) and reads the output from it: about 6 dk dv FLOPs per value head,
+      // the state read and written back (fused_recurrent_gated_delta_rule, CUDA cores).
+      if (!g.prefill) {
+        const double flops = 6.0 * static_cast<double>(rows * Hv * dk * dv);
+        const std::int64_t in_elems = states + rows * (conv + 2 * Hv);
+        const OpId rule = vector_op("delta_rule", "linear_attention", l, in_elems, states + rows * V,
+                                    flops / static_cast<double>(in_elems), {{conv_out, rows * conv}, {in, rows * 2 * Hv}}, state, true, state);
+        return {rule, rows * V};
+      }
+      // Prefill: the chunked form (chunk_gated_delta_rule, chunks of 64 on the tensor cores):
+      // per chunk of C tokens and value head about 2 (3 C^2 dk + 2 C^2 dv + 3 C dk dv) FLOPs
+      // (K K^T and the WY transform, the intra-chunk scores, the state's reads and update), run as
+      // the batched GEMM with that work: C x dv outputs over k = 3 C dk / dv + 2 C + 3 dk.
+      constexpr std::int64_t kChunk = 64;
+      const std::int64_t k_equiv = ceil_div(3 * kChunk * dk, dv) + 2 * kChunk + 3 * dk;
+      const OpId rule = gemm("delta_rule", "linear_attention", {g.count * Hv, g.new_tokens, dv, k_equiv, act, act, act},
+                             {{conv_out, rows * conv}, {in, rows * 2 * Hv}});
+      // The state in and out once per sequence, beside the output (the norm waits for both).
+      state_ops.push_back(vector_op(group_prefix_ + "delta_state", "linear_attention", l, states, states, 1.0, {{rule, 1}}, state, true, state));
+      return {rule, rows * V};
+    });
+    // The gated RMSNorm reads the output and z.
+    std::vector<Input> norm_in = outs;
+    norm_in.push_back({in, T * V});
+    for (OpId kept_state : state_ops) norm_in.push_back({kept_state, 1});
+    const OpId gated = vector_op("linear_norm", "norm", l, 2 * T * V, T * V, kNormFlops + 5.0, norm_in);
+    return gemm_op("linear_out", "o_proj", l, {1, T, h, V, act, p_.weights, act}, {{gated, T * V}});
   }
 
   // Runs `attend` once per sequence group of the pass (a mixed pass names group i's ops "gi.")

@@ -92,9 +92,10 @@ ModelMatch resolve_model(const std::string& model_path) {
   for (const char* quant : {"-FP8-dynamic", "-FP8-Dynamic", "-FP8", "-fp8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8", "-W4A16", "-W8A8", "-NVFP4", "-MXFP4"}) {
     if (ends_with(name, quant)) names.push_back(name.substr(0, name.size() - std::string(quant).size()));
   }
-  // Variants of one architecture: instruction-tuned, chat, reasoning and base checkpoints.
+  // Variants of one architecture: instruction-tuned, chat, reasoning, base and experimental
+  // checkpoints (DeepSeek-V3.2-Exp has V3.2's layers and indexer).
   const auto without_variant = [](const std::string& n) {
-    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base", "-Thinking"}) {
+    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base", "-Thinking", "-Exp"}) {
       if (ends_with(n, suffix)) return n.substr(0, n.size() - std::string(suffix).size());
     }
     return n;

@@ -230,7 +230,7 @@ TEST_CASE("MiniMax-M2.5: M2's architecture in block-scaled fp8", "[models]") {
   CHECK(m25.dense_format.scale_block_k == 128);
 }
 
-TEST_CASE("Llama 4: Scout 109B / 17B with experts in every layer, Maverick 400B / 17B in every other; chunked RoPE layers", "[models]") {
+TEST_CASE("Llama 4: Scout 109B / 17B with experts in every layer, Maverick 400B / 17B in every other, chunked RoPE layers", "[models]") {
   // Model cards: Scout "17B active, 109B total" and Maverick "17B active, 400B total", both
   // counting the vision encoder (about 1B), which is not modelled. One shared expert beside
   // the routed one (top-1).

@@ -1,0 +1,41 @@
+#pragma once
+// What a serving-cases row names, as roofsim has it: its model (a hub id, a re-upload, a
+// quantized or other variant of a shipped config), its weight formats (the source's
+// quantization labels) and the software stack of its backend and version. Internal to the
+// serving-cases reader (serving/serving_cases.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/checkpoint_precision.hpp"
+
+namespace roofsim::case_rows {
+
+// A hub id as roofsim's catalog has it: as given; without an instruction-tuning suffix; under
+// another organisation's name (a re-upload: RedHatAI/..., nvidia/...); without a quantization
+// suffix (-FP8, -AWQ...), whose format the row's quantization columns then give. "" when none.
+struct ModelMatch {
+  std::string model;
+  std::string assumption;  // how the name was read, when not as given
+};
+ModelMatch resolve_model(const std::string& model_path);
+
+// A weight format as the source's vocabulary labels it, with the type its GEMMs compute in
+// (workloads/checkpoint_precision.hpp); nullopt for a label roofsim does not know.
+std::optional<LinearFormat> parse_quant_label(const std::string& label);
+
+// Whether aiconfigurator's generator passed --enable-mixed-chunk to an aggregated SGLang worker
+// of this version: its templates from 0.5.3 on do; 0.5.1.post1's misspells the key. A blank
+// version is a recent one.
+bool sglang_mixed_chunk(const std::string& version);
+
+// The tokens aiconfigurator's generator allows an iteration beyond its prompts (rule_plugin/*.rule:
+// max_num_tokens = batch + isl + 1500, max_prefill_tokens = isl + 1500).
+constexpr std::int64_t kGeneratorSpareTokens = 1500;
+
+// The stack (configs/stacks) a backend and version run as; versions without a stack of their
+// own take the nearest documented one, said in `assumptions`.
+std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions);
+
+}  // namespace roofsim::case_rows

@@ -28,7 +28,7 @@ bool deploy_inferencemax_recipe(const CsvRow& row, ServingCase& c) {
   const std::optional<std::int64_t> pw = count(row, "prefill_num_workers"), dw = count(row, "decode_num_workers");
   const std::optional<std::int64_t> decode_ep = count(row, "decode_moe_ep_size");
   const std::optional<RecipeDeployment> d =
-      recipe_deployment(inferencemax_disagg_recipes(), c.backend, c.system, c.isl, c.osl, c.concurrency, pw, dw,
+      recipe_deployment(inferencemax_disagg_recipes(), c.model_path, c.backend, c.system, c.isl, c.osl, c.concurrency, pw, dw,
                         decode_ep ? std::optional<bool>(*decode_ep > 1) : std::nullopt);
   if (!d) return false;
   std::string said = "deployed as InferenceMAX's recipe" + std::string(d->recipes.size() > 1 ? "s" : "") + " for concurrency " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -35,6 +36,9 @@ std::vector<HarnessRecipe> load_harness_recipes(const std::string& path) {
   std::vector<HarnessRecipe> out;
   for (const CsvRow& row : read_csv(path)) {
     HarnessRecipe r;
+    std::istringstream models(csv_text(path, row, "models"));
+    for (std::string m; models >> m;) r.models.push_back(m);
+    if (r.models.empty()) throw InputError(path + ":" + row.at("#line") + ": models: expected the model_path values the recipe deploys, got none");
     r.framework = csv_text(path, row, "framework");
     r.system = csv_text(path, row, "system");
     r.isl = csv_positive_integer(path, row, "isl");
@@ -150,13 +154,14 @@ std::int64_t budget_tokens(const HarnessBudget& b, std::int64_t concurrency, std
   return std::max(b.max_num_tokens, (concurrency + prompt + b.spare_tokens + 63) / 64 * 64);
 }
 
-std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& framework,
-                                                  const std::string& system, std::int64_t isl, std::int64_t osl,
+std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& model,
+                                                  const std::string& framework, const std::string& system, std::int64_t isl, std::int64_t osl,
                                                   std::int64_t concurrency, std::optional<std::int64_t> prefill_workers,
                                                   std::optional<std::int64_t> decode_workers, std::optional<bool> decode_expert_parallel) {
   std::vector<const HarnessRecipe*> found;
   for (const HarnessRecipe& r : recipes) {
     if (r.framework != framework || r.system != system || r.isl != isl || r.osl != osl || r.concurrency != concurrency) continue;
+    if (std::find(r.models.begin(), r.models.end(), model) == r.models.end()) continue;
     if (prefill_workers && r.prefill.workers != *prefill_workers) continue;
     if (decode_workers && r.decode.workers != *decode_workers) continue;
     found.push_back(&r);

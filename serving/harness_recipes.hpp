@@ -29,6 +29,7 @@ struct RecipePool {
 };
 
 struct HarnessRecipe {
+  std::vector<std::string> models;  // the rows' model_path values it deploys
   std::string framework, system;  // as the measured rows name them (trtllm, sglang; h100_sxm, ...)
   std::int64_t isl = 0, osl = 0, concurrency = 0;
   std::int64_t mtp = 0;  // draft tokens per step; 0 none
@@ -57,8 +58,8 @@ struct RecipeDeployment {
 // The recipes for `framework` on `system` at isl/osl/concurrency, narrowed by what the row says:
 // its worker counts when given, and whether its decode experts are spread (expert parallel) when
 // that leaves some. nullopt: no recipe for that point.
-std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& framework,
-                                                  const std::string& system, std::int64_t isl, std::int64_t osl,
+std::optional<RecipeDeployment> recipe_deployment(const std::vector<HarnessRecipe>& recipes, const std::string& model,
+                                                  const std::string& framework, const std::string& system, std::int64_t isl, std::int64_t osl,
                                                   std::int64_t concurrency, std::optional<std::int64_t> prefill_workers,
                                                   std::optional<std::int64_t> decode_workers, std::optional<bool> decode_expert_parallel);
 

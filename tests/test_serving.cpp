@@ -767,11 +767,17 @@ TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed
   const std::vector<HarnessRecipe>& shipped = inferencemax_disagg_recipes();
   CHECK(shipped.size() > 100);
   for (const HarnessRecipe& r : shipped) CHECK(r.recipe.find("recipes/") != std::string::npos);
+  for (const HarnessRecipe& r : shipped) CHECK(std::find(r.models.begin(), r.models.end(), "deepseek-ai/DeepSeek-R1") != r.models.end());
   const std::string head =
-      "framework,system,isl,osl,concurrency,mtp,prefill_workers,prefill_layout,prefill_gpus,prefill_max_batch,prefill_max_tokens,"
+      "models,framework,system,isl,osl,concurrency,mtp,prefill_workers,prefill_layout,prefill_gpus,prefill_max_batch,prefill_max_tokens,"
       "decode_workers,decode_layout,decode_gpus,decode_max_batch,decode_first_response,recipe\n";
-  const std::string good = "trtllm,h200_sxm,1024,1024,36,0,1,dep,8,8,8192,9,tep,8,256,100,r.yaml\n";
-  CHECK(load_harness_recipes(write_temp(head + good, "recipe")).size() == 1);
+  const std::string good = "a/M b/N,trtllm,h200_sxm,1024,1024,36,0,1,dep,8,8,8192,9,tep,8,256,100,r.yaml\n";
+  const std::vector<HarnessRecipe> one = load_harness_recipes(write_temp(head + good, "recipe"));
+  REQUIRE(one.size() == 1);
+  CHECK(one.front().models == std::vector<std::string>{"a/M", "b/N"});
+  CHECK(recipe_deployment(one, "a/M", "trtllm", "h200_sxm", 1024, 1024, 36, std::nullopt, std::nullopt, std::nullopt).has_value());
+  CHECK_FALSE(recipe_deployment(one, "c/O", "trtllm", "h200_sxm", 1024, 1024, 36, std::nullopt, std::nullopt, std::nullopt).has_value());
+  CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + replace_once(good, "a/M b/N", ""), "recipe")), Catch::Contains(":2: models"));
   CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + "# a comment\n" + good + replace_once(good, "tep", "ring"), "recipe")),
                     Catch::Contains(":4: decode_layout: expected tp, tep or dep, got 'ring'"));
   CHECK_THROWS_WITH(load_harness_recipes(write_temp(head + replace_once(good, ",36,", ",-36,"), "recipe")),
@@ -809,7 +815,8 @@ TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipe
           "h200_c48," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,8192,1024,fp8,fp8,,8,8,,,8,8,1500,20,48\n" +
           "h200_c48_d3," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,8192,1024,fp8,fp8,1,8,8,16,3,8,8,1500,20,48\n" +
           "no_recipe," + src + ",trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,1024,1024,fp8,fp8,,8,8,,,8,8,1300,6,13\n" +
-          "sglang_dep," + src + ",sglang,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,1024,1024,fp8,fp8,,8,1,,,8,8,700,12,128\n",
+          "sglang_dep," + src + ",sglang,deepseek-ai/DeepSeek-R1,h200_sxm,disagg,1024,1024,fp8,fp8,,8,1,,,8,8,700,12,128\n" +
+          "other_model," + src + ",trtllm,moonshotai/Kimi-K2.5,h100_sxm,disagg,1024,1024,,,,16,16,,,16,16,6900,8,6\n",
       "recipes");
   const std::vector<ServingCase> cases = load_serving_cases(path);
   auto by_id = [&](const std::string& id) -> const ServingCase& {
@@ -821,6 +828,10 @@ TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipe
   for (const ServingCase& c : cases) REQUIRE(c.not_simulated.empty());
   // H100, concurrency 6: one prefill and three decode workers of TP16, one request each, with or
   // without MTP alike; 6 clients, 3 slots: the limit is kept, the other clients queue.
+  // The recipes are DeepSeek-R1's: another model at the same point is deployed from its columns.
+  const ServingCase& other = by_id("other_model");
+  CHECK(other.note().find("InferenceMAX's recipe") == std::string::npos);
+  CHECK(other.deployment_assumed);  // worker counts blank: one prefill and one decode worker
   const ServingCase& c6 = by_id("h100_c6");
   CHECK((c6.prefill_instances == 1 && c6.decode_instances == 3));
   CHECK((c6.tp == 16 && c6.ep == 1 && c6.moe_tp == 1));  // tep16: experts spread over the TP group

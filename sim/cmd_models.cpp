@@ -73,8 +73,8 @@ void add_models_command(CLI::App& app) {
       TextTable t({"field", "value"});
       for (const auto& [key, value] : j.items()) {
         if (key == "source") continue;  // in the heading: it would widen every row
-        if (key == "mla" && value.is_object()) {
-          for (const auto& [k, v] : value.items()) t.add_row({"mla." + k, v.dump()});
+        if ((key == "mla" || key == "sparse" || key == "linear") && value.is_object()) {
+          for (const auto& [k, v] : value.items()) t.add_row({key + "." + k, v.is_string() ? v.get<std::string>() : v.dump()});
         } else if (key.find("params") != std::string::npos) {
           t.add_row({key, params_text(value.get<double>()) + " (" + format_fixed(value.get<double>(), 0) + ")"});
         } else if (key == "kv_bytes_per_token_bf16") {

@@ -65,6 +65,16 @@ nlohmann::json model_fields_json(const ModelConfig& m) {
   j["chunked_layers"] = chunked;  // how many attend within chunks
   j["moe_layers"] = m.moe_layer_count();
   j["quantization"] = m.quantization;
+  j["attention_gate"] = m.attention_gate;
+  j["linear_layers"] = m.linear_layer_count();  // how many are Gated DeltaNet layers
+  if (m.linear) {
+    j["linear"] = {{"key_heads", m.linear->key_heads},           {"value_heads", m.linear->value_heads},
+                   {"key_head_dim", m.linear->key_head_dim},     {"value_head_dim", m.linear->value_head_dim},
+                   {"conv_kernel", m.linear->conv_kernel},       {"state_dtype", std::string(dtype_name(m.linear->state_dtype))},
+                   {"state_bytes_per_sequence_layer", m.linear->state_bytes()}};
+  } else {
+    j["linear"] = nullptr;
+  }
   if (m.sparse) {
     j["sparse"] = {{"index_heads", m.sparse->index_heads}, {"index_head_dim", m.sparse->index_head_dim}, {"topk", m.sparse->topk}};
   } else {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace fs = std::filesystem;
 
@@ -102,16 +103,27 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
   }
   fs::path p = fs::path(config_dir()) / kind / (name_or_path + ".toml");
   if (present(p)) return p.string();
+  const std::vector<std::string> presets = list_presets(kind);
   std::string known;
-  for (const auto& n : list_presets(kind)) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& n : presets) known += (known.empty() ? "" : ", ") + n;
   const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";
+  std::vector<std::string> names = presets;
   std::string hub;
   if (kind == "models") {
-    for (const auto& n : list_hub_configs()) hub += (hub.empty() ? "" : ", ") + n;
-    if (!hub.empty()) hub = "; Hugging Face hub ids: " + hub;
+    // The hub ids are many: counted, with where to see them, rather than one long line.
+    const std::vector<std::string> ids = list_hub_configs();
+    names.insert(names.end(), ids.begin(), ids.end());
+    for (const auto& id : ids) names.push_back(id.substr(id.find('/') + 1));  // "Qwen3-32B" for "Qwen/Qwen3-32B"
+    if (!ids.empty()) hub = "; " + std::to_string(ids.size()) + " Hugging Face hub ids: roofsim models list";
   }
-  throw InputError(setting + "'" + name_or_path + "': unknown " + kind + " preset (known: " +
-                   (known.empty() ? "none found in " + config_dir() + "/" + kind : known) + hub +
+  std::string guess = closest_name(name_or_path, names);
+  if (kind == "models" && !guess.empty() && guess.find('/') == std::string::npos && !present(fs::path(config_dir()) / kind / (guess + ".toml"))) {
+    for (const auto& id : list_hub_configs()) {
+      if (id.substr(id.find('/') + 1) == guess) guess = id;  // suggest the whole hub id
+    }
+  }
+  throw InputError(setting + "'" + name_or_path + "': unknown " + kind + " preset" + (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                   " (known: " + (known.empty() ? "none found in " + config_dir() + "/" + kind : known) + hub +
                    (kind == "models" ? "; or give a path to a .toml file or a config.json)" : "; or give a path to a .toml file)"));
 }
 

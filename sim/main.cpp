@@ -1,13 +1,16 @@
 // roofsim: a discrete-event simulator for transformer inference hardware.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 #include <systemc>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "sim/commands.hpp"
 
 namespace {
@@ -36,6 +39,14 @@ bool has_long_option(const CLI::App& app, const std::string& name) {
   return false;
 }
 
+// Every long option of the app and its subcommands, at any depth ("--prompt").
+void long_options(const CLI::App& app, std::vector<std::string>& out) {
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& n : o->get_lnames()) out.push_back("--" + n);
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) long_options(*sub, out);
+}
+
 // What CLI11 would report confusingly, said plainly before it parses: no subcommand or an
 // unknown one (CLI11: "A subcommand is required"), and a long option written with one dash
 // ("-prompt 16": CLI11 refuses the 16 as a missing experiment file).
@@ -45,8 +56,24 @@ void check_command_line(const CLI::App& app, int argc, char* argv[]) {
   if (!first.empty() && first[0] != '-' && app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(first); }).empty()) {
     throw roofsim::InputError("'" + first + "': unknown SUBCOMMAND (one of " + subcommand_names(app) + ")");
   }
+  std::vector<std::string> options, own;  // every command's, and the one invoked's
+  long_options(app, options);
+  for (const CLI::App* sub : app.get_subcommands([&](const CLI::App* s) { return s->check_name(first); })) long_options(*sub, own);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--") break;  // what follows is not options
+    // An option no command has ("--modle"): CLI11 would refuse the value after it as an experiment
+    // file ("File does not exist: llama-3-8b").
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      if (std::find(options.begin(), options.end(), name) == options.end()) {
+        std::string guess = roofsim::closest_name(name, own);
+        if (guess.empty()) guess = roofsim::closest_name(name, options);
+        throw roofsim::InputError(name + ": unknown option" + (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                  " (roofsim SUBCOMMAND --help lists its options)");
+      }
+      continue;
+    }
     if (arg.size() < 3 || arg[0] != '-' || arg[1] == '-' || !std::isalpha(static_cast<unsigned char>(arg[1]))) continue;
     const std::string name = "-" + arg.substr(0, arg.find('='));
     if (has_long_option(app, name)) {

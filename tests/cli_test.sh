@@ -413,6 +413,11 @@ expect_error "cases serving required column" "silicon_ttft_ms: required column m
 expect_error "cases serving plot extension" "--plot $tmp/x.gif: expected a .png or .svg" "$roofsim" cases serving --plot "$tmp/x.gif"
 
 expect_error "unknown preset" "--hw 'h999': unknown hardware preset" "$roofsim" roofline --hw h999
+expect_error "hardware typo" "--hw 'h100_sxm': unknown hardware preset; did you mean h100_sxm5?" "$roofsim" roofline --hw h100_sxm
+expect_error "model typo" "--model 'llama3-8b': unknown models preset; did you mean llama-3-8b?" "$roofsim" run --model llama3-8b
+expect_error "hub name without its organisation" "did you mean Qwen/Qwen3-32B?" "$roofsim" run --model qwen3-32b
+expect_error "unknown option" "--modle: unknown option; did you mean --model?" "$roofsim" run --modle llama-3-8b
+expect_error "unknown option, no guess" "--foo: unknown option (roofsim SUBCOMMAND --help" "$roofsim" run --foo 3
 expect_error "missing file" "no such file" "$roofsim" roofline --hw /nonexistent.toml
 expect_error "bad gemm" "expected M,N,K" "$roofsim" roofline --gemm 1,2
 expect_error "zero gemm" "must be positive" "$roofsim" roofline --gemm 0,4096,4096

@@ -243,14 +243,18 @@ class Builder : public AttentionGraph {
   }
   // Per group: the indexer scores every cached token for each new query (DeepGEMM's fp8 MQA
   // logits: a flash-attention-shaped kernel whose heads share one key, the head-weighted ReLU
-  // in place of softmax and values; here the generic fused kernel in fp8 with a one-wide
-  // value), writes the logits (fp32), and a top-k picks the tokens attention reads. Returns the
-  // top-k, which the attention waits for.
+  // in place of softmax and values; here the generic fused kernel with a one-wide value),
+  // writes the logits (fp32), and a top-k picks the tokens attention reads. Returns the top-k,
+  // which the attention waits for.
   Input indexer_topk(const IndexerOps& ix, int l, const SequenceGroup& g, std::int64_t rows) {
     const SparseAttention& x = *m_.sparse;
-    Precision fp8 = p_;
-    fp8.activations = fp8.kv = DType::fp8;
-    AttentionShape s{ix.q, ix.k_write, g.count, x.index_heads, 1, x.index_head_dim, g.new_tokens, g.context, g.prefill, fp8};
+    // Its keys are read from their fp8 cache; the scores computed in fp8 where the run computes
+    // in fp8 (its activations, or block-scaled linears), else in the activations' type (a chip
+    // without an fp8 rate).
+    Precision scoring = p_;
+    scoring.kv = DType::fp8;  // its cache
+    if (p_.activations == DType::fp8 || p_.scale_block_k > 0) scoring.activations = DType::fp8;
+    AttentionShape s{ix.q, ix.k_write, g.count, x.index_heads, 1, x.index_head_dim, g.new_tokens, g.context, g.prefill, scoring};
     s.v_dim = 1;
     s.inputs = {{ix.q, rows * x.index_heads * x.index_head_dim}, {ix.k_write, rows * x.index_head_dim}};
     const std::string prefix = group_prefix_;

@@ -1,5 +1,7 @@
 #include "core/parse.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -46,6 +48,25 @@ std::pair<int, int> parse_shard(const std::string& text, const std::string& flag
     throw InputError(given + ": expected I/N with 0 <= I < N <= 1000000, e.g. 0/4");
   }
   return {static_cast<int>(*i), static_cast<int>(*n)};
+}
+
+std::vector<int> version_numbers(const std::string& version) {
+  std::vector<int> out;
+  std::size_t i = 0;
+  while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i]))) {
+    int n = 0;
+    while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) && n < 100000000) n = n * 10 + (version[i++] - '0');
+    out.push_back(n);
+    if (i < version.size() && version[i] == '.') ++i;
+    else break;
+  }
+  return out;
+}
+
+bool version_at_least(const std::string& version, const std::string& from) {
+  const std::vector<int> v = version_numbers(version), f = version_numbers(from);
+  if (v.empty()) return false;
+  return !std::lexicographical_compare(v.begin(), v.end(), f.begin(), f.end());
 }
 
 }  // namespace roofsim

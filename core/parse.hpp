@@ -15,5 +15,11 @@ std::pair<int, int> parse_shard(const std::string& text, const std::string& flag
 std::optional<double> parse_number(const std::string& text);  // finite only
 // "a,b,,c" -> {"a", "b", "", "c"}: the parts of a comma-separated flag value, empty ones kept.
 std::vector<std::string> split_commas(const std::string& text);
+// The leading numbers of a software version ("1.1.0rc2.post2" -> {1, 1, 0}); {} when it does not
+// start with one.
+std::vector<int> version_numbers(const std::string& version);
+// Whether `version` is `from` or later by their leading numbers ("0.14.1" >= "0.14"); a version
+// without numbers is none.
+bool version_at_least(const std::string& version, const std::string& from);
 
 }  // namespace roofsim

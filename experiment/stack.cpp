@@ -1,17 +1,75 @@
 #include "experiment/stack.hpp"
 
+#include <tuple>
+#include <utility>
+
 #include "components/collectives.hpp"
 #include "core/config_reader.hpp"
 #include "core/dtype.hpp"
 #include "core/format.hpp"
 #include "core/hardware_params.hpp"
+#include "core/parse.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {
 
+namespace {
+
+// The [serving] keys that state a stack's documented behaviour rather than a fitted number (no
+// [provenance] entry needed): what a release (`[releases."VERSION"]`) may change too.
+void read_documented_serving(ConfigTable& sv, StackServing& v) {
+    if (sv.has("chunked_prefill")) v.chunked_prefill = sv.boolean("chunked_prefill");
+    if (sv.has("late_release")) v.late_release = sv.boolean("late_release");
+    if (sv.has("schedule_ahead")) v.schedule_ahead = sv.boolean("schedule_ahead");
+    if (sv.has("limits_per_rank")) v.limits_per_rank = sv.boolean("limits_per_rank");
+    if (sv.has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv.boolean("fp8_kv_cache_with_fp8_weights");
+    if (sv.has("priority")) v.priority = sv.one_of("priority", {"decode_first", "prefill_first"});
+    if (sv.has("kv_admission")) v.kv_admission = sv.one_of("kv_admission", {"reserve", "on_demand"});
+    if (sv.has("max_num_tokens")) {
+      v.max_num_tokens = sv.positive_integer("max_num_tokens");
+      if (*v.max_num_tokens > (1 << 24)) sv.fail("max_num_tokens", "more than 2^24 tokens in one iteration");
+    }
+    if (sv.has("max_prompts")) {
+      const double n = sv.non_negative_number("max_prompts");
+      if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv.fail("max_prompts", "expected a whole number from 0 to 1e6");
+      v.max_prompts = static_cast<std::int64_t>(n);
+    }
+}
+
+// Sets in `into` every value `release` sets.
+void merge_serving(StackServing& into, const StackServing& release) {
+  auto take = [](auto& to, const auto& from) {
+    if (from) to = from;
+  };
+  take(into.chunked_prefill, release.chunked_prefill);
+  take(into.priority, release.priority);
+  take(into.max_num_tokens, release.max_num_tokens);
+  take(into.kv_admission, release.kv_admission);
+  take(into.max_prompts, release.max_prompts);
+  take(into.late_release, release.late_release);
+  take(into.schedule_ahead, release.schedule_ahead);
+  take(into.limits_per_rank, release.limits_per_rank);
+  take(into.fp8_kv_cache_with_fp8_weights, release.fp8_kv_cache_with_fp8_weights);
+}
+
+// "vllm@0.12.0" -> {"vllm", "0.12.0"}; a path or name without a version -> {it, ""}.
+std::pair<std::string, std::string> split_version(const std::string& name_or_path) {
+  const auto at = name_or_path.rfind('@');
+  if (at == std::string::npos || name_or_path.find('/', at) != std::string::npos) return {name_or_path, ""};
+  const std::string version = name_or_path.substr(at + 1);
+  if (version_numbers(version).empty()) {
+    throw InputError("--stack " + name_or_path + ": '" + version + "' is not a version (NAME@VERSION, the version starting with its number, e.g. vllm@0.12.0)");
+  }
+  return {name_or_path.substr(0, at), version};
+}
+
+}  // namespace
+
 SoftwareStack load_stack(const std::string& name_or_path) {
   SoftwareStack s;
-  s.file = resolve_preset("stacks", name_or_path);
+  std::string preset;
+  std::tie(preset, s.version) = split_version(name_or_path);
+  s.file = resolve_preset("stacks", preset);
   const toml::table doc = ConfigTable::parse_file(s.file);
   ConfigTable top(doc, s.file, "");
   ConfigTable stack = top.table("stack");
@@ -35,21 +93,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   };
   if (std::optional<ConfigTable> sv = top.optional_table("serving")) {
     StackServing& v = s.serving;
-    if (sv->has("chunked_prefill")) v.chunked_prefill = sv->boolean("chunked_prefill");
-    if (sv->has("late_release")) v.late_release = sv->boolean("late_release");
-    if (sv->has("limits_per_rank")) v.limits_per_rank = sv->boolean("limits_per_rank");
-    if (sv->has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv->boolean("fp8_kv_cache_with_fp8_weights");
-    if (sv->has("priority")) v.priority = sv->one_of("priority", {"decode_first", "prefill_first"});
-    if (sv->has("kv_admission")) v.kv_admission = sv->one_of("kv_admission", {"reserve", "on_demand"});
-    if (sv->has("max_num_tokens")) {
-      v.max_num_tokens = sv->positive_integer("max_num_tokens");
-      if (*v.max_num_tokens > (1 << 24)) sv->fail("max_num_tokens", "more than 2^24 tokens in one iteration");
-    }
-    if (sv->has("max_prompts")) {
-      const double n = sv->non_negative_number("max_prompts");
-      if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv->fail("max_prompts", "expected a whole number from 0 to 1e6");
-      v.max_prompts = static_cast<std::int64_t>(n);
-    }
+    read_documented_serving(*sv, v);
     if (sv->has("batch_offset")) {
       const double n = sv->finite_number("batch_offset");
       if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n < -1000 || n > 1000) sv->fail("batch_offset", "expected a whole number from -1000 to 1000");
@@ -85,6 +129,26 @@ SoftwareStack load_stack(const std::string& name_or_path) {
       provenance->string(key);
     }
     hw->reject_unknown_keys();
+  }
+  // Releases whose documented defaults differ, oldest first: a run of a version takes every one
+  // up to it; without a version, all of them (the newest documented behaviour).
+  if (std::optional<ConfigTable> releases = top.optional_table("releases")) {
+    std::string previous;
+    for (const std::string& from : releases->keys_in_file_order()) {
+      if (version_numbers(from).empty()) releases->fail(from, "a release is named by the version it starts with, e.g. \"0.14\"");
+      if (!previous.empty() && version_at_least(previous, from)) releases->fail(from, "releases go oldest first: it follows " + previous);
+      previous = from;
+      ConfigTable r = releases->table(from);
+      const std::string note = r.string("note");
+      StackServing changed;
+      read_documented_serving(r, changed);
+      r.reject_unknown_keys();
+      if (s.version.empty() || version_at_least(s.version, from)) {
+        merge_serving(s.serving, changed);
+        s.releases.push_back(from + ": " + note);
+      }
+    }
+    releases->reject_unknown_keys();
   }
   if (provenance) provenance->reject_unknown_keys();
   top.reject_unknown_keys();

@@ -26,6 +26,7 @@ struct StackServing {
   std::optional<std::string> kv_admission;      // "reserve" (whole request at admission) or "on_demand" (blocks as tokens arrive)
   std::optional<std::int64_t> max_prompts;      // most prompts an iteration starts (0: no limit)
   std::optional<bool> late_release;             // a finished request frees its slot one step late
+  std::optional<bool> schedule_ahead;           // an iteration's batch formed when the one before starts (an overlapped loop)
   std::optional<bool> limits_per_rank;          // each attention-DP rank schedules with the whole batch and token limits
   std::optional<std::int64_t> batch_offset;     // batch limit = the deployment's max batch + this
   std::optional<bool> fp8_kv_cache_with_fp8_weights;  // an fp8 deployment keeps its KV cache in fp8
@@ -37,6 +38,10 @@ struct StackServing {
 
 struct SoftwareStack {
   std::string name, description, file;
+  // The version asked for (`NAME@VERSION`; "": the newest documented) and the releases of the
+  // file's [releases] applied for it ("0.14: async scheduling on by default ...").
+  std::string version;
+  std::vector<std::string> releases;
   std::optional<AttentionImpl> attention;
   std::optional<Launch> launch;
   std::optional<std::string> allreduce;
@@ -61,7 +66,8 @@ struct SoftwareStack {
 // outside the CUDA graph; a stack that has it runs weight-only experts' calls so in every pass.
 inline constexpr const char* kWeightOnlyMoeEagerCall = "moe_torch_flow";
 
-// A preset name (configs/stacks) or a path; refuses unknown keys and values with file:line:key.
+// A preset name (configs/stacks) or a path, with "@VERSION" for a release of it (vllm@0.12.0);
+// refuses unknown keys and values with file:line:key.
 SoftwareStack load_stack(const std::string& name_or_path);
 
 // The chip `hw` (a preset name or path) with the stack's kernel parameters set on it, checked

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/parse.hpp"
 #include "core/presets.hpp"
 #include "workloads/model.hpp"
 
@@ -21,20 +22,6 @@ bool loads(const std::string& name) {
   } catch (const InputError&) {
     return false;
   }
-}
-
-// Leading numbers of a version ("1.1.0rc2.post2" -> {1, 1, 0}).
-std::vector<int> version_numbers(const std::string& v) {
-  std::vector<int> out;
-  std::size_t i = 0;
-  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
-    int n = 0;
-    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
-    out.push_back(n);
-    if (i < v.size() && v[i] == '.') ++i;
-    else break;
-  }
-  return out;
 }
 
 }  // namespace
@@ -127,6 +114,12 @@ bool sglang_mixed_chunk(const std::string& version) {
   static const std::vector<int> first = {0, 5, 3};
   const std::vector<int> v = version_numbers(version);
   return v.empty() || !std::lexicographical_compare(v.begin(), v.end(), first.begin(), first.end());
+}
+
+std::string stack_release(const std::string& backend, const std::string& version) {
+  const std::vector<int> v = version_numbers(version);
+  if (v.empty() || (backend == "trtllm" && v[0] != 1)) return "";
+  return backend == "trtllm" || backend == "vllm" || backend == "sglang" ? version : "";
 }
 
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {

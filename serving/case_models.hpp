@@ -38,4 +38,9 @@ constexpr std::int64_t kGeneratorSpareTokens = 1500;
 // own take the nearest documented one, said in `assumptions`.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions);
 
+// The release of that stack a row's version names ("0.12.0": the stack's [releases] up to it
+// apply), or "" where the stack does not document that version (TensorRT-LLM 0.x labels, which
+// run as 1.x; 'gpt-oss-dev'), which runs the newest documented behaviour.
+std::string stack_release(const std::string& backend, const std::string& version);
+
 }  // namespace roofsim::case_rows

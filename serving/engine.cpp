@@ -285,15 +285,25 @@ class ServingEngine {
     const std::size_t n = specs.size();
     double now = 0;
     std::size_t finished = 0;
+    // Scheduling ahead (SchedulerConfig::schedule_ahead): the batch that starts when an iteration
+    // ends was formed when that iteration started, from the requests the engine had before then
+    // (a response handed out as an iteration ends comes after that start's fetch: the client's
+    // next request misses it).
+    double fetched_s = 0;
+    bool batch_formed_ahead = false;
     while (finished < n) {
-      while (!intake.empty() && intake.front().ready_s <= now) {
+      auto fetched = [&](double ready_s) { return batch_formed_ahead ? ready_s < fetched_s : ready_s <= now; };
+      while (!intake.empty() && fetched(intake.front().ready_s)) {
         worker.scheduler().arrive(live_request(intake.front().record));
         intake.pop_front();
       }
       // Start what can start now: one iteration, or with pipeline stages one per free
       // micro-batch while the first stage is free.
-      while (worker.start(now)) {
-      }
+      bool started = false;
+      while (worker.start(now)) started = true;
+      // An engine that started nothing keeps fetching (its loop spins, or blocks on the queue).
+      if (started) fetched_s = now;
+      batch_formed_ahead = false;
       if (!worker.busy()) {
         // Idle: the next request to reach the engine, taken in one at a time.
         if (intake.empty()) {
@@ -326,6 +336,7 @@ class ServingEngine {
         continue;
       }
       now = worker.end_s();
+      batch_formed_ahead = setup_.schedule_ahead();
       const Scheduler::Progress p = worker.finish(r_);
       // Each request with new tokens gets one response; the client has a token when it has it.
       for (const LiveRequest& l : p.produced) {

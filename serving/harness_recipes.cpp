@@ -76,6 +76,11 @@ std::vector<HarnessBudget> load_harness_budgets(const std::string& path) {
     const std::string& kv = csv_text(path, row, "kv_cache_dtype");
     if (kv != "fp8" && kv != "auto") throw InputError(path + ":" + row.at("#line") + ": kv_cache_dtype: expected fp8 or auto, got '" + kv + "'");
     b.fp8_kv_cache = kv == "fp8";
+    const std::string& overlap = csv_text(path, row, "overlap_loop");
+    if (overlap != "on" && overlap != "default") {
+      throw InputError(path + ":" + row.at("#line") + ": overlap_loop: expected on or default, got '" + overlap + "'");
+    }
+    b.overlap_loop = overlap == "on";
     b.launch_script = csv_text(path, row, "launch_script");
     b.line = std::stol(row.at("#line"));
     out.push_back(std::move(b));

@@ -100,6 +100,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["sequence_overhead_s"] = s.sequence_overhead_s;
   j["overlap_scheduler"] = s.overlap_host;
   j["late_release"] = s.late_release();
+  j["schedule_ahead"] = s.schedule_ahead();
   j["batch_wait_iters"] = s.scheduler.batch_wait_iters;
   j["batch_wait_tokens_ratio"] = s.scheduler.batch_wait_tokens_ratio;
   j["adp_balance_timeout_iters"] = s.scheduler.adp_balance_timeout_iters;

@@ -74,6 +74,13 @@ struct SchedulerConfig {
   // takes one more decode step, whose token is dropped, and leaves its slot and KV blocks after it.
   // Set alone, the host work stays in series with the passes.
   bool late_release = false;
+  // The engine forms an iteration's batch when it launches the one before, while the chips still
+  // run it (TensorRT-LLM's overlap scheduler: PyExecutor._executor_loop_overlap fetches new
+  // requests and schedules iteration k + 1 right after launching k; vLLM's async scheduling;
+  // SGLang's overlap loop): a request that reaches the engine after iteration k started joins
+  // k + 2 at the earliest, one iteration later than with a loop that fetches, schedules and
+  // waits in turn. An engine holding no requests takes a new one at once.
+  bool schedule_ahead = false;
   // With expert parallelism (attention data parallel over the EP ranks) each rank runs its own
   // scheduler with the whole max_batch, max_tokens and max_prompts: TensorRT-LLM's attention DP
   // (max_batch_size and max_num_tokens are each rank's) and vLLM's data-parallel engine cores.
@@ -193,6 +200,9 @@ struct ServingSetup {
   // Whether finished requests free their slots one step late: under the overlap scheduler, or
   // asked for alone (SchedulerConfig::late_release).
   bool late_release() const { return overlap_host || scheduler.late_release; }
+  // The batch of each iteration formed when the one before starts (SchedulerConfig::schedule_ahead):
+  // the overlap scheduler does, or it is asked for alone.
+  bool schedule_ahead() const { return overlap_host || scheduler.schedule_ahead; }
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context

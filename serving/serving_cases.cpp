@@ -235,7 +235,9 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
   const std::string stack_name = serving_case_stack(c, s);
   StackServing sv;
   if (!stack_name.empty()) {
-    const SoftwareStack stack = load_stack(stack_name);
+    // The row's release of its backend's stack (its [releases] up to the row's version).
+    const std::string release = s.stack ? "" : stack_release(c.backend, c.backend_version);
+    const SoftwareStack stack = load_stack(release.empty() ? stack_name : stack_name + "@" + release);
     apply_stack(stack, setup.machine, false, false);
     sv = stack.serving;
   }
@@ -281,6 +283,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
     apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens" || name == "kv_dtype"; });
     // Its KV cache as the script sets it: fp8, or the model's own dtype (the row's, as read).
     if (budget->fp8_kv_cache) setup.machine.precision.kv = DType::fp8;
+    if (budget->overlap_loop) setup.scheduler.schedule_ahead = true;
     // And TensorRT-LLM's batch waiting and attention-DP balancing where a script turns them on
     // (configs/harnesses/inferencemax_scheduling.csv; read_row says so among the row's
     // assumptions; the pool applies the balancing only with attention DP).

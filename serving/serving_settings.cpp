@@ -15,7 +15,7 @@ namespace {
 const std::set<std::string> kKeys = {
     "concurrency", "rate", "burst", "burst_interval_ms", "trace_file", "ramp_ms", "requests", "prompt", "output", "seed",
     "warmup", "scheduler", "priority", "max_batch", "max_tokens", "max_prompts", "batch_wait_iters", "batch_wait_tokens_ratio", "adp_balance_timeout_iters", "adp_batching_wait_iters", "micro_batches", "chunked_prefill", "kv_admission", "kv_preemption", "block_tokens",
-    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "limits_per_rank",
+    "kv_memory_fraction", "kv_blocks", "prefix_caching", "iteration_overhead_ms", "sequence_overhead_us", "overlap_scheduler", "late_release", "schedule_ahead", "limits_per_rank",
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
     "prefill_instances", "decode_instances", "prefill_tp", "decode_tp", "prefill_max_batch", "prefill_max_tokens", "instance_routing",
@@ -128,6 +128,8 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.overlap_host = setting_flag(key, v);
   } else if (key == "late_release") {
     s_.scheduler.late_release = setting_flag(key, v);
+  } else if (key == "schedule_ahead") {
+    s_.scheduler.schedule_ahead = setting_flag(key, v);
   } else if (key == "limits_per_rank") {
     s_.scheduler.limits_per_rank = setting_flag(key, v);
   } else if (key == "sequence_overhead_us") {

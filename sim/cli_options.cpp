@@ -104,7 +104,8 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
                                       ", or a .toml): its attention kernel, launch mode, all-reduce kernel and kernel parameters on the "
                                       "hardware; --attention, --launch and --allreduce still override it. serve and search also "
                                       "take its [serving] table (scheduler, token budget, KV admission, host costs) where no flag "
-                                      "sets the same");
+                                      "sets the same. NAME@VERSION runs a release (vllm@0.12.0: the file's [releases] up to it, "
+                                      "e.g. vLLM's async scheduling from 0.14); without one, the newest documented");
   cmd->add_flag("--ideal", f.ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_option("--launch", f.launch, "graph: each step is launched at once (CUDA graphs; default); per_op: the host "
                                         "launches op by op, costing the hardware's host launch interval when ops are short; "

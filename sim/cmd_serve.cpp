@@ -35,7 +35,7 @@ struct ServeOptions {
   bool chunked = false;
   bool all_layers = false;
   bool prefix_caching = false;
-  bool overlap_scheduler = false, late_release = false, limits_per_rank = false;
+  bool overlap_scheduler = false, late_release = false, schedule_ahead = false, limits_per_rank = false;
   std::int64_t speculative_tokens = 0;
   bool disaggregate = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
@@ -92,6 +92,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
      << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)"
                         : s.scheduler.late_release ? ", slots freed one step late (late release)" : "")
+     << (!s.overlap_host && s.scheduler.schedule_ahead ? ", batches formed an iteration ahead" : "")
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
@@ -223,6 +224,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   c.adp_balance_timeout_iters = o.adp_balance_timeout_iters;
   c.adp_batching_wait_iters = o.adp_batching_wait_iters;
   c.late_release = o.late_release;
+  c.schedule_ahead = o.schedule_ahead;
   c.limits_per_rank = o.limits_per_rank;
   c.micro_batches = o.micro_batches;
   c.chunked_prefill = o.chunked;
@@ -399,6 +401,12 @@ void add_serve_command(CLI::App& app) {
   cmd->add_flag("--late-release", o->late_release, "A finished request holds its slot and KV blocks for one more decode "
                                                   "step, whose token is dropped, as under --overlap-scheduler, but the host "
                                                   "work stays in series with the passes");
+  cmd->add_flag("--schedule-ahead", o->schedule_ahead, "Form each iteration's batch when the one before starts, as an "
+                                                      "overlapped engine loop does (TensorRT-LLM's overlap scheduler, "
+                                                      "vLLM's async scheduling, SGLang's overlap loop): a request that "
+                                                      "reaches the engine while an iteration runs starts one iteration "
+                                                      "later; implied by --overlap-scheduler. One instance only: "
+                                                      "disaggregated instances take requests as they come");
   cmd->add_flag("--limits-per-rank", o->limits_per_rank, "With --ep, each attention-DP rank schedules with the whole "
                                                         "--max-batch, --max-tokens and --max-prompts (TensorRT-LLM's "
                                                         "attention DP, vLLM's DP engine cores); default: the limits are "

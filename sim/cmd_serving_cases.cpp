@@ -310,7 +310,8 @@ void add_serving_cases_command(CLI::App& app) {
   cmd->add_option("--backend", o->backends, "Only rows of this backend (trtllm, vllm, sglang; repeatable)");
   cmd->add_option("--stack", o->settings.stack, "The software stack every row runs (configs/stacks or a .toml; '' for none; "
                                                 "default: each row's backend's - trtllm: trtllm-1.x, TensorRT-LLM 1.0's "
-                                                "PyTorch flow; vllm; sglang)");
+                                                "PyTorch flow; vllm; sglang - at the row's backend_version, so the "
+                                                "stack's [releases] up to it apply, e.g. vLLM's async scheduling from 0.14)");
   cmd->add_option("--every", o->every, "Run every N-th row only (default 1: all)")->check(whole_number_between(1, 1000));
   cmd->add_option("--requests-per-client", o->settings.requests_per_client, "Requests per closed-loop client (default 10)")
       ->check(whole_number_between(1, 1000));

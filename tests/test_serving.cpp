@@ -717,6 +717,19 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.batch_wait_iters == 0);
+  // Overlapped loops (each batch formed an iteration ahead): vLLM's async scheduling, which
+  // InferenceMAX's vLLM scripts turn on whatever the release; aiconfigurator's vLLM rows of
+  // releases before 0.14, where it was off by default, run without it.
+  CHECK(imax.schedule_ahead());
+  CHECK(sglang.schedule_ahead());
+  CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).schedule_ahead());
+  CHECK(aic.schedule_ahead());  // no version given: the newest vLLM's default
+  ServingCase old_release = cases[1];
+  old_release.backend_version = "0.12.0";
+  CHECK_FALSE(serving_case_setup(old_release, ServingCaseSettings{}).schedule_ahead());
+  ServingCase scripted = cases[0];
+  scripted.backend_version = "0.11.2";
+  CHECK(serving_case_setup(scripted, ServingCaseSettings{}).schedule_ahead());
 }
 
 TEST_CASE("serving cases: InferenceMAX's TensorRT-LLM Llama runs hold prompts back for batching where its script says so", "[systemc][serving]") {
@@ -1025,6 +1038,7 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(vllm.scheduler.max_tokens == 8 + 1024 + 1500);
   CHECK(vllm.scheduler.max_prompts == 0);
   CHECK_FALSE(vllm.scheduler.late_release);
+  CHECK_FALSE(vllm.schedule_ahead());  // vLLM 0.12: async scheduling off by default (on from 0.14)
   CHECK(serving_case_setup(frameworks[1], ServingCaseSettings{}).scheduler.max_tokens == 8 + 1024 + 1500);
   CHECK(serving_case_stack(frameworks[2], ServingCaseSettings{}) == "sglang");
   const ServingSetup sglang = serving_case_setup(frameworks[2], ServingCaseSettings{});

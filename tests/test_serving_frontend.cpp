@@ -61,3 +61,49 @@ TEST_CASE("the API server is refused where it is not modelled, and out of range"
   s.frontend.request_s = -1e-3;
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("frontend_request_us"));
 }
+
+TEST_CASE("scheduling ahead: a request that reaches the engine while an iteration runs starts one iteration later", "[systemc][serving]") {
+  // One long request decoding, a second sent while it runs: with the batch of each iteration
+  // formed when the one before starts (an overlapped loop), the second misses the iteration that
+  // starts after it arrives and prefills in the one after.
+  const double second_s = 0.004321;
+  ServingSetup s = serving_setup(2, 2, "64", "48");
+  s.workload.arrivals.kind = Arrivals::Kind::trace;
+  s.workload.trace_path = write_temp("arrival_s,prompt_tokens,output_tokens\n0,64,48\n" + std::to_string(second_s) + ",64,48\n", "trace");
+  const ServingResult now = run_serving(s);
+  s.scheduler.schedule_ahead = true;
+  const ServingResult ahead = run_serving(s);
+  // The first request is alone when it comes: taken at once, as before.
+  CHECK(ahead.requests[0].first_token_s == Approx(now.requests[0].first_token_s).epsilon(1e-12));
+  auto second_prefill = [](const ServingResult& r) {
+    for (const IterationRecord& it : r.iterations) {
+      if (it.prefill_sequences > 0 && it.start_s > 0) return it;
+    }
+    FAIL("no second prefill");
+    return IterationRecord{};
+  };
+  // Without: the first iteration that starts after it arrives prefills it.
+  std::size_t after = 0;
+  while (now.iterations[after].start_s < second_s) ++after;
+  CHECK(second_prefill(now).start_s == Approx(now.iterations[after].start_s).epsilon(1e-12));
+  // Ahead: that iteration runs without it (its batch was formed before), the next one prefills it.
+  after = 0;
+  while (ahead.iterations[after].start_s < second_s) ++after;
+  CHECK(ahead.iterations[after].prefill_sequences == 0);
+  CHECK(second_prefill(ahead).start_s == Approx(ahead.iterations[after + 1].start_s).epsilon(1e-12));
+  CHECK(ahead.requests[1].first_token_s > now.requests[1].first_token_s);
+  // The overlap scheduler implies it.
+  s.scheduler.schedule_ahead = false;
+  s.overlap_host = true;
+  CHECK(s.schedule_ahead());
+}
+
+TEST_CASE("scheduling ahead: an engine holding no requests takes the next one at once", "[systemc][serving]") {
+  // One client: each request is alone, so the loop waits on its queue and takes it as it comes.
+  ServingSetup s = serving_setup(3, 1, "64", "4");
+  const ServingResult plain = run_serving(s);
+  s.scheduler.schedule_ahead = true;
+  const ServingResult ahead = run_serving(s);
+  REQUIRE(ahead.requests.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(ahead.requests[i].first_token_s == Approx(plain.requests[i].first_token_s).epsilon(1e-12));
+}

@@ -137,6 +137,39 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   CHECK(setup.scheduler.max_tokens == SchedulerConfig{}.max_tokens);
 }
 
+TEST_CASE("a stack's releases: NAME@VERSION takes the documented changes up to that version, the newest without one", "[systemc][stack]") {
+  // vLLM turned async scheduling on by default in 0.14 (an overlapped loop: each batch formed a
+  // step ahead); TensorRT-LLM 1.x's overlap scheduler and SGLang's overlap loop are on in every
+  // release the stacks document.
+  CHECK_FALSE(load_stack("vllm@0.12.0").serving.schedule_ahead);
+  CHECK(load_stack("vllm@0.12.0").releases.empty());
+  CHECK(*load_stack("vllm@0.14").serving.schedule_ahead);
+  CHECK(*load_stack("vllm@0.18.0").serving.schedule_ahead);
+  const SoftwareStack newest = load_stack("vllm");
+  CHECK(newest.version.empty());
+  CHECK(*newest.serving.schedule_ahead);
+  REQUIRE(newest.releases.size() == 1);
+  CHECK(newest.releases.front().rfind("0.14: ", 0) == 0);
+  CHECK(*load_stack("trtllm-1.x@1.0.0rc3").serving.schedule_ahead);
+  CHECK(*load_stack("sglang@0.5.1.post1").serving.schedule_ahead);
+  // What is not a version, releases out of order, a release without its note or with a fitted
+  // number (those need a [provenance] entry: [serving] only).
+  CHECK_THROWS_WITH(load_stack("vllm@latest"), Catch::Contains("vllm@latest") && Catch::Contains("not a version"));
+  const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[releases.\"0.9\"]\nnote = \"a\"\n[releases.\"0.8\"]\nnote = \"b\"\n", "stack")),
+                    Catch::Contains("0.8") && Catch::Contains("oldest first"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[releases.\"0.9\"]\nschedule_ahead = true\n", "stack")), Catch::Contains("note"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[releases.\"0.9\"]\nnote = \"a\"\niteration_overhead_us = 5\n", "stack")),
+                    Catch::Contains("iteration_overhead_us"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "[releases.\"latest\"]\nnote = \"a\"\n", "stack")), Catch::Contains("latest"));
+  // A release's change reaches a serving setup; one before it leaves the engine's default.
+  ServingSetup old_vllm, new_vllm;
+  apply_stack_serving(load_stack("vllm@0.12").serving, old_vllm, [](const std::string&) { return false; });
+  apply_stack_serving(load_stack("vllm@0.14.1").serving, new_vllm, [](const std::string&) { return false; });
+  CHECK_FALSE(old_vllm.schedule_ahead());
+  CHECK(new_vllm.schedule_ahead());
+}
+
 TEST_CASE("a stack's kernel tables run on the chip with the stack's kernel parameters, in cycles at that chip's clock", "[systemc][stack]") {
   // TensorRT-LLM's attention kernels cost cycles per CTA (configs/stacks/trtllm-1.x.toml): the
   // A100 file states none of its own, so its TensorRT-LLM tables run with the stack's.

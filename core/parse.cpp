@@ -50,6 +50,15 @@ std::pair<int, int> parse_shard(const std::string& text, const std::string& flag
   return {static_cast<int>(*i), static_cast<int>(*n)};
 }
 
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<std::string> without_suffix(const std::string& name, const std::string& suffix) {
+  if (name.size() <= suffix.size() || !ends_with(name, suffix)) return std::nullopt;
+  return name.substr(0, name.size() - suffix.size());
+}
+
 std::vector<int> version_numbers(const std::string& version) {
   std::vector<int> out;
   std::size_t i = 0;

@@ -11,10 +11,6 @@ namespace roofsim::case_rows {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool loads(const std::string& name) {
   try {
     load_model(name);
@@ -33,13 +29,13 @@ ModelMatch resolve_model(const std::string& model_path) {
   std::string name = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
   std::vector<std::string> names{name};
   for (const char* quant : {"-FP8-dynamic", "-FP8-Dynamic", "-FP8", "-fp8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8", "-W4A16", "-W8A8", "-NVFP4", "-MXFP4"}) {
-    if (ends_with(name, quant)) names.push_back(name.substr(0, name.size() - std::string(quant).size()));
+    if (const auto base = without_suffix(name, quant)) names.push_back(*base);
   }
   // Variants of one architecture: instruction-tuned, chat, reasoning, base and experimental
   // checkpoints (DeepSeek-V3.2-Exp has V3.2's layers and indexer).
   const auto without_variant = [](const std::string& n) {
     for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base", "-Thinking", "-Exp"}) {
-      if (ends_with(n, suffix)) return n.substr(0, n.size() - std::string(suffix).size());
+      if (const auto base = without_suffix(n, suffix)) return *base;
     }
     return n;
   };

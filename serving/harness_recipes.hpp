@@ -71,7 +71,8 @@ struct HarnessBudget {
   std::int64_t max_num_tokens = 0, spare_tokens = 0;
   bool fp8_kv_cache = false;  // kv_cache_dtype fp8; auto: the model's own dtype
   // overlap_loop on: the script turns the engine's overlapped loop on (vLLM's async-scheduling:
-  // true), so each batch is formed an iteration ahead (SchedulerConfig::schedule_ahead); default:
+  // true), so each batch is formed an iteration ahead and finished requests are learnt of a step
+  // late (SchedulerConfig::schedule_ahead, late_release); default:
   // the stack's release decides.
   bool overlap_loop = false;
   std::string launch_script;  // where it was read

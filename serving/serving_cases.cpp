@@ -283,7 +283,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
     apply_stack_serving(sv, setup, [](const std::string& name) { return name == "max_tokens" || name == "kv_dtype"; });
     // Its KV cache as the script sets it: fp8, or the model's own dtype (the row's, as read).
     if (budget->fp8_kv_cache) setup.machine.precision.kv = DType::fp8;
-    if (budget->overlap_loop) setup.scheduler.schedule_ahead = true;
+    if (budget->overlap_loop) setup.scheduler.schedule_ahead = setup.scheduler.late_release = true;
     // And TensorRT-LLM's batch waiting and attention-DP balancing where a script turns them on
     // (configs/harnesses/inferencemax_scheduling.csv; read_row says so among the row's
     // assumptions; the pool applies the balancing only with attention DP).

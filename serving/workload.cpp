@@ -21,6 +21,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/parse.hpp"
 
 namespace roofsim {
 
@@ -370,10 +371,6 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
   if (f.bad()) throw InputError(path + ": read error");
   if (out.empty()) throw InputError(path + ": no requests (a trace needs at least one line)");
   return out;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace

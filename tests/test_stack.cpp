@@ -144,6 +144,8 @@ TEST_CASE("a stack's releases: NAME@VERSION takes the documented changes up to t
   CHECK_FALSE(load_stack("vllm@0.12.0").serving.schedule_ahead);
   CHECK(load_stack("vllm@0.12.0").releases.empty());
   CHECK(*load_stack("vllm@0.14").serving.schedule_ahead);
+  CHECK(*load_stack("vllm@0.14").serving.late_release);  // the same loop learns of finished requests a step late
+  CHECK_FALSE(load_stack("vllm@0.13.9").serving.late_release);
   CHECK(*load_stack("vllm@0.18.0").serving.schedule_ahead);
   const SoftwareStack newest = load_stack("vllm");
   CHECK(newest.version.empty());
@@ -152,6 +154,7 @@ TEST_CASE("a stack's releases: NAME@VERSION takes the documented changes up to t
   CHECK(newest.releases.front().rfind("0.14: ", 0) == 0);
   CHECK(*load_stack("trtllm-1.x@1.0.0rc3").serving.schedule_ahead);
   CHECK(*load_stack("sglang@0.5.1.post1").serving.schedule_ahead);
+  CHECK(*load_stack("sglang").serving.late_release);
   // What is not a version, releases out of order, a release without its note or with a fitted
   // number (those need a [provenance] entry: [serving] only).
   CHECK_THROWS_WITH(load_stack("vllm@latest"), Catch::Contains("vllm@latest") && Catch::Contains("not a version"));

@@ -162,6 +162,11 @@ def test_serve_takes_a_stack_with_its_serving_table_unless_a_keyword_says_otherw
     assert plain["iteration_overhead_s"] == 0 and plain["kv_cache"]["admission"] == "reserve"
     with pytest.raises(roofsim.InputError, match="nosuch"):
         roofsim.serve(stack="nosuch")
+    # A release of a stack: vLLM's async scheduling (batches formed a step ahead) from 0.14 on.
+    assert vllm["schedule_ahead"] is True
+    assert roofsim.serve(concurrency=4, requests=8, prompt=128, output=8, stack="vllm@0.12.0")["schedule_ahead"] is False
+    with pytest.raises(roofsim.InputError, match="not a version"):
+        roofsim.serve(stack="vllm@latest")
     # An attention kernel given by keyword stays, as --attention overrides --stack.
     small = dict(concurrency=2, requests=4, prompt=64, output=4)
     assert (roofsim.serve(stack="sglang", attention="unfused", **small)["summary"]["tpot_s"]["mean"]

@@ -61,7 +61,7 @@ std::optional<std::string> without_suffix(const std::string& name, const std::st
 
 std::vector<int> version_numbers(const std::string& version) {
   std::vector<int> out;
-  std::size_t i = 0;
+  std::size_t i = version.rfind('v', 0) == 0 || version.rfind('V', 0) == 0 ? 1 : 0;  // "v0.12.0" as tags write it
   while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i]))) {
     int n = 0;
     while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) && n < 100000000) n = n * 10 + (version[i++] - '0');

@@ -20,8 +20,8 @@ bool ends_with(const std::string& text, const std::string& suffix);
 // `name` less `suffix` where it ends with it and has more before it ("Qwen3-32B-FP8", "-FP8" ->
 // "Qwen3-32B"), else nothing.
 std::optional<std::string> without_suffix(const std::string& name, const std::string& suffix);
-// The leading numbers of a software version ("1.1.0rc2.post2" -> {1, 1, 0}); {} when it does not
-// start with one.
+// The leading numbers of a software version ("1.1.0rc2.post2" -> {1, 1, 0}, "v0.12.0" -> {0, 12,
+// 0}); {} when it does not start with one.
 std::vector<int> version_numbers(const std::string& version);
 // Whether `version` is `from` or later by their leading numbers ("0.14.1" >= "0.14"); a version
 // without numbers is none.

@@ -112,6 +112,15 @@ bool sglang_mixed_chunk(const std::string& version) {
   return v.empty() || !std::lexicographical_compare(v.begin(), v.end(), first.begin(), first.end());
 }
 
+std::string image_version(const std::string& backend, const std::string& image) {
+  const auto colon = image.rfind(':');
+  if (colon == std::string::npos || image.find("dynamo") != std::string::npos) return "";
+  const std::string repository = image.substr(0, colon), tag = image.substr(colon + 1);
+  const bool own = backend == "trtllm" ? repository.find("tensorrt-llm") != std::string::npos : repository.find(backend) != std::string::npos;
+  if (!own || version_numbers(tag).empty()) return "";
+  return tag.rfind('v', 0) == 0 ? tag.substr(1) : tag;
+}
+
 std::string stack_release(const std::string& backend, const std::string& version) {
   const std::vector<int> v = version_numbers(version);
   if (v.empty() || (backend == "trtllm" && v[0] != 1)) return "";

@@ -38,6 +38,11 @@ constexpr std::int64_t kGeneratorSpareTokens = 1500;
 // own take the nearest documented one, said in `assumptions`.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions);
 
+// The backend's version a container image's tag names, where the image is the backend's own
+// (vllm/vllm-openai:v0.10.2, lmsysorg/sglang:v0.5.8-cu130, nvcr.io/nvidia/tensorrt-llm/release:
+// 1.1.0rc2): "" for another's (NVIDIA Dynamo's runtimes are tagged with Dynamo's version).
+std::string image_version(const std::string& backend, const std::string& image);
+
 // The release of that stack a row's version names ("0.12.0": the stack's [releases] up to it
 // apply), or "" where the stack does not document that version (TensorRT-LLM 0.x labels, which
 // run as 1.x; 'gpt-oss-dev'), which runs the newest documented behaviour.

@@ -45,6 +45,10 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
   c.mode = cell(row, "mode");
   if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
   c.backend_version = cell(row, "backend_version");
+  if (c.backend_version.empty()) {
+    c.backend_version = image_version(c.backend, cell(row, "image"));
+    if (!c.backend_version.empty()) c.assumptions.push_back("backend_version blank: " + c.backend_version + ", its image's tag (" + cell(row, "image") + ")");
+  }
   c.harness = serving_harness(cell(row, "silicon_data_source"));
   if (c.harness == ServingCase::Harness::inferencemax) {
     c.assumptions.push_back("measured by InferenceMAX (its silicon_data_source): each request's prompt and output lengths drawn "

@@ -1157,3 +1157,21 @@ TEST_CASE("the overlap scheduler learns a finished request one step late: it hol
   CHECK(decode_instance_steps > 0);
   for (const RequestRecord& r : split.requests) CHECK(r.finish_s > r.first_token_s);
 }
+
+TEST_CASE("serving cases: a blank backend_version is read from the backend's own image tag, and runs that release", "[systemc][serving]") {
+  const std::vector<ServingCase> cases = load_serving_cases(
+      write_temp("id,model_path,system,mode,isl,osl,batch_size,tp_size,backend,backend_version,image,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
+                 "old,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,vllm,,vllm/vllm-openai:v0.10.2,100,10,8\n"
+                 "new,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,vllm,,vllm/vllm-openai:v0.18.0,100,10,8\n"
+                 "dyn,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,trtllm,,nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1,100,10,8\n"
+                 "own,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,8,1,trtllm,,nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc2.post2,100,10,8\n",
+                 "cases"));
+  REQUIRE(cases.size() == 4);
+  CHECK(cases[0].backend_version == "0.10.2");
+  CHECK(cases[0].note().find("image's tag") != std::string::npos);
+  CHECK_FALSE(serving_case_setup(cases[0], ServingCaseSettings{}).schedule_ahead());  // before vLLM 0.14
+  CHECK(cases[1].backend_version == "0.18.0");
+  CHECK(serving_case_setup(cases[1], ServingCaseSettings{}).schedule_ahead());
+  CHECK(cases[2].backend_version.empty());  // Dynamo's runtime is tagged with Dynamo's version
+  CHECK(cases[3].backend_version == "1.1.0rc2.post2");
+}

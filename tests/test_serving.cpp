@@ -620,10 +620,11 @@ TEST_CASE("measured TensorRT-LLM serving runs: every 16th row, TPOT within 8%, r
   const double ttft_mape = ttft_ape / low_concurrency;
   const double requests_mape = requests_ape / static_cast<double>(sample.size());
   INFO("TPOT mean absolute error " << tpot_mape << ", requests/s " << requests_mape << ", TTFT at concurrency 8-32 " << ttft_mape);
-  // Session 34: 7.7%, 9.8% and 42.8% on this sample.
+  // Session 34: 7.7%, 9.8% and 42.8% on this sample; session 44 (batches formed an iteration
+  // ahead, as TensorRT-LLM's overlap scheduler does): 7.1%, 9.7% and 26.6%.
   CHECK(tpot_mape <= 0.08);
   CHECK(requests_mape <= 0.11);
-  CHECK(ttft_mape <= 0.50);
+  CHECK(ttft_mape <= 0.30);
 }
 
 TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 42 reached", "[validation][serving]") {
@@ -635,8 +636,9 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   // their recipes' worker counts, which took TTFT and TPOT closer on three and requests/s
   // further on four (docs/serving.md, "Session 39"). Session 42 (batch waiting and fp8 KV caches
   // where InferenceMAX's scripts set them, its attention-DP balancing, vLLM's fp8-cache decode;
-  // all 909 rows 43.8 / 19.4 / 19.2%): 34.4 / 17.9 / 19.0% on these rows, the limits a point or
-  // more above.
+  // all 909 rows 43.8 / 19.4 / 19.2%): 34.4 / 17.9 / 19.0% on these rows. Session 44 (overlapped
+  // loops form each batch an iteration ahead; all 909 rows 37.8 / 19.5 / 19.2%): 28.9 / 18.0 /
+  // 19.0%, the limits a point or more above.
   const std::vector<ServingCase> all = load_serving_cases(std::string(ROOFSIM_CONFIG_DIR) + "/../validation/serving/multi_stack.csv");
   REQUIRE(all.size() == 732);
   std::vector<ServingCase> sample;
@@ -656,7 +658,7 @@ TEST_CASE("serving cases: every 24th row of multi_stack.csv within what session 
   CHECK(backends.size() == 3);
   const double n = static_cast<double>(sample.size());
   INFO("TTFT mean absolute error " << ttft_ape / n << ", TPOT " << tpot_ape / n << ", requests/s " << requests_ape / n);
-  CHECK(ttft_ape / n <= 0.36);
+  CHECK(ttft_ape / n <= 0.30);
   CHECK(tpot_ape / n <= 0.19);
   CHECK(requests_ape / n <= 0.20);
 }

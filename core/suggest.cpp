@@ -26,6 +26,12 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string closest_name(const std::string& typed, const std::vector<std::string>& known) {
+  auto begins = [&](const std::string& name) {
+    return name.size() > typed.size() && std::equal(typed.begin(), typed.end(), name.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  if (typed.size() >= 3 && std::count_if(known.begin(), known.end(), begins) == 1) return *std::find_if(known.begin(), known.end(), begins);
   std::string best;
   std::size_t best_distance = 0;
   for (const std::string& name : known) {

@@ -397,7 +397,9 @@ void add_serve_command(CLI::App& app) {
                                                             "before (TensorRT-LLM's overlap scheduler, vLLM's async scheduling): "
                                                             "an iteration launched as a graph takes the longer of its host time "
                                                             "and its pass instead of their sum; a finished request holds its "
-                                                            "slot for one more step (the engine learns of it a step late)");
+                                                            "slot for one more step (the engine learns of it a step late), "
+                                                            "and each batch is formed as the iteration before starts "
+                                                            "(--schedule-ahead)");
   cmd->add_flag("--late-release", o->late_release, "A finished request holds its slot and KV blocks for one more decode "
                                                   "step, whose token is dropped, as under --overlap-scheduler, but the host "
                                                   "work stays in series with the passes");

@@ -414,6 +414,7 @@ expect_error "cases serving plot extension" "--plot $tmp/x.gif: expected a .png 
 
 expect_error "unknown preset" "--hw 'h999': unknown hardware preset" "$roofsim" roofline --hw h999
 expect_error "hardware typo" "--hw 'h100_sxm': unknown hardware preset; did you mean h100_sxm5?" "$roofsim" roofline --hw h100_sxm
+expect_error "hardware name cut short" "--hw 'a100_sxm': unknown hardware preset; did you mean a100_sxm4_80gb?" "$roofsim" roofline --hw a100_sxm
 expect_error "model typo" "--model 'llama3-8b': unknown models preset; did you mean llama-3-8b?" "$roofsim" run --model llama3-8b
 expect_error "hub name without its organisation" "did you mean Qwen/Qwen3-32B?" "$roofsim" run --model qwen3-32b
 expect_error "unknown option" "--modle: unknown option; did you mean --model?" "$roofsim" run --modle llama-3-8b

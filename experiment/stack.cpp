@@ -1,5 +1,6 @@
 #include "experiment/stack.hpp"
 
+#include <filesystem>
 #include <tuple>
 #include <utility>
 
@@ -18,22 +19,22 @@ namespace {
 // The [serving] keys that state a stack's documented behaviour rather than a fitted number (no
 // [provenance] entry needed): what a release (`[releases."VERSION"]`) may change too.
 void read_documented_serving(ConfigTable& sv, StackServing& v) {
-    if (sv.has("chunked_prefill")) v.chunked_prefill = sv.boolean("chunked_prefill");
-    if (sv.has("late_release")) v.late_release = sv.boolean("late_release");
-    if (sv.has("schedule_ahead")) v.schedule_ahead = sv.boolean("schedule_ahead");
-    if (sv.has("limits_per_rank")) v.limits_per_rank = sv.boolean("limits_per_rank");
-    if (sv.has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv.boolean("fp8_kv_cache_with_fp8_weights");
-    if (sv.has("priority")) v.priority = sv.one_of("priority", {"decode_first", "prefill_first"});
-    if (sv.has("kv_admission")) v.kv_admission = sv.one_of("kv_admission", {"reserve", "on_demand"});
-    if (sv.has("max_num_tokens")) {
-      v.max_num_tokens = sv.positive_integer("max_num_tokens");
-      if (*v.max_num_tokens > (1 << 24)) sv.fail("max_num_tokens", "more than 2^24 tokens in one iteration");
-    }
-    if (sv.has("max_prompts")) {
-      const double n = sv.non_negative_number("max_prompts");
-      if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv.fail("max_prompts", "expected a whole number from 0 to 1e6");
-      v.max_prompts = static_cast<std::int64_t>(n);
-    }
+  if (sv.has("chunked_prefill")) v.chunked_prefill = sv.boolean("chunked_prefill");
+  if (sv.has("late_release")) v.late_release = sv.boolean("late_release");
+  if (sv.has("schedule_ahead")) v.schedule_ahead = sv.boolean("schedule_ahead");
+  if (sv.has("limits_per_rank")) v.limits_per_rank = sv.boolean("limits_per_rank");
+  if (sv.has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv.boolean("fp8_kv_cache_with_fp8_weights");
+  if (sv.has("priority")) v.priority = sv.one_of("priority", {"decode_first", "prefill_first"});
+  if (sv.has("kv_admission")) v.kv_admission = sv.one_of("kv_admission", {"reserve", "on_demand"});
+  if (sv.has("max_num_tokens")) {
+    v.max_num_tokens = sv.positive_integer("max_num_tokens");
+    if (*v.max_num_tokens > (1 << 24)) sv.fail("max_num_tokens", "more than 2^24 tokens in one iteration");
+  }
+  if (sv.has("max_prompts")) {
+    const double n = sv.non_negative_number("max_prompts");
+    if (n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 1e6) sv.fail("max_prompts", "expected a whole number from 0 to 1e6");
+    v.max_prompts = static_cast<std::int64_t>(n);
+  }
 }
 
 // Sets in `into` every value `release` sets.
@@ -55,7 +56,10 @@ void merge_serving(StackServing& into, const StackServing& release) {
 // "vllm@0.12.0" -> {"vllm", "0.12.0"}; a path or name without a version -> {it, ""}.
 std::pair<std::string, std::string> split_version(const std::string& name_or_path) {
   const auto at = name_or_path.rfind('@');
-  if (at == std::string::npos || name_or_path.find('/', at) != std::string::npos) return {name_or_path, ""};
+  std::error_code ec;
+  if (at == std::string::npos || name_or_path.find('/', at) != std::string::npos || std::filesystem::exists(name_or_path, ec)) {
+    return {name_or_path, ""};  // a file whose name holds an '@' is that file
+  }
   const std::string version = name_or_path.substr(at + 1);
   if (version_numbers(version).empty()) {
     throw InputError("--stack " + name_or_path + ": '" + version + "' is not a version (NAME@VERSION, the version starting with its number, e.g. vllm@0.12.0)");

@@ -107,9 +107,7 @@ std::optional<LinearFormat> parse_quant_label(const std::string& label) {
 }
 
 bool sglang_mixed_chunk(const std::string& version) {
-  static const std::vector<int> first = {0, 5, 3};
-  const std::vector<int> v = version_numbers(version);
-  return v.empty() || !std::lexicographical_compare(v.begin(), v.end(), first.begin(), first.end());
+  return version_numbers(version).empty() || version_at_least(version, "0.5.3");
 }
 
 std::string image_version(const std::string& backend, const std::string& image) {

@@ -158,6 +158,9 @@ TEST_CASE("a stack's releases: NAME@VERSION takes the documented changes up to t
   // What is not a version, releases out of order, a release without its note or with a fitted
   // number (those need a [provenance] entry: [serving] only).
   CHECK_THROWS_WITH(load_stack("vllm@latest"), Catch::Contains("vllm@latest") && Catch::Contains("not a version"));
+  // A stack file whose own name holds an '@' is that file, not a release.
+  const std::string at_path = write_temp(preset_text("stacks", "vllm"), "stack@latest");
+  CHECK(load_stack(at_path).name == "vllm");
   const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
   CHECK_THROWS_WITH(load_stack(write_temp(head + "[releases.\"0.9\"]\nnote = \"a\"\n[releases.\"0.8\"]\nnote = \"b\"\n", "stack")),
                     Catch::Contains("0.8") && Catch::Contains("oldest first"));

@@ -201,8 +201,9 @@ struct ServingSetup {
   // asked for alone (SchedulerConfig::late_release).
   bool late_release() const { return overlap_host || scheduler.late_release; }
   // The batch of each iteration formed when the one before starts (SchedulerConfig::schedule_ahead):
-  // the overlap scheduler does, or it is asked for alone.
-  bool schedule_ahead() const { return overlap_host || scheduler.schedule_ahead; }
+  // the overlap scheduler does, or it is asked for alone. One instance only so far: disaggregated
+  // instances take requests as they come, and say so (false here, in the report and the JSON).
+  bool schedule_ahead() const { return (overlap_host || scheduler.schedule_ahead) && !disaggregation.enabled; }
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context

@@ -92,7 +92,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
      << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)"
                         : s.scheduler.late_release ? ", slots freed one step late (late release)" : "")
-     << (!s.overlap_host && s.scheduler.schedule_ahead ? ", batches formed an iteration ahead" : "")
+     << (!s.overlap_host && s.schedule_ahead() ? ", batches formed an iteration ahead" : "")
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "

@@ -807,12 +807,16 @@ TEST_CASE("harness recipes and budgets: the shipped tables load, and a malformed
   CHECK(dsr1->launch_script.find("dsr1_fp8_h200_trt.sh") != std::string::npos);
   CHECK(budget_tokens(*harness_budget(budgets, "vllm", "openai/gpt-oss-120b"), 512, 8192) == 8192);
   CHECK(harness_budget(budgets, "trtllm", "Qwen/Qwen3-32B") == nullptr);
-  const std::string budget_head = "framework,model_contains,max_num_tokens,spare_tokens,kv_cache_dtype,launch_script\n";
-  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,-1,fp8,s.sh\n", "budget")),
+  const std::string budget_head = "framework,model_contains,max_num_tokens,spare_tokens,kv_cache_dtype,overlap_loop,launch_script\n";
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,-1,fp8,default,s.sh\n", "budget")),
                     Catch::Contains(":2: spare_tokens: expected 0 to"));
-  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,0,0,fp8,s.sh\n", "budget")), Catch::Contains(":2: max_num_tokens"));
-  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,0,int8,s.sh\n", "budget")),
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,0,0,fp8,default,s.sh\n", "budget")), Catch::Contains(":2: max_num_tokens"));
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "trtllm,x,8192,0,int8,default,s.sh\n", "budget")),
                     Catch::Contains(":2: kv_cache_dtype: expected fp8 or auto, got 'int8'"));
+  CHECK_THROWS_WITH(load_harness_budgets(write_temp(budget_head + "vllm,x,8192,0,fp8,yes,s.sh\n", "budget")),
+                    Catch::Contains(":2: overlap_loop: expected on or default, got 'yes'"));
+  CHECK(harness_budget(budgets, "vllm", "openai/gpt-oss-120b")->overlap_loop);  // async-scheduling: true
+  CHECK_FALSE(harness_budget(budgets, "sglang", "deepseek-ai/DeepSeek-R1")->overlap_loop);
   // The KV cache's dtype as the scripts set it: vLLM's Llama-70B scripts fp8, its gpt-oss ones the model's.
   CHECK(harness_budget(budgets, "vllm", "meta-llama/Llama-3.1-70B")->fp8_kv_cache);
   CHECK_FALSE(harness_budget(budgets, "vllm", "openai/gpt-oss-120b")->fp8_kv_cache);

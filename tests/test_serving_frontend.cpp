@@ -96,6 +96,9 @@ TEST_CASE("scheduling ahead: a request that reaches the engine while an iteratio
   s.scheduler.schedule_ahead = false;
   s.overlap_host = true;
   CHECK(s.schedule_ahead());
+  // Disaggregated instances take requests as they come (one instance only so far), and say so.
+  s.disaggregation.enabled = true;
+  CHECK_FALSE(s.schedule_ahead());
 }
 
 TEST_CASE("scheduling ahead: an engine holding no requests takes the next one at once", "[systemc][serving]") {

@@ -637,6 +637,7 @@ PreparedMachine prepare_machine(const Experiment& e) {
   } catch (const InputError& err) {
     throw named_in_file("model", e.model, err);
   }
+  if (!r.model.read_as.empty()) r.notes.push_back(r.model.read_as);
   if (!e.precision_source.empty()) r.notes.push_back(e.precision_source);
   const Precision& p = e.precision;
   if (!r.hw.matrix_supports(p.activations)) {

@@ -5,61 +5,21 @@
 
 #include "core/parse.hpp"
 #include "core/presets.hpp"
+#include "workloads/hub_names.hpp"
 #include "workloads/model.hpp"
 
 namespace roofsim::case_rows {
 
-namespace {
-
-bool loads(const std::string& name) {
-  try {
-    load_model(name);
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
-}  // namespace
-
 ModelMatch resolve_model(const std::string& model_path) {
-  if (loads(model_path)) return {model_path, ""};
-  const auto slash = model_path.find('/');
-  const std::string org = slash == std::string::npos ? "" : model_path.substr(0, slash);
-  std::string name = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
-  std::vector<std::string> names{name};
-  for (const char* quant : {"-FP8-dynamic", "-FP8-Dynamic", "-FP8", "-fp8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8", "-W4A16", "-W8A8", "-NVFP4", "-MXFP4"}) {
-    if (const auto base = without_suffix(name, quant)) names.push_back(*base);
+  // load_model reads a hub id people write (a variant, a dated release, a quantized checkpoint)
+  // as the shipped config of its architecture and says how (workloads/hub_names.hpp).
+  try {
+    return {model_path, load_model(model_path).read_as};
+  } catch (const InputError&) {
   }
-  // Variants of one architecture: instruction-tuned, chat, reasoning, base and experimental
-  // checkpoints (DeepSeek-V3.2-Exp has V3.2's layers and indexer).
-  const auto without_variant = [](const std::string& n) {
-    for (const char* suffix : {"-Instruct", "-instruct", "-Chat", "-chat", "-it", "-Base", "-Thinking", "-Exp"}) {
-      if (const auto base = without_suffix(n, suffix)) return *base;
-    }
-    return n;
-  };
-  for (std::size_t i = 0, n = names.size(); i < n; ++i) {
-    if (without_variant(names[i]) != names[i]) names.push_back(without_variant(names[i]));
-  }
-  const std::vector<std::string> shipped = list_hub_configs();
-  for (const std::string& candidate : names) {
-    const std::string same_org = org.empty() ? candidate : org + "/" + candidate;
-    if (loads(same_org)) return {same_org, "model " + model_path + " read as " + same_org + "'s layers"};
-    for (const std::string& hub : shipped) {
-      if (hub.size() > candidate.size() && ends_with(hub, "/" + candidate)) {
-        return {hub, "model " + model_path + " read as " + hub + " (the same name under another organisation)"};
-      }
-    }
-  }
-  // Another variant shipped (Qwen3-Next's Thinking model as its Instruct one's config).
-  for (const std::string& candidate : names) {
-    for (const std::string& hub : shipped) {
-      const std::string hub_name = hub.substr(hub.find('/') + 1);
-      if (without_variant(hub_name) == without_variant(candidate)) {
-        return {hub, "model " + model_path + " read as " + hub + " (another variant of the same architecture)"};
-      }
-    }
+  // A name without its organisation ("Qwen3-32B"): the shipped hub id of the same stem.
+  if (model_path.find('/') == std::string::npos) {
+    if (const std::optional<HubNameMatch> match = match_hub_name(model_path, list_hub_configs())) return {match->hub_id, match->note};
   }
   return {"", ""};
 }
@@ -88,7 +48,20 @@ std::optional<LinearFormat> parse_quant_label(const std::string& label) {
     f.weight_only = true;
     return f;
   }
-  if (label == "int8" || label == "sq" || label == "int8_sq" || label == "w8a8" || label == "w8a8_sq") {
+  // 4-bit weights converted in the kernel to fp8 for fp8 MMAs: TensorRT-LLM's W4AFP8 MoE
+  // (int4 weights) and Blackwell's MXFP4 x MXFP8 MoE (mxfp4 weights, fp8 activations with
+  // block scales, here at the fp8 rate).
+  if (label == "w4afp8" || label == "w4a8") {
+    f.format.weights = DType::int4;
+    f.activations = DType::fp8;
+    return f;
+  }
+  if (label == "w4a8_mxfp4_mxfp8" || label == "w4a8_mxfp4_mxfp8_trtllm" || label == "mxfp4_mxfp8") {
+    f.format.weights = DType::mxfp4;
+    f.activations = DType::fp8;
+    return f;
+  }
+  if (label == "int8" || label == "sq" || label == "int8_sq" || label == "w8a8" || label == "w8a8_sq" || label == "w8a8_dynamic") {
     f.format.weights = f.activations = DType::int8;
     return f;
   }

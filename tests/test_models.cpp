@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "workloads/hf_config.hpp"
+#include "workloads/hub_names.hpp"
 #include "workloads/model.hpp"
 #include "workloads/model_catalog.hpp"
 
@@ -91,6 +92,45 @@ TEST_CASE("a checkpoint's quantization_config gives its dense and expert weight 
     "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
     "quantization_config": {"quant_method": "bitsandbytes"}})";
   CHECK_THROWS_WITH(load_model(dir + "/config.json"), Catch::Contains("quantization_config.quant_method") && Catch::Contains("bitsandbytes"));
+}
+
+TEST_CASE("hub ids as people write them: variants, dated releases and quantized checkpoints read as the shipped architecture", "[models]") {
+  const std::vector<std::string> shipped = list_hub_configs();
+  // Stems: variant, release and quantization tokens cut from both names.
+  const auto read_as = [&](const std::string& id) {
+    const std::optional<HubNameMatch> m = match_hub_name(id, shipped);
+    return m ? m->hub_id : std::string("-");
+  };
+  CHECK(read_as("meta-llama/Llama-3.1-70B-Instruct") == "meta-llama/Llama-3.1-70B");
+  CHECK(read_as("deepseek-ai/DeepSeek-V3-0324") == "deepseek-ai/DeepSeek-V3");
+  CHECK(read_as("nvidia/DeepSeek-R1-0528-FP4-v2") == "deepseek-ai/DeepSeek-R1");
+  CHECK(read_as("moonshotai/Kimi-K2-Instruct-0905") == "moonshotai/Kimi-K2-Instruct");
+  CHECK(read_as("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic") == "nvidia/Llama-3.1-8B-Instruct-FP8");  // the same token first
+  CHECK(read_as("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8") == "Qwen/Qwen3-235B-A22B-FP8");
+  CHECK(read_as("Qwen/Qwen3-235B-A22B-Instruct-2507") == "Qwen/Qwen3-235B-A22B");
+  // Not the same architecture: a distilled model, a dotted version (Mistral v0.2 dropped the window).
+  CHECK(read_as("deepseek-ai/DeepSeek-R1-Distill-Llama-70B") == "-");
+  CHECK(read_as("mistralai/Mistral-7B-Instruct-v0.3") == "-");
+  CHECK(read_as("acme/Foo-7B-Instruct") == "-");
+  // The name's quantization where the config read declares another: DeepSeek-R1's block fp8 file
+  // for NVIDIA's FP4 checkpoint; Llama 3.3's 16-bit file for an FP8 one. Said on the model.
+  const ModelConfig fp4 = load_model("nvidia/DeepSeek-R1-0528-FP4-v2");
+  CHECK(fp4.dense_format.weights == DType::nvfp4);
+  CHECK(fp4.expert_format.weights == DType::nvfp4);
+  CHECK_THAT(fp4.read_as, Catch::Contains("read as deepseek-ai/DeepSeek-R1's layers") && Catch::Contains("-FP4"));
+  const ModelConfig l33 = load_model("nvidia/Llama-3.3-70B-Instruct-FP8");
+  CHECK(l33.dense_format.weights == DType::fp8);
+  CHECK(l33.dense_format.scale_block_k == 0);
+  // A config that declares the name's format keeps its own (block scales).
+  const ModelConfig q = load_model("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8");
+  CHECK(q.dense_format.scale_block_k == 128);
+  CHECK_THAT(q.read_as, !Catch::Contains("as the name"));
+  // A shipped id is read as given, with nothing to say.
+  CHECK(load_model("meta-llama/Llama-3.3-70B-Instruct").read_as.empty());
+  CHECK(quantization_token_weights("AWQ") == DType::int4);
+  CHECK_FALSE(quantization_token_weights("Instruct"));
+  // An id no stem matches keeps its error naming the shipped ones.
+  CHECK_THROWS_WITH(load_model("acme/Foo-7B-Instruct"), Catch::Contains("no config.json shipped"));
 }
 
 TEST_CASE("dense models: total parameters match the published counts within 1%", "[models]") {

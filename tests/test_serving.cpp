@@ -898,15 +898,18 @@ TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant 
       "cases");
   const std::vector<ServingCase> cases = load_serving_cases(path);
   REQUIRE(cases.size() == 2);
-  CHECK(cases[0].model == "Qwen/Qwen3-Next-80B-A3B-Instruct");
-  CHECK(cases[1].model == "meta-llama/Llama-4-Scout-17B-16E-Instruct");
-  for (const ServingCase& c : cases) {
+  const std::vector<std::string> shipped = {"Qwen/Qwen3-Next-80B-A3B-Instruct", "meta-llama/Llama-4-Scout-17B-16E-Instruct"};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const ServingCase& c = cases[i];
     INFO(c.id);
     CHECK(c.not_simulated.empty());
     bool said = false;
-    for (const std::string& a : c.assumptions) said = said || a.find("another variant of the same architecture") != std::string::npos;
+    for (const std::string& a : c.assumptions) said = said || a.find("read as " + shipped[i] + "'s layers") != std::string::npos;
     CHECK(said);
   }
+  // The FP8 checkpoint's name gives its weights where the config read declares none.
+  CHECK(cases[1].precision.weights == DType::fp8);
+  CHECK(cases[0].precision.weights == DType::bf16);
 }
 
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {
@@ -926,10 +929,12 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
                                           "tp_ep,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,4,1,1,1,4,,,,,,,100,10,8\n"
                                           "layout,Qwen/Qwen3-30B-A3B,h100_sxm,agg,1024,128,,,8,2,1,2,1,8,,,,,,,100,10,8\n"
                                           "huge,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1000000000,128,,,8,1,1,,,,,,,,,,100,10,8\n"
-                                          "tp_blank,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,,,8,,1,,,,,,,,,,100,10,8\n",
+                                          "tp_blank,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,1024,128,,,8,,1,,,,,,,,,,100,10,8\n"
+                                          "w4afp8,Qwen/Qwen3-30B-A3B,h200_sxm,agg,1024,128,fp8,w4afp8,8,1,1,,,,,,,,,,100,10,8\n"
+                                          "mxfp8,openai/gpt-oss-120b,b200_sxm,agg,1024,128,,w4a8_mxfp4_mxfp8,8,1,1,,,,,,,,,,100,10,8\n",
                                       "cases");
   const std::vector<ServingCase> cases = load_serving_cases(path);
-  REQUIRE(cases.size() == 12);
+  REQUIRE(cases.size() == 14);
   auto by_id = [&](const std::string& id) -> const ServingCase& {
     for (const ServingCase& c : cases) {
       if (c.id == id) return c;
@@ -960,7 +965,8 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(ep_sglang.scheduler.max_batch == 16 * 4);
   const ServingCase& block = by_id("block");
   CHECK(block.not_simulated.empty());
-  CHECK(block.model == "meta-llama/Llama-3.1-70B");  // the instruction-tuned name, its base's layers
+  CHECK(block.model == "meta-llama/Llama-3.1-70B-Instruct");  // the instruction-tuned name, its base's layers
+  CHECK(block.note().find("read as meta-llama/Llama-3.1-70B's layers") != std::string::npos);
   CHECK(block.hw == "b200");
   CHECK(block.precision.scale_block_k == 128);
   CHECK(block.precision.weights == DType::fp8);
@@ -979,6 +985,16 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK_FALSE(setup.frontend.enabled());
   CHECK(by_id("model").not_simulated.find("not in roofsim's catalog") != std::string::npos);
   CHECK(by_id("system").not_simulated.find("'l40s' has no hardware preset") != std::string::npos);
+  // The source's 4-bit-weight, 8-bit-activation MoE labels: int4 or mxfp4 weights, fp8 MMAs.
+  for (const char* id : {"w4afp8", "mxfp8"}) {
+    const ServingCase& c = by_id(id);
+    INFO(id);
+    CHECK(c.not_simulated.empty());
+    REQUIRE(c.precision.experts);
+    CHECK(c.precision.experts->activations == DType::fp8);
+  }
+  CHECK(by_id("w4afp8").precision.experts->weights == DType::int4);
+  CHECK(by_id("mxfp8").precision.experts->weights == DType::mxfp4);
   // A blank tensor-parallel size runs on one GPU, said on the row, not silently.
   const ServingCase& tp_blank = by_id("tp_blank");
   CHECK(tp_blank.not_simulated.empty());

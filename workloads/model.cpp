@@ -10,6 +10,7 @@
 
 #include "core/presets.hpp"
 #include "workloads/hf_config.hpp"
+#include "workloads/hub_names.hpp"
 
 namespace roofsim {
 
@@ -368,7 +369,38 @@ ModelConfig load_model_file(const std::string& path) {
   return m;
 }
 
+namespace {
+
+// The shipped config `match` names, read for the hub id asked; weights as the asked name's
+// quantization token says where the config read declares another format.
+ModelConfig load_matched(const HubNameMatch& match) {
+  ModelConfig m = load_model(match.hub_id);
+  m.read_as = match.note;
+  if (match.name_weights) {
+    const DType w = *match.name_weights;
+    const bool declared = m.dense_format.weights == w || (m.is_moe() && m.expert_format.weights == w);
+    if (!declared) {
+      const std::string was = m.quantization.empty() ? "none" : m.quantization;
+      m.dense_format = m.expert_format = WeightFormat{w, 0};
+      m.quantization = std::string(dtype_name(w)) + ", the name's -" + match.name_token;
+      m.read_as += "; weights in " + std::string(dtype_name(w)) + " as the name's -" + match.name_token + " says (the config read declares " + was + ")";
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
 ModelConfig load_model(const std::string& name_or_path) {
+  // A hub id as people write it (a variant, a dated release, a quantized checkpoint of a shipped
+  // architecture) is read as that shipped config, and says so (ModelConfig::read_as).
+  std::error_code ec;
+  if (looks_like_hub_id(name_or_path) && !std::filesystem::exists(name_or_path, ec)) {
+    const std::vector<std::string> shipped = list_hub_configs();
+    if (std::find(shipped.begin(), shipped.end(), name_or_path) == shipped.end()) {
+      if (const std::optional<HubNameMatch> match = match_hub_name(name_or_path, shipped)) return load_matched(*match);
+    }
+  }
   const std::string path = resolve_preset("models", name_or_path);
   if (std::filesystem::path(path).extension() == ".json") return load_hf_config(path);
   return load_model_file(path);

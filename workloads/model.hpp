@@ -84,6 +84,9 @@ struct ModelConfig {
   // ("" for none: 16-bit weights).
   WeightFormat dense_format, expert_format;
   std::string quantization;
+  // A hub id read as another shipped config of the same architecture (workloads/hub_names.hpp):
+  // how, for the run's notes; "" when the name was read as given.
+  std::string read_as;
 
   // --- Attention variants ---
   std::optional<LatentAttention> mla;  // multi-head latent attention instead of MHA/GQA

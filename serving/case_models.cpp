@@ -79,6 +79,34 @@ std::optional<LinearFormat> parse_quant_label(const std::string& label) {
   return std::nullopt;
 }
 
+namespace {
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
+std::optional<std::string> canonical_backend(const std::string& label) {
+  const std::string l = lowercase(label);
+  for (const char* a : {"trtllm", "trt", "trt-llm", "trt_llm", "tensorrt-llm", "tensorrt_llm", "tensorrtllm", "dynamo-trt", "dynamo-trtllm"}) {
+    if (l == a) return std::string("trtllm");
+  }
+  for (const char* a : {"vllm", "dynamo-vllm"}) {
+    if (l == a) return std::string("vllm");
+  }
+  for (const char* a : {"sglang", "dynamo-sglang", "sglang-disagg"}) {
+    if (l == a) return std::string("sglang");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> canonical_mode(const std::string& label) {
+  const std::string l = lowercase(label);
+  if (l == "agg" || l == "aggregated") return std::string("agg");
+  if (l == "disagg" || l == "disaggregated") return std::string("disagg");
+  return std::nullopt;
+}
+
 bool sglang_mixed_chunk(const std::string& version) {
   return version_numbers(version).empty() || version_at_least(version, "0.5.3");
 }

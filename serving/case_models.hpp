@@ -34,6 +34,14 @@ bool sglang_mixed_chunk(const std::string& version);
 // max_num_tokens = batch + isl + 1500, max_prefill_tokens = isl + 1500).
 constexpr std::int64_t kGeneratorSpareTokens = 1500;
 
+// A backend label as the sources write it, as roofsim's backend name: trtllm (trt, trt-llm,
+// tensorrt-llm, tensorrt_llm, and NVIDIA Dynamo's dynamo-trt), vllm (dynamo-vllm), sglang
+// (dynamo-sglang, sglang-disagg), in any case; nullopt for another.
+std::optional<std::string> canonical_backend(const std::string& label);
+
+// A mode label: agg (aggregated), disagg (disaggregated), in any case; nullopt for another.
+std::optional<std::string> canonical_mode(const std::string& label);
+
 // The stack (configs/stacks) a backend and version run as; versions without a stack of their
 // own take the nearest documented one, said in `assumptions`.
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions);

@@ -43,7 +43,15 @@ ServingCase read_row(const std::string& path, const CsvRow& row, std::map<std::s
   c.system = cell(row, "system");
   c.model_path = cell(row, "model_path");
   c.mode = cell(row, "mode");
+  if (const std::optional<std::string> mode = canonical_mode(c.mode); mode && *mode != c.mode) {
+    c.assumptions.push_back("mode '" + c.mode + "' read as " + *mode);
+    c.mode = *mode;
+  }
   if (!cell(row, "backend").empty()) c.backend = cell(row, "backend");
+  if (const std::optional<std::string> backend = canonical_backend(c.backend); backend && *backend != c.backend) {
+    c.assumptions.push_back("backend '" + c.backend + "' read as " + *backend);
+    c.backend = *backend;
+  }
   c.backend_version = cell(row, "backend_version");
   if (c.backend_version.empty()) {
     c.backend_version = image_version(c.backend, cell(row, "image"));

@@ -912,6 +912,25 @@ TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant 
   CHECK(cases[0].precision.weights == DType::bf16);
 }
 
+TEST_CASE("serving cases: the sources' other names for a backend or mode run as roofsim's, said on the row", "[serving]") {
+  const std::string path = write_temp(
+      "id,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
+      "trt,trt,Qwen/Qwen3-32B,h200_sxm,agg,1024,128,8,2,100,10,8\n"
+      "dynamo,Dynamo-SGLang,Qwen/Qwen3-32B,h200_sxm,Aggregated,1024,128,8,2,100,10,8\n"
+      "odd,tgi,Qwen/Qwen3-32B,h200_sxm,pd,1024,128,8,2,100,10,8\n",
+      "cases");
+  const std::vector<ServingCase> cases = load_serving_cases(path);
+  REQUIRE(cases.size() == 3);
+  CHECK(cases[0].backend == "trtllm");
+  CHECK(cases[0].note().find("backend 'trt' read as trtllm") != std::string::npos);
+  CHECK(cases[1].backend == "sglang");
+  CHECK(cases[1].mode == "agg");
+  CHECK(cases[1].note().find("mode 'Aggregated' read as agg") != std::string::npos);
+  CHECK(cases[0].not_simulated.empty());
+  CHECK(cases[1].not_simulated.empty());
+  CHECK(cases[2].not_simulated.find("backend 'tgi'") != std::string::npos);
+}
+
 TEST_CASE("serving cases of other systems, models, quantizations and layouts: mapped where roofsim models them, listed with the reason where not", "[systemc][serving]") {
   const std::string head =
       "id,model_path,system,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,"

@@ -22,6 +22,7 @@ void read_documented_serving(ConfigTable& sv, StackServing& v) {
   if (sv.has("chunked_prefill")) v.chunked_prefill = sv.boolean("chunked_prefill");
   if (sv.has("late_release")) v.late_release = sv.boolean("late_release");
   if (sv.has("schedule_ahead")) v.schedule_ahead = sv.boolean("schedule_ahead");
+  if (sv.has("prefill_schedule_ahead")) v.prefill_schedule_ahead = sv.boolean("prefill_schedule_ahead");
   if (sv.has("limits_per_rank")) v.limits_per_rank = sv.boolean("limits_per_rank");
   if (sv.has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv.boolean("fp8_kv_cache_with_fp8_weights");
   if (sv.has("priority")) v.priority = sv.one_of("priority", {"decode_first", "prefill_first"});
@@ -49,6 +50,7 @@ void merge_serving(StackServing& into, const StackServing& release) {
   take(into.max_prompts, release.max_prompts);
   take(into.late_release, release.late_release);
   take(into.schedule_ahead, release.schedule_ahead);
+  take(into.prefill_schedule_ahead, release.prefill_schedule_ahead);
   take(into.limits_per_rank, release.limits_per_rank);
   take(into.fp8_kv_cache_with_fp8_weights, release.fp8_kv_cache_with_fp8_weights);
 }

@@ -27,6 +27,7 @@ struct StackServing {
   std::optional<std::int64_t> max_prompts;      // most prompts an iteration starts (0: no limit)
   std::optional<bool> late_release;             // a finished request frees its slot one step late
   std::optional<bool> schedule_ahead;           // an iteration's batch formed when the one before starts (an overlapped loop)
+  std::optional<bool> prefill_schedule_ahead;   // the same for disaggregated prefill instances
   std::optional<bool> limits_per_rank;          // each attention-DP rank schedules with the whole batch and token limits
   std::optional<std::int64_t> batch_offset;     // batch limit = the deployment's max batch + this
   std::optional<bool> fp8_kv_cache_with_fp8_weights;  // an fp8 deployment keeps its KV cache in fp8

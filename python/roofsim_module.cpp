@@ -162,7 +162,7 @@ rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prom
 (an int or 'uniform:MIN:MAX', 'normal:MEAN:SD', 'lognormal:MEAN:SD'), seed, warmup; scheduler
 ('continuous', 'static'), priority ('decode_first', 'prefill_first'), max_batch, max_tokens, max_prompts, batch_wait_iters, batch_wait_tokens_ratio, adp_balance_timeout_iters, adp_batching_wait_iters, micro_batches,
 chunked_prefill; kv_admission ('reserve', 'on_demand'), kv_preemption ('recompute', 'swap'), block_tokens, kv_memory_fraction,
-kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, overlap_scheduler, late_release, schedule_ahead, limits_per_rank, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
+kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, overlap_scheduler, late_release, schedule_ahead, prefill_schedule_ahead, limits_per_rank, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
 speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
 disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp;
 stack (a software stack of configs/stacks, e.g. 'vllm', 'sglang', 'trtllm-1.x': its kernels on the machine and

@@ -403,6 +403,35 @@ class ServingEngine {
     std::deque<InFlight> in_flight;  // by arrival time, in the order sent when equal
     std::vector<std::size_t> bound_for(decodes.size(), 0);  // in flight per decode instance
     std::vector<std::int64_t> decode_iterations(specs.size(), 0);  // each request's on its decode instance
+    // Each instance's requests not yet fetched by its engine loop. An overlapped loop (schedule
+    // ahead: the decode pool's SchedulerConfig::schedule_ahead, the prefill pool's
+    // DisaggregationConfig::prefill_schedule_ahead) forms the batch that starts when an
+    // iteration ends from the requests it had when that iteration started; an idle one takes
+    // them at once, as the colocated engine does.
+    struct Fetch {
+      std::deque<std::pair<double, LiveRequest>> waiting;  // (reached the instance at, request)
+      double fetched_s = 0;
+      bool formed_ahead = false;
+    };
+    std::vector<Fetch> prefill_fetch(prefills.size()), decode_fetch(decodes.size());
+    const bool prefill_ahead = d.prefill_schedule_ahead, decode_ahead = setup_.schedule_ahead();
+    auto start_instance = [](Worker& w, Fetch& f, double at) {
+      for (int pass = 0; pass < 2 && !w.busy(); ++pass) {
+        while (!f.waiting.empty() && (f.formed_ahead ? f.waiting.front().first < f.fetched_s : f.waiting.front().first <= at)) {
+          w.scheduler().arrive(f.waiting.front().second);
+          f.waiting.pop_front();
+        }
+        if (w.start(at)) f.fetched_s = at;
+        f.formed_ahead = false;
+      }
+    };
+    // Load for least-loaded routing counts what waits to be fetched (and, for decode
+    // instances, the KV caches on their way).
+    std::vector<std::size_t> prefill_extra(prefills.size(), 0), decode_extra(decodes.size(), 0);
+    auto extra = [](const std::vector<Fetch>& fetch, const std::vector<std::size_t>* more, std::vector<std::size_t>& out) {
+      for (std::size_t i = 0; i < fetch.size(); ++i) out[i] = fetch[i].waiting.size() + (more ? (*more)[i] : 0);
+      return &out;
+    };
     // Round robin: the next instance of each pool in turn.
     std::size_t next_prefill = 0, next_decode = 0;
     auto pick = [&d](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
@@ -430,7 +459,7 @@ class ServingEngine {
         r_.requests[i].arrival_s = t;
         LiveRequest live = live_request(i);
         live.output = 1;  // the prefill instance produces the first token
-        prefills[pick(prefills, nullptr, next_prefill)]->scheduler().arrive(live);
+        prefill_fetch[pick(prefills, extra(prefill_fetch, nullptr, prefill_extra), next_prefill)].waiting.emplace_back(t, live);
       }
       // KV caches that have arrived join their decode instance's queue, ready to decode.
       while (!in_flight.empty() && in_flight.front().at <= now) {
@@ -440,19 +469,22 @@ class ServingEngine {
         LiveRequest live = live_request(f.record);
         live.cached = live.prompt;
         live.generated = 1;
-        decodes[f.to]->scheduler().arrive(live);
+        decode_fetch[f.to].waiting.emplace_back(f.at, live);
       }
       double next = std::min(arrivals.next_s(), in_flight.empty() ? INFINITY : in_flight.front().at);
+      for (std::size_t i = 0; i < prefills.size(); ++i) start_instance(*prefills[i], prefill_fetch[i], now);
+      for (std::size_t i = 0; i < decodes.size(); ++i) start_instance(*decodes[i], decode_fetch[i], now);
       for (auto* workers : {&prefills, &decodes}) {
         for (auto& w : *workers) {
-          if (!w->busy()) w->start(now);
           if (w->busy()) next = std::min(next, w->end_s());
         }
       }
       if (!std::isfinite(next)) throw std::logic_error("serving: requests wait but none can be admitted");
       now = next;
-      for (auto& w : prefills) {
+      for (std::size_t wi = 0; wi < prefills.size(); ++wi) {
+        auto& w = prefills[wi];
         if (!w->busy() || w->end_s() > now) continue;
+        prefill_fetch[wi].formed_ahead = prefill_ahead;
         const Scheduler::Progress p = w->finish(r_);
         // The prompts done in this iteration send their KV caches together.
         std::int64_t tokens = 0;
@@ -484,7 +516,7 @@ class ServingEngine {
           RequestRecord& rec = r_.requests[static_cast<std::size_t>(l.record)];
           if (rec.spec.output_tokens == 1) continue;
           rec.kv_arrival_s = now + sent.seconds;
-          const std::size_t to = pick(decodes, &bound_for, next_decode);
+          const std::size_t to = pick(decodes, extra(decode_fetch, &bound_for, decode_extra), next_decode);
           ++bound_for[to];
           const InFlight f{rec.kv_arrival_s, static_cast<std::size_t>(l.record), to};
           in_flight.insert(std::upper_bound(in_flight.begin(), in_flight.end(), f,
@@ -492,8 +524,10 @@ class ServingEngine {
                            f);
         }
       }
-      for (auto& w : decodes) {
+      for (std::size_t wi = 0; wi < decodes.size(); ++wi) {
+        auto& w = decodes[wi];
         if (!w->busy() || w->end_s() > now) continue;
+        decode_fetch[wi].formed_ahead = decode_ahead;
         const Scheduler::Progress p = w->finish(r_);
         for (const LiveRequest& l : p.produced) {
           const std::size_t i = static_cast<std::size_t>(l.record);

@@ -146,6 +146,7 @@ nlohmann::json serving_json(const ServingResult& r) {
                                                     {"routing", g.routing == DisaggregationConfig::Routing::round_robin ? "round_robin" : "least_loaded"},
                                                     {"first_token", g.first_token == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill"},
                                                     {"decode_first_response", g.decode_first_response},
+                                                    {"prefill_schedule_ahead", g.prefill_schedule_ahead},
                                                     {"prefill_kv_blocks", r.prefill_kv_blocks},
                                                     {"transfer_topology", r.transfer_topology},
                                                     {"kv_transfers", r.kv_transfers},

@@ -139,6 +139,11 @@ struct DisaggregationConfig {
   // responds (TensorRT-LLM's overlap scheduler skips a generation-only request's first iteration
   // and then responds every stream_interval iterations: its stream_interval; 1: at once).
   std::int64_t decode_first_response = 1;
+  // The prefill instances' engine loops form each batch when the iteration before starts, as the
+  // decode instances' do under SchedulerConfig::schedule_ahead: SGLang's prefill servers run
+  // their overlap loop (event_loop_overlap_disagg_prefill); TensorRT-LLM's context servers run
+  // without the overlap scheduler in the disaggregated recipes (disable_overlap_scheduler).
+  bool prefill_schedule_ahead = false;
   // The prefill instances' own limits per iteration (TensorRT-LLM's max_batch_size and
   // max_num_tokens of a context server); 0: the scheduler's, as the decode instances.
   std::int64_t prefill_max_batch = 0, prefill_max_tokens = 0;
@@ -201,9 +206,9 @@ struct ServingSetup {
   // asked for alone (SchedulerConfig::late_release).
   bool late_release() const { return overlap_host || scheduler.late_release; }
   // The batch of each iteration formed when the one before starts (SchedulerConfig::schedule_ahead):
-  // the overlap scheduler does, or it is asked for alone. One instance only so far: disaggregated
-  // instances take requests as they come, and say so (false here, in the report and the JSON).
-  bool schedule_ahead() const { return (overlap_host || scheduler.schedule_ahead) && !disaggregation.enabled; }
+  // the overlap scheduler does, or it is asked for alone. Disaggregated, the decode instances'
+  // loops; the prefill instances' is DisaggregationConfig::prefill_schedule_ahead.
+  bool schedule_ahead() const { return overlap_host || scheduler.schedule_ahead; }
   // The API server between the clients and the engine (serving/frontend.hpp); none by default.
   FrontendConfig frontend;
   // Iteration shapes are bucketed before they are simulated: every token count and context

@@ -19,7 +19,7 @@ const std::set<std::string> kKeys = {
     "frontend_request_us", "frontend_prompt_token_us", "frontend_response_us", "buckets",
     "all_layers", "slo_ttft_ms", "slo_tpot_ms", "speculative_tokens", "draft", "acceptance", "disaggregate",
     "prefill_instances", "decode_instances", "prefill_tp", "decode_tp", "prefill_max_batch", "prefill_max_tokens", "instance_routing",
-    "first_token", "decode_first_response", "stack"};
+    "first_token", "decode_first_response", "prefill_schedule_ahead", "stack"};
 
 std::string one_of(const std::string& key, const nlohmann::json& v, const std::set<std::string>& allowed, const std::string& listed) {
   const std::string t = setting_text(key, v);
@@ -181,6 +181,8 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
     s_.disaggregation.routing = one_of(key, v, {"least_loaded", "round_robin"}, "least_loaded or round_robin") == "round_robin"
                                     ? DisaggregationConfig::Routing::round_robin
                                     : DisaggregationConfig::Routing::least_loaded;
+  } else if (key == "prefill_schedule_ahead") {
+    s_.disaggregation.prefill_schedule_ahead = setting_flag(key, v);
   } else if (key == "decode_first_response") {
     s_.disaggregation.decode_first_response = whole_between(key, v, 1, kMaxTokens);
   } else if (key == "first_token") {

@@ -17,6 +17,7 @@ void apply_stack_serving(const StackServing& v, ServingSetup& s, const std::func
   set("max_prompts", v.max_prompts, [&](std::int64_t x) { s.scheduler.max_prompts = x; });
   set("late_release", v.late_release, [&](bool x) { s.scheduler.late_release = x; });
   set("schedule_ahead", v.schedule_ahead, [&](bool x) { s.scheduler.schedule_ahead = x; });
+  set("prefill_schedule_ahead", v.prefill_schedule_ahead, [&](bool x) { s.disaggregation.prefill_schedule_ahead = x; });
   set("limits_per_rank", v.limits_per_rank, [&](bool x) { s.scheduler.limits_per_rank = x; });
   set("kv_dtype", v.fp8_kv_cache_with_fp8_weights, [&](bool x) {
     if (x && s.machine.precision.weights == DType::fp8) s.machine.precision.kv = DType::fp8;

@@ -37,7 +37,7 @@ struct ServeOptions {
   bool prefix_caching = false;
   bool overlap_scheduler = false, late_release = false, schedule_ahead = false, limits_per_rank = false;
   std::int64_t speculative_tokens = 0;
-  bool disaggregate = false;
+  bool disaggregate = false, prefill_schedule_ahead = false;
   std::int64_t prefill_instances = 1, decode_instances = 1, prefill_tp = 0, decode_tp = 0;
   std::int64_t prefill_max_batch = 0, prefill_max_tokens = 0, decode_first_response = 1;
   std::string routing = "least_loaded", first_token = "prefill";
@@ -92,7 +92,7 @@ void print_report(std::ostream& os, const ServingResult& r) {
   os << "\nscheduler  " << describe_scheduler(s.scheduler, s.machine.pp) << "; iteration overhead " << format_seconds(s.iteration_overhead_s)
      << (s.overlap_host ? ", host work overlapped with the pass before (overlap scheduler)"
                         : s.scheduler.late_release ? ", slots freed one step late (late release)" : "")
-     << (!s.overlap_host && s.schedule_ahead() ? ", batches formed an iteration ahead" : "")
+     << (!s.overlap_host && s.schedule_ahead() && !s.disaggregation.enabled ? ", batches formed an iteration ahead" : "")
      << "\nKV cache   " << r.kv_blocks << " blocks of " << s.kv.block_tokens << " tokens per chip ("
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
@@ -140,6 +140,10 @@ void print_report(std::ostream& os, const ServingResult& r) {
        << (d.first_token == DisaggregationConfig::FirstToken::decode
                ? "decode instance" + (d.decode_first_response > 1 ? " in its iteration " + std::to_string(d.decode_first_response) : std::string())
                : std::string("prefill instance"))
+       << (s.schedule_ahead() || d.prefill_schedule_ahead
+               ? std::string("; batches formed an iteration ahead on the ") +
+                     (s.schedule_ahead() && d.prefill_schedule_ahead ? "prefill and decode" : s.schedule_ahead() ? "decode" : "prefill") + " instances"
+               : std::string())
        << "\n";
   }
   if (m.preemptions > 0) {
@@ -256,8 +260,10 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   d.routing = o.routing == "round_robin" ? DisaggregationConfig::Routing::round_robin : DisaggregationConfig::Routing::least_loaded;
   d.first_token = o.first_token == "decode" ? DisaggregationConfig::FirstToken::decode : DisaggregationConfig::FirstToken::prefill;
   d.decode_first_response = o.decode_first_response;
+  d.prefill_schedule_ahead = o.prefill_schedule_ahead;
   for (const char* flag : {"--prefill-instances", "--decode-instances", "--prefill-tp", "--decode-tp", "--prefill-max-batch",
-                           "--prefill-max-tokens", "--instance-routing", "--first-token", "--decode-first-response"}) {
+                           "--prefill-max-tokens", "--instance-routing", "--first-token", "--decode-first-response",
+                           "--prefill-schedule-ahead"}) {
     if (cmd.count(flag) && !o.disaggregate) throw InputError(std::string(flag) + " describes disaggregated serving: give --disaggregate too");
   }
   s.speculative.tokens = o.speculative_tokens;
@@ -407,8 +413,9 @@ void add_serve_command(CLI::App& app) {
                                                       "overlapped engine loop does (TensorRT-LLM's overlap scheduler, "
                                                       "vLLM's async scheduling, SGLang's overlap loop): a request that "
                                                       "reaches the engine while an iteration runs starts one iteration "
-                                                      "later; implied by --overlap-scheduler. One instance only: "
-                                                      "disaggregated instances take requests as they come");
+                                                      "later; implied by --overlap-scheduler. Disaggregated: the "
+                                                      "decode instances' loops (--prefill-schedule-ahead for the "
+                                                      "prefill ones)");
   cmd->add_flag("--limits-per-rank", o->limits_per_rank, "With --ep, each attention-DP rank schedules with the whole "
                                                         "--max-batch, --max-tokens and --max-prompts (TensorRT-LLM's "
                                                         "attention DP, vLLM's DP engine cores); default: the limits are "
@@ -459,6 +466,10 @@ void add_serve_command(CLI::App& app) {
                      "  decode: the decode instance, in its first iteration with the request (Dynamo streams every "
                      "token from the decode worker): waiting for a decode slot counts in TTFT")
       ->check(CLI::IsMember({"prefill", "decode"}));
+  disagg->add_flag("--prefill-schedule-ahead", o->prefill_schedule_ahead,
+                   "The prefill instances form each batch when the iteration before starts, as --schedule-ahead "
+                   "does for the decode ones (SGLang's prefill servers run their overlap loop; TensorRT-LLM's "
+                   "context servers run without the overlap scheduler in disaggregated recipes: default off)");
   disagg->add_option("--decode-first-response", o->decode_first_response,
                      "With --first-token decode: the decode instance's iteration in which it first responds "
                      "(TensorRT-LLM's overlap scheduler skips a generation-only request's first iteration, then "

@@ -96,9 +96,56 @@ TEST_CASE("scheduling ahead: a request that reaches the engine while an iteratio
   s.scheduler.schedule_ahead = false;
   s.overlap_host = true;
   CHECK(s.schedule_ahead());
-  // Disaggregated instances take requests as they come (one instance only so far), and say so.
+  // Disaggregated, it is the decode instances' loop (the prefill ones have their own flag).
   s.disaggregation.enabled = true;
-  CHECK_FALSE(s.schedule_ahead());
+  CHECK(s.schedule_ahead());
+}
+
+TEST_CASE("scheduling ahead, disaggregated: a KV cache that reaches a busy decode instance starts decoding one iteration later", "[systemc][serving]") {
+  // One request decoding on the decode instance, a second whose prompt the prefill instance
+  // finishes while the first decodes: its KV cache reaches the decode instance mid-iteration.
+  ServingSetup s = serving_setup(2, 2, "256", "40");
+  s.disaggregation.enabled = true;
+  s.workload.arrivals.kind = Arrivals::Kind::trace;
+  s.workload.trace_path = write_temp("arrival_s,prompt_tokens,output_tokens\n0,256,40\n0.0123,256,40\n", "trace");
+  const ServingResult now = run_serving(s);
+  s.scheduler.schedule_ahead = true;
+  const ServingResult ahead = run_serving(s);
+  REQUIRE(ahead.requests.size() == 2);
+  // The first request reaches idle instances: taken at once, as before (its decoding then
+  // shares iterations with the second at other times).
+  CHECK(ahead.requests[0].kv_arrival_s == Approx(now.requests[0].kv_arrival_s).epsilon(1e-12));
+  auto first_decode = [](const ServingResult& r) {
+    for (const IterationRecord& it : r.iterations) {
+      if (it.worker == 1) return it.start_s;
+    }
+    return -1.0;
+  };
+  CHECK(first_decode(ahead) == Approx(now.requests[0].kv_arrival_s).epsilon(1e-12));
+  CHECK(first_decode(now) == Approx(now.requests[0].kv_arrival_s).epsilon(1e-12));
+  CHECK(ahead.requests[1].kv_arrival_s == Approx(now.requests[1].kv_arrival_s).epsilon(1e-12));
+  // The decode instance's first iteration holding the second request: the one after the first
+  // that starts once its KV cache is there.
+  auto first_with_two = [](const ServingResult& r) {
+    for (const IterationRecord& it : r.iterations) {
+      if (it.worker == 1 && it.decode_sequences == 2) return it.start_s;
+    }
+    FAIL("no decode iteration of both requests");
+    return 0.0;
+  };
+  auto decode_starts_after = [](const ServingResult& r, double t) {
+    std::vector<double> starts;
+    for (const IterationRecord& it : r.iterations) {
+      if (it.worker == 1 && it.start_s >= t) starts.push_back(it.start_s);
+    }
+    return starts;
+  };
+  const double kv = now.requests[1].kv_arrival_s;
+  CHECK(first_with_two(now) == Approx(decode_starts_after(now, kv).at(0)).epsilon(1e-12));
+  CHECK(first_with_two(ahead) == Approx(decode_starts_after(ahead, kv).at(1)).epsilon(1e-12));
+  CHECK(ahead.requests[1].finish_s > now.requests[1].finish_s);
+  // The prefill instances keep taking prompts as they come unless asked: no prefill iteration moved.
+  for (const ServingResult* r : {&now, &ahead}) CHECK(r->requests[1].first_token_s == Approx(now.requests[1].first_token_s).epsilon(1e-12));
 }
 
 TEST_CASE("scheduling ahead: an engine holding no requests takes the next one at once", "[systemc][serving]") {

@@ -174,6 +174,14 @@ TEST_CASE("a stack's releases: NAME@VERSION takes the documented changes up to t
   apply_stack_serving(load_stack("vllm@0.14.1").serving, new_vllm, [](const std::string&) { return false; });
   CHECK_FALSE(old_vllm.schedule_ahead());
   CHECK(new_vllm.schedule_ahead());
+  // Disaggregated prefill instances: SGLang's prefill servers run the overlap loop, TensorRT-LLM's
+  // context servers do not.
+  ServingSetup sglang, trtllm;
+  apply_stack_serving(load_stack("sglang").serving, sglang, [](const std::string&) { return false; });
+  apply_stack_serving(load_stack("trtllm-1.x").serving, trtllm, [](const std::string&) { return false; });
+  CHECK(sglang.disaggregation.prefill_schedule_ahead);
+  CHECK_FALSE(trtllm.disaggregation.prefill_schedule_ahead);
+  CHECK(trtllm.schedule_ahead());
 }
 
 TEST_CASE("a stack's kernel tables run on the chip with the stack's kernel parameters, in cycles at that chip's clock", "[systemc][stack]") {

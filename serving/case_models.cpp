@@ -80,6 +80,13 @@ std::optional<LinearFormat> parse_quant_label(const std::string& label) {
 }
 
 namespace {
+// A TensorRT-LLM version label of the 1.x PyTorch flow (the disaggregated rows' 0.8.1 are NVIDIA
+// Dynamo's runtime versions, not TensorRT-LLM releases).
+bool trtllm_1x_label(const std::string& version) {
+  const std::vector<int> v = version_numbers(version);
+  return !v.empty() && v[0] == 1;
+}
+
 std::string lowercase(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -121,24 +128,22 @@ std::string image_version(const std::string& backend, const std::string& image) 
 }
 
 std::string stack_release(const std::string& backend, const std::string& version) {
-  const std::vector<int> v = version_numbers(version);
-  if (v.empty() || (backend == "trtllm" && v[0] != 1)) return "";
+  if (version_numbers(version).empty() || (backend == "trtllm" && !trtllm_1x_label(version))) return "";
   return backend == "trtllm" || backend == "vllm" || backend == "sglang" ? version : "";
 }
 
 std::string backend_stack(const std::string& backend, const std::string& version, std::vector<std::string>& assumptions) {
   if (backend == "trtllm") {
-    const std::vector<int> v = version_numbers(version);
-    if (!version.empty() && (v.empty() || v[0] != 1)) {
+    if (!version.empty() && !trtllm_1x_label(version)) {
       assumptions.push_back("TensorRT-LLM version '" + version + "' run as trtllm-1.x (the PyTorch flow; nearest documented)");
     }
     return "trtllm-1.x";
   }
-  const std::vector<int> v = version_numbers(version);
-  if (backend == "vllm" && !v.empty() && (v[0] == 0 && v.size() > 1 && v[1] < 8)) {
+  const bool versioned = !version_numbers(version).empty();
+  if (backend == "vllm" && versioned && !version_at_least(version, "0.8")) {
     assumptions.push_back("vLLM version '" + version + "' (the V0 engine) run as vllm, V1's scheduler (nearest documented)");
   }
-  if (backend == "sglang" && !v.empty() && (v[0] > 0 || (v.size() > 1 && v[1] > 5))) {
+  if (backend == "sglang" && versioned && version_at_least(version, "0.6")) {
     assumptions.push_back("SGLang version '" + version + "' run as sglang, the 0.5.x behaviour (extend batches eager; later releases "
                           "capture them as piecewise CUDA graphs by default)");
   }

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "experiment/inference.hpp"
+#include "serving/case_models.hpp"
 #include "serving/harness_recipes.hpp"
 #include "serving/report.hpp"
 #include "serving/scheduler.hpp"
@@ -910,6 +911,26 @@ TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant 
   // The FP8 checkpoint's name gives its weights where the config read declares none.
   CHECK(cases[1].precision.weights == DType::fp8);
   CHECK(cases[0].precision.weights == DType::bf16);
+}
+
+TEST_CASE("serving cases: a backend version runs as the stack and release its behaviour is documented for, said where it is not its own", "[serving]") {
+  auto run_as = [](const std::string& backend, const std::string& version) {
+    std::vector<std::string> said;
+    const std::string stack = case_rows::backend_stack(backend, version, said);
+    return std::make_pair(stack, said.size());
+  };
+  CHECK(run_as("trtllm", "1.1.0rc2.post2") == std::make_pair(std::string("trtllm-1.x"), std::size_t{0}));
+  CHECK(run_as("trtllm", "0.8.1.post1") == std::make_pair(std::string("trtllm-1.x"), std::size_t{1}));  // Dynamo's runtime version
+  CHECK(run_as("vllm", "0.7.3") == std::make_pair(std::string("vllm"), std::size_t{1}));                 // the V0 engine
+  CHECK(run_as("vllm", "0.8.0") == std::make_pair(std::string("vllm"), std::size_t{0}));
+  CHECK(run_as("sglang", "0.5.9") == std::make_pair(std::string("sglang"), std::size_t{0}));
+  CHECK(run_as("sglang", "0.6.0") == std::make_pair(std::string("sglang"), std::size_t{1}));
+  CHECK(run_as("vllm", "") == std::make_pair(std::string("vllm"), std::size_t{0}));
+  // The release a row's version selects: its own, none for labels the stack does not document.
+  CHECK(case_rows::stack_release("trtllm", "1.0.0rc3") == "1.0.0rc3");
+  CHECK(case_rows::stack_release("trtllm", "0.8.1.post1").empty());
+  CHECK(case_rows::stack_release("vllm", "0.12.0") == "0.12.0");
+  CHECK(case_rows::stack_release("sglang", "gpt-oss-dev").empty());
 }
 
 TEST_CASE("serving cases: the sources' other names for a backend or mode run as roofsim's, said on the row", "[serving]") {

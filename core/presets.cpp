@@ -85,10 +85,12 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
       return (fs::path(name_or_path) / "config.json").string();
     }
     if (kind == "models" && !present(name_or_path) && looks_like_hub_id(name_or_path)) {
+      const std::vector<std::string> ids = list_hub_configs();
       std::string known;
-      for (const auto& n : list_hub_configs()) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("${model} '" + name_or_path + "': no such file, and no config.json shipped for that Hugging Face hub id (shipped: " +
-                       (known.empty() ? "none" : known) +
+      for (const auto& n : ids) known += (known.empty() ? "" : ", ") + n;
+      const std::string guess = closest_name(name_or_path, ids);
+      throw InputError("${model} '" + name_or_path + "': no such file, and no config.json shipped for that Hugging Face hub id" +
+                       (guess.empty() ? std::string() : " (did you mean " + guess + "?)") + " (shipped: " + (known.empty() ? "none" : known) +
                        "). roofsim works offline: download the model's config.json and give its path (--model path/to/config.json)");
     }
     const std::string setting = kind == "hardware" ? "${hw} " : kind == "models" ? "${model} " : "";

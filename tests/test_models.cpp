@@ -108,6 +108,7 @@ TEST_CASE("hub ids as people write them: variants, dated releases and quantized 
   CHECK(read_as("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic") == "nvidia/Llama-3.1-8B-Instruct-FP8");  // the same token first
   CHECK(read_as("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8") == "Qwen/Qwen3-235B-A22B-FP8");
   CHECK(read_as("Qwen/Qwen3-235B-A22B-Instruct-2507") == "Qwen/Qwen3-235B-A22B");
+  CHECK(read_as("meta-llama/llama-3.1-8b-instruct") == "meta-llama/Llama-3.1-8B");  // ids in any case, as the hub takes them
   // Not the same architecture: a distilled model, a dotted version (Mistral v0.2 dropped the window).
   CHECK(read_as("deepseek-ai/DeepSeek-R1-Distill-Llama-70B") == "-");
   CHECK(read_as("mistralai/Mistral-7B-Instruct-v0.3") == "-");
@@ -429,7 +430,10 @@ TEST_CASE("an unknown hub id says how to give a local config.json", "[models]") 
     CHECK_THAT(e.what(), Catch::Contains("no config.json shipped for that Hugging Face hub id"));
     CHECK_THAT(e.what(), Catch::Contains("path/to/config.json"));
     CHECK_THAT(e.what(), Catch::Contains("deepseek-ai/DeepSeek-V3"));
+    CHECK_THAT(e.what(), !Catch::Contains("did you mean"));
   }
+  // A slip of a shipped id is named.
+  CHECK_THROWS_WITH(load_model("meta-llama/Llama-3.1-8C"), Catch::Contains("did you mean meta-llama/Llama-3.1-8B?"));
 }
 
 TEST_CASE("bad config.json files are refused with file, line and key", "[models]") {

@@ -43,7 +43,7 @@ struct Stem {
 // The name without its trailing variant, release and quantization tokens, and without a leading
 // "Meta-" (Meta-Llama-3.1-8B is Llama-3.1-8B).
 Stem stem_of(const std::string& name) {
-  Stem s{name.rfind("Meta-", 0) == 0 ? name.substr(5) : name, ""};
+  Stem s{lower(name).rfind("meta-", 0) == 0 ? name.substr(5) : name, ""};
   for (;;) {
     const auto dash = s.stem.rfind('-');
     if (dash == std::string::npos || dash == 0) return s;
@@ -89,9 +89,9 @@ std::optional<HubNameMatch> match_hub_name(const std::string& hub_id, const std:
     const auto s = id.find('/');
     if (s == std::string::npos) continue;
     const Stem candidate = stem_of(id.substr(s + 1));
-    if (candidate.stem != asked.stem) continue;
+    if (lower(candidate.stem) != lower(asked.stem)) continue;  // the hub takes ids in any case
     const std::optional<DType> weights = quantization_token_weights(candidate.quantization);
-    const int rank = (weights == asked_weights ? 2 : 0) + (id.substr(0, s) == org ? 1 : 0);
+    const int rank = (weights == asked_weights ? 2 : 0) + (lower(id.substr(0, s)) == lower(org) ? 1 : 0);
     if (rank > best_rank) {
       best = &id;
       best_rank = rank;

@@ -23,14 +23,23 @@ void ProgressLine::report(std::size_t done, std::size_t total, const std::string
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 1.0) return;
+  const double interval = std::chrono::duration<double>(now - last_).count();
+  const double recent = done > last_done_ ? static_cast<double>(done - last_done_) / interval : 0.0;
   last_ = now;
+  last_done_ = done;
   shown_ = true;
   const double rate = static_cast<double>(done) / elapsed;
-  const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+  const double pace = recent > 0 ? recent : rate;
+  const std::string eta = eta_text(done, total, pace);
   std::cerr << (terminal_ ? "\r" : "") << "  " << what_ << ": " << done << "/" << total << " " << units_ << ", "
-            << format_fixed(rate, rate < 10 ? 2 : 0) << "/s, ETA " << format_fixed(eta, 0) << " s"
+            << format_fixed(rate, rate < 10 ? 2 : 0) << "/s, ETA " << eta
             << (show_item_ && !item.empty() ? " (last: " + item + ")" : "") << (terminal_ ? "          " : "\n");
   std::cerr.flush();
+}
+
+std::string eta_text(std::size_t done, std::size_t total, double pace) {
+  if (!(pace > 0) || 100 * done < total || done > total) return "estimating";
+  return format_fixed(static_cast<double>(total - done) / pace, 0) + " s";
 }
 
 void ProgressLine::finish() {

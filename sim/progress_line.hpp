@@ -1,6 +1,8 @@
 #pragma once
 // Progress of long work on standard error: units done, rate and ETA, at most once a second
-// and only once the work has taken a second (quick runs stay quiet). On a terminal the line
+// and only once the work has taken a second (quick runs stay quiet). The ETA comes from the pace
+// since the report before (work that speeds up as it goes, as serve's does once its iteration
+// shapes are simulated, is not judged by its slow start) and is shown once 1% is done. On a terminal the line
 // is rewritten in place; in a log each report is a line of its own. With `show_item`, the line
 // also names what was done last (search: the layout and concurrency just simulated).
 #include <chrono>
@@ -9,6 +11,10 @@
 #include "experiment/progress.hpp"
 
 namespace roofsim {
+
+// What the line says of the time left: `done` of `total` at `pace` units a second, "N s", or
+// "estimating" before 1% is done or while nothing has moved.
+std::string eta_text(std::size_t done, std::size_t total, double pace);
 
 class ProgressLine {
  public:
@@ -25,6 +31,7 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false, terminal_ = false;
   std::size_t done_ = 0, total_ = 0;
+  std::size_t last_done_ = 0;  // done at the report before
 };
 
 }  // namespace roofsim

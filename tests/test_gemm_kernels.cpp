@@ -11,6 +11,7 @@
 #include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
+using roofsim::test::write_temp;
 
 namespace {
 OpSpec gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType t = DType::bf16, std::int64_t scale_block_k = 0,

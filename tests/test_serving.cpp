@@ -891,7 +891,7 @@ TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipe
   CHECK(serving_case_setup(sg, ServingCaseSettings{}).disaggregation.decode_first_response == 1);
 }
 
-TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant of the same architecture, said on the row", "[serving]") {
+TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant of the same architecture, said on the row", "[systemc][serving]") {
   const std::string path = write_temp(
       "id,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
       "thinking,Qwen/Qwen3-Next-80B-A3B-Thinking,h200_sxm,agg,1024,128,8,2,100,10,8\n"
@@ -913,7 +913,7 @@ TEST_CASE("serving cases: a model variant not shipped runs as a shipped variant 
   CHECK(cases[0].precision.weights == DType::bf16);
 }
 
-TEST_CASE("serving cases: a backend version runs as the stack and release its behaviour is documented for, said where it is not its own", "[serving]") {
+TEST_CASE("serving cases: a backend version runs as the stack and release its behaviour is documented for, said where it is not its own", "[systemc][serving]") {
   auto run_as = [](const std::string& backend, const std::string& version) {
     std::vector<std::string> said;
     const std::string stack = case_rows::backend_stack(backend, version, said);
@@ -933,7 +933,7 @@ TEST_CASE("serving cases: a backend version runs as the stack and release its be
   CHECK(case_rows::stack_release("sglang", "gpt-oss-dev").empty());
 }
 
-TEST_CASE("serving cases: the sources' other names for a backend or mode run as roofsim's, said on the row", "[serving]") {
+TEST_CASE("serving cases: the sources' other names for a backend or mode run as roofsim's, said on the row", "[systemc][serving]") {
   const std::string path = write_temp(
       "id,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,silicon_tpot_ms,silicon_concurrency\n"
       "trt,trt,Qwen/Qwen3-32B,h200_sxm,agg,1024,128,8,2,100,10,8\n"

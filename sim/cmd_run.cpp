@@ -81,6 +81,15 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
        << " per step; decode intensity " << format_fixed(r.decode_flops / r.decode_bytes, 1) << " FLOP/B, prefill "
        << format_fixed(r.prefill_flops / r.prefill_bytes, 1) << " FLOP/B (ridge "
        << format_fixed(roofline_for(r.hw, e.precision.activations).ridge(), 1) << ")\n";
+    // Estimates of the form "all parameters x bytes / bandwidth" count the embedding table, which
+    // a step does not read (it gathers one row per sequence): say what that difference is.
+    if (chips == 1 && !r.model.tied_embeddings && r.hw.hbm.bandwidth > 0) {
+      const double table = static_cast<double>(r.model.vocab) * static_cast<double>(r.model.hidden) * dtype_bytes(e.precision.weights);
+      const double counted_s = r.decode_speed_of_light_s + table / r.hw.hbm.bandwidth;
+      os << "  the embedding table (" << format_si(table, "B", 2) << ") is not read: a step gathers one row per sequence; counting it, as "
+         << "parameters x bytes / bandwidth estimates do, gives " << format_fixed(static_cast<double>(e.batch) / counted_s, 1)
+         << " tokens/s at batch " << e.batch << "\n";
+    }
   }
   if (chips > 1) {
     os << "\ncommunication: prefill " << format_seconds(r.prefill_comm_s) << " in collectives and sends, "

@@ -50,6 +50,9 @@ expect_ok "models show" "$roofsim" models show deepseek-ai/DeepSeek-V3
 contains "models show source" "models/hf/deepseek-ai/DeepSeek-V3/config.json"
 contains "models show mla" "mla.kv_lora_rank"
 expect_ok "run by hub id" "$roofsim" run --model meta-llama/Llama-3.1-8B --prompt 64 --gen 4 --json "$tmp/hub.json"
+# The bound says what an "all parameters / bandwidth" estimate adds: the embedding table, unread.
+expect_ok "run's bound and the embedding table" "$roofsim" run --model llama-3-8b --prompt 64 --gen 4
+contains "run names the unread embedding table" "the embedding table (1.05 GB) is not read"
 if grep -qF '"Llama-3.1-8B"' "$tmp/hub.json"; then ok; else bad "run by hub id: result lacks the model name"; fi
 
 expect_ok "roofline json" "$roofsim" roofline --hw h100_sxm5 --json -

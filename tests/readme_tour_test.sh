@@ -21,7 +21,7 @@ commands=$(awk '/<!-- tour begin -->/ {on = 1} /<!-- tour end -->/ {on = 0}
 
 # What each step's output must show (the README's "what to look for").
 declare -A expect=(
-  [roofline]="ridge" [sweep]="ridge" [run]="time per output token" [whatif]="hbm.bandwidth x2"
+  [roofline]="ridge" [sweep]="ridge" [run]="the embedding table" [whatif]="hbm.bandwidth x2"
   [explain]="gap" [serve]="time to first token" [python3]="." [ui]="http://"
 )
 

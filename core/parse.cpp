@@ -54,9 +54,9 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::optional<std::string> without_suffix(const std::string& name, const std::string& suffix) {
-  if (name.size() <= suffix.size() || !ends_with(name, suffix)) return std::nullopt;
-  return name.substr(0, name.size() - suffix.size());
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
 }
 
 std::vector<int> version_numbers(const std::string& version) {

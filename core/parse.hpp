@@ -17,9 +17,8 @@ std::optional<double> parse_number(const std::string& text);  // finite only
 std::vector<std::string> split_commas(const std::string& text);
 // Whether `text` ends with `suffix` (a file's extension, a model name's "-FP8").
 bool ends_with(const std::string& text, const std::string& suffix);
-// `name` less `suffix` where it ends with it and has more before it ("Qwen3-32B-FP8", "-FP8" ->
-// "Qwen3-32B"), else nothing.
-std::optional<std::string> without_suffix(const std::string& name, const std::string& suffix);
+// `text` in lower case (ASCII letters).
+std::string lowercase(std::string text);
 // The leading numbers of a software version ("1.1.0rc2.post2" -> {1, 1, 0}, "v0.12.0" -> {0, 12,
 // 0}); {} when it does not start with one.
 std::vector<int> version_numbers(const std::string& version);

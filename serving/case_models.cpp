@@ -87,10 +87,6 @@ bool trtllm_1x_label(const std::string& version) {
   return !v.empty() && v[0] == 1;
 }
 
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 }  // namespace
 
 std::optional<std::string> canonical_backend(const std::string& label) {

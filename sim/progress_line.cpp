@@ -22,8 +22,8 @@ void ProgressLine::report(std::size_t done, std::size_t total, const std::string
   total_ = total;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 1.0) return;
   const double interval = std::chrono::duration<double>(now - last_).count();
+  if (elapsed < 1.0 || interval < 1.0) return;
   const double recent = done > last_done_ ? static_cast<double>(done - last_done_) / interval : 0.0;
   last_ = now;
   last_done_ = done;

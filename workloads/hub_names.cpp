@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/parse.hpp"
+
 namespace roofsim {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool all_digits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
@@ -43,14 +40,14 @@ struct Stem {
 // The name without its trailing variant, release and quantization tokens, and without a leading
 // "Meta-" (Meta-Llama-3.1-8B is Llama-3.1-8B).
 Stem stem_of(const std::string& name) {
-  Stem s{lower(name).rfind("meta-", 0) == 0 ? name.substr(5) : name, ""};
+  Stem s{lowercase(name).rfind("meta-", 0) == 0 ? name.substr(5) : name, ""};
   for (;;) {
     const auto dash = s.stem.rfind('-');
     if (dash == std::string::npos || dash == 0) return s;
-    const std::string token = s.stem.substr(dash + 1), t = lower(token);
+    const std::string token = s.stem.substr(dash + 1), t = lowercase(token);
     const std::string before = s.stem.substr(0, dash);
     const auto dash2 = before.rfind('-');
-    const std::string previous = dash2 == std::string::npos ? "" : lower(before.substr(dash2 + 1));
+    const std::string previous = dash2 == std::string::npos ? "" : lowercase(before.substr(dash2 + 1));
     if (quantization_token_weights(t) || t == "bf16" || t == "fp16") {
       if (s.quantization.empty() && quantization_token_weights(t)) s.quantization = token;
     } else if (quantization_qualifier(t) && (quantization_token_weights(previous) || t == "gptq")) {
@@ -65,7 +62,7 @@ Stem stem_of(const std::string& name) {
 }  // namespace
 
 std::optional<DType> quantization_token_weights(const std::string& token) {
-  const std::string t = lower(token);
+  const std::string t = lowercase(token);
   if (t == "fp8") return DType::fp8;
   if (t == "fp4" || t == "nvfp4") return DType::nvfp4;
   if (t == "mxfp4") return DType::mxfp4;
@@ -89,9 +86,9 @@ std::optional<HubNameMatch> match_hub_name(const std::string& hub_id, const std:
     const auto s = id.find('/');
     if (s == std::string::npos) continue;
     const Stem candidate = stem_of(id.substr(s + 1));
-    if (lower(candidate.stem) != lower(asked.stem)) continue;  // the hub takes ids in any case
+    if (lowercase(candidate.stem) != lowercase(asked.stem)) continue;  // the hub takes ids in any case
     const std::optional<DType> weights = quantization_token_weights(candidate.quantization);
-    const int rank = (weights == asked_weights ? 2 : 0) + (lower(id.substr(0, s)) == lower(org) ? 1 : 0);
+    const int rank = (weights == asked_weights ? 2 : 0) + (lowercase(id.substr(0, s)) == lowercase(org) ? 1 : 0);
     if (rank > best_rank) {
       best = &id;
       best_rank = rank;

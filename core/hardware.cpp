@@ -169,6 +169,11 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   read_table(chip, hw);
   read_matrix(top.table("matrix"), hw);
   read_table(top.table("vector"), hw);
+  // A kernel's start and drain in the chip's own cycles (issue 48): another clock, another time.
+  if (chip.has("op_overhead_cycles")) {
+    if (chip.has("op_overhead_ns")) chip.fail("op_overhead_cycles", "given with op_overhead_ns: give one of them");
+    hw.op_overhead_s = hw.op_overhead_cycles / hw.vector.clock_hz;
+  }
   ConfigTable hbm = top.table("hbm");
   read_table(hbm, hw);
   if (!hbm.has("tile_efficiency")) hw.hbm.tile_efficiency = hw.hbm.efficiency;
@@ -237,6 +242,11 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     }
     prov->reject_unknown_keys();
   }
+  // The time a cycle count gives has the count's source (hw show --provenance lists both).
+  if (hw.op_overhead_cycles > 0) {
+    auto cycles = hw.provenance.find("chip.op_overhead_cycles");
+    if (cycles != hw.provenance.end()) hw.provenance["chip.op_overhead_ns"] = cycles->second + " [chip.op_overhead_cycles at vector.clock_mhz]";
+  }
   top.reject_unknown_keys();
   return hw;
 }
@@ -250,6 +260,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
       {"launch", "a fixed cost per kernel: the host's launch, the kernel's start and drain (and split-K's second kernel, which reduces the partial tiles)",
        [](HardwareSpec& hw) {
          hw.op_overhead_s = 0;
+         hw.op_overhead_cycles = 0;
          hw.matrix.split_k_reduce_min_parts = 0;
          hw.host_launch_interval_s = 0;
        }},

@@ -242,6 +242,7 @@ struct HardwareSpec {
   CollectiveKernelSpec collectives;
   PimSpec pim;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
+  double op_overhead_cycles = 0;  // the same in SM cycles where the file states it so (0: stated in ns)
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time
   // when ops are shorter than this (0 = ops launch as a single graph / program).
   double host_launch_interval_s = 0;

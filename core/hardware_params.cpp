@@ -19,7 +19,14 @@ std::vector<HardwareParam> make_params() {
   return {
       {"chip.description", "", 1, K::text, true, 0, "Human name of the chip", FIELD(description)},
       {"chip.tile_buffer", "", 1, K::text, true, 0, "Which [onchip] memory holds an op's tiles (its capacity bounds the tiler)", FIELD(tile_buffer)},
-      {"chip.op_overhead_ns", "ns", kNs, K::non_negative, false, 0, "Device-side fixed cost of one op: kernel start and drain", FIELD(op_overhead_s)},
+      {"chip.op_overhead_ns", "ns", kNs, K::non_negative, false, 0,
+       "Device-side fixed cost of one op: the front end starting a kernel after the one before, the kernel's start and drain "
+       "(with chip.op_overhead_cycles: that count at vector.clock_mhz)",
+       FIELD(op_overhead_s)},
+      {"chip.op_overhead_cycles", "cycles", 1, K::non_negative, false, 0,
+       "The same cost in cycles of the SM clock (vector.clock_mhz; small kernels run at boost), so that a chip with another "
+       "clock pays it in its own time; give this or op_overhead_ns",
+       FIELD(op_overhead_cycles), false},
 
       {"matrix.kind", "", 1, K::text, true, 0, "systolic (a TPU MXU: see dataflow) or tensor_core (a GPU SM's tensor cores)", FIELD(matrix.kind)},
       {"matrix.units", "", 1, K::count, true, 0, "Matrix units: MXUs or SMs", FIELD(matrix.units)},

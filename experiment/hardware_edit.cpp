@@ -39,10 +39,23 @@ double HardwareDocument::get(const std::string& key) const {
   return node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
 }
 
+namespace {
+// Keys that state one quantity in two units, of which a file gives one: setting either drops the other.
+const char* other_unit_key(const std::string& key) {
+  if (key == "chip.op_overhead_ns") return "chip.op_overhead_cycles";
+  if (key == "chip.op_overhead_cycles") return "chip.op_overhead_ns";
+  return nullptr;
+}
+}  // namespace
+
 void HardwareDocument::put(const std::string& key, double value, const std::string& why, bool listed) {
   toml::node* node = doc_.at_path(key).node();
   const auto dot = key.rfind('.');
   toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
+  if (const char* other = other_unit_key(key); other && parent) {
+    parent->erase(std::string(other).substr(dot + 1));
+    if (toml::table* prov = doc_["provenance"].as_table()) prov->erase(other);
+  }
   const HardwareParam* declared = find_hardware_param(key);
   if (!node && parent && declared && declared->kind != ParamKind::text && declared->kind != ParamKind::flag) {
     // A declared parameter the file leaves at its default: set it.

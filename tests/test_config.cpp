@@ -118,6 +118,30 @@ TEST_CASE("values that contradict each other are errors", "[config]") {
              Catch::Contains("provenance for a key that the file does not have"));
 }
 
+TEST_CASE("a kernel's start and drain stated in cycles is paid at the chip's own SM clock; ns or cycles, not both", "[config]") {
+  // The H100 states its calibrated 1630 ns as cycles of its 1.98 GHz boost clock: the same time.
+  const HardwareSpec h100 = load_hardware("h100_sxm5");
+  CHECK(h100.op_overhead_cycles == Approx(3227.4));
+  CHECK(h100.op_overhead_s == 1630e-9);
+  // The A100 carries the count, not the time: its 1.41 GHz pays more for it.
+  const HardwareSpec a100 = load_hardware("a100_sxm4_80gb");
+  CHECK(a100.op_overhead_s == Approx(3227.4 / 1.41e9));
+  CHECK(a100.op_overhead_s > h100.op_overhead_s * 1.35);
+  // Its provenance is the count's, said as derived from it.
+  CHECK_THAT(a100.provenance.at("chip.op_overhead_ns"), Catch::Contains("[chip.op_overhead_cycles at vector.clock_mhz]"));
+  // Another clock in the same file, another time.
+  const std::string slower = write_temp(replace_once(preset_text("hardware", "h100_sxm5"), "clock_mhz = 1980", "clock_mhz = 990"), "hw");
+  CHECK(load_hardware_file(slower).op_overhead_s == Approx(2 * 1630e-9));
+  std::remove(slower.c_str());
+  // Both units at once is a located error.
+  std::string key;
+  long line = 0;
+  CHECK_THAT(hw_error("op_overhead_cycles = 3227.4", "op_overhead_cycles = 3227.4\nop_overhead_ns = 1630", &line, &key),
+             Catch::Contains("give one of them"));
+  CHECK(key == "chip.op_overhead_cycles");
+  CHECK(line == 10);
+}
+
 TEST_CASE("a missing file is an input error, not a crash", "[config]") {
   CHECK_THROWS_AS(load_hardware("/nonexistent/dir/x.toml"), InputError);
   CHECK_THROWS_WITH(load_hardware("no_such_chip"), Catch::Contains("h100_sxm5"));

@@ -200,6 +200,19 @@ TEST_CASE("a stack's kernel tables run on the chip with the stack's kernel param
   CHECK(h100.plain.matrix.attention_cta_cycles == h100.for_stack("trtllm-1.x").matrix.attention_cta_cycles);
 }
 
+TEST_CASE("setting a kernel's start and drain in ns or in cycles replaces the file's, whichever unit it used", "[systemc][config]") {
+  HardwareDocument in_ns = HardwareDocument::load("h100_sxm5");  // the file states cycles
+  in_ns.set("chip.op_overhead_ns", 1000);
+  CHECK(in_ns.spec().op_overhead_s == Approx(1000e-9));
+  CHECK(in_ns.spec().op_overhead_cycles == 0);
+  HardwareDocument in_cycles = HardwareDocument::load("tpu_v4");  // the file states ns (0)
+  in_cycles.set("chip.op_overhead_cycles", 1000);
+  CHECK(in_cycles.spec().op_overhead_s == Approx(1000 / in_cycles.spec().vector.clock_hz));
+  HardwareDocument scaled = HardwareDocument::load("h100_sxm5");
+  scaled.scale("chip.op_overhead_cycles", 2);
+  CHECK(scaled.spec().op_overhead_s == Approx(2 * 1630e-9));
+}
+
 TEST_CASE("scaling or setting hbm.efficiency carries the efficiencies it bounds along, unless they are edited too", "[systemc][config]") {
   const HardwareSpec base = load_hardware("h100_sxm5");
   HardwareDocument scaled = HardwareDocument::load("h100_sxm5");

@@ -218,7 +218,15 @@ void GemmRun::dispatch(std::int64_t step) {
   // A fused-MoE kernel's grouped tiles keep the units busy a share of their time: one share for
   // 16-bit and fp8 experts, another for weight-only ones (their kernels convert the weights).
   const bool fused_moe_tiles = g.grouped && (g.b == DType::bf16 || g.b == DType::fp16 || g.b == DType::fp8);
-  const double mma_share = fused_moe_tiles ? spec.fused_moe_mma_share : g.weight_only_grouped() ? spec.weight_only_moe_mma_share : 1.0;
+  const double kernel_share = fused_moe_tiles ? spec.fused_moe_mma_share : g.weight_only_grouped() ? spec.weight_only_moe_mma_share : 1.0;
+  // A kernel on the previous generation's MMA issues a share of the rate per clock, at the SMs'
+  // boost clock where that share leaves the tensor cores below their power-limited sustained
+  // clock; never more than the native rate.
+  const double mma_sync_share =
+      g.kernel_mma_sync && spec.mma_sync_rate < 1
+          ? std::min(1.0, spec.mma_sync_rate * chip_.hw().vector.clock_hz / spec.sustained_clock_hz)
+          : 1.0;
+  const double mma_share = kernel_share * mma_sync_share;
   // Weight-only experts' tiles may take fewer rows than the MMA's granule.
   const std::int64_t granule_m = tile_granule_m(spec, g.weight_only_grouped());
   double cycles[2][2][2];

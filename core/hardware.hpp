@@ -92,6 +92,11 @@ struct MatrixSpec {
   // 16-bit activations): the warps that issue the MMAs first convert each weight to 16 bits
   // (Triton's upcast for gpt-oss's mxfp4, Marlin's). 1: as a dense kernel's.
   double weight_only_moe_mma_share = 1;
+  // Share of the rate per clock that kernels built on the previous generation's warp-level MMA
+  // (mma.sync: CUTLASS 2.x, Ampere's kernels) issue on a chip that reaches its rate through
+  // another instruction (Hopper's warpgroup wgmma). Below 1 such kernels run at the SMs' boost
+  // clock (vector.clock_mhz), not the sustained clock of full-rate MMAs. 1: the native path.
+  double mma_sync_rate = 1;
   // An fp8 (e4m3) context FMHA built for a sliding window (fmha_v2's SLIDING_OR_CHUNKED_CAUSAL
   // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
   // variant of the same kernel spends on that step (0: none).

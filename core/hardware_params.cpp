@@ -107,6 +107,12 @@ std::vector<HardwareParam> make_params() {
        "activations: gpt-oss's mxfp4 on Hopper) sustain: the warps that issue the MMAs first convert each weight of "
        "their tile to 16 bits (1: as a dense kernel's; a software stack sets it)",
        FIELD(matrix.weight_only_moe_mma_share)},
+      {"matrix.mma_sync_rate", "", 1, K::fraction, false, 1,
+       "Share of the matrix units' rate per clock that kernels built on the previous generation's warp-level MMA "
+       "(mma.sync: CUTLASS 2.x kernels, e.g. TensorRT-LLM's SmoothQuant int8 GEMM) issue where the chip reaches its rate "
+       "through another instruction (Hopper: wgmma). Below 1 they run at the SMs' boost clock (vector.clock_mhz), not the "
+       "sustained clock of full-rate MMAs: less tensor work, less power. 1: mma.sync is the native path (Ampere)",
+       FIELD(matrix.mma_sync_rate)},
       {"matrix.fp8_window_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
        "A context FMHA on fp8 (e4m3) operands with a sliding window shorter than the sequence (fmha_v2's "
        "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "

@@ -244,8 +244,14 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     } else if (dtype == "sq") {
       // SmoothQuant W8A8: int8 activations (quantized where the layer before writes them) and
       // int8 weights on the int8 matrix rate, bf16 out.
-      if (hw.matrix_supports(DType::int8)) ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
-      else p.not_simulated_reason = hw.name + " does not compute in int8";
+      // TensorRT-LLM's int8 GEMM (CutlassInt8GemmRunner) dispatches its CUTLASS 2.x kernels
+      // (cutlass::arch::Sm80, mma.sync) on Hopper too: matrix.mma_sync_rate of the rate.
+      if (hw.matrix_supports(DType::int8)) {
+        ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
+        ops.back().gemm.kernel_mma_sync = true;
+      } else {
+        p.not_simulated_reason = hw.name + " does not compute in int8";
+      }
     } else {
       p.not_simulated_reason = "gemm_dtype '" + dtype +
                                "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4, fp8_gemm, "

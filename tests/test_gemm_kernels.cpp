@@ -299,3 +299,25 @@ TEST_CASE("weight-only experts' tiles convert their weights at a share of the MM
     CHECK_THROWS_WITH(load_hardware(path), Catch::Contains("weight_only_moe_min_tile_rows") && Catch::Contains("whole number"));
   }
 }
+
+TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate, at the boost clock; Ampere's is native", "[systemc][gemm]") {
+  // A large int8 GEMM, compute-bound: TensorRT-LLM's SmoothQuant kernels (CUTLASS 2.x) on Hopper.
+  OpSpec wgmma = gemm(8192, 8192, 8192, DType::int8);
+  OpSpec legacy = wgmma;
+  legacy.gemm.kernel_mma_sync = true;
+  const HardwareSpec h200 = load_hardware("h200_sxm");
+  REQUIRE(h200.matrix.mma_sync_rate == 0.5);
+  const double native = run_one(h200, wgmma).seconds(), sync = run_one(h200, legacy).seconds();
+  // Half the MACs per clock, at 1.98 GHz instead of the sustained 1.49: 0.66 of the rate.
+  const double share = 0.5 * h200.vector.clock_hz / h200.matrix.sustained_clock_hz;
+  CHECK(sync / native == Approx(1 / share).epsilon(0.05));
+  // The same GEMM at the datasheet's int8 MACs per clock: about 1,070 TOPS, what the measured
+  // SmoothQuant GEMMs reach at their largest (validation/kernels/h200/gemm_weight_only.csv).
+  const double tops = 2.0 * 8192.0 * 8192.0 * 8192.0 / sync / 1e12;
+  CHECK(tops > 950);
+  CHECK(tops < 1100);
+  // On an A100 mma.sync is the native instruction: no change.
+  const HardwareSpec a100 = load_hardware("a100_sxm4_80gb");
+  CHECK(a100.matrix.mma_sync_rate == 1);
+  CHECK(run_one(a100, legacy).seconds() == run_one(a100, wgmma).seconds());
+}

@@ -82,6 +82,9 @@ struct GemmShape {
   // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
   // K for its tile, however few tiles there are.
   bool kernel_no_split_k = false;
+  // A kernel built on the previous generation's warp-level MMA (mma.sync: a CUTLASS 2.x kernel,
+  // TensorRT-LLM's SmoothQuant int8 GEMM on every GPU): its tiles run at matrix.mma_sync_rate.
+  bool kernel_mma_sync = false;
   // A library path that fixes its CTA tile for the shape (vLLM's CUTLASS scaled_mm dispatches
   // on M and N buckets): the work tile's rows and columns (0: the library's heuristic picks).
   std::int64_t kernel_tile_m = 0, kernel_tile_n = 0;

@@ -60,32 +60,45 @@ fs::path plot_dir() {
   return dir;
 }
 
-void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label,
-                      const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
-                      const std::string& y2_label, const std::vector<double>& y2) {
+void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label, const std::string& y1_label,
+                      const std::string& y2_label, const std::vector<SweepSeries>& series) {
   const std::string terminal = plot_terminal(path);
   const fs::path dir = plot_dir();
   const fs::path data = dir / "sweep.dat", script = dir / "sweep.gp";
   {
+    // One data block per series (gnuplot's `index`), two blank lines apart.
     std::ofstream d(data);
+    d.imbue(std::locale::classic());
     d.precision(10);
-    for (std::size_t i = 0; i < x.size(); ++i) d << x[i] << " " << y1[i] << " " << y2[i] << "\n";
+    for (const SweepSeries& s : series) {
+      for (std::size_t i = 0; i < s.x.size(); ++i) d << s.x[i] << " " << s.y1[i] << " " << s.y2[i] << "\n";
+      d << "\n\n";
+    }
   }
   {
     std::ofstream g = open_gnuplot_script(script, terminal, path);
-    g << "set title '" << title << "'\n"
+    g << "set title " << gnuplot_quoted(title) << "\n"
       << "set logscale x\n"
-      << "set xlabel '" << x_label << "'\n"
-      << "set ylabel '" << y1_label << "'\n"
-      << "set y2label '" << y2_label << "'\n"
+      << "set xlabel " << gnuplot_quoted(x_label) << "\n"
+      << "set ylabel " << gnuplot_quoted(y1_label) << "\n"
+      << "set y2label " << gnuplot_quoted(y2_label) << "\n"
       << "set y2range [0:100]\n"
       << "set ytics nomirror\n"
       << "set y2tics\n"
       << "set grid\n"
-      << "set key top left\n"
-      << "plot '" << data.string() << "' using 1:2 title '" << y1_label << "' with linespoints pt 7 lc rgb 'red', \\\n"
-      << "     '" << data.string() << "' using 1:3 axes x1y2 title '" << y2_label
-      << "' with linespoints pt 5 lc rgb 'blue' dashtype 2\n";
+      << "set key top left font ',9'\n";
+    // Red and blue for one series, as before; a colour per series when there are more.
+    g << "plot ";
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const std::string suffix = series[i].label.empty() ? "" : ", " + series[i].label;
+      const std::string y1_colour = series.size() == 1 ? "rgb 'red'" : std::to_string(i + 1);
+      const std::string y2_colour = series.size() == 1 ? "rgb 'blue'" : std::to_string(i + 1);
+      g << (i ? ", \\\n     " : "") << gnuplot_quoted(data.string()) << " index " << i << " using 1:2 title "
+        << gnuplot_quoted(y1_label + suffix) << " with linespoints pt 7 lc " << y1_colour << ", \\\n     "
+        << gnuplot_quoted(data.string()) << " index " << i << " using 1:3 axes x1y2 title " << gnuplot_quoted(y2_label + suffix)
+        << " with linespoints pt 5 lc " << y2_colour << " dashtype 2";
+    }
+    g << "\n";
   }
   run_gnuplot(script, dir);
 }

@@ -34,10 +34,17 @@ std::ofstream open_gnuplot_script(const std::filesystem::path& script, const std
 void write_roofline_plot(const std::string& path, const std::string& title, const Roofline& analytic,
                          const std::vector<RooflinePoint>& simulated, const Knee& knee);
 
-// A two-axis line chart over a (log-scaled) swept parameter.
-void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label,
-                      const std::vector<double>& x, const std::string& y1_label, const std::vector<double>& y1,
-                      const std::string& y2_label, const std::vector<double>& y2);
+// One line of a sweep chart: the points that share the values of the other swept keys
+// ("hbm.bandwidth_gb_per_s = 6700"; "" when one key is swept).
+struct SweepSeries {
+  std::string label;
+  std::vector<double> x, y1, y2;
+};
+
+// A two-axis line chart over a (log-scaled) swept parameter: each series a solid line on the
+// left axis (y1) and a dashed one of the same colour on the right (y2, 0-100), with a legend.
+void write_sweep_plot(const std::string& path, const std::string& title, const std::string& x_label, const std::string& y1_label,
+                      const std::string& y2_label, const std::vector<SweepSeries>& series);
 
 // Several chips' rooflines on one log-log chart, with each chip's simulated ops as points.
 struct RooflineSeries {

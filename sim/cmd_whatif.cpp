@@ -2,6 +2,7 @@
 // sweep over a grid of settings. Every run happens in this process (experiment/whatif).
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <fstream>
 #include <memory>
 
@@ -189,6 +190,30 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   t.print(os);
 }
 
+// The chart's lines: the first key along x, a line per combination of the other keys' values
+// (in the grid's order), the points that failed left out.
+std::vector<SweepSeries> sweep_series(const SweepResult& r) {
+  std::vector<SweepSeries> series;
+  std::map<std::vector<double>, std::size_t> index;
+  for (const SweepPoint& p : r.points) {
+    if (!p.error.empty()) continue;
+    const std::vector<double> others(p.values.begin() + 1, p.values.end());
+    auto [it, added] = index.emplace(others, series.size());
+    if (added) {
+      SweepSeries s;
+      for (std::size_t k = 1; k < r.keys.size(); ++k) {
+        s.label += (k > 1 ? ", " : "") + r.keys[k] + " = " + format_general(p.values[k]);
+      }
+      series.push_back(s);
+    }
+    SweepSeries& s = series[it->second];
+    s.x.push_back(p.values[0]);
+    s.y1.push_back(p.throughput_tok_s);
+    s.y2.push_back(100 * p.decode_compute_share);
+  }
+  return series;
+}
+
 void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
   for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.plot, "--plot"}}) check_output_path(path, flag);
   SweepResult r;
@@ -226,15 +251,8 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
   std::ostream& os = human_out(o.json);
   print_sweep(os, r);
   if (!o.plot.empty()) {
-    std::vector<double> xs, tokens, shares;
-    for (const SweepPoint& p : r.points) {
-      if (!p.error.empty()) continue;
-      xs.push_back(p.values[0]);
-      tokens.push_back(p.throughput_tok_s);
-      shares.push_back(100 * p.decode_compute_share);
-    }
-    write_sweep_plot(o.plot, "roofsim whatif: " + r.keys[0], r.keys[0], xs, "throughput (tokens/s)", tokens,
-                     "decode time in compute-bound ops (%)", shares);
+    write_sweep_plot(o.plot, "roofsim whatif: " + r.keys[0], r.keys[0], "throughput (tokens/s)", "decode time in compute-bound ops (%)",
+                     sweep_series(r));
     os << "plot written to " << o.plot << "\n";
   }
   const nlohmann::json j = to_json(r);

@@ -254,8 +254,12 @@ expect_ok "whatif with tp" "$roofsim" whatif --model llama-3-70b --tp 8 --gen 2 
 if grep -q '"tp": 8' "$tmp/w70.json" && grep -q '"schema_version": 1' "$tmp/w70.json"; then ok; else bad "whatif --tp 8 json"; fi
 if head -1 "$tmp/w70.csv" | grep -q "variant" && [ "$(wc -l < "$tmp/w70.csv")" -eq 3 ]; then ok; else bad "whatif csv: $(head -2 "$tmp/w70.csv")"; fi
 # A grid: every combination, in grid order; a point that does not fit is listed, not fatal.
-expect_ok "sweep grid" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 --json "$tmp/grid.json" --csv "$tmp/grid.csv"
+expect_ok "sweep grid" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 --json "$tmp/grid.json" --csv "$tmp/grid.csv" --plot "$tmp/grid.svg"
 if [ "$(grep -c '"index"' "$tmp/grid.json")" -eq 4 ] && [ "$(wc -l < "$tmp/grid.csv")" -eq 5 ]; then ok; else bad "sweep grid has 4 points"; fi
+# Its chart: a line per value of the second key, each named in the legend (not one zig-zag line).
+for bw in 3350 6700; do
+  if grep -q "throughput (tokens/s), hbm.bandwidth_gb_per_s = $bw" "$tmp/grid.svg"; then ok; else bad "sweep grid chart has no series for bandwidth $bw"; fi
+done
 # Worker processes give the same points as one process.
 expect_ok "sweep grid -j 3" "$roofsim" whatif --sweep batch=1,4 --sweep hbm.bandwidth_gb_per_s=3350,6700 --gen 2 --prompt 64 -j 3 --json "$tmp/grid_j3.json"
 if diff -q "$tmp/grid.json" "$tmp/grid_j3.json" >/dev/null; then ok; else bad "sweep -j 3 differs from -j 1"; fi

@@ -205,17 +205,20 @@ class InferenceDriver : public sc_core::sc_module {
   std::vector<std::unique_ptr<GraphRun>> runs_;
 };
 
-// Bytes of weights and KV cache a pass reads on the busiest pipeline stage: the B operand of
-// every GEMM (weights for the linear layers, K and V for attention). Activations are not
-// counted: the speed of light.
-double weight_and_kv_bytes(const OpGraph& g) {
+// The time a pass takes to read its weights and KV cache on the busiest pipeline stage: the B
+// operand of every GEMM (weights for the linear layers, K and V for attention) at the HBM's
+// bandwidth, or at the near-memory units' internal one for the GEMVs they run. Activations are
+// not counted: the speed of light.
+double decode_read_time_s(const OpGraph& g, const HardwareSpec& hw, NearMemory policy) {
   std::vector<double> per_device;
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
     if (!op.is_gemm) continue;
     if (per_device.size() <= static_cast<std::size_t>(op.device)) per_device.resize(static_cast<std::size_t>(op.device) + 1, 0.0);
-    per_device[static_cast<std::size_t>(op.device)] +=
-        static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    const double bytes = static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    // A GEMV the near-memory units run reads its weights at their internal bandwidth.
+    const bool near = !op.is_collective && runs_near_memory(hw, policy, op.gemm);
+    per_device[static_cast<std::size_t>(op.device)] += decode_step_bound_s(bytes, 0, near ? hw.pim_bandwidth() : hw.hbm.bandwidth);
   }
   return per_device.empty() ? 0.0 : *std::max_element(per_device.begin(), per_device.end());
 }
@@ -869,7 +872,7 @@ ExperimentResult simulate_experiment(const Experiment& given, const RunControl& 
       r.bound_tpot_s += w * bound;
       r.decode_flops += w * r.graphs[i].total_flops();
       r.decode_bytes += w * r.graphs[i].total_bytes();
-      r.decode_speed_of_light_s += w * decode_step_bound_s(weight_and_kv_bytes(r.graphs[i]), 0, r.hw.hbm.bandwidth);
+      r.decode_speed_of_light_s += w * decode_read_time_s(r.graphs[i], r.hw, e.near_memory);
     }
     for (OpId v = 0; v < r.graphs[i].size(); ++v) {
       OpInstance inst;

@@ -126,16 +126,27 @@ void write_variant_rooflines_plot(const std::string& path, const std::string& ti
   static const char* colours[] = {"black", "red", "blue", "dark-green", "orange", "purple"};
   std::ofstream g = roofline_script(script, terminal, path, title, lo / 4, std::max(hi * 4, 1000.0));
   g << "set key bottom right\n";
+  // The highest compute roof inside the frame, not along its top edge.
+  double top = 0;
+  for (const RooflineSeries& s : series) top = std::max(top, s.peak_flops);
+  if (top > 0) g << "set yrange [*:" << 2.5 * top / 1e12 << "]\n";
+  auto roof = [&](const std::string& name, double bandwidth, double peak) {
+    g << name << "(x) = (" << bandwidth / 1e12 << " * x < " << peak / 1e12 << ") ? " << bandwidth / 1e12 << " * x : " << peak / 1e12 << "\n";
+  };
   for (std::size_t i = 0; i < series.size(); ++i) {
-    g << "roof" << i << "(x) = (" << series[i].bandwidth / 1e12 << " * x < " << series[i].peak_flops / 1e12 << ") ? "
-      << series[i].bandwidth / 1e12 << " * x : " << series[i].peak_flops / 1e12 << "\n";
+    roof("roof" + std::to_string(i), series[i].bandwidth, series[i].peak_flops);
+    if (series[i].near_peak_flops > 0) roof("near" + std::to_string(i), series[i].near_bandwidth, series[i].near_peak_flops);
   }
   g << "plot ";
   for (std::size_t i = 0; i < series.size(); ++i) {
     const char* c = colours[i % 6];
-    g << (i ? ", \\\n     " : "") << "roof" << i << "(x) title '" << series[i].name << " roofline' lw 2 lc rgb '" << c
-      << "', '" << (dir / ("v" + std::to_string(i) + ".dat")).string() << "' using 1:2 title '" << series[i].name
-      << " ops' with points pt " << 5 + 2 * static_cast<int>(i) << " lc rgb '" << c << "'";
+    g << (i ? ", \\\n     " : "") << "roof" << i << "(x) title " << gnuplot_quoted(series[i].name + " roofline") << " lw 2 lc rgb '" << c << "'";
+    if (series[i].near_peak_flops > 0) {
+      g << ", \\\n     near" << i << "(x) title " << gnuplot_quoted(series[i].name + " near-memory roof") << " lw 2 dashtype 2 lc rgb '" << c
+        << "'";
+    }
+    g << ", \\\n     " << gnuplot_quoted((dir / ("v" + std::to_string(i) + ".dat")).string()) << " using 1:2 title "
+      << gnuplot_quoted(series[i].name + " ops") << " with points pt " << 5 + 2 * static_cast<int>(i) << " lc rgb '" << c << "'";
   }
   g << "\n";
   g.close();

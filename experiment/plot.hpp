@@ -51,6 +51,8 @@ struct RooflineSeries {
   std::string name;
   double peak_flops = 0, bandwidth = 0;
   std::vector<RooflinePoint> ops;
+  // A chip's near-memory units: their own roof, drawn dashed in the series' colour (0: none).
+  double near_peak_flops = 0, near_bandwidth = 0;
 };
 void write_variant_rooflines_plot(const std::string& path, const std::string& title,
                                   const std::vector<RooflineSeries>& series);

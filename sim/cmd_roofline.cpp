@@ -64,8 +64,18 @@ void run(const RooflineOptions& o) {
                  format_si(p, "FLOP/s"), format_si(hw.hbm.bandwidth, "B/s", 2),
                  format_fixed(p / hw.hbm.bandwidth, 1) + " FLOP/B"});
     }
+    // Near-memory units: their own compute roof over the stacks' internal bandwidth (bf16 GEMVs
+    // of at most pim.max_rows rows run there).
+    if (hw.pim.present) {
+      const double p = hw.pim_peak_flops(), bw = hw.pim_bandwidth();
+      t.add_row({"bf16", "near-memory", format_si(p, "FLOP/s"), format_si(bw, "B/s", 2) + " (inside)", format_fixed(p / bw, 1) + " FLOP/B"});
+    }
     t.print(os);
     os << "\nattainable(I) = min(peak, bandwidth x I); below the ridge an op is memory-bound.\n";
+    if (hw.pim.present) {
+      os << "near-memory units run GEMMs of at most " << hw.pim.max_rows << " rows (decode GEMVs) at their own roof, reading "
+         << "the stacks from inside; every other op takes the matrix or vector row above.\n";
+    }
   } else {
     const OpSpec op = op_from_flags(o.op, dtype);
     const std::string& kind = op.name;

@@ -77,7 +77,10 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
        << ", the others interpolated linearly in context length (--decode-stride 1 simulates all)\n";
   }
   if (r.decode_steps > 0) {
-    os << "\ndecode speed of light (weights + KV cache read / bandwidth): " << format_seconds(r.decode_speed_of_light_s)
+    const bool near = r.hw.pim.present && e.near_memory != NearMemory::off;
+    os << "\ndecode speed of light (weights + KV cache read / bandwidth"
+       << (near ? ", the near-memory units' GEMVs at their internal " + format_si(r.hw.pim_bandwidth(), "B/s", 2) : std::string())
+       << "): " << format_seconds(r.decode_speed_of_light_s)
        << " per step; decode intensity " << format_fixed(r.decode_flops / r.decode_bytes, 1) << " FLOP/B, prefill "
        << format_fixed(r.prefill_flops / r.prefill_bytes, 1) << " FLOP/B (ridge "
        << format_fixed(roofline_for(r.hw, e.precision.activations).ridge(), 1) << ")\n";

@@ -102,6 +102,10 @@ void plot_whatif(const std::string& path, const WhatifResult& w) {
   std::vector<RooflineSeries> series;
   for (const WhatifRun& v : w.runs) {
     RooflineSeries rs{v.name, v.result.hw.matrix_peak_flops(base.setup.precision.activations), v.result.hw.hbm.bandwidth, {}};
+    if (v.result.hw.pim.present && v.result.setup.near_memory != NearMemory::off) {
+      rs.near_peak_flops = v.result.hw.pim_peak_flops();
+      rs.near_bandwidth = v.result.hw.pim_bandwidth();
+    }
     for (const OpSummary& op : summarize_ops(v.result)) {
       if (op.bytes > 0 && op.sim_s > 0) rs.ops.push_back({op.intensity(), op.flops / op.sim_s});
     }

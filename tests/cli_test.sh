@@ -238,6 +238,15 @@ pim1=($(grep -E '^      "decode_speedup"' "$tmp/pim1.json" | awk '{print $2}' | 
 pim64=$(grep -E '^      "decode_speedup"' "$tmp/pim64.json" | awk '{print $2}' | tr -d ,)
 if awk -v p="${pim1[0]}" -v b="${pim1[1]}" -v q="$pim64" 'BEGIN { exit !(p > 2.5 && p > b && q < 1) }'; then ok; else
   bad "near-memory: batch 1 speed-up ${pim1[0]} (2x bandwidth ${pim1[1]}), batch 64 speed-up $pim64"; fi
+# Every roof a chip has: the near-memory units' own row, and a speed of light that reads their
+# GEMVs' weights at the stacks' internal bandwidth (below the simulated step, not 2x above it).
+expect_ok "roofline near memory" "$roofsim" roofline --hw h100_pim
+contains "roofline near-memory row" "near-memory   25.6 TFLOP/s"
+expect_ok "run near memory" "$roofsim" run --hw h100_pim --gen 4 --json "$tmp/pim_run.json"
+contains "speed of light names the near-memory bandwidth" "near-memory units' GEMVs at their internal 13.40 TB/s"
+if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if 0 < j["decode_speed_of_light_s"] <= j["tpot_s"] else 1)' "$tmp/pim_run.json"; then ok; else bad "near-memory speed of light above the simulated step"; fi
+expect_ok "whatif near memory chart" "$roofsim" whatif --hw h100_pim --scale hbm.bandwidth=2 --gen 4 --plot "$tmp/pim.svg"
+if [ "$(grep -c 'near-memory roof' "$tmp/pim.svg")" -eq 2 ]; then ok; else bad "whatif chart lacks a near-memory roof per variant"; fi
 # Sweeps: shards run separately merge into the same points as one run.
 expect_ok "sweep all" "$roofsim" whatif --sweep batch=1,4,16 --gen 2 --prompt 64 --json "$tmp/sw_all.json"
 expect_ok "sweep shard 0" "$roofsim" whatif --sweep batch=1,4,16 --gen 2 --prompt 64 --shard 0/2 --json "$tmp/sw0.json"

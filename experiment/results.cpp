@@ -219,6 +219,11 @@ nlohmann::json analysis_json(const ExperimentResult& r) {
   j["peak_flops"] = roof.peak_flops;
   j["bandwidth"] = roof.bandwidth;
   j["ridge"] = roof.ridge();
+  // The near-memory units' own roof, where the chip has them and the run lets them work (null: none).
+  const bool near = r.hw.pim.present && e.near_memory != NearMemory::off;
+  j["near_memory_roof"] = near ? nlohmann::json{{"peak_flops", r.hw.pim_peak_flops()}, {"bandwidth", r.hw.pim_bandwidth()},
+                                                {"ridge", r.hw.pim_peak_flops() / r.hw.pim_bandwidth()}}
+                               : nlohmann::json(nullptr);
   j["hardware_summary"] = hardware_json(r.hw);
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"kv_cache", r.memory.kv_cache},
                        {"activations", r.memory.activations}, {"total", r.memory.total()},

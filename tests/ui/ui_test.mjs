@@ -215,6 +215,17 @@ async function main() {
     await page.screenshot({path: path.join(artifacts, '4-impossible.png'), fullPage: true});
     await page.fill('#tp', '1');
 
+    // A chip with near-memory units: their own roof is drawn and named in the legend.
+    await page.selectOption('#hw', 'h100_pim');
+    await page.waitForFunction(() => { const a = window.roofsimState.analysis; return a && a.hardware === 'h100_pim'; }, null, {timeout: 60000});
+    await page.waitForFunction(() => /base near-memory roof/.test(document.querySelector('#chart svg')?.textContent || ''), null,
+      {timeout: 60000}).catch(() => {});
+    const nearRoof = await page.evaluate(() => ({roof: window.roofsimState.analysis.near_memory_roof,
+      legend: /base near-memory roof/.test(document.querySelector('#chart svg')?.textContent || '')}));
+    check(nearRoof.roof && nearRoof.roof.bandwidth > 1e13 && nearRoof.legend, 'a near-memory chip draws its own roof', JSON.stringify(nearRoof));
+    await page.selectOption('#hw', 'h100_sxm5');
+    await page.waitForFunction(() => { const a = window.roofsimState.analysis; return a && a.hardware === 'h100_sxm5'; }, null, {timeout: 60000});
+
     // A shipped Hugging Face config by its hub id, labelled with its size, analyzed at once.
     const hubLabel = await page.locator('#model option[value="deepseek-ai/DeepSeek-V3"]').textContent();
     check(/671B, 37\.\dB active/.test(hubLabel), 'hub ids are offered with their total and active parameters', hubLabel);

@@ -184,7 +184,8 @@ function renderAnalytic() {
         .map(([t, r]) => `; ${t} ${r.toFixed(0)}`).join(''), 'ridge'],
     ['prefill', `${fmtIntensity(a.prefill_intensity)}, ${bound(a.prefill_intensity)}; bound ${fmtMs(a.bound_ttft_s)}`, 'prefill'],
     ['decode (mean step)', a.decode ? `${fmtIntensity(a.decode_intensity)}, ${bound(a.decode_intensity)}; bound ${fmtMs(a.bound_tpot_s)}` : dash, 'decode'],
-    ['decode speed of light', a.decode ? `${fmtMs(a.decode_speed_of_light_s)} per token (weights + KV cache read at HBM bandwidth)` : dash, 'sol'],
+    ['decode speed of light', a.decode ? `${fmtMs(a.decode_speed_of_light_s)} per token (weights + KV cache read at HBM bandwidth` +
+      (a.near_memory_roof ? `; the near-memory units' GEMVs at their internal ${fmtSi(a.near_memory_roof.bandwidth, 'B/s')})` : ')') : dash, 'sol'],
     ['memory per chip', `${fmtBytes(m.total)} of ${fmtBytes(m.capacity)} (${fmtPct(m.total / m.capacity)}): weights ${fmtBytes(m.weights)}, ` +
       `KV cache ${fmtBytes(m.kv_cache)}, activations ${fmtBytes(m.activations)}${a.fits ? '' : ' — does not fit'}`, 'memory'],
     ['bound throughput', `${fmtRate(a.bound_throughput_tok_s)} tokens/s` + (a.decode ? `, decode ${fmtRate(a.bound_decode_tok_s)} tokens/s` : ''), 'throughput'],
@@ -346,6 +347,11 @@ async function renderChart(error) {
   const xmin = Math.min(...xs) / 4, xmax = Math.max(...xs) * 4;
   const roofs = roofLine(a, 'base roof', xmin, xmax);
   if (state.analysisVar) roofs.push(...roofLine(state.analysisVar, 'variant roof', xmin, xmax));
+  // Near-memory units have a roof of their own: decode GEMVs that run there sit under it.
+  if (a.near_memory_roof) roofs.push(...roofLine(a.near_memory_roof, 'base near-memory roof', xmin, xmax));
+  if (state.analysisVar && state.analysisVar.near_memory_roof) {
+    roofs.push(...roofLine(state.analysisVar.near_memory_roof, 'variant near-memory roof', xmin, xmax));
+  }
   const ridges = [{x: a.ridge, label: `ridge ${a.ridge.toFixed(0)} FLOP/B`, hardware: 'base roof', row: 0}];
   if (state.analysisVar && Math.abs(state.analysisVar.ridge / a.ridge - 1) > 1e-9) {
     ridges.push({x: state.analysisVar.ridge, label: `variant ridge ${state.analysisVar.ridge.toFixed(0)}`, hardware: 'variant roof', row: 1});
@@ -368,7 +374,9 @@ async function renderChart(error) {
     title: `${a.model} on ${a.hardware}: batch ${a.batch}, prompt ${a.prompt}, gen ${a.generate}` + (a.tp * a.pp * a.ep > 1 ? `, ${a.tp * a.pp * a.ep} chips (per chip)` : ''),
     layer: [
       {data: {values: roofs}, mark: {type: 'line', color: '#555'},
-        encoding: {x, y, strokeDash: {field: 'hardware', type: 'nominal', title: 'roof', scale: {domain: ['base roof', 'variant roof'], range: [[1, 0], [6, 4]]}}, detail: {field: 'hardware'}}},
+        encoding: {x, y, strokeDash: {field: 'hardware', type: 'nominal', title: 'roof',
+          scale: {domain: ['base roof', 'variant roof', 'base near-memory roof', 'variant near-memory roof'], range: [[1, 0], [6, 4], [2, 2], [8, 2, 2, 2]]}},
+          detail: {field: 'hardware'}}},
       {data: {values: ridges}, mark: {type: 'rule', color: '#999', strokeDash: [2, 3]}, encoding: {x: {field: 'x', type: 'quantitative'}}},
       {data: {values: ridges}, mark: {type: 'text', align: 'left', dx: 4, dy: -6, baseline: 'bottom', color: '#666'},
         encoding: {x: {field: 'x', type: 'quantitative'}, y: {field: 'py', type: 'quantitative', scale: null}, text: {field: 'label'}}},

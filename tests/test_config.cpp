@@ -118,7 +118,7 @@ TEST_CASE("values that contradict each other are errors", "[config]") {
              Catch::Contains("provenance for a key that the file does not have"));
 }
 
-TEST_CASE("a kernel's start and drain stated in cycles is paid at the chip's own SM clock; ns or cycles, not both", "[config]") {
+TEST_CASE("a kernel's start and drain stated in cycles is paid at the chip's own SM clock, in ns or cycles but not both", "[config]") {
   // The H100 states its calibrated 1630 ns as cycles of its 1.98 GHz boost clock: the same time.
   const HardwareSpec h100 = load_hardware("h100_sxm5");
   CHECK(h100.op_overhead_cycles == Approx(3227.4));

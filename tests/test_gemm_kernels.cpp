@@ -300,7 +300,7 @@ TEST_CASE("weight-only experts' tiles convert their weights at a share of the MM
   }
 }
 
-TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate, at the boost clock; Ampere's is native", "[systemc][gemm]") {
+TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate at the boost clock, and Ampere's is native", "[systemc][gemm]") {
   // A large int8 GEMM, compute-bound: TensorRT-LLM's SmoothQuant kernels (CUTLASS 2.x) on Hopper.
   OpSpec wgmma = gemm(8192, 8192, 8192, DType::int8);
   OpSpec legacy = wgmma;

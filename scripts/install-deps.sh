@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages roofsim builds and runs with, if any are missing.
+#   scripts/install-deps.sh           what building and running need (scripts/bootstrap.sh)
+#   scripts/install-deps.sh --tests   that and what only the test suite needs: the sanitizer
+#                                     toolchain, a local Slurm and a browser (scripts/test.sh)
 set -euo pipefail
+with_tests=0
+case "${1:-}" in
+  "") ;;
+  --tests) with_tests=1 ;;
+  *) echo "install-deps.sh: unknown argument '$1' (expected nothing or --tests)" >&2; exit 2 ;;
+esac
 packages=(cmake g++ make pkg-config
-  libsystemc-dev libboost-graph-dev libtomlplusplus-dev catch2
+  libsystemc-dev libboost-graph-dev libtomlplusplus-dev catch2  # catch2: the build compiles the tests too
   libcli11-dev nlohmann-json3-dev gnuplot-nox libsqlite3-dev
-  python3 python3-dev pybind11-dev python3-pybind11 python3-pytest
-  clang libclang-rt-14-dev llvm  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
-  slurm-wlm munge  # tests/slurm_test.sh: a single-node Slurm (scripts/local-slurm.sh)
-  nodejs chromium)  # roofsim ui: npm installs its chart libraries; tests/ui/ui_test.mjs drives chromium
+  python3 python3-dev pybind11-dev python3-pybind11
+  nodejs)  # roofsim ui: npm installs its chart libraries
+if [ "$with_tests" -eq 1 ]; then
+  packages+=(python3-pytest
+    clang libclang-rt-14-dev llvm  # scripts/test-sanitizers.sh: clang, libFuzzer, sanitizer runtimes, llvm-symbolizer
+    slurm-wlm munge  # tests/slurm_test.sh: a single-node Slurm (scripts/local-slurm.sh)
+    chromium)  # tests/ui/ui_test.mjs drives it
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

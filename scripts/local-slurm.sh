@@ -7,7 +7,7 @@
 # (default /var/tmp/roofsim-slurm); the system's /etc/slurm is left alone, so a real Slurm
 # configured on the machine is not touched. Clients find this cluster through SLURM_CONF:
 #   eval "$(scripts/local-slurm.sh env)"    # then sbatch, squeue, sinfo talk to it
-# The packages come from scripts/install-deps.sh (slurm-wlm, munge); docs/slurm.md says more.
+# The packages come from scripts/install-deps.sh --tests (slurm-wlm, munge); docs/slurm.md says more.
 set -euo pipefail
 
 state=${ROOFSIM_SLURM_STATE:-/var/tmp/roofsim-slurm}
@@ -31,7 +31,7 @@ alive() { [ -s "$1" ] && running "$(cat "$1")"; }
 munge_socket=/run/munge/munge.socket.2
 munge_pid=/run/munge/munged.pid
 start_munge() {
-  command -v munged >/dev/null || die "munged not found: install the packages with scripts/install-deps.sh"
+  command -v munged >/dev/null || die "munged not found: install the packages with scripts/install-deps.sh --tests"
   if alive "$munge_pid" && munge -n </dev/null >/dev/null 2>&1; then return; fi
   install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
   install -d -o munge -g munge -m 0755 /run/munge
@@ -103,7 +103,7 @@ node_state() { sinfo -h -N -o '%T' 2>/dev/null | head -n1; }
 start() {
   [ "$(id -u)" -eq 0 ] || die "run as root (it starts munged, slurmctld and slurmd)"
   command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v sbatch >/dev/null ||
-    die "slurmctld/slurmd/sbatch not found: install the packages with scripts/install-deps.sh"
+    die "slurmctld/slurmd/sbatch not found: install the packages with scripts/install-deps.sh --tests"
   mkdir -p "$state/ctld" "$state/spool" "$state/log"
   if alive "$state/slurmctld.pid" && alive "$state/slurmd.pid"; then
     echo "local-slurm: already running (SLURM_CONF=$conf)"

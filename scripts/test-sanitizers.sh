@@ -35,7 +35,7 @@ label_regex="^($(echo $labels | tr ' ' '|'))\$"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(build tests fuzz)
 
-command -v clang++ >/dev/null || { echo "test-sanitizers: clang++ not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
+command -v clang++ >/dev/null || { echo "test-sanitizers: clang++ not found (scripts/install-deps.sh --tests installs it)" >&2; exit 1; }
 
 # Every sanitizer finding stops the process with a non-zero status. Leaks are findings too;
 # fuzz/lsan.supp lists the ones that are not ours (and says why).

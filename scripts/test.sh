@@ -3,7 +3,7 @@
 # the sanitizer build's unit tests and a short fuzzing run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 scripts/build.sh
 (cd build && ctest --output-on-failure -j "$(nproc)")
 # The sanitizer build (clang, ASan + UBSan) with the unit tests, and every loader fuzzed for

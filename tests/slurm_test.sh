@@ -2,7 +2,7 @@
 # A sweep sharded as a Slurm job array, end to end on a real (single-node) Slurm:
 #   tests/slurm_test.sh ROOFSIM
 # starts Slurm on localhost (scripts/local-slurm.sh; needs root and the packages of
-# scripts/install-deps.sh), submits a sweep of 8 points as a 4-task array with
+# scripts/install-deps.sh --tests), submits a sweep of 8 points as a 4-task array with
 # `roofsim sweep FILE --slurm DIR --submit --array-size 4`, waits for the merge job, checks that
 # the 4 tasks and the merge completed, and that the merged results.csv equals, byte for byte,
 # the CSV of the same sweep run in one process. A Slurm that does not start is a failure, not a
@@ -51,7 +51,7 @@ fail() {
 
 # --- Slurm on localhost -----------------------------------------------------------------------
 "$local_slurm" status >/dev/null 2>&1 || started_slurm=yes
-"$local_slurm" start || fail "the local Slurm did not start (scripts/local-slurm.sh start); this test needs root and the packages that scripts/install-deps.sh installs (slurm-wlm, munge)"
+"$local_slurm" start || fail "the local Slurm did not start (scripts/local-slurm.sh start); this test needs root and the packages that scripts/install-deps.sh --tests installs (slurm-wlm, munge)"
 eval "$("$local_slurm" env)"  # SLURM_CONF: sbatch and squeue, here and in the jobs, talk to it
 
 # --- the sweep: 8 points -----------------------------------------------------------------------

@@ -44,6 +44,8 @@ LengthDistribution length(const std::string& key, const nlohmann::json& v) {
 
 bool is_serving_setting(const std::string& key) { return kKeys.count(key) > 0; }
 
+ServingSettings::ServingSettings() { s_.workload = default_serving_workload(); }
+
 void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
   WorkloadSpec& w = s_.workload;
   given_.insert(key);
@@ -198,6 +200,10 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
 
 ServingSetup ServingSettings::finish(Experiment machine, const std::string& source) const {
   ServingSetup s = s_;
+  // A ramp is a closed loop's (clients starting one after another): given alone, the clients are
+  // the default closed loop's.
+  const bool other_arrivals = given_.count("concurrency") || given_.count("rate") || given_.count("burst") || given_.count("trace_file");
+  if (given_.count("ramp_ms") && !other_arrivals) s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
   if (!requests_given_) s.workload.requests = s.workload.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * s.workload.arrivals.concurrency : 100;
   s.machine = std::move(machine);
   s.source = source;

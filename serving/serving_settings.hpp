@@ -20,6 +20,8 @@ bool is_serving_setting(const std::string& key);
 // machine and its [serving] scheduler and host costs on the server, except settings given).
 class ServingSettings {
  public:
+  // Starts from the default serving workload (default_serving_workload()).
+  ServingSettings();
   // Throws InputError "key=value: expected ..."; `batch`, `gen` and the like are refused
   // (a serving run takes prompt, output and arrivals instead).
   void set(const std::string& key, const nlohmann::json& value);

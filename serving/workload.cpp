@@ -375,6 +375,16 @@ std::vector<RequestSpec> read_trace_jsonl(const std::string& path) {
 
 }  // namespace
 
+WorkloadSpec default_serving_workload() {
+  WorkloadSpec w;
+  w.arrivals.kind = Arrivals::Kind::poisson;
+  w.arrivals.rate_per_s = kDefaultServingRate;
+  w.requests = 100;
+  w.prompt = parse_length_distribution("lognormal:1024:512", "the default prompt");
+  w.output = parse_length_distribution("lognormal:128:64", "the default output");
+  return w;
+}
+
 LengthDistribution parse_length_distribution(const std::string& text, const std::string& what) {
   const std::string head = what + " '" + text + "': ";
   auto fail = [&](const std::string& problem) -> InputError {

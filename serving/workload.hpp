@@ -65,6 +65,16 @@ struct WorkloadSpec {
   std::string trace_path;  // Arrivals::Kind::trace: CSV or JSONL (see read_trace)
 };
 
+// What a serving run serves when it is not told otherwise (`roofsim serve` without arrival or
+// length flags, the Python module's serve(), the web page): Poisson arrivals at
+// kDefaultServingRate requests per second, prompts lognormal with mean 1024 and sd 512 tokens,
+// outputs lognormal with mean 128 and sd 64, 100 requests. Llama-3-8B on one H100 saturates near
+// 29 requests/s at these lengths (a closed loop of 256 clients: `roofsim serve --concurrency 256
+// --requests 1000 --prompt lognormal:1024:512 --output lognormal:128:64`), so the default load is
+// about 70% of it: requests queue now and then, and p99 differs from p50.
+inline constexpr double kDefaultServingRate = 20;
+WorkloadSpec default_serving_workload();
+
 // The requests of a workload, in id order (open loop: in arrival order too). Throws InputError
 // for impossible settings (no requests, a rate <= 0, ...).
 std::vector<RequestSpec> generate_requests(const WorkloadSpec& w);

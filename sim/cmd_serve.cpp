@@ -27,7 +27,7 @@ struct ServeOptions {
   ExperimentFlags x;
   std::int64_t concurrency = 8, requests = 0, burst = 0, seed = 1, warmup = 0;
   double rate = 0, burst_interval_ms = 1000, ramp_ms = 0;
-  std::string trace_file, prompt = "1024", output = "128";
+  std::string trace_file, prompt, output;  // "": the default workload's lengths
   std::string scheduler = "continuous", priority = "decode_first", admission = "reserve", preemption = "recompute";
   std::int64_t max_batch = 256, max_tokens = 8192, max_prompts = 0, block_tokens = 32, kv_blocks = 0, micro_batches = 0;
   std::int64_t batch_wait_iters = 0, adp_balance_timeout_iters = 0, adp_batching_wait_iters = 0;
@@ -198,9 +198,14 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   const int modes = (cmd.count("--rate") ? 1 : 0) + (cmd.count("--burst") ? 1 : 0) + (cmd.count("--trace-file") ? 1 : 0) +
                     (cmd.count("--concurrency") ? 1 : 0);
   if (modes > 1) throw InputError("give one of --concurrency, --rate, --burst and --trace-file");
+  const WorkloadSpec defaults = default_serving_workload();
   if (cmd.count("--rate")) {
     w.arrivals.kind = Arrivals::Kind::poisson;
     w.arrivals.rate_per_s = o.rate;
+  } else if (modes == 0 && !cmd.count("--ramp-ms")) {
+    // No arrivals given: the default workload's Poisson arrivals (about 70% of what the default
+    // chip serves at the default lengths).
+    w.arrivals = defaults.arrivals;
   } else if (cmd.count("--burst")) {
     w.arrivals.kind = Arrivals::Kind::burst;
     w.arrivals.burst_size = o.burst;
@@ -213,9 +218,9 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
     w.arrivals.concurrency = o.concurrency;
     w.arrivals.ramp_s = o.ramp_ms * 1e-3;
   }
-  w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : 100);
-  w.prompt = parse_length_distribution(o.prompt, "--prompt");
-  w.output = parse_length_distribution(o.output, "--output");
+  w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : defaults.requests);
+  w.prompt = cmd.count("--prompt") ? parse_length_distribution(o.prompt, "--prompt") : defaults.prompt;
+  w.output = cmd.count("--output") ? parse_length_distribution(o.output, "--output") : defaults.output;
   w.seed = static_cast<std::uint64_t>(o.seed);
   SchedulerConfig& c = s.scheduler;
   c.policy = o.scheduler == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
@@ -306,14 +311,15 @@ void add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "serve", "Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration\n"
                "(continuous batching, a paged KV cache); every iteration is a forward pass with its real shapes on the\n"
-               "chip model. With no arguments: Llama-3-8B on one H100 SXM5, 8 clients in a closed loop, 80 requests of\n"
-               "1024 prompt and 128 output tokens, TensorRT-LLM-like in-flight batching.\n"
+               "chip model. With no arguments: Llama-3-8B on one H100 SXM5, TensorRT-LLM-like in-flight batching, 100\n"
+               "requests arriving as a Poisson process at 20 per second (about 70% of what that chip serves at these\n"
+               "lengths), prompts lognormal with mean 1024 and sd 512 tokens, outputs lognormal with mean 128 and sd 64.\n"
                "Examples: roofsim serve --concurrency 64 --prompt normal:1000:200 --output lognormal:500:200\n"
                "          roofsim serve --rate 4 --requests 1000 --slo-ttft-ms 500 --slo-tpot-ms 50\n"
                "          roofsim serve --scheduler static --max-batch 16");
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x, true);
-  auto* arrivals = cmd->add_option_group("arrivals", "How requests arrive (one of these; default --concurrency 8)");
+  auto* arrivals = cmd->add_option_group("arrivals", "How requests arrive (one of these; default --rate 20)");
   arrivals->add_option("--concurrency", o->concurrency, "Closed loop: N clients, each sending its next request when "
                                                         "the previous one finishes (as trtllm-bench and vLLM's benchmark)")
       ->check(whole_number_between(1, 1 << 20));
@@ -324,14 +330,14 @@ void add_serve_command(CLI::App& app) {
                                                       "prompt_tokens, output_tokens; configs/traces/ has examples)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--ramp-ms", o->ramp_ms, "Closed loop: spread the clients' first requests evenly over this time "
-                                           "instead of sending all at 0 (default 0)")
+                                           "instead of sending all at 0 (default 0; alone, a closed loop of 8 clients)")
       ->check(non_negative_number());
   cmd->add_option("--burst-interval-ms", o->burst_interval_ms, "Time between bursts (default 1000)")->check(positive_number());
   cmd->add_option("--requests", o->requests, "Requests in all (default 10 x concurrency in a closed loop, else 100)")
       ->check(whole_number_between(1, 10000000));
   cmd->add_option("--prompt", o->prompt, "Prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEAN:SD "
-                                         "(optionally :MIN:MAX after them; default 1024)");
-  cmd->add_option("--output", o->output, "Output tokens, the same forms (default 128)");
+                                         "(optionally :MIN:MAX after them; default lognormal:1024:512)");
+  cmd->add_option("--output", o->output, "Output tokens, the same forms (default lognormal:128:64)");
   cmd->add_option("--seed", o->seed, "Seed for arrivals and lengths (default 1)")->check(whole_number_between(0, INT64_MAX));
   cmd->add_option("--warmup", o->warmup, "Leave the first N requests out of the statistics (default 0)")
       ->check(whole_number_between(0, 10000000));

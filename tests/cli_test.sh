@@ -194,6 +194,13 @@ expect_error "microbatches" "must divide the batch" "$roofsim" run --pp 2 --micr
 expect_error "topology size" "needs 8" "$roofsim" run --model llama-2-70b --tp 8 --topology switch:4 --gen 2
 expect_error "ep on a dense model" "has no experts" "$roofsim" run --ep 2 --batch 2 --gen 2
 expect_error "ep not dividing experts" "must divide the 8 experts" "$roofsim" run --model mixtral-8x7b --ep 3 --batch 3 --gen 2
+# The default workload: Poisson arrivals at 20/s with lognormal lengths, so p99 differs from p50;
+# a ramp alone is the default closed loop's.
+expect_ok "serve default workload" "$roofsim" serve --requests 40 --json "$tmp/serve_default.json"
+contains "serve default arrivals" "Poisson arrivals at 20/s; prompt lognormal mean 1024 sd 512"
+if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); t = j["summary"]["ttft_s"]; sys.exit(0 if j["workload"]["arrivals"] == "poisson" and t["p99"] > 1.5 * t["p50"] else 1)' "$tmp/serve_default.json"; then ok; else bad "serve default: not Poisson, or p99 TTFT not above p50"; fi
+expect_ok "serve ramp alone" "$roofsim" serve --ramp-ms 100 --requests 16
+contains "serve ramp alone is a closed loop" "closed loop at concurrency 8"
 expect_ok "serve with ep" "$roofsim" serve --model mixtral-8x7b --tp 2 --ep 2 --requests 8 --concurrency 4 --prompt 64 --output 4
 contains "serve with ep names the layout" "switch:4, tensor parallel 2 x expert parallel 2"
 expect_error "serve ep on a dense model" "--ep 2: Llama-3-8B has no experts" "$roofsim" serve --ep 2 --requests 2

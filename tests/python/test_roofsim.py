@@ -124,6 +124,8 @@ def test_arguments_of_the_wrong_type_are_named():
 
 
 def test_serve_returns_the_serving_schema_and_its_rows():
+    default = roofsim.serve(requests=10)  # the default workload, as `roofsim serve` runs it
+    assert default["workload"]["arrivals"] == "poisson" and default["workload"]["rate_per_s"] == 20
     r = roofsim.serve(concurrency=4, requests=12, prompt=256, output="uniform:8:24", seed=3)
     assert r["kind"] == "serving"
     assert r["summary"]["requests"] == 12

@@ -6,6 +6,7 @@
 #include "core/format.hpp"
 #include "core/hardware.hpp"
 #include "core/hardware_params.hpp"
+#include "core/hardware_toml.hpp"
 #include "core/presets.hpp"
 #include "core/provenance.hpp"
 #include "sim/commands.hpp"
@@ -51,10 +52,15 @@ void add_hw_command(CLI::App& app) {
                  "Also say of every parameter what kind of source it has: datasheet (or derived from one, a paper's, a "
                  "book's), microbenchmark (measured on the chip, or fitted to one public measurement of it), fit (calibrated "
                  "on kernel or serving tables, or published end-to-end runs) or assumption (carried over from another chip, "
-                 "estimated, or no source); with a count per kind (JSON: provenance_kinds)");
+                 "estimated, or no source), or default where the file leaves a key at its default; with a count per kind "
+                 "(JSON: provenance_kinds)");
   show->callback([opt] {
     HardwareSpec h = load_hardware(opt->name);
     nlohmann::json j = hardware_json(h);
+    // The file as read, its base merged in: a parameter it does not set (and none derives) is left
+    // at its default, which is not a claim about the chip (a TPU has no GPU kernels' cycles).
+    const toml::table doc = read_hardware_toml(resolve_preset("hardware", opt->name));
+    auto defaulted = [&](const std::string& key) { return !doc.at_path(key) && !h.provenance.count(key); };
     // A parameter's source as its file gives it ("" when none is given).
     auto source = [&h](const std::string& key) {
       auto p = h.provenance.find(key);
@@ -64,7 +70,7 @@ void add_hw_command(CLI::App& app) {
     if (opt->provenance) {
       nlohmann::json kinds = nlohmann::json::object();
       for (const auto& [key, value] : j["parameters"].items()) {
-        const char* kind = provenance_kind_name(provenance_kind(source(key)));
+        const char* kind = defaulted(key) ? "default" : provenance_kind_name(provenance_kind(source(key)));
         kinds[key] = kind;
         ++per_kind[kind];
       }
@@ -80,7 +86,7 @@ void add_hw_command(CLI::App& app) {
         std::vector<std::string> row = {key, value.is_string() ? value.get<std::string>() : value.dump()};
         if (opt->provenance) row.push_back(j["provenance_kinds"][key].get<std::string>());
         const std::string from = source(key);
-        row.push_back(from.empty() ? "(no source given)" : from);
+        row.push_back(!from.empty() ? from : defaulted(key) ? "(not in the file: the default)" : "(no source given)");
         t.add_row(row);
       }
       t.print(std::cout);
@@ -91,6 +97,7 @@ void add_hw_command(CLI::App& app) {
           std::cout << sep << per_kind[provenance_kind_name(k)] << " " << provenance_kind_name(k);
           sep = ", ";
         }
+        if (per_kind["default"] > 0) std::cout << "; " << per_kind["default"] << " left at their default (not set in the file)";
         std::cout << "\n";
       }
     }

@@ -32,6 +32,11 @@ contains "hw show has sources" "SPEC-V4-FLOPS"
 expect_ok "hw show --provenance" "$roofsim" hw show a100_sxm4_80gb --provenance --json "$tmp/prov.json"
 contains "hw show --provenance: a microbenchmark" "microbenchmark  calibrated: MB-A100-MAMF-BF16"
 contains "hw show --provenance: counts per kind" "datasheet, 3 microbenchmark, 0 fit,"
+# A key the file leaves at its default is said to be one, not an assumption without a source
+# (a TPU file has no GPU kernel cycles).
+expect_ok "hw show tpu defaults" "$roofsim" hw show tpu_v4 --provenance
+contains "hw show: a default is named" "(not in the file: the default)"
+contains "hw show: defaults counted apart" "left at their default (not set in the file)"
 if python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["provenance_kinds"]; sys.exit(0 if k["matrix.units"] == "datasheet" and k["hbm.access_latency_ns"] == "assumption" else 1)' "$tmp/prov.json"; then ok; else
   bad "hw show --provenance: provenance_kinds in the JSON: $(head -c 400 "$tmp/prov.json")"; fi
 expect_ok "hw show --provenance (a file on a base)" "$roofsim" hw show h200_sxm --provenance

@@ -90,6 +90,31 @@ std::string op_shape(const OpNode& op) {
   return g.fused_attention ? "fused attention " + s : s;
 }
 
+std::vector<LayerSummary> summarize_layers(const ExperimentResult& r) {
+  std::map<std::int64_t, LayerSummary> by_layer;
+  for (const OpInstance& o : r.ops) {
+    if (o.op->layer < 0) continue;  // the embedding, the LM head: outside the layers
+    LayerSummary& s = by_layer[o.op->layer];
+    s.layer = o.op->layer;
+    if (o.step == 0) {
+      s.prefill_s += o.weight * o.result.seconds();
+      s.prefill_bound_s += o.weight * o.bound.bound_time_s;
+    } else {
+      s.decode_s += o.weight * o.result.seconds();
+      s.decode_bound_s += o.weight * o.bound.bound_time_s;
+    }
+  }
+  std::vector<LayerSummary> out;
+  for (auto& [l, s] : by_layer) {
+    if (r.decode_steps > 0) {
+      s.decode_s /= r.decode_steps;
+      s.decode_bound_s /= r.decode_steps;
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   // One pass over the instances (142,000 in a 70B TP8 run): a summary per (phase, base name) in
   // order of first appearance, found by hash; names are views into the graphs' op names. Sums
@@ -199,6 +224,11 @@ nlohmann::json to_json(const ExperimentResult& r) {
                         {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
                         {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
                         {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}, {"shape", o.shape}});
+  }
+  j["layers"] = nlohmann::json::array();
+  for (const LayerSummary& l : summarize_layers(r)) {
+    j["layers"].push_back({{"layer", l.layer}, {"prefill_s", l.prefill_s}, {"prefill_bound_s", l.prefill_bound_s},
+                           {"decode_s", l.decode_s}, {"decode_bound_s", l.decode_bound_s}});
   }
   return versioned(std::move(j));
 }

@@ -28,6 +28,14 @@ struct OpSummary {
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
 };
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r);
+// One transformer layer's ops summed (their own times, as the op table sums them; ops on
+// different units overlap, so a layer's sum can exceed its share of the step): prefill over the
+// prompt pass, decode per step (mean over the decode steps), beside their bounds.
+struct LayerSummary {
+  std::int64_t layer = 0;
+  double prefill_s = 0, prefill_bound_s = 0, decode_s = 0, decode_bound_s = 0;
+};
+std::vector<LayerSummary> summarize_layers(const ExperimentResult& r);
 // An op's shape for people: "2048x12288x4096 bf16 x bf16" (M x N x K, A and B types) for a
 // GEMM, elements in and out for vector work, values per chip for a collective.
 std::string op_shape(const OpNode& op);

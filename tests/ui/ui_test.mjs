@@ -132,6 +132,12 @@ async function main() {
     check(chart.points === chart.ops && chart.ops > 10, 'every op is a point on the chart', JSON.stringify(chart));
     check(chart.phases.includes('prefill') && chart.phases.includes('decode'), 'prefill and decode ops both drawn');
     check(chart.above.length === 0, 'simulated points lie on or below the roofs', chart.above.join(', '));
+    // Per layer: a simulated bar and a bound tick (both rect marks) per layer and phase, from the run's layers.
+    await page.waitForFunction((n) => document.querySelectorAll('#layers-chart svg .mark-rect path').length === n,
+      4 * run.layers.length, {timeout: 60000}).catch(() => {});
+    const layerMarks = await page.locator('#layers-chart svg .mark-rect path').count();
+    check(run.layers.length > 0 && layerMarks === 4 * run.layers.length, 'the per-layer view has a bar and a bound per layer and phase',
+      `${layerMarks} marks for ${run.layers.length} layers`);
     const rows = await page.locator('#ops tbody tr').count();
     check(rows === run.ops.length, 'the op table has a row per op', `${rows} vs ${run.ops.length}`);
     await page.screenshot({path: path.join(artifacts, '1-simulated.png'), fullPage: true});

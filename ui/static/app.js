@@ -286,6 +286,13 @@ function renderOps() {
 }
 
 // --- chart -----------------------------------------------------------------------------------
+// The roofs' dash patterns, for the roofs drawn only (the legend lists no roof the chip lacks).
+function roofDashes(roofs) {
+  const dashes = {'base roof': [1, 0], 'variant roof': [6, 4], 'base near-memory roof': [2, 2], 'variant near-memory roof': [8, 2, 2, 2]};
+  const present = Object.keys(dashes).filter((k) => roofs.some((r) => r.hardware === k));
+  return {domain: present, range: present.map((k) => dashes[k])};
+}
+
 function roofLine(a, label, xmin, xmax) {
   return [
     {x: xmin, y: a.bandwidth * xmin, hardware: label},
@@ -374,8 +381,7 @@ async function renderChart(error) {
     title: `${a.model} on ${a.hardware}: batch ${a.batch}, prompt ${a.prompt}, gen ${a.generate}` + (a.tp * a.pp * a.ep > 1 ? `, ${a.tp * a.pp * a.ep} chips (per chip)` : ''),
     layer: [
       {data: {values: roofs}, mark: {type: 'line', color: '#555'},
-        encoding: {x, y, strokeDash: {field: 'hardware', type: 'nominal', title: 'roof',
-          scale: {domain: ['base roof', 'variant roof', 'base near-memory roof', 'variant near-memory roof'], range: [[1, 0], [6, 4], [2, 2], [8, 2, 2, 2]]}},
+        encoding: {x, y, strokeDash: {field: 'hardware', type: 'nominal', title: 'roof', scale: roofDashes(roofs)},
           detail: {field: 'hardware'}}},
       {data: {values: ridges}, mark: {type: 'rule', color: '#999', strokeDash: [2, 3]}, encoding: {x: {field: 'x', type: 'quantitative'}}},
       {data: {values: ridges}, mark: {type: 'text', align: 'left', dx: 4, dy: -6, baseline: 'bottom', color: '#666'},
@@ -398,11 +404,56 @@ async function renderChart(error) {
 
 function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c])); }
 
+// Per layer: each decoder layer's simulated time beside its bound, prefill and decode per step.
+async function renderLayers() {
+  const el = $('layers-chart');
+  if (state.layersView) { state.layersView.finalize(); state.layersView = null; }
+  const layers = state.result && state.result.layers;
+  if (!layers || !layers.length || typeof vegaEmbed === 'undefined') {
+    el.innerHTML = '<div class="chart-empty">No chart yet: Simulate runs the model.</div>';
+    return;
+  }
+  const rows = [];
+  for (const l of layers) {
+    rows.push({layer: l.layer, phase: 'prefill', what: 'simulated', ms: l.prefill_s * 1e3});
+    rows.push({layer: l.layer, phase: 'prefill', what: 'bound', ms: l.prefill_bound_s * 1e3});
+    if (state.result.decode_steps > 0) {
+      rows.push({layer: l.layer, phase: 'decode (per step)', what: 'simulated', ms: l.decode_s * 1e3});
+      rows.push({layer: l.layer, phase: 'decode (per step)', what: 'bound', ms: l.decode_bound_s * 1e3});
+    }
+  }
+  const spec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    data: {values: rows},
+    facet: {row: {field: 'phase', type: 'nominal', title: null, sort: ['prefill', 'decode (per step)']}},
+    resolve: {scale: {y: 'independent'}},
+    spec: {
+      width: Math.max(360, el.clientWidth - 160), height: 140,
+      layer: [
+        {transform: [{filter: "datum.what === 'simulated'"}], mark: {type: 'bar', color: '#2b6cb0'},
+          encoding: {x: {field: 'layer', type: 'ordinal', title: 'layer', axis: {labelOverlap: true}},
+            y: {field: 'ms', type: 'quantitative', title: 'ms (ops summed)'},
+            tooltip: [{field: 'layer'}, {field: 'ms', format: '.4f', title: 'simulated ms'}]}},
+        {transform: [{filter: "datum.what === 'bound'"}], mark: {type: 'tick', color: '#d9822b', thickness: 2},
+          encoding: {x: {field: 'layer', type: 'ordinal'}, y: {field: 'ms', type: 'quantitative'},
+            tooltip: [{field: 'layer'}, {field: 'ms', format: '.4f', title: 'bound ms'}]}},
+      ],
+    },
+  };
+  try {
+    const res = await vegaEmbed(el, spec, {actions: false, renderer: 'svg'});
+    state.layersView = res.view;
+  } catch (err) {
+    el.innerHTML = `<div class="chart-empty">No chart: ${escapeHtml(err.message)}</div>`;
+  }
+}
+
 function renderAll(error) {
   renderAnalytic();
   renderMetrics();
   renderOps();
   renderChart(error);
+  renderLayers();
 }
 
 // --- simulation jobs -------------------------------------------------------------------------

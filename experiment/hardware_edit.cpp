@@ -52,9 +52,10 @@ void HardwareDocument::put(const std::string& key, double value, const std::stri
   toml::node* node = doc_.at_path(key).node();
   const auto dot = key.rfind('.');
   toml::table* parent = dot == std::string::npos ? &doc_ : doc_.at_path(key.substr(0, dot)).as_table();
-  if (const char* other = other_unit_key(key); other && parent) {
-    parent->erase(std::string(other).substr(dot + 1));
-    if (toml::table* prov = doc_["provenance"].as_table()) prov->erase(other);
+  if (const char* other = other_unit_key(key)) {
+    const std::string o = other;
+    if (toml::table* table = doc_.at_path(o.substr(0, o.rfind('.'))).as_table()) table->erase(o.substr(o.rfind('.') + 1));
+    if (toml::table* prov = doc_["provenance"].as_table()) prov->erase(o);
   }
   const HardwareParam* declared = find_hardware_param(key);
   if (!node && parent && declared && declared->kind != ParamKind::text && declared->kind != ParamKind::flag) {

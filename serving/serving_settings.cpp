@@ -204,7 +204,7 @@ ServingSetup ServingSettings::finish(Experiment machine, const std::string& sour
   // the default closed loop's.
   const bool other_arrivals = given_.count("concurrency") || given_.count("rate") || given_.count("burst") || given_.count("trace_file");
   if (given_.count("ramp_ms") && !other_arrivals) s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
-  if (!requests_given_) s.workload.requests = s.workload.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * s.workload.arrivals.concurrency : 100;
+  if (!requests_given_) s.workload.requests = default_request_count(s.workload.arrivals);
   s.machine = std::move(machine);
   s.source = source;
   if (!stack_.empty()) {

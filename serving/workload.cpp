@@ -385,6 +385,10 @@ WorkloadSpec default_serving_workload() {
   return w;
 }
 
+std::int64_t default_request_count(const Arrivals& a) {
+  return a.kind == Arrivals::Kind::closed_loop ? 10 * a.concurrency : default_serving_workload().requests;
+}
+
 LengthDistribution parse_length_distribution(const std::string& text, const std::string& what) {
   const std::string head = what + " '" + text + "': ";
   auto fail = [&](const std::string& problem) -> InputError {

@@ -74,6 +74,9 @@ struct WorkloadSpec {
 // about 70% of it: requests queue now and then, and p99 differs from p50.
 inline constexpr double kDefaultServingRate = 20;
 WorkloadSpec default_serving_workload();
+// Requests in all when none are asked for: ten per client in a closed loop, else the default
+// workload's.
+std::int64_t default_request_count(const Arrivals& a);
 
 // The requests of a workload, in id order (open loop: in arrival order too). Throws InputError
 // for impossible settings (no requests, a rate <= 0, ...).

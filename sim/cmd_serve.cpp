@@ -218,7 +218,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
     w.arrivals.concurrency = o.concurrency;
     w.arrivals.ramp_s = o.ramp_ms * 1e-3;
   }
-  w.requests = o.requests > 0 ? o.requests : (w.arrivals.kind == Arrivals::Kind::closed_loop ? 10 * o.concurrency : defaults.requests);
+  w.requests = o.requests > 0 ? o.requests : default_request_count(w.arrivals);
   w.prompt = cmd.count("--prompt") ? parse_length_distribution(o.prompt, "--prompt") : defaults.prompt;
   w.output = cmd.count("--output") ? parse_length_distribution(o.output, "--output") : defaults.output;
   w.seed = static_cast<std::uint64_t>(o.seed);

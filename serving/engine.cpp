@@ -5,7 +5,9 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <random>
 
 #include "core/error.hpp"
@@ -170,32 +172,34 @@ class ArrivalClock {
     if (closed_) {
       const std::size_t clients = std::min<std::size_t>(specs.size(), static_cast<std::size_t>(setup.workload.arrivals.concurrency));
       for (std::size_t i = 0; i < clients; ++i) {
-        sends_.push_back(setup.workload.arrivals.ramp_s * static_cast<double>(i) / static_cast<double>(setup.workload.arrivals.concurrency));
+        sends_.push(setup.workload.arrivals.ramp_s * static_cast<double>(i) / static_cast<double>(setup.workload.arrivals.concurrency));
       }
     }
   }
   double next_s() const {
     if (next_ >= specs_.size()) return INFINITY;
-    if (closed_) return sends_.empty() ? INFINITY : sends_.front();
+    if (closed_) return sends_.empty() ? INFINITY : sends_.top();
     return specs_[next_].arrival_s;
   }
   bool all_sent() const { return next_ >= specs_.size(); }
   // The next request, arriving at next_s(): its index.
   std::size_t take() {
-    if (closed_) sends_.erase(sends_.begin());
+    if (closed_) sends_.pop();
     return next_++;
   }
   void finished(double t) {
-    // The client sends its next request at once; sends stay in time order (a ramp's first
+    // The client sends its next request at once; sends are taken in time order (a ramp's first
     // sends can come after early finishes).
-    if (closed_) sends_.insert(std::upper_bound(sends_.begin(), sends_.end(), t), t);
+    if (closed_) sends_.push(t);
   }
 
  private:
   const std::vector<RequestSpec>& specs_;
   bool closed_;
   std::size_t next_ = 0;
-  std::vector<double> sends_;
+  // The clients' next send times, earliest on top (a heap: a sorted vector cost O(clients) per
+  // request, minutes at 400,000 clients).
+  std::priority_queue<double, std::vector<double>, std::greater<double>> sends_;
 };
 
 class ServingEngine {

@@ -59,21 +59,31 @@ class OpSequence : public sc_core::sc_module {
 
 SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) {
   // Plans are checked before elaboration so that bad input never reaches the kernel.
-  double events = 0;
+  double events = 0, requests = 0;
   for (const ChipJob& job : jobs) {
     TilingLimits lim = tiling_limits(job.hw);
+    const double request_bytes = std::max(1.0, job.hw.dma.request_bytes);
     for (const OpSpec& op : job.ops) {
       if (op.is_gemm) {
         check_shape(op.gemm, op.name);
-        events += estimated_gemm_events(plan_gemm(op.gemm, job.hw.matrix, lim));
+        const GemmPlan plan = plan_gemm(op.gemm, job.hw.matrix, lim);
+        events += estimated_gemm_events(plan, request_bytes);
+        requests += static_cast<double>(plan.traffic_bytes()) / request_bytes;
       } else {
         check_shape(op.vector, op.name);
-        events += estimated_op_events(plan_vector(op.vector, lim).steps(), job.hw.vector.units);
+        const VectorPlan plan = plan_vector(op.vector, lim);
+        events += estimated_vector_events(plan, job.hw.vector.units, request_bytes);
+        requests += static_cast<double>(plan.traffic_bytes()) / request_bytes;
       }
     }
-  }  if (max_events > 0 && events > max_events) {
-    throw InputError("this simulation would take about " + format_si(events, "", 1) + " events (jobs counted as a tenth), more than the limit of " +
-                     format_si(max_events, "", 1) + ": raise ${max_events} (0: no limit)");
+  }
+  if (max_events > 0 && events > max_events) {
+    // Where most of the events are memory requests, the request size is what to change.
+    const std::string why = requests > 0.5 * events ? "; " + format_si(requests, "", 1) + " of them memory requests of dma.request_bytes = " +
+                                                          format_si(jobs.front().hw.dma.request_bytes, "B", 0)
+                                                    : "";
+    throw InputError("this simulation would take about " + format_si(events, "", 1) + " events (jobs counted as a tenth" + why +
+                     "), more than the limit of " + format_si(max_events, "", 1) + ": raise ${max_events} (0: no limit)");
   }
 
   SimulationContext kernel;  // before the modules, destroyed after them

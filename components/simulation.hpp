@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 // One simulation: chips are elaborated, each runs its list of ops one after another, and the
 // SystemC kernel runs until every chip is idle.
 #include <string>
@@ -58,13 +59,19 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events =
 
 // The work guard's estimate of an op's cost in events: a few to launch and finish it, per step
 // its load, its dispatch and its completions, and its unit jobs, which cost about a tenth of an
-// event each (about 30 M jobs/s against 1 M events/s). Simulation takes 0.1-0.4 us per unit
-// of this estimate on the presets' runs and single ops.
-inline double estimated_op_events(std::int64_t steps, std::int64_t jobs_per_step = 1) {
-  return 5.0 + static_cast<double>(steps) * (4.0 + 0.1 * static_cast<double>(jobs_per_step));
+// event each (about 30 M jobs/s against 1 M events/s); and one per memory request the DMA
+// engine issues (the op's HBM bytes over dma.request_bytes: a request size of a few bytes makes
+// every byte an event). Simulation takes 0.1-0.4 us per unit of this estimate on the presets'
+// runs and single ops.
+inline double estimated_op_events(std::int64_t steps, std::int64_t jobs_per_step = 1, double memory_requests = 0) {
+  return 5.0 + static_cast<double>(steps) * (4.0 + 0.1 * static_cast<double>(jobs_per_step)) + memory_requests;
 }
-inline double estimated_gemm_events(const GemmPlan& plan) {
-  return estimated_op_events(plan.steps(), plan.tiles_per_block() * plan.bb);
+inline double estimated_gemm_events(const GemmPlan& plan, double request_bytes) {
+  return estimated_op_events(plan.steps(), plan.tiles_per_block() * plan.bb,
+                             static_cast<double>(plan.traffic_bytes()) / std::max(1.0, request_bytes));
+}
+inline double estimated_vector_events(const VectorPlan& plan, std::int64_t units, double request_bytes) {
+  return estimated_op_events(plan.steps(), units, static_cast<double>(plan.traffic_bytes()) / std::max(1.0, request_bytes));
 }
 
 }  // namespace roofsim

@@ -477,9 +477,9 @@ double estimate_pass_events(const OpGraph& g, const HardwareSpec& hw, std::int64
     if (op.is_collective) {
       events += estimated_op_events(0) + kPerCollectiveChip * static_cast<double>(tp);
     } else if (op.is_gemm) {
-      events += estimated_gemm_events(plan_gemm(op.gemm, hw.matrix, limits));
+      events += estimated_gemm_events(plan_gemm(op.gemm, hw.matrix, limits), hw.dma.request_bytes);
     } else {
-      events += estimated_op_events(plan_vector(op.vector, limits).steps(), hw.vector.units);
+      events += estimated_vector_events(plan_vector(op.vector, limits), hw.vector.units, hw.dma.request_bytes);
     }
   }
   return events;

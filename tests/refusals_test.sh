@@ -221,6 +221,10 @@ refused "csv NUL byte" "gemm.csv:2: a NUL byte" "$roofsim" validate --kernels "$
 
 # Work guard: refused before the run with the estimate and the flag that raises the limit.
 refused "work guard" "raise --max-events" "$roofsim" run --gen 4000 --decode-stride 1 --max-events 1e6
+# A request size of one byte makes every byte an event: counted, so refused up front (it ran
+# 86 s for one 4096^3 GEMM, minutes for larger ones, under an estimate that left requests out).
+sed 's/^request_bytes = .*/request_bytes = 1/' "$hw/h100_sxm5.toml" > "$tmp/byte_requests.toml"
+refused "work guard counts memory requests" "of them memory requests of dma.request_bytes = 1 B" "$roofsim" op --hw "$tmp/byte_requests.toml" --gemm 16384,16384,16384
 refused "memory guard" "of results in memory (1000000 simulated steps)" "$roofsim" run --gen 1000000 --decode-stride 1 --allow-long-context --kv-dtype fp8 --weights-dtype int4
 
 # Scale-out: bad [network] keys at their line, --nodes and --replicas that do not fill the nodes.

@@ -267,7 +267,7 @@ async function main() {
     await b.waitForFunction(() => window.roofsimState.analysis && window.roofsimState.analysis.generate === 2000, null, {timeout: 60000})
       .catch(async (e) => { throw new Error(`${e.message}; page says: ${await b.textContent('#message')}; errors: ${pageErrors.join('; ')}`); });
     await b.click('#simulate');
-    await b.waitForFunction(() => !document.getElementById('cancel').disabled, null, {timeout: 10000});
+    await b.waitForFunction(() => !document.getElementById('cancel').disabled, null, {timeout: 60000});
     await b.click('#cancel');
     await b.waitForFunction(() => document.getElementById('progress-text').textContent === 'cancelled', null, {timeout: 60000});
     check(true, 'a running simulation is cancelled');
@@ -326,7 +326,7 @@ async function collectiveChecks(browser, base, pageErrors) {
   check(sweep === 5 && points === 2 * sweep, 'collective: the bytes sweep 1 KiB..1 MiB drawn, simulated beside the bound', `${sweep} sizes, ${points} points`);
   check(/view=collective/.test(page.url()) && /topology=switch%3A8/.test(page.url()) && /unit=MiB/.test(page.url()), 'collective: the URL holds the settings', page.url());
   await page.selectOption('#c-y', 'busbw');
-  await page.waitForFunction(() => /bus bandwidth/.test(document.querySelector('#c-chart svg').textContent), null, {timeout: 10000});
+  await page.waitForFunction(() => /bus bandwidth/.test(document.querySelector('#c-chart svg').textContent), null, {timeout: 60000});
   check(true, 'collective: the chart switches to bus bandwidth vs size');
   await page.screenshot({path: path.join(artifacts, '6-collective.png'), fullPage: true});
   const json = JSON.parse((await download(page, '#c-export-json')).toString());
@@ -350,7 +350,7 @@ async function collectiveChecks(browser, base, pageErrors) {
   await page.fill('#c-topology', COLL.topology);
   await page.fill('#c-size', '-2');
   await page.click('#c-simulate');
-  await page.waitForFunction(() => /bytes per chip/.test(document.getElementById('c-message').textContent), null, {timeout: 5000});
+  await page.waitForFunction(() => /bytes per chip/.test(document.getElementById('c-message').textContent), null, {timeout: 60000});
   check(true, 'collective: negative bytes show a message');
   await page.close();
 }

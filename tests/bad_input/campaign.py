@@ -1485,6 +1485,9 @@ def main():
                     help="seconds for 'validate --quick --cases' cases, which run the quick suite first (default 120)")
     ap.add_argument("--mem-gib", type=float, default=4.0, help="address-space limit per process in GiB (default 4)")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N cases (after --filter)")
+    ap.add_argument("--every", type=int, default=1, help="run every Nth case (after --filter; a sample spread over every kind, for CI)")
+    ap.add_argument("--gate", action="store_true",
+                    help="exit 1 when a case is a crash, hang, internal error, suspicious success or unlocated refusal")
     ap.add_argument("--filter", action="append", default=[], help="only cases whose id, kind or command contains SUBSTR (repeatable: any)")
     ap.add_argument("--exclude", action="append", default=[], help="skip cases whose id, kind or command contains SUBSTR")
     ap.add_argument("--from", dest="from_csv", help="with --classes: only the cases of an earlier results CSV in those classes")
@@ -1514,6 +1517,8 @@ def main():
             with open(args.from_csv, newline="") as f:
                 keep = {r["id"] for r in csv.DictReader(f) if not want or r["class"] in want}
             cases = [c for c in cases if c.id in keep]
+        if args.every > 1:
+            cases = cases[:: args.every]
         if args.limit:
             cases = cases[: args.limit]
         if args.list:
@@ -1535,6 +1540,10 @@ def main():
                 w.writerow(r)
         summarize(results, max_list=args.max_list or None)
         print(f"\nwall time {time.monotonic() - t0:.0f} s; results in {args.out}")
+        bad = [r for r in results if r["class"] not in ("ok", "refused_located")]
+        if args.gate and bad:
+            print(f"campaign: {len(bad)} of {len(results)} cases neither ok nor a located refusal (listed above)", file=sys.stderr)
+            return 1
         return 0
     finally:
         if not args.workdir and not args.keep:

@@ -67,10 +67,12 @@ void stop_all(std::vector<Worker>& workers) {
 }  // namespace
 
 void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::json(std::size_t)>& work,
-                    const std::function<void(std::size_t, const nlohmann::json&)>& on_result, const RunControl& control) {
+                    const std::function<void(std::size_t, const nlohmann::json&)>& on_result, const RunControl& control,
+                    const std::function<bool(std::size_t)>& take) {
   if (jobs <= 1 || tasks <= 1) {
     for (std::size_t t = 0; t < tasks; ++t) {
       if (control.stop_requested()) throw Cancelled();
+      if (take && !take(t)) continue;
       on_result(t, work(t));
     }
     return;
@@ -121,6 +123,10 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
 
   std::size_t next = 0, done = 0;
   auto assign = [&](Worker& w) {
+    while (next < tasks && take && !take(next)) {  // skipped: counted done, never sent
+      ++next;
+      ++done;
+    }
     if (next < tasks && write_all(w.to, std::to_string(next) + "\n")) {
       w.task = next++;
     } else {

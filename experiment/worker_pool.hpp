@@ -18,7 +18,10 @@ namespace roofsim {
 // result); anything it throws stops the pool with that message. A worker that dies (a signal,
 // out of memory) stops the pool with std::runtime_error naming its task. Workers die with
 // this process. Not for processes that run threads of their own (fork).
+// `take`, when given, is asked in this process just before a task would start: false skips it
+// (another process sharing the work has it), and on_result is not called for it.
 void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::json(std::size_t)>& work,
-                    const std::function<void(std::size_t, const nlohmann::json&)>& on_result, const RunControl& control = {});
+                    const std::function<void(std::size_t, const nlohmann::json&)>& on_result, const RunControl& control = {},
+                    const std::function<bool(std::size_t)>& take = {});
 
 }  // namespace roofsim

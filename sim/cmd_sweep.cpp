@@ -145,7 +145,8 @@ void run_sweep_file(const std::string& file, const SweepFileOptions& o) {
     os << " in " << format_fixed(r.wall_s, 1) << " s (" << format_fixed(static_cast<double>(r.ran) / std::max(r.wall_s, 1e-9), 2)
        << " points/s on " << count(static_cast<std::size_t>(std::max(1, o.jobs)), "worker") << ")";
   }
-  os << (r.refused ? "; " + std::to_string(r.refused) + " refused by the simulator (stored with the reason)" : std::string()) << "\n";
+  os << (r.refused ? "; " + std::to_string(r.refused) + " refused by the simulator (stored with the reason)" : std::string())
+     << (r.shared ? "; " + count(r.shared, "point") + " left to another sweep writing this store" : std::string()) << "\n";
   if (!o.export_csv.empty() || !o.export_json.empty()) export_table(sweep_table(f, points, store), o, file, os);
 }
 

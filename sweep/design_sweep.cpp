@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/presets.hpp"
@@ -155,7 +156,32 @@ DesignSweepReport run_design_sweep(const SweepFile& f, const ExpandedSweep& poin
     if (s.status != "ok") ++report.refused;
     control.report(report.ran, todo.size(), label(p.settings, f.base));
   };
-  run_in_workers(todo.size(), o.jobs, simulate, finished, control);
+  // Sweeps writing one store at once share its points: each claims a point before it starts
+  // it. Points another sweep is running are waited for (and taken over if it dies), so that
+  // when this sweep returns every one of its points is stored.
+  enum class Fate : char { open, ran_here, elsewhere, stored_elsewhere };
+  std::vector<Fate> fate(todo.size(), Fate::open);
+  bool waiting = false;
+  auto take = [&](std::size_t task) {
+    if (fate[task] == Fate::ran_here || fate[task] == Fate::stored_elsewhere) return false;
+    const SweepStore::Claim c = store.claim(todo_identity[task], version);
+    if (c == SweepStore::Claim::mine) {
+      if (fate[task] == Fate::elsewhere) --report.shared;  // its sweep died: run here after all
+      fate[task] = Fate::ran_here;
+      return true;
+    }
+    if (fate[task] == Fate::open) ++report.shared;
+    fate[task] = c == SweepStore::Claim::stored ? Fate::stored_elsewhere : Fate::elsewhere;
+    waiting = waiting || c == SweepStore::Claim::running_elsewhere;
+    return false;
+  };
+  for (;;) {
+    waiting = false;
+    run_in_workers(todo.size(), o.jobs, simulate, finished, control, take);
+    if (!waiting) break;
+    if (control.stop_requested()) throw Cancelled();
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -27,6 +27,7 @@ struct DesignSweepReport {
   std::size_t skipped = 0;  // points the constraints removed
   std::size_t mine = 0;     // this shard's points
   std::size_t reused = 0;   // of those, already in the store
+  std::size_t shared = 0;   // left to another sweep writing the same store (SweepStore::claim)
   std::size_t ran = 0;      // simulated now
   std::size_t refused = 0;  // of those, refused by the simulator (stored with the reason)
   double wall_s = 0;        // simulating them took

@@ -1,6 +1,11 @@
 #include "sweep/sweep_store.hpp"
 
+#include <signal.h>
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 
 #include "core/error.hpp"
 #include "experiment/build_version.hpp"
@@ -60,7 +65,7 @@ SweepStore::SweepStore(const std::string& path, const std::string& flag) : path_
       while (sqlite3_step(tables.get()) == SQLITE_ROW) {
         const std::string name = tables.column_text(0);
         if (name == "roofsim_store") store = true;
-        else if (name != "points") others += (others.empty() ? "" : ", ") + name;
+        else if (name != "points" && name != "claims") others += (others.empty() ? "" : ", ") + name;
       }
     }
     if (!store && !others.empty()) {
@@ -81,6 +86,10 @@ SweepStore::SweepStore(const std::string& path, const std::string& flag) : path_
     exec("CREATE TABLE IF NOT EXISTS points ("
          " identity TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, settings TEXT NOT NULL,"
          " status TEXT NOT NULL, error TEXT NOT NULL, result TEXT NOT NULL, wall_s REAL NOT NULL,"
+         " PRIMARY KEY (identity, version))");
+    // Points a running sweep has taken (SweepStore::claim): by host and process.
+    exec("CREATE TABLE IF NOT EXISTS claims ("
+         " identity TEXT NOT NULL, version TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, claimed_at REAL NOT NULL,"
          " PRIMARY KEY (identity, version))");
     exec("COMMIT");
   } catch (...) {
@@ -123,6 +132,78 @@ void SweepStore::put(const StoredPoint& p) {
   insert.text(7, p.result.dump());
   sqlite3_bind_double(insert.get(), 8, p.wall_s);
   if (sqlite3_step(insert.get()) != SQLITE_DONE) fail("cannot write a point");
+  Statement unclaim(db_, "DELETE FROM claims WHERE identity = ? AND version = ?");
+  if (!unclaim) fail("cannot write a point");
+  unclaim.text(1, p.identity);
+  unclaim.text(2, p.version);
+  if (sqlite3_step(unclaim.get()) != SQLITE_DONE) fail("cannot write a point");
+}
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// A claim holds while its sweep may still be running: a process of this host that exists, or
+// (another host's, which this one cannot ask) for an hour. A point that takes longer may be
+// simulated twice, harmlessly: the results are the same.
+bool claim_holds(const std::string& host, long pid, double claimed_at) {
+  if (host == this_host()) return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  return now_s() - claimed_at < 3600;
+}
+
+}  // namespace
+
+SweepStore::Claim SweepStore::claim(const std::string& identity, const std::string& version) {
+  const std::string host = this_host();
+  const long pid = static_cast<long>(::getpid());
+  exec("BEGIN IMMEDIATE");  // looked at and claimed in one write transaction
+  try {
+    Claim result = Claim::mine;
+    {
+      Statement stored(db_, "SELECT settings, result FROM points WHERE identity = ? AND version = ?");
+      if (!stored) fail("cannot read the points");
+      stored.text(1, identity);
+      stored.text(2, version);
+      if (sqlite3_step(stored.get()) == SQLITE_ROW && nlohmann::json::accept(stored.column_text(0)) &&
+          nlohmann::json::accept(stored.column_text(1))) {
+        result = Claim::stored;
+      }
+    }
+    if (result == Claim::mine) {
+      Statement claimed(db_, "SELECT host, pid, claimed_at FROM claims WHERE identity = ? AND version = ?");
+      if (!claimed) fail("cannot read the claims");
+      claimed.text(1, identity);
+      claimed.text(2, version);
+      if (sqlite3_step(claimed.get()) == SQLITE_ROW) {
+        const std::string other = claimed.column_text(0);
+        const long other_pid = static_cast<long>(sqlite3_column_int64(claimed.get(), 1));
+        if ((other != host || other_pid != pid) && claim_holds(other, other_pid, sqlite3_column_double(claimed.get(), 2))) {
+          result = Claim::running_elsewhere;
+        }
+      }
+    }
+    if (result == Claim::mine) {
+      Statement take(db_, "INSERT OR REPLACE INTO claims (identity, version, host, pid, claimed_at) VALUES (?, ?, ?, ?, ?)");
+      if (!take) fail("cannot claim a point");
+      take.text(1, identity);
+      take.text(2, version);
+      take.text(3, host);
+      sqlite3_bind_int64(take.get(), 4, pid);
+      sqlite3_bind_double(take.get(), 5, now_s());
+      if (sqlite3_step(take.get()) != SQLITE_DONE) fail("cannot claim a point");
+    }
+    exec("COMMIT");
+    return result;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 std::set<std::string> SweepStore::identities(const std::string& version) const {

@@ -40,8 +40,14 @@ class SweepStore {
   SweepStore(const SweepStore&) = delete;
   SweepStore& operator=(const SweepStore&) = delete;
 
-  // Commits one point at once (a point already stored is replaced).
+  // Commits one point at once (a point already stored is replaced) and drops its claim.
   void put(const StoredPoint& p);
+  // Claims a point for this process before simulating it, so that sweeps writing one store at
+  // once share the work: `stored` when the point is stored intact by now, `running_elsewhere`
+  // when another sweep still running has claimed it (a process of this host that is alive; on
+  // another host, a claim under an hour old). The claims of a killed sweep are taken over.
+  enum class Claim { mine, stored, running_elsewhere };
+  Claim claim(const std::string& identity, const std::string& version);
   // The identities of the points computed by `version` (what a resumed sweep skips).
   std::set<std::string> identities(const std::string& version) const;
   // Every point computed by `version`, by identity.

@@ -43,6 +43,17 @@ echo "$out" | grep -q "^$at_kill points\{0,1\} already stored; ran $((48 - at_ki
 cmp "$dir/resumed.csv" "$dir/whole.csv" || { echo "FAIL: resumed results differ from an uninterrupted run"; exit 1; }
 [ "$(wc -l < "$dir/whole.csv")" -eq 49 ] || { echo "FAIL: expected 48 points and a header"; exit 1; }
 
+# Two sweeps writing one store at once share its points: each point simulated once, and each
+# sweep returns with every point stored (it waits for the other's).
+"$R" sweep "$dir/sweep.toml" --store "$dir/shared.db" -q --export-csv "$dir/shared_a.csv" > "$dir/a.log" 2>&1 &
+a=$!
+"$R" sweep "$dir/sweep.toml" --store "$dir/shared.db" -q -j 2 --export-csv "$dir/shared_b.csv" > "$dir/b.log" 2>&1 || { echo "FAIL: $(cat "$dir/b.log")"; exit 1; }
+wait "$a" || { echo "FAIL: $(cat "$dir/a.log")"; exit 1; }
+ran=$(( $(cat "$dir/a.log" "$dir/b.log" | sed -n 's/.*already stored; ran \([0-9]*\) point.*/\1/p' | paste -sd+) ))
+cat "$dir/a.log" "$dir/b.log"
+[ "$ran" -eq 48 ] || { echo "FAIL: two sweeps on one store ran $ran points, not 48"; exit 1; }
+cmp "$dir/shared_a.csv" "$dir/whole.csv" && cmp "$dir/shared_b.csv" "$dir/whole.csv" || { echo "FAIL: a shared store exports otherwise"; exit 1; }
+
 # A damaged record (a result no longer JSON) is not counted as stored: the next run computes
 # that point again and the store is whole (byte-identical export) again.
 python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE points SET result = '{damaged' WHERE idx = 7\"); c.commit()" "$dir/whole.db"

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "experiment/results.hpp"
@@ -20,21 +21,14 @@ namespace roofsim {
 
 namespace {
 
-// FNV-1a, 64 bits: enough to tell an edited file from the one a point was computed with.
+// Enough to tell an edited file from the one a point was computed with.
 std::string file_digest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "missing";
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = kFnvOffset;
   char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= static_cast<unsigned char>(buffer[i]);
-      h *= 1099511628211ull;
-    }
-  }
-  std::ostringstream os;
-  os << std::hex << std::setw(16) << std::setfill('0') << h;
-  return os.str();
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) h = fnv1a64(std::string_view(buffer, static_cast<std::size_t>(in.gcount())), h);
+  return digest_hex(h);
 }
 
 // The settings that differ between points, for progress lines.

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "experiment/build_version.hpp"
 
@@ -36,6 +37,26 @@ class Statement {
  private:
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+// A record's digest over every field but its wall time, in the store's text: a record whose
+// text changed (a flipped byte, a page written over it) no longer matches.
+std::string record_digest(const std::string& identity, const std::string& version, long long index, const std::string& settings,
+                          const std::string& status, const std::string& error, const std::string& result) {
+  std::uint64_t h = kFnvOffset;
+  for (const std::string& field : {identity, version, std::to_string(index), settings, status, error, result}) {
+    h = fnv1a64(field, h);
+    h = fnv1a64(std::string_view("\x1f", 1), h);  // fields apart: "ab" + "c" is not "a" + "bc"
+  }
+  return digest_hex(h);
+}
+
+// Whether a stored record is intact: settings and result read as JSON and, where it has one
+// (stores from before the digest have none), its digest matches.
+bool intact(const std::string& identity, const std::string& version, long long index, const std::string& settings,
+            const std::string& status, const std::string& error, const std::string& result, const std::string& digest) {
+  if (!nlohmann::json::accept(settings) || !nlohmann::json::accept(result)) return false;
+  return digest.empty() || digest == record_digest(identity, version, index, settings, status, error, result);
+}
 
 }  // namespace
 
@@ -86,7 +107,15 @@ SweepStore::SweepStore(const std::string& path, const std::string& flag) : path_
     exec("CREATE TABLE IF NOT EXISTS points ("
          " identity TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, settings TEXT NOT NULL,"
          " status TEXT NOT NULL, error TEXT NOT NULL, result TEXT NOT NULL, wall_s REAL NOT NULL,"
-         " PRIMARY KEY (identity, version))");
+         " digest TEXT NOT NULL DEFAULT '', PRIMARY KEY (identity, version))");
+    // Stores from before the digest gain its column (their records, without one, stay trusted).
+    bool has_digest = false;
+    {
+      Statement columns(db_, "PRAGMA table_info(points)");
+      if (!columns) fail("cannot read the store's columns");
+      while (sqlite3_step(columns.get()) == SQLITE_ROW) has_digest = has_digest || columns.column_text(1) == "digest";
+    }
+    if (!has_digest) exec("ALTER TABLE points ADD COLUMN digest TEXT NOT NULL DEFAULT ''");
     // Points a running sweep has taken (SweepStore::claim): by host and process.
     exec("CREATE TABLE IF NOT EXISTS claims ("
          " identity TEXT NOT NULL, version TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, claimed_at REAL NOT NULL,"
@@ -120,17 +149,19 @@ void SweepStore::exec(const std::string& sql) const {
 void SweepStore::put(const StoredPoint& p) {
   // One statement is one transaction: the point is on disk when this returns.
   Statement insert(db_,
-                   "INSERT OR REPLACE INTO points (identity, version, idx, settings, status, error, result, wall_s)"
-                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                   "INSERT OR REPLACE INTO points (identity, version, idx, settings, status, error, result, wall_s, digest)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!insert) fail("cannot write a point");
+  const std::string settings = p.settings.dump(), result = p.result.dump();
   insert.text(1, p.identity);
   insert.text(2, p.version);
   sqlite3_bind_int64(insert.get(), 3, static_cast<sqlite3_int64>(p.index));
-  insert.text(4, p.settings.dump());
+  insert.text(4, settings);
   insert.text(5, p.status);
   insert.text(6, p.error);
-  insert.text(7, p.result.dump());
+  insert.text(7, result);
   sqlite3_bind_double(insert.get(), 8, p.wall_s);
+  insert.text(9, record_digest(p.identity, p.version, static_cast<long long>(p.index), settings, p.status, p.error, result));
   if (sqlite3_step(insert.get()) != SQLITE_DONE) fail("cannot write a point");
   Statement unclaim(db_, "DELETE FROM claims WHERE identity = ? AND version = ?");
   if (!unclaim) fail("cannot write a point");
@@ -166,12 +197,13 @@ SweepStore::Claim SweepStore::claim(const std::string& identity, const std::stri
   try {
     Claim result = Claim::mine;
     {
-      Statement stored(db_, "SELECT settings, result FROM points WHERE identity = ? AND version = ?");
+      Statement stored(db_, "SELECT idx, settings, status, error, result, digest FROM points WHERE identity = ? AND version = ?");
       if (!stored) fail("cannot read the points");
       stored.text(1, identity);
       stored.text(2, version);
-      if (sqlite3_step(stored.get()) == SQLITE_ROW && nlohmann::json::accept(stored.column_text(0)) &&
-          nlohmann::json::accept(stored.column_text(1))) {
+      if (sqlite3_step(stored.get()) == SQLITE_ROW &&
+          intact(identity, version, sqlite3_column_int64(stored.get(), 0), stored.column_text(1), stored.column_text(2),
+                 stored.column_text(3), stored.column_text(4), stored.column_text(5))) {
         result = Claim::stored;
       }
     }
@@ -207,22 +239,26 @@ SweepStore::Claim SweepStore::claim(const std::string& identity, const std::stri
 }
 
 std::set<std::string> SweepStore::identities(const std::string& version) const {
-  // Only intact records count as stored: a damaged one (its settings or result no longer JSON)
-  // is computed again, and the new record replaces it.
-  Statement select(db_, "SELECT identity, settings, result FROM points WHERE version = ?");
+  // Only intact records count as stored: a damaged one (its digest no longer matches, or its
+  // settings or result no longer JSON) is computed again, and the new record replaces it.
+  Statement select(db_, "SELECT identity, idx, settings, status, error, result, digest FROM points WHERE version = ?");
   if (!select) fail("cannot read the points");
   select.text(1, version);
   std::set<std::string> out;
   int rc;
   while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
-    if (nlohmann::json::accept(select.column_text(1)) && nlohmann::json::accept(select.column_text(2))) out.insert(select.column_text(0));
+    const std::string identity = select.column_text(0);
+    if (intact(identity, version, sqlite3_column_int64(select.get(), 1), select.column_text(2), select.column_text(3),
+               select.column_text(4), select.column_text(5), select.column_text(6))) {
+      out.insert(identity);
+    }
   }
   if (rc != SQLITE_DONE) fail("cannot read the points");
   return out;
 }
 
 std::map<std::string, StoredPoint> SweepStore::points(const std::string& version) const {
-  Statement select(db_, "SELECT identity, version, idx, settings, status, error, result, wall_s FROM points WHERE version = ?");
+  Statement select(db_, "SELECT identity, version, idx, settings, status, error, result, wall_s, digest FROM points WHERE version = ?");
   if (!select) fail("cannot read the points");
   select.text(1, version);
   std::map<std::string, StoredPoint> out;
@@ -237,7 +273,8 @@ std::map<std::string, StoredPoint> SweepStore::points(const std::string& version
     p.error = select.column_text(5);
     p.result = nlohmann::json::parse(select.column_text(6), nullptr, false);
     p.wall_s = sqlite3_column_double(select.get(), 7);
-    if (p.settings.is_discarded() || p.result.is_discarded()) {
+    if (!intact(p.identity, p.version, sqlite3_column_int64(select.get(), 2), select.column_text(3), p.status, p.error, select.column_text(6),
+                select.column_text(8))) {
       fail("point " + std::to_string(p.index) + "'s record is damaged: run the sweep again to compute it anew");
     }
     out.emplace(p.identity, std::move(p));
@@ -255,7 +292,8 @@ std::size_t SweepStore::merge_from(const std::string& other_path) {
   if (sqlite3_step(attach.get()) != SQLITE_DONE) fail("cannot open " + other_path + " to merge it");
   const int before = sqlite3_total_changes(db_);
   try {
-    exec("INSERT OR IGNORE INTO points SELECT identity, version, idx, settings, status, error, result, wall_s FROM other.points");
+    exec("INSERT OR IGNORE INTO points (identity, version, idx, settings, status, error, result, wall_s, digest)"
+         " SELECT identity, version, idx, settings, status, error, result, wall_s, digest FROM other.points");
   } catch (...) {
     exec("DETACH DATABASE other");
     throw;

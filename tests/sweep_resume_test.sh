@@ -60,6 +60,16 @@ python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"U
 out=$("$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/repaired.csv")
 echo "$out" | grep -q "^47 points already stored; ran 1 point" || { echo "FAIL: the damaged point was not run again: $out"; exit 1; }
 cmp "$dir/repaired.csv" "$dir/whole.csv" || { echo "FAIL: the repaired store exports otherwise"; exit 1; }
+# A record still JSON but changed (a digit flipped in its result) fails its digest: run again.
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE points SET result = replace(result, '1', '2') WHERE idx = 9\"); c.commit()" "$dir/whole.db"
+out=$("$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/repaired2.csv")
+echo "$out" | grep -q "^47 points already stored; ran 1 point" || { echo "FAIL: the changed point was not run again: $out"; exit 1; }
+cmp "$dir/repaired2.csv" "$dir/whole.csv" || { echo "FAIL: the store repaired from a changed record exports otherwise"; exit 1; }
+# A store from before the digest (no such column) is read as it was, its records trusted.
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('ALTER TABLE points DROP COLUMN digest'); c.commit()" "$dir/whole.db"
+out=$("$R" sweep "$dir/sweep.toml" --store "$dir/whole.db" -q --export-csv "$dir/old.csv")
+echo "$out" | grep -q "^48 points already stored; ran 0 points" || { echo "FAIL: a store without digests: $out"; exit 1; }
+cmp "$dir/old.csv" "$dir/whole.csv" || { echo "FAIL: a store without digests exports otherwise"; exit 1; }
 # An SQLite file of something else is refused and left as it was.
 python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE people (name TEXT)'); c.commit()" "$dir/other.db"
 if "$R" sweep "$dir/sweep.toml" --store "$dir/other.db" -q > "$dir/other.log" 2>&1; then echo "FAIL: another SQLite file taken as a store"; exit 1; fi

@@ -12,7 +12,7 @@ case "${1:-}" in
 esac
 packages=(cmake g++ make pkg-config
   libsystemc-dev libboost-graph-dev libtomlplusplus-dev catch2  # catch2: the build compiles the tests too
-  libcli11-dev nlohmann-json3-dev gnuplot-nox libsqlite3-dev
+  libcli11-dev nlohmann-json3-dev gnuplot-nox graphviz libsqlite3-dev
   python3 python3-dev pybind11-dev python3-pybind11
   nodejs)  # roofsim ui: npm installs its chart libraries
 if [ "$with_tests" -eq 1 ]; then

@@ -9,6 +9,7 @@
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "experiment/graph_drawing.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
 #include "sim/output.hpp"
@@ -26,7 +27,8 @@ struct RunOptions {
   ExperimentFlags x;
   int trace_steps = 2;
   std::uint64_t trace_max_events = 2000000;
-  std::string json, csv, trace;
+  std::string json, csv, trace, graph;
+  int graph_layers = 1;
   int top = 12;
   bool all_layers = false;
 };
@@ -140,7 +142,10 @@ void write_trace(const RunOptions& o, const ExperimentResult& r) {
 }
 
 void run(const RunOptions& o, const CLI::App& cmd) {
-  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.trace, "--trace"}}) check_output_path(path, flag);
+  for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.trace, "--trace"}, {o.graph, "--graph"}}) {
+    check_output_path(path, flag);
+  }
+  if (!o.graph.empty()) check_graph_path(o.graph, "--graph");
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
   // Flags given on the command line override the file.
@@ -165,6 +170,7 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (!o.json.empty()) write_json(o.json, to_json(r));
   if (!o.csv.empty()) write_text(o.csv, records_csv(op_instance_records(r), kOpInstanceColumns));
   if (!o.trace.empty()) write_trace(o, r);
+  if (!o.graph.empty()) write_run_graph(r, o.graph_layers, o.graph, "--graph");
 }
 
 }  // namespace
@@ -193,6 +199,12 @@ void add_run_command(CLI::App& app) {
                   "Most events a trace may have (default 2000000, about 175 MB of JSON): a trace of more keeps the "
                   "first steps that fit (saying so); one whose prefill alone has more is refused")
       ->check(positive_number());
+  cmd->add_option("--graph", o->graph,
+                  "Draw the operator graph to FILE: prefill and the first decode step side by side, each op with its shape, "
+                  "FLOPs, bytes, intensity, simulated time and bound, filled by the roof that binds it; .dot (Graphviz text), "
+                  ".svg, .png or .pdf (drawn by Graphviz's dot)");
+  cmd->add_option("--graph-layers", o->graph_layers, "Decoder layers --graph draws op by op; the later ones are one box (default 1)")
+      ->check(CLI::Range(1, 1000));
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }
 

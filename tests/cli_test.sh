@@ -96,6 +96,22 @@ expect_ok "trace over the limit" "$roofsim" run --gen 2 --trace "$tmp/t2.json" -
 if grep -qF "has prefill only ($prefill_events events)" "$tmp/err" && cmp -s "$tmp/t1.json" "$tmp/t2.json"; then ok; else bad "trace kept to the steps that fit: $(cat "$tmp/err")"; fi
 "$roofsim" run --gen 2 --trace "$tmp/t3.json" --trace-max-events 1000 >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -qF -- "more than --trace-max-events 1000: raise --trace-max-events" "$tmp/err" && [ ! -e "$tmp/t3.json" ]; then ok; else bad "trace refused (exit $rc): $(cat "$tmp/err")"; fi
+# --graph: the operator graph of prefill and the first decode step; the prefill's GEMMs are
+# compute-bound (orange), the decode's memory-bound (blue); later layers are one box.
+expect_ok "graph as DOT" "$roofsim" run --gen 2 --graph "$tmp/graph.dot"
+dot_of() { grep -F "$1" "$tmp/graph.dot"; }
+if grep -q '^digraph roofsim' "$tmp/graph.dot" && grep -q 'cluster_0' "$tmp/graph.dot" && grep -q 'cluster_1' "$tmp/graph.dot" &&
+   dot_of 's0_2 [label="layer0.qkv\n512x6144x4096 bf16' | grep -q '(compute)", fillcolor="#f4a582"' &&
+   dot_of 's1_2 [label="layer0.qkv\n1x6144x4096 bf16' | grep -q '(memory)", fillcolor="#92c5de"' &&
+   grep -qF 'label="layers 1-31\n372 ops' "$tmp/graph.dot" && ! grep -q 'layer1\.' "$tmp/graph.dot"; then ok; else bad "graph DOT: $(head -c 600 "$tmp/graph.dot")"; fi
+expect_ok "graph with two layers drawn" "$roofsim" run --gen 2 --graph "$tmp/graph2.dot" --graph-layers 2
+if grep -q 'layer1\.qkv' "$tmp/graph2.dot" && grep -q 'label="layers 2-31' "$tmp/graph2.dot"; then ok; else bad "graph --graph-layers 2"; fi
+if command -v dot > /dev/null; then
+  expect_ok "graph drawn as SVG" "$roofsim" run --gen 2 --graph "$tmp/graph.svg"
+  if grep -q '<svg' "$tmp/graph.svg" && grep -q 'layer0.gate_up' "$tmp/graph.svg" && [ ! -e "$tmp/graph.svg.dot.tmp" ]; then ok; else bad "graph SVG"; fi
+fi
+"$roofsim" run --gen 2 --graph "$tmp/graph.txt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -qF -- "--graph $tmp/graph.txt: give a .dot" "$tmp/err"; then ok; else bad "graph: a wrong extension (exit $rc): $(cat "$tmp/err")"; fi
 expect_ok "experiment file" "$roofsim" run "$(dirname "$0")/../configs/experiments/llama3-8b-batch16-fp8kv.toml" --gen 4
 contains "experiment file read" "batch 16"
 contains "experiment fp8 kv" "KV fp8"

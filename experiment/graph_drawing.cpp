@@ -61,8 +61,10 @@ std::string op_label(const OpNode& op, const OpInstance* at) {
              format_fixed(c.bytes() > 0 ? c.flops / c.bytes() : 0.0, 1) + " FLOP/B";
   }
   if (at) {
-    label += "\nsimulated " + format_seconds(at->result.seconds()) + ", bound " + format_seconds(at->bound.bound_time_s) +
-             (op.is_collective ? std::string() : " (" + roof_name(at->bound.roof) + ")");
+    // An analysis (nothing simulated) has the bound alone.
+    const double simulated = at->result.seconds();
+    label += "\n" + (simulated > 0 ? "simulated " + format_seconds(simulated) + ", " : std::string()) + "bound " +
+             format_seconds(at->bound.bound_time_s) + (op.is_collective ? std::string() : " (" + roof_name(at->bound.roof) + ")");
   }
   return label;
 }

@@ -10,7 +10,8 @@
 
 namespace roofsim {
 
-// The DOT text (deterministic: ops in the graphs' order). `layers` >= 1.
+// The DOT text (deterministic: ops in the graphs' order). `layers` >= 1. A run's result labels
+// each op with its simulated time and bound; an analysis's (analyze_experiment) with its bound.
 std::string run_graph_dot(const ExperimentResult& r, int layers);
 
 // Refuses (InputError naming the flag) a path whose extension is not .dot, .svg, .png or .pdf:

@@ -18,6 +18,7 @@
 #include "experiment/hardware_edit.hpp"
 #include "experiment/hardware_json.hpp"
 #include "experiment/experiment_settings.hpp"
+#include "experiment/graph_drawing.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/public_cases.hpp"
 #include "experiment/results.hpp"
@@ -275,6 +276,14 @@ PYBIND11_MODULE(roofsim, m) {
   m.def("analyze", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
     return to_python(analysis_json(analyze_experiment(experiment_from(hw, model, kw))));
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
+
+  m.def("graph", [](const py::object& hw, const py::object& model, int layers, const py::kwargs& kw) {
+    return run_graph_dot(analyze_experiment(experiment_from(hw, model, kw)), layers);
+  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("layers") = 1,
+     "The operator graph of the run's prefill and first decode step as Graphviz DOT text (what `roofsim run --graph x.dot` "
+     "writes, from the analysis: each op's shape, FLOPs, bytes, intensity and bound, filled by the roof that binds it); the "
+     "first `layers` decoder layers op by op, the rest one box. Settings as for run(). Draw it with Graphviz: "
+     "`dot -Tsvg`.");
 
   m.def("explain", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     return to_python(to_json(explain_gaps(experiment_from(hw, model, kw), control_from(progress))));

@@ -325,3 +325,13 @@ def test_op_l2_resident():
         assert "l2_resident: the op touches" in str(e)
     else:
         raise AssertionError("an op larger than the L2 was taken as resident")
+
+
+def test_graph_draws_the_runs_ops_with_their_roofs():
+    dot = roofsim.graph(prompt=512, gen=2)
+    assert dot.startswith("digraph roofsim")
+    assert 'label="layer0.qkv\\n512x6144x4096 bf16' in dot and "(compute)" in dot and "(memory)" in dot
+    assert "layers 1-31" in dot and "layer1." not in dot
+    assert "layer1.qkv" in roofsim.graph(prompt=512, gen=2, layers=2)
+    with pytest.raises(roofsim.InputError, match="tp"):
+        roofsim.graph(tp=3)

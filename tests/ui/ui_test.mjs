@@ -138,6 +138,17 @@ async function main() {
     const layerMarks = await page.locator('#layers-chart svg .mark-rect path').count();
     check(run.layers.length > 0 && layerMarks === 4 * run.layers.length, 'the per-layer view has a bar and a bound per layer and phase',
       `${layerMarks} marks for ${run.layers.length} layers`);
+    // Operator graph: drawn by Graphviz on request, prefill's GEMMs compute-bound (orange), decode's memory-bound (blue).
+    await page.click('#graph-draw');
+    await page.waitForSelector('#graph-view svg', {timeout: 60000});
+    const graph = await page.evaluate(() => {
+      const svg = document.querySelector('#graph-view svg');
+      return {text: svg.textContent, orange: svg.querySelectorAll('[fill="#f4a582"]').length, blue: svg.querySelectorAll('[fill="#92c5de"]').length};
+    });
+    check(/layer0\.qkv/.test(graph.text) && /prefill/.test(graph.text) && /decode step 1/.test(graph.text) && /layers 1-31/.test(graph.text),
+      'the operator graph shows layer 0 of prefill and decode and folds the rest', graph.text.slice(0, 200));
+    check(graph.orange >= 3 && graph.blue > graph.orange, 'the graph fills ops by their roof', `${graph.orange} orange, ${graph.blue} blue`);
+    await page.locator('#graph-view').screenshot({path: path.join(artifacts, '1-graph.png')});
     const rows = await page.locator('#ops tbody tr').count();
     check(rows === run.ops.length, 'the op table has a row per op', `${rows} vs ${run.ops.length}`);
     await page.screenshot({path: path.join(artifacts, '1-simulated.png'), fullPage: true});

@@ -15,6 +15,7 @@ import re
 import select
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -345,6 +346,32 @@ class App:
         def fn(emit):
             hw = self._hardware(s.pop("hw"), scale, setk)
             return roofsim.analyze(hw=hw, **s)
+        return self._counted_child(fn, replace)
+
+    def graph(self, body):
+        """The operator graph of the settings' run (roofsim.graph), drawn as SVG by Graphviz's dot."""
+        replace = {}
+        s = self.resolve(body.get("settings", body), replace)
+        scale, setk = self.edits_from(body.get("edits"))
+        layers = body.get("layers", 1)
+        if not isinstance(layers, int) or isinstance(layers, bool) or not 1 <= layers <= 8:
+            raise BadRequest(f"layers={layers!r}: draw 1 to 8 decoder layers")
+
+        def fn(emit):
+            hw = self._hardware(s.pop("hw"), scale, setk)
+            return roofsim.graph(hw=hw, layers=layers, **s)
+        dot_text = self._counted_child(fn, replace)
+        if not shutil.which("dot"):
+            raise BadRequest("drawing the graph needs Graphviz's dot (apt-get install graphviz)", 501)
+        try:
+            drawn = subprocess.run(["dot", "-Tsvg"], input=dot_text.encode(), capture_output=True, timeout=SYNC_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise BadRequest(f"Graphviz's dot took more than {SYNC_TIMEOUT_S:g} s", 504)
+        if drawn.returncode != 0:
+            raise BadRequest("Graphviz's dot could not draw the graph: " + drawn.stderr.decode(errors="replace")[:300], 500)
+        return {"svg": drawn.stdout.decode(), "dot": dot_text}
+
+    def _counted_child(self, fn, replace):
         # An analysis is a child process too: it counts against --max-jobs with the simulations.
         with self.jobs_lock:
             busy = sum(1 for j in self.jobs.values() if j.state == "running") + self.analyses
@@ -780,6 +807,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                      "pages may start or change work", 403)
                 if path == "/api/analyze":
                     return self.send_json(200, self.app.analyze(self.body()))
+                if path == "/api/graph":
+                    return self.send_json(200, self.app.graph(self.body()))
                 if path == "/api/jobs":
                     return self.send_json(202, self.app.start_job(self.body()))
                 if path == "/api/upload":

@@ -16,7 +16,7 @@ const KNOBS = [
 
 const state = {
   analysis: null, analysisVar: null, result: null, resultKey: null, resultVar: null,
-  jobs: [], view: null, analyzeSeq: 0, knobs: {}, running: false,
+  jobs: [], view: null, analyzeSeq: 0, knobs: {}, running: false, graph: null, graphSeq: 0,
 };
 window.roofsimState = state;
 // The view on show (views.js switches it); the inference view's settings own the URL only while it shows.
@@ -163,6 +163,7 @@ async function analyze() {
                   `${fmtBytes(base.memory_bytes.capacity)}. The bounds below are what it would take; a simulation is refused.`, 'info');
     }
     renderAll();
+    if (state.graph) drawGraph();
   } catch (err) {
     if (seq !== state.analyzeSeq) return;
     state.analysis = state.analysisVar = null;
@@ -448,6 +449,29 @@ async function renderLayers() {
   }
 }
 
+// The operator graph (POST /api/graph: roofsim.graph drawn by Graphviz), redrawn on every new
+// analysis once it has been drawn.
+async function drawGraph() {
+  const el = $('graph-view');
+  const seq = ++state.graphSeq;
+  if (!state.graph) el.innerHTML = '<div class="chart-empty">Drawing…</div>';
+  try {
+    const g = await api('POST', '/api/graph', {settings: settings(), layers: Number($('graph-layers').value)});
+    if (seq !== state.graphSeq) return;
+    state.graph = g;
+    el.innerHTML = g.svg;  // Graphviz's SVG: the labels are escaped there
+    $('graph-export-dot').disabled = false;
+  } catch (err) {
+    if (seq !== state.graphSeq) return;
+    state.graph = null;
+    el.innerHTML = `<div class="chart-empty">No graph: ${escapeHtml(err.message)}</div>`;
+  }
+}
+
+function exportGraphDot() {
+  if (state.graph) download(baseName() + '-graph.dot', new Blob([state.graph.dot], {type: 'text/vnd.graphviz'}));
+}
+
 function renderAll(error) {
   renderAnalytic();
   renderMetrics();
@@ -685,6 +709,9 @@ async function init() {
   $('hw-apply').addEventListener('click', applyEditedHardware);
   $('model-file').addEventListener('change', () => upload($('model-file'), 'model', $('model')));
   $('simulate').addEventListener('click', simulate);
+  $('graph-draw').addEventListener('click', drawGraph);
+  $('graph-layers').addEventListener('change', () => { if (state.graph) drawGraph(); });
+  $('graph-export-dot').addEventListener('click', exportGraphDot);
   $('cancel').addEventListener('click', cancel);
   $('export-json').addEventListener('click', exportJson);
   $('export-csv').addEventListener('click', exportCsv);

@@ -108,7 +108,9 @@ async function main() {
     check(/FLOP\/B/.test(ridge), 'analytic ridge shown', ridge);
     check((await page.textContent('[data-k="memory"]')).includes('of'), 'memory per chip shown');
 
-    // Simulate and compare with the CLI.
+    // Simulate and compare with the CLI. Explaining each op's gap (seven runs) is asked for, not the default.
+    check(!(await page.isChecked('#explain-gap')), 'explaining the gaps is off by default (one run, not seven)');
+    await page.check('#explain-gap');
     await page.click('#simulate');
     await page.waitForFunction(() => document.getElementById('m-ttft-sim').textContent !== '–', null, {timeout: 60000});
     const run = await cli;

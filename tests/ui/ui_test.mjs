@@ -453,7 +453,10 @@ async function sweepsChecks(browser, base, pageErrors) {
   const csv = (await download(page, '#w-export-csv')).toString();
   check(csv.trim().split('\n').length === 9 && /decode_tok_s/.test(csv.split('\n')[0]), 'sweeps: CSV export');
   await page.selectOption('#w-file', 'not-run-yet.toml');
-  await page.waitForFunction(() => /no store yet/.test(document.getElementById('w-message').textContent), null, {timeout: 10000});
+  await page.waitForFunction(() => /no store yet/.test(document.getElementById('w-message').textContent), null, {timeout: 60000});
+  // The command it suggests names the file where a shell in the server's folder finds it (not its bare name).
+  const suggested = await page.textContent('#w-message');
+  check(/roofsim sweep \S*\/not-run-yet\.toml/.test(suggested), 'sweeps: the suggested command names the file\'s path', suggested);
   check(await page.locator('#w-chart .chart-empty').count() === 1, 'sweeps: a file without a store says so');
   await page.close();
 }

@@ -613,9 +613,12 @@ class App:
             raise BadRequest(f"no sweep file '{name}' in the sweeps folder", 404)
         path = os.path.join(self.sweeps_dir, name)
         store = path[:-5] + ".db"
+        # The command names the file as the shell the server was started from finds it.
+        shown = os.path.relpath(path)
+        shown = shown if not shown.startswith("..") else os.path.abspath(path)
         if not os.path.exists(store):
             return {"name": name, "rows": [], "columns": [], "stored": False,
-                    "message": f"{name} has no store yet: run `roofsim sweep {name}` to fill it"}
+                    "message": f"{name} has no store yet: run `roofsim sweep {shown}` to fill it"}
 
         def fn(emit):
             return roofsim.read_sweep(path)
@@ -623,7 +626,7 @@ class App:
         if not rows:
             return {"name": name, "rows": [], "columns": [], "stored": True,
                     "message": f"the store of {name} holds no points of this file for this build of roofsim (points "
-                               "are kept per roofsim version): run `roofsim sweep " + name + "` again"}
+                               "are kept per roofsim version): run `roofsim sweep " + shown + "` again"}
         # Columns: index, the varying settings (grid, then sampled), the fixed ones, status, error, the results.
         axes, fixed = [], []
         try:

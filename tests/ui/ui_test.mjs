@@ -106,7 +106,8 @@ async function main() {
     }, [BATCH, MODEL], {timeout: 60000});
     const ridge = await page.textContent('[data-k="ridge"]');
     check(/FLOP\/B/.test(ridge), 'analytic ridge shown', ridge);
-    check((await page.textContent('[data-k="memory"]')).includes('of'), 'memory per chip shown');
+    const memory = await page.textContent('[data-k="memory"]');
+    check(/ of 80\.00 GB /.test(memory), 'memory per chip shown in the CLI\'s units (the H100\'s 80.00 GB, not 74.5 GiB)', memory);
 
     // Simulate and compare with the CLI. Explaining each op's gap (seven runs) is asked for, not the default.
     check(!(await page.isChecked('#explain-gap')), 'explaining the gaps is off by default (one run, not seven)');

@@ -36,6 +36,14 @@ function fmtSi(x, unit) {
   while (Math.abs(x) >= 1000 && i < p.length - 1) { x /= 1000; i++; }
   return x.toPrecision(3) + ' ' + p[i] + unit;
 }
+// Memory as the CLI prints it (decimal, as HBM capacities are quoted: 80 GB, not 74.5 GiB).
+function fmtMem(x) {
+  if (x == null) return dash;
+  const p = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (x >= 1000 && i < p.length - 1) { x /= 1000; i++; }
+  return x.toFixed(2) + ' ' + p[i];
+}
 function fmtBytes(x) {
   if (x == null) return dash;
   const p = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -159,8 +167,8 @@ async function analyze() {
     state.analysisVar = variant;
     clearMessage();
     if (!base.fits) {
-      showMessage(`${base.model} does not fit: it needs ${fmtBytes(base.memory_bytes.total)} per chip and HBM holds ` +
-                  `${fmtBytes(base.memory_bytes.capacity)}. The bounds below are what it would take; a simulation is refused.`, 'info');
+      showMessage(`${base.model} does not fit: it needs ${fmtMem(base.memory_bytes.total)} per chip and HBM holds ` +
+                  `${fmtMem(base.memory_bytes.capacity)}. The bounds below are what it would take; a simulation is refused.`, 'info');
     }
     renderAll();
     if (state.graph) drawGraph();
@@ -187,8 +195,8 @@ function renderAnalytic() {
     ['decode (mean step)', a.decode ? `${fmtIntensity(a.decode_intensity)}, ${bound(a.decode_intensity)}; bound ${fmtMs(a.bound_tpot_s)}` : dash, 'decode'],
     ['decode speed of light', a.decode ? `${fmtMs(a.decode_speed_of_light_s)} per token (weights + KV cache read at HBM bandwidth` +
       (a.near_memory_roof ? `; the near-memory units' GEMVs at their internal ${fmtSi(a.near_memory_roof.bandwidth, 'B/s')})` : ')') : dash, 'sol'],
-    ['memory per chip', `${fmtBytes(m.total)} of ${fmtBytes(m.capacity)} (${fmtPct(m.total / m.capacity)}): weights ${fmtBytes(m.weights)}, ` +
-      `KV cache ${fmtBytes(m.kv_cache)}, activations ${fmtBytes(m.activations)}${a.fits ? '' : ' — does not fit'}`, 'memory'],
+    ['memory per chip', `${fmtMem(m.total)} of ${fmtMem(m.capacity)} (${fmtPct(m.total / m.capacity)}): weights ${fmtMem(m.weights)}, ` +
+      `KV cache ${fmtMem(m.kv_cache)}, activations ${fmtMem(m.activations)}${a.fits ? '' : ' — does not fit'}`, 'memory'],
     ['bound throughput', `${fmtRate(a.bound_throughput_tok_s)} tokens/s` + (a.decode ? `, decode ${fmtRate(a.bound_decode_tok_s)} tokens/s` : ''), 'throughput'],
   ];
   if (state.analysisVar) {

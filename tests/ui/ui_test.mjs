@@ -152,6 +152,8 @@ async function main() {
       'the operator graph shows layer 0 of prefill and decode and folds the rest', graph.text.slice(0, 200));
     check(graph.orange >= 3 && graph.blue > graph.orange, 'the graph fills ops by their roof', `${graph.orange} orange, ${graph.blue} blue`);
     await page.locator('#graph-view').screenshot({path: path.join(artifacts, '1-graph.png')});
+    const opsFit = await page.evaluate(() => { const t = document.getElementById('ops'); return [t.scrollWidth, t.parentElement.clientWidth]; });
+    check(opsFit[0] <= opsFit[1], 'the op table fits its panel at 1400 px (no column cut off)', `${opsFit[0]} px in ${opsFit[1]}`);
     const rows = await page.locator('#ops tbody tr').count();
     check(rows === run.ops.length, 'the op table has a row per op', `${rows} vs ${run.ops.length}`);
     await page.screenshot({path: path.join(artifacts, '1-simulated.png'), fullPage: true});
@@ -178,6 +180,8 @@ async function main() {
     check(await page.locator('#ops thead th', {hasText: 'speed-up'}).count() === 1, 'per-op speed-ups shown');
     const variantPoints = await page.evaluate(() => window.roofsimState.resultVar.ops.filter((o) => o.flops > 0).length);
     check(await page.locator('#chart svg .mark-symbol.role-mark path').count() === chart.points + variantPoints, 'base and variant drawn together');
+    const opsFitVariant = await page.evaluate(() => { const t = document.getElementById('ops'); return [t.scrollWidth, t.parentElement.clientWidth]; });
+    check(opsFitVariant[0] <= opsFitVariant[1], 'the op table with the variant\'s columns fits its panel', `${opsFitVariant[0]} px in ${opsFitVariant[1]}`);
     await page.screenshot({path: path.join(artifacts, '2-whatif.png'), fullPage: true});
     const sharedUrl = page.url();
     // Settings at their defaults (Llama-3-8B, prompt 512) are left out of the URL.

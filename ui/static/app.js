@@ -267,7 +267,8 @@ function mergedOps() {
 function renderOps() {
   const ops = mergedOps();
   const hasSim = !!state.result, hasVar = !!state.resultVar;
-  const cols = [['phase', 'phase'], ['name', 'op'], ['class', 'class'], ['count', 'count'], ['flops', 'FLOPs'],
+  // An op's class and shape are in its name's tooltip (and the CSV): the table fits its panel.
+  const cols = [['phase', 'phase'], ['name', 'op'], ['count', 'count'], ['flops', 'FLOPs'],
     ['bytes', 'bytes'], ['intensity', 'FLOP/B'], ['roof', 'roof'], ['bound_time_s', 'bound']];
   if (hasSim) cols.push(['sim_time_s', 'simulated'], ['percent_of_roof', '% of roof']);
   if (hasVar) cols.push(['variant_sim_time_s', 'variant'], ['speedup', 'speed-up']);
@@ -285,7 +286,7 @@ function renderOps() {
     tr.dataset.op = opKey(o);
     for (const [k] of cols) {
       const td = document.createElement('td');
-      if (k === 'name') { td.className = 'name'; if (o.shape) td.title = o.shape; }
+      if (k === 'name') { td.className = 'name'; td.title = [o.class && `class ${o.class}`, o.shape].filter(Boolean).join('; '); }
       if (k === 'gap') td.className = 'gap';
       td.textContent = fmt[k] ? (o[k] == null ? dash : fmt[k](o[k])) : o[k];
       tr.appendChild(td);

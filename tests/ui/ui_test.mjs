@@ -157,8 +157,8 @@ async function main() {
     const rows = await page.locator('#ops tbody tr').count();
     check(rows === run.ops.length, 'the op table has a row per op', `${rows} vs ${run.ops.length}`);
     await page.screenshot({path: path.join(artifacts, '1-simulated.png'), fullPage: true});
-    await page.hover('#chart svg .mark-symbol.role-mark path >> nth=-1', {timeout: 5000, force: true});
-    await page.waitForSelector('#vg-tooltip-element.visible', {timeout: 5000}).catch(() => {});
+    await page.hover('#chart svg .mark-symbol.role-mark path >> nth=-1', {timeout: 60000, force: true});
+    await page.waitForSelector('#vg-tooltip-element.visible', {timeout: 60000}).catch(() => {});
     const tip = await page.locator('#vg-tooltip-element').textContent().catch(() => '');
     check(/FLOP/.test(tip) && /of roof/.test(tip), 'hovering a point shows its FLOPs, bytes, time and % of roof', tip.slice(0, 120));
     check(/shape/.test(tip) && /above the bound: /.test(tip), 'the hover shows the op\'s shape and what its gap is made of',
@@ -427,7 +427,7 @@ async function serveChecks(browser, base, pageErrors) {
   await page.fill('#s-requests', '5000');
   await page.fill('#s-load', '64');
   await page.click('#s-simulate');
-  await page.waitForFunction(() => !document.getElementById('s-cancel').disabled, null, {timeout: 10000});
+  await page.waitForFunction(() => !document.getElementById('s-cancel').disabled, null, {timeout: 60000});
   await page.click('#s-cancel');
   await page.waitForFunction(() => document.getElementById('s-progress-text').textContent === 'cancelled', null, {timeout: 60000});
   check(true, 'serve: a running serve is cancelled');
@@ -442,7 +442,7 @@ async function sweepsChecks(browser, base, pageErrors) {
   await page.waitForSelector('body[data-views-ready="1"]', {timeout: 60000});
   const files = await page.$$eval('#w-file option', (o) => o.map((x) => x.value));
   check(files.includes('bandwidth-vs-batch.toml') && files.includes('not-run-yet.toml'), 'sweeps: the folder\'s sweep files listed', files.join(', '));
-  await page.waitForFunction(() => document.querySelectorAll('#w-table tbody tr').length > 0, null, {timeout: 10000})
+  await page.waitForFunction(() => document.querySelectorAll('#w-table tbody tr').length > 0, null, {timeout: 60000})
     .catch(async () => { throw new Error('sweeps: no points shown; the page says: ' + await page.textContent('#w-message')); });
   const rows = await page.locator('#w-table tbody tr').count();
   check(rows === 8, 'sweeps: the store\'s 8 points in the table', String(rows));

@@ -36,20 +36,23 @@ function fmtSi(x, unit) {
   while (Math.abs(x) >= 1000 && i < p.length - 1) { x /= 1000; i++; }
   return x.toPrecision(3) + ' ' + p[i] + unit;
 }
+// x in the largest of `units` (each `base` times the one before) that keeps it at least 1.
+function scaled(x, base, units) {
+  let i = 0;
+  while (x >= base && i < units.length - 1) { x /= base; i++; }
+  return [x, units[i]];
+}
 // Memory as the CLI prints it (decimal, as HBM capacities are quoted: 80 GB, not 74.5 GiB).
 function fmtMem(x) {
   if (x == null) return dash;
-  const p = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (x >= 1000 && i < p.length - 1) { x /= 1000; i++; }
-  return x.toFixed(2) + ' ' + p[i];
+  const [v, u] = scaled(x, 1000, ['B', 'kB', 'MB', 'GB', 'TB']);
+  return v.toFixed(2) + ' ' + u;
 }
+// Sizes given in binary units (collective bytes).
 function fmtBytes(x) {
   if (x == null) return dash;
-  const p = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (x >= 1024 && i < p.length - 1) { x /= 1024; i++; }
-  return x.toPrecision(3) + ' ' + p[i];
+  const [v, u] = scaled(x, 1024, ['B', 'KiB', 'MiB', 'GiB', 'TiB']);
+  return v.toPrecision(3) + ' ' + u;
 }
 function fmtTime(s) {
   if (s == null || !isFinite(s)) return dash;

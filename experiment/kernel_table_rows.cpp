@@ -1,0 +1,580 @@
+#include "experiment/kernel_table_rows.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "components/tiling.hpp"
+#include "core/csv.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/parse.hpp"
+#include "experiment/collective.hpp"
+#include "experiment/results.hpp"
+#include "experiment/single_op.hpp"
+#include "experiment/stack.hpp"
+#include "workloads/attention_kernel.hpp"
+
+namespace roofsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+
+
+// Size buckets, each up to (not including) its bound. Compute kernels by measured latency:
+// launch-bound, small, medium, large. Collectives by message size: latency-bound, protocol
+// cross-over, bandwidth-bound.
+struct Bucket {
+  double upper;
+  const char* name;
+};
+constexpr double kNoBound = 1e300;
+
+// The attention rows' RoPE: the public benchmark's collector (aiconfigurator, TensorRT-LLM
+// attention collector) builds every call with RopeParams(dim=128), whatever the head, so a
+// head of 64 has a rotary part wider than itself.
+constexpr std::int64_t kBenchmarkRotaryDim = 128;
+const std::vector<Bucket> kLatencyBuckets = {{10e-6, "< 10 us"}, {50e-6, "10-50 us"}, {500e-6, "50-500 us"}, {kNoBound, ">= 500 us"}};
+const std::vector<Bucket> kSizeBuckets = {{64.0 * 1024 + 1, "<= 64 KiB"}, {1024.0 * 1024 + 1, "64 KiB-1 MiB"},
+                                          {32.0 * 1024 * 1024 + 1, "1-32 MiB"}, {kNoBound, "> 32 MiB"}};
+
+std::string bucket_of(double value, const std::vector<Bucket>& buckets) {
+  for (const Bucket& b : buckets) {
+    if (value < b.upper) return b.name;
+  }
+  return buckets.back().name;
+}
+
+}  // namespace
+
+// Buckets sort by the sizes they hold, as the tables above list them.
+std::size_t bucket_rank(const std::string& name) {
+  std::size_t rank = 0;
+  for (const auto* table : {&kLatencyBuckets, &kSizeBuckets}) {
+    for (const Bucket& b : *table) {
+      if (name == b.name) return rank;
+      ++rank;
+    }
+  }
+  return rank;
+}
+
+namespace {
+
+std::string source_of(const std::string& path, const CsvRow& row) {
+  return fs::path(path).filename().string() + ":" + row.at("#line");
+}
+
+double measured_seconds(const std::string& path, const CsvRow& row) {
+  const double ms = csv_positive_number(path, row, "latency");  // the tables hold milliseconds
+  if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + format_general(ms) + " ms is beyond any kernel (at most 1e6)");
+  return ms * 1e-3;
+}
+
+// A measured call's ops simulated one after another: from the first's start to the last's end.
+double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { return call_totals(run_ops(hw, false, ops)).sim_s; }
+
+// A call its benchmark replays eagerly, back to back (no CUDA graph): the host spends `host_s`
+// on each call, launching its ops evenly through that time, and the chip runs each op once it
+// is launched and the op before has ended. The second call's period is the steady state: the
+// host's time where the chip is quicker, the chip's where the host keeps ahead. It emerges from
+// the events; nothing takes the larger of the two.
+double eager_call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& call, double host_s) {
+  std::vector<OpSpec> ops;
+  std::vector<double> launched_at_s;
+  const std::size_t n = call.size();
+  for (int c = 0; c < 2; ++c) {
+    for (std::size_t i = 0; i < n; ++i) {
+      ops.push_back(call[i]);
+      launched_at_s.push_back(host_s * (c + static_cast<double>(i + 1) / static_cast<double>(n)));
+    }
+  }
+  const OpsRunResult r = run_ops(hw, false, ops, Granularity::coarse, kDefaultMaxEvents, launched_at_s);
+  return to_seconds(r.ops[2 * n - 1].result.end_ps - r.ops[n - 1].result.end_ps);
+}
+
+// A plugin layer of a TensorRT engine timed by TensorRT's per-layer profiler (the public GEMM
+// collector for TensorRT engines, collect_gemm_trt.py, reads the layer's time from a
+// trt.IProfiler): the layer's time runs from its start, through the host's enqueue of the
+// plugin (`host_s`), to the end of its kernels. The chip is idle until the launch; nothing
+// adds the two but the events.
+double profiled_layer_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops, double host_s) {
+  const OpsRunResult r = run_ops(hw, false, ops, Granularity::coarse, kDefaultMaxEvents, std::vector<double>(ops.size(), host_s));
+  return to_seconds(r.ops.back().result.end_ps);
+}
+
+// The [profiled_layers] key of a TensorRT-engine GEMM row: the plugin its layer name gives
+// (".../PLUGIN_V2_WeightOnlyQuantMatmul_0" -> WeightOnlyQuantMatmul) and the plugin's path for
+// the row's tokens. TensorRT-LLM's weight-only and SmoothQuant plugins run a CUDA-core kernel for
+// at most 4 tokens (WeightOnlyQuantMatmulPlugin: m < SMALL_M_FAST_PATH = 5, the batched GEMV;
+// SmoothQuantGemmPlugin: m <= 4, int8_sq_launcher) and a CUTLASS GEMM above; their enqueues
+// differ (a CUTLASS call looks up its profiled tactic and workspace).
+std::string trt_profiled_layer_key(const std::string& kernel_source, std::int64_t m) {
+  const std::string marker = "PLUGIN_V2_";
+  const std::size_t at = kernel_source.rfind(marker);
+  if (at == std::string::npos) return "";
+  std::string plugin = kernel_source.substr(at + marker.size());
+  const std::size_t suffix = plugin.rfind('_');
+  if (suffix != std::string::npos && suffix + 1 < plugin.size() &&
+      plugin.find_first_not_of("0123456789", suffix + 1) == std::string::npos) {
+    plugin.resize(suffix);
+  }
+  return plugin + (m <= 4 ? "_gemv" : "_cutlass");
+}
+
+// A host time in seconds from one of a stack's host-time tables ([eager_calls] or
+// [profiled_layers], microseconds); none when the table has no such key.
+std::optional<double> table_host_s(const std::map<std::string, double>& table_us, const std::string& key) {
+  auto found = table_us.find(key);
+  if (found == table_us.end()) return std::nullopt;
+  return found->second * 1e-6;
+}
+
+// The stacks whose tables the kernel rows read, each loaded once (thread-safe statics).
+const SoftwareStack& trtllm_stack() {
+  static const SoftwareStack s = load_stack("trtllm-1.x");
+  return s;
+}
+const SoftwareStack& vllm_stack() {
+  static const SoftwareStack s = load_stack("vllm");
+  return s;
+}
+
+// A row its collector timed inside a TensorRT engine, layer by layer (kernel_source
+// "trt_flow_<layer name>"), not as a replayed call.
+bool is_trt_engine_row(const CsvRow& row) {
+  return row.count("kernel_source") && row.at("kernel_source").rfind("trt_flow_", 0) == 0;
+}
+
+// Whether the benchmark behind a GEMM row kept the call's operands in the L2: the weight copies
+// it rotates, its one input (and the input's quantized copy) and its reused output all fit the
+// share of the L2 a replayed working set keeps (onchip.NAME.resident_share). A table says how
+// many copies rotated in a `weight_copies` column (bench/gpu/gemm_table.py writes one); without
+// it, the public tables' collector (aiconfigurator, collector/trtllm/collect_gemm.py; framework
+// TRTLLM) rotates max(1, min(5, ceil(L2 / W))) copies of a W-byte weight, so below L2 / 5 they
+// may fit; vLLM's (collector/vllm/collect_gemm.py; framework VLLM) builds six layers, each with
+// its own weights, and runs them in turn for bf16 and fp8, one layer for fp8_block; other
+// tables' rows are taken to read HBM. So are the rows of its TensorRT-engine collector
+// (collector/trtllm/collect_gemm_trt.py; kernel_source "trt_flow_..."): each shape is a new
+// engine run twice, and the GEMM follows three linears of width 12288 whose 300 MB of fp16
+// weights pass through the L2 just before it.
+// `quantized_bytes`: per activation, the copy a quantizing kernel writes before the GEMM (0: none).
+bool gemm_operands_resident(const std::string& path, const CsvRow& row, std::int64_t m, std::int64_t n, std::int64_t k,
+                            const std::string& dtype, DType weight, double quantized_bytes, const HardwareSpec& hw) {
+  const double l2 = hw.tile_buffer_memory().capacity_bytes;
+  const double w = static_cast<double>(n) * static_cast<double>(k) * dtype_bytes(weight);
+  double copies = 0;
+  if (is_trt_engine_row(row)) return false;
+  if (row.count("weight_copies") && !row.at("weight_copies").empty()) {
+    copies = static_cast<double>(csv_positive_integer(path, row, "weight_copies"));
+  } else if (row.count("framework") && row.at("framework") == "TRTLLM") {
+    copies = std::max(1.0, std::min(5.0, std::ceil(l2 / w)));
+  } else if (row.count("framework") && row.at("framework") == "VLLM") {
+    copies = dtype == "bfloat16" || dtype == "fp8" ? 6.0 : 1.0;
+  } else {
+    return false;
+  }
+  const double x = static_cast<double>(m) * static_cast<double>(k) * (2.0 + quantized_bytes);
+  const double y = static_cast<double>(m) * static_cast<double>(n) * 2.0;
+  return copies * w + x + y <= hw.tile_buffer_memory().resident_capacity();
+}
+
+
+}  // namespace
+
+// y[m,n] = x[m,k] W[n,k]^T. The dtype column says which kernel ran.
+std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw, LinearPath linear) {
+  const std::string family = linear == LinearPath::vllm ? "gemm vllm" : "gemm";
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    const std::int64_t m = csv_positive_integer(path, row, "m"), n = csv_positive_integer(path, row, "n"),
+                       k = csv_positive_integer(path, row, "k");
+    const std::string& dtype = csv_text(path, row, "gemm_dtype");
+    // Sizes first (operands within 2^48 elements): the fp8 ops below multiply them.
+    GemmShape shape;
+    shape.m = m;
+    shape.n = n;
+    shape.k = k;
+    check_shape(shape, path + ":" + row.at("#line") + ": m, n, k");
+    std::vector<OpSpec> ops;
+    PendingRow p;
+    if (dtype == "bfloat16") {
+      GemmShape g;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      ops.push_back(gemm_op(g, ""));
+    } else if (dtype == "fp8" && linear == LinearPath::vllm) {
+      // vLLM's collector builds its fp8 layer with a static activation scale.
+      if (hw.matrix_supports(DType::fp8)) ops = fp8_static_linear_ops(m, n, k);
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "fp8" || dtype == "fp8_block") {
+      // The measured call includes the dynamic quantization of the activations.
+      if (hw.matrix_supports(DType::fp8)) ops = fp8_dynamic_linear_ops(m, n, k, dtype == "fp8" ? Fp8Scaling::per_tensor : Fp8Scaling::block);
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "fp8_gemm") {
+      // The scaled fp8 GEMM alone, operands already e4m3 (bench/gpu/gemm_table.py --dtype fp8):
+      // the fp8 rows less their activation quantization.
+      if (hw.matrix_supports(DType::fp8)) ops.push_back(quantized_gemm_op(m, n, k, DType::fp8, 0));
+      else p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "nvfp4") {
+      if (hw.matrix_supports(DType::nvfp4)) ops = nvfp4_linear_ops(m, n, k);
+      else p.not_simulated_reason = hw.name + " does not compute in nvfp4";
+    } else if (dtype == "int4_wo" || dtype == "int8_wo") {
+      // Weight-only: 4- or 8-bit weights dequantized to bf16 in the kernel, bf16 activations
+      // (TensorRT-LLM's WeightOnlyQuantMatmul); the matrix units compute in bf16.
+      GemmShape g;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      g.b = dtype == "int4_wo" ? DType::int4 : DType::int8;
+      ops.push_back(gemm_op(g, ""));
+    } else if (dtype == "sq") {
+      // SmoothQuant W8A8: int8 activations (quantized where the layer before writes them) and
+      // int8 weights on the int8 matrix rate, bf16 out.
+      // TensorRT-LLM's int8 GEMM (CutlassInt8GemmRunner) dispatches its CUTLASS 2.x kernels
+      // (cutlass::arch::Sm80, mma.sync) on Hopper too: matrix.mma_sync_rate of the rate.
+      if (hw.matrix_supports(DType::int8)) {
+        ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
+        ops.back().gemm.kernel_mma_sync = true;
+      } else {
+        p.not_simulated_reason = hw.name + " does not compute in int8";
+      }
+    } else {
+      p.not_simulated_reason = "gemm_dtype '" + dtype +
+                               "' is not modelled (bfloat16, fp8 with its dynamic activation quantization, fp8_block, nvfp4, fp8_gemm, "
+                               "int4_wo, int8_wo, sq are)";
+    }
+    if (!ops.empty()) {
+      // The quantizing kernels of fp8 and nvfp4 rows write the activations once more, narrower.
+      const DType weight = dtype == "bfloat16" ? DType::bf16
+                           : dtype == "nvfp4"  ? DType::nvfp4
+                           : dtype == "int4_wo" ? DType::int4
+                           : dtype == "int8_wo" || dtype == "sq" ? DType::int8
+                                                                 : DType::fp8;
+      const bool quantizes = dtype == "fp8" || dtype == "fp8_block" || dtype == "nvfp4";
+      const double quantized = quantizes ? dtype_bytes(weight) : 0.0;
+      if (gemm_operands_resident(path, row, m, n, k, dtype, weight, quantized, hw)) {
+        for (OpSpec& op : ops) op.set_reads_resident();
+        p.result.reads = "l2";
+      }
+    }
+    p.result.family = family + " " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
+    p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    // vLLM's collector times fp8_block without a CUDA graph (collector/vllm/collect_gemm.py):
+    // each call pays the host time of its path.
+    if (p.not_simulated_reason.empty() && linear == LinearPath::vllm && dtype == "fp8_block") {
+      const std::string source = row.count("kernel_source") ? row.at("kernel_source") : "";
+      if (const std::optional<double> host_s = table_host_s(vllm_stack().eager_call_us, source)) {
+        p.simulate = [&hw, ops, s = *host_s] { return eager_call_seconds(hw, ops, s); };
+      } else {
+        p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/vllm.toml [eager_calls] gives no host time for it";
+      }
+    }
+    // A TensorRT engine's layer, timed by its profiler, holds the host's enqueue of the plugin.
+    if (p.not_simulated_reason.empty() && is_trt_engine_row(row)) {
+      const std::string key = trt_profiled_layer_key(row.at("kernel_source"), m);
+      if (const std::optional<double> host_s = table_host_s(trtllm_stack().profiled_layer_us, key)) {
+        p.simulate = [&hw, ops, s = *host_s] { return profiled_layer_seconds(hw, ops, s); };
+      } else {
+        p.not_simulated_reason = "a TensorRT engine layer '" + row.at("kernel_source") + "': configs/stacks/trtllm-1.x.toml [profiled_layers] gives no host time for '" + key + "'";
+      }
+    }
+    if (p.not_simulated_reason.empty() && !p.simulate) p.simulate = [&hw, ops] { return call_seconds(hw, ops); };
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+// An attention table's type column; nullopt for one roofsim does not model.
+std::optional<DType> attention_dtype(const std::string& text) {
+  if (text == "bfloat16") return DType::bf16;
+  if (text == "fp8") return DType::fp8;
+  return std::nullopt;
+}
+
+}  // namespace
+
+// context_attention.csv (prefill: `batch_size` prompts of `isl` tokens, causal) and
+// generation_attention.csv (decode: one new token per sequence over a cache of isl + step
+// tokens): one call of TensorRT-LLM's attention op on one layer's heads, with its window
+// (attention_call_ops, experiment/single_op.hpp).
+std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill) {
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    AttentionShape s;
+    s.sequences = csv_positive_integer(path, row, "batch_size");
+    const std::int64_t isl = csv_positive_integer(path, row, "isl");
+    s.heads = csv_positive_integer(path, row, "num_heads");
+    s.kv_heads = csv_positive_integer(path, row, "num_key_value_heads");
+    s.head_dim = csv_positive_integer(path, row, "head_dim");
+    const std::string where = path + ":" + row.at("#line") + ": ";
+    if (s.heads % s.kv_heads != 0) throw InputError(where + "num_key_value_heads must divide num_heads");
+    const std::int64_t window = csv_integer(path, row, "window_size");
+    const std::int64_t step = prefill ? 0 : csv_integer(path, row, "step");
+    if (window < 0 || step < 0) throw InputError(where + "window_size and step must not be negative");
+    for (std::int64_t v : {s.sequences, isl, s.heads, s.head_dim, step, window}) {
+      if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any attention call (at most 2^24)");
+    }
+    // The kernel's operands (queries, keys, values) stay far from int64's range.
+    const double elements = static_cast<double>(s.sequences) * static_cast<double>(s.heads) *
+                            static_cast<double>(isl + step) * static_cast<double>(s.head_dim);
+    if (elements > std::ldexp(1.0, 48)) throw InputError(where + "batch x heads x tokens x head_dim beyond 2^48 elements");
+    s.prefill = prefill;
+    s.new_tokens = prefill ? isl : 1;
+    s.context = prefill ? isl : isl + step;
+    s.window = window;
+    s.rotary_dim = kBenchmarkRotaryDim;
+    const std::string& attn_text = csv_text(path, row, "attn_dtype");
+    const std::string& kv_text = csv_text(path, row, "kv_cache_dtype");
+    const std::optional<DType> attn = attention_dtype(attn_text), kv = attention_dtype(kv_text);
+    PendingRow p;
+    std::vector<OpSpec> ops;
+    if (!attn || !kv) {
+      p.not_simulated_reason = "attention in " + attn_text + " on a " + kv_text + " cache is not modelled (bfloat16 and fp8 are)";
+    } else if ((*attn == DType::fp8 || *kv == DType::fp8) && !hw.matrix_supports(DType::fp8)) {
+      p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else {
+      s.precision.activations = *attn;
+      s.precision.kv = *kv;
+      ops = attention_call_ops(s, "trtllm");
+    }
+    p.result.family = std::string(prefill ? "context attention " : "generation attention ") +
+                      (attn ? std::string(dtype_name(*attn)) : attn_text) + "/" + (kv ? std::string(dtype_name(*kv)) : kv_text);
+    p.result.label = "b" + std::to_string(s.sequences) + " isl" + std::to_string(isl) + " h" + std::to_string(s.heads) + "/" +
+                     std::to_string(s.kv_heads) + "x" + std::to_string(s.head_dim) + (window > 0 ? " w" + std::to_string(window) : "");
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    if (p.not_simulated_reason.empty()) p.simulate = [&hw, ops = std::move(ops)] { return call_seconds(hw, ops); };
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+bool parse_nccl_op(const std::string& text, CollectiveKind& kind) {
+  static const std::map<std::string, CollectiveKind> names = {{"all_reduce", CollectiveKind::allreduce},
+                                                              {"all_gather", CollectiveKind::allgather},
+                                                              {"reduce_scatter", CollectiveKind::reducescatter},
+                                                              {"alltoall", CollectiveKind::alltoall}};
+  auto it = names.find(text);
+  if (it == names.end()) return false;
+  kind = it->second;
+  return true;
+}
+
+// One collective on `gpus` GPUs of one switched node, as nccl-tests sizes it; `algo` empty:
+// the topology's default (NCCL's own choice).
+double simulate_collective_row(const HardwareSpec& hw, CollectiveKind kind, int gpus, std::uint64_t bytes, DType dtype,
+                               const std::string& algo) {
+  CollectiveExperiment x;
+  x.hw = hw;
+  x.topology = "switch:" + std::to_string(gpus);
+  x.kind = kind;
+  x.bytes = bytes;
+  x.dtype = dtype;
+  if (!algo.empty()) x.algo = CollectiveAlgo{algo};
+  return run_collective_experiment(x).sim.sim_time_s;
+}
+
+// The framework's own all-reduce kernels, by the implementation/backend column. Eager vLLM
+// adds host launches roofsim does not model for collectives: those rows are not simulated.
+std::string custom_algorithm(const std::string& impl) {
+  if (impl == "trtllm") return "trtllm_custom";
+  if (impl == "vllm_graph") return "vllm_custom";
+  return "";
+}
+
+// The kernel a custom all-reduce row ran: its `implementation` (TensorRT-LLM's table) or
+// `backend` (vLLM's) column, else what its kernel_source names ("" when it names none).
+std::string custom_implementation(const CsvRow& row) {
+  for (const char* column : {"implementation", "backend"}) {
+    if (row.count(column) && !row.at(column).empty()) return row.at(column);
+  }
+  static const std::map<std::string, std::string> by_source = {
+      {"TRTLLM", "trtllm"}, {"vLLM_custom_graph", "vllm_graph"}, {"vLLM_custom_eager", "vllm_eager"}};
+  auto found = row.count("kernel_source") ? by_source.find(row.at("kernel_source")) : by_source.end();
+  return found == by_source.end() ? "" : found->second;
+}
+
+}  // namespace
+
+// nccl.csv and custom_allreduce_*.csv: message_size counts elements of the row's dtype.
+std::vector<PendingRow> collective_rows(const std::string& path, const HardwareSpec& hw, bool custom) {
+  std::vector<PendingRow> out;
+  for (const CsvRow& row : read_csv(path)) {
+    const std::string& op = csv_text(path, row, "op_name");
+    PendingRow p;
+    CollectiveKind kind = CollectiveKind::allreduce;
+    if (!parse_nccl_op(op, kind)) p.not_simulated_reason = "op_name '" + op + "' (all_reduce, all_gather, reduce_scatter and alltoall are modelled)";
+    const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
+    // The tables name element types as PyTorch and NCCL do.
+    static const std::map<std::string, DType> element_types = {{"half", DType::fp16},    {"float16", DType::fp16},
+                                                               {"bfloat16", DType::bf16}, {"int8", DType::int8},
+                                                               {"float", DType::fp32},   {"float32", DType::fp32}};
+    auto type = element_types.find(dtype);
+    if (type == element_types.end() && p.not_simulated_reason.empty()) {
+      p.not_simulated_reason = "element type '" + dtype + "' (half, float16, bfloat16, int8, float and float32 are modelled)";
+    }
+    const DType element = type == element_types.end() ? DType::bf16 : type->second;
+    const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
+    if (gpus < 2 || gpus > 1024) {
+      throw InputError(path + ":" + row.at("#line") + ": num_gpus: expected 2 to 1024, got " + std::to_string(gpus));
+    }
+    const std::int64_t elements = csv_positive_integer(path, row, "message_size");
+    if (elements > (std::int64_t{1} << 40)) {
+      throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
+    }
+    const std::uint64_t bytes = tensor_bytes(elements, element);
+    std::string algo, impl;
+    if (custom) {
+      impl = custom_implementation(row);
+      p.result.family = "custom " + op + " " + (impl.empty() ? "unnamed" : impl);
+      algo = custom_algorithm(impl);
+    } else {
+      p.result.family = "nccl " + op;
+    }
+    if (type == element_types.end()) p.result.family += " " + dtype;  // apart from the simulated rows
+    p.result.label = std::to_string(gpus) + " GPUs, " + format_bytes(static_cast<double>(bytes));
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(static_cast<double>(bytes), kSizeBuckets);
+    if (custom && algo.empty() && p.not_simulated_reason.empty()) {
+      if (impl.empty()) {
+        p.not_simulated_reason = "the row does not say which kernel ran (no implementation or backend column, and kernel_source '" +
+                                 (row.count("kernel_source") ? row.at("kernel_source") : std::string()) +
+                                 "' names none of TRTLLM, vLLM_custom_graph, vLLM_custom_eager)";
+      } else if (impl == "vllm_eager") {
+        p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
+      } else {
+        p.not_simulated_reason = "implementation '" + impl + "' is not modelled (trtllm and vllm_graph are; vllm_eager's calls include eager host launches)";
+      }
+    } else if (p.not_simulated_reason.empty()) {
+      p.simulate = [&hw, kind, gpus, bytes, element, algo] {
+        return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes, element, algo);
+      };
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// moe.csv: one MoE layer's experts on one GPU (TensorRT-LLM CUTLASS MoE): moe_layer_ops.
+std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw) {
+  std::vector<PendingRow> out;
+  std::vector<std::string> cache_names;  // each row's tuning cache name, as the collector builds it
+  std::vector<std::array<std::int64_t, 3>> runner_keys;  // and its autotuner key: top-k, TP, EP
+  for (const CsvRow& row : read_csv(path)) {
+    const std::string where = path + ":" + row.at("#line") + ": ";
+    MoeCall m;
+    m.tokens = csv_positive_integer(path, row, "num_tokens");
+    m.hidden = csv_positive_integer(path, row, "hidden_size");
+    m.inter = csv_positive_integer(path, row, "inter_size");
+    m.topk = csv_positive_integer(path, row, "topk");
+    m.experts = csv_positive_integer(path, row, "num_experts");
+    m.tp = csv_positive_integer(path, row, "moe_tp_size");
+    m.ep = csv_positive_integer(path, row, "moe_ep_size");
+    for (std::int64_t v : {m.tokens, m.hidden, m.inter, m.topk, m.experts, m.tp, m.ep}) {
+      if (v > (std::int64_t{1} << 24)) throw InputError(where + "a size beyond any MoE layer (at most 2^24)");
+    }
+    try {
+      check_moe_call(m);
+    } catch (const InputError& e) {
+      throw InputError(where + e.what());
+    }
+    const std::string& source = csv_text(path, row, "kernel_source");
+    m.gated = source != "moe_torch_flow_nongated";
+    const std::string& dist = csv_text(path, row, "distribution");
+    if (dist == "balanced") {
+      m.power_law = 0;
+    } else if (dist.rfind("power_law_", 0) == 0) {
+      const auto a = parse_number(dist.substr(10));
+      if (!a || *a <= 0 || *a > 10) throw InputError(where + "distribution: expected power_law_A with A in (0, 10], got '" + dist + "'");
+      m.power_law = *a;
+    } else {
+      throw InputError(where + "distribution: unknown '" + dist + "' (expected balanced or power_law_A)");
+    }
+    const std::string& dtype = csv_text(path, row, "moe_dtype");
+    cache_names.push_back(dtype + "_" + std::to_string(m.hidden) + "_" + std::to_string(m.inter / m.tp) + "_" +
+                          std::to_string(m.experts / m.ep));
+    runner_keys.push_back({m.topk, m.tp, m.ep});
+    PendingRow p;
+    p.result.family = "moe " + dtype;
+    p.result.label = std::to_string(m.tokens) + " tok, " + std::to_string(m.experts) + "x" + std::to_string(m.hidden) + "x" +
+                     std::to_string(m.inter) + " top" + std::to_string(m.topk) + " tp" + std::to_string(m.tp) + " ep" +
+                     std::to_string(m.ep) + " " + dist;
+    p.result.source = source_of(path, row);
+    p.result.measured_s = measured_seconds(path, row);
+    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    if (dtype != "bfloat16" && !hw.matrix_supports(DType::fp8) && (dtype == "fp8" || dtype == "fp8_block")) {
+      p.not_simulated_reason = hw.name + " does not compute in fp8";
+    } else if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block" || dtype == "w4a16_mxfp4") {
+      m.dtype = dtype == "bfloat16" || dtype == "w4a16_mxfp4" ? DType::bf16 : DType::fp8;
+      if (dtype == "fp8_block") m.scale_block_k = 128;
+      // Weight-only: mxfp4 experts converted to bf16 in the grouped GEMMs, bf16 activations.
+      if (dtype == "w4a16_mxfp4") m.weight_only = DType::mxfp4;
+      // Hopper's mxfp4 experts run TensorRT-LLM's Triton MoE (collect_moe.py sets moe_backend
+      // "triton" below SM100; kernel_source moe_torch_flow). Its calls measure 70-130 us
+      // whatever their work (one token on one local expert: 72 us), the host's time per call of
+      // a benchmark that replays them eagerly (benchmark_with_power falls back to eager launches
+      // when the CUDA graph capture fails), not any kernel's: the host time per call of that
+      // path is a stack parameter ([eager_calls] moe_torch_flow).
+      std::optional<double> eager_host_s;
+      if (dtype == "w4a16_mxfp4" && source == kWeightOnlyMoeEagerCall) {
+        eager_host_s = table_host_s(trtllm_stack().eager_call_us, source);
+        if (!eager_host_s) {
+          p.not_simulated_reason = "an eager call of kernel_source '" + source + "': configs/stacks/trtllm-1.x.toml [eager_calls] gives no host time for it";
+        }
+      }
+      // The benchmark reports the mean over its routing's draws (one when balanced).
+      if (p.not_simulated_reason.empty()) {
+        p.simulate = [&hw, m, eager_host_s] {
+          double sum = 0;
+          for (int d = 0; d < moe_routing_draws(m); ++d) {
+            const std::vector<OpSpec> ops = moe_layer_ops(m, d);
+            sum += eager_host_s ? eager_call_seconds(hw, ops, *eager_host_s) : call_seconds(hw, ops);
+          }
+          return sum / moe_routing_draws(m);
+        };
+      }
+    } else {
+      p.not_simulated_reason = dtype.rfind("w4a16", 0) == 0 || dtype.rfind("int4", 0) == 0 || dtype.rfind("int8_wo", 0) == 0
+                                   ? "weight-only " + dtype + " experts (dequantization in the GEMM) are not modelled"
+                                   : dtype + " experts are not modelled (bfloat16, fp8, fp8_block and w4a16_mxfp4 are)";
+    }
+    out.push_back(std::move(p));
+  }
+  // The collector loads the first file matching name* (collect_moe.py) and skips tuning when
+  // there is one; the autotuner keys its entries on the runner's (top-k, TP, EP)
+  // (MoERunner::unique_id). A row is "foreign" when a case with another key has a name the
+  // glob matches for it (equal, or extending it as ..._16 extends ..._1): that case's file,
+  // if it came first, has no entry for the row's runner.
+  std::map<std::string, std::set<std::array<std::int64_t, 3>>> runners_by_name;
+  for (std::size_t i = 0; i < out.size(); ++i) runners_by_name[cache_names[i]].insert(runner_keys[i]);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::string& name = cache_names[i];
+    const std::set<std::array<std::int64_t, 3>> own_runner = {runner_keys[i]};
+    bool foreign = false;
+    for (auto it = runners_by_name.lower_bound(name); !foreign && it != runners_by_name.end() && it->first.rfind(name, 0) == 0; ++it) {
+      foreign = it->second != own_runner;
+    }
+    out[i].result.tuning_cache = foreign ? "foreign" : "own";
+  }
+  return out;
+}
+
+}  // namespace roofsim

@@ -1,0 +1,37 @@
+#pragma once
+// The rows of measured kernel tables, read and made ready to simulate: one reader per family
+// (GEMMs per stack's linear path, attention, NCCL and custom all-reduce, MoE), each turning a
+// CSV row into the ops the measured call ran and how its time is taken. experiment/
+// kernel_tables.cpp simulates them and summarises the errors.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "experiment/kernel_tables.hpp"
+
+namespace roofsim {
+
+// A row ready to simulate: where it came from, what it measured, and how to simulate it.
+struct PendingRow {
+  KernelRowResult result;
+  std::function<double()> simulate;  // empty: roofsim cannot simulate the row yet
+  std::string not_simulated_reason;
+};
+
+// The kernels a stack's linear launches for a GEMM row: TensorRT-LLM's (gemm.csv, and its
+// weight-only and SmoothQuant GEMMs in gemm_weight_only.csv) or vLLM's (gemm_vllm.csv; families
+// "gemm vllm ...").
+enum class LinearPath { trtllm, vllm };
+
+std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& hw, LinearPath linear);
+// Context (prefill) or generation (decode) attention.
+std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSpec& hw, bool prefill);
+// nccl-tests rows, or (custom) a framework's own all-reduce kernel.
+std::vector<PendingRow> collective_rows(const std::string& path, const HardwareSpec& hw, bool custom);
+std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw);
+// A size bucket's place in the order the tables list them (latency, then message size).
+std::size_t bucket_rank(const std::string& name);
+
+}  // namespace roofsim

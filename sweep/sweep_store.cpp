@@ -50,12 +50,18 @@ std::string record_digest(const std::string& identity, const std::string& versio
   return digest_hex(h);
 }
 
-// Whether a stored record is intact: settings and result read as JSON and, where it has one
-// (stores from before the digest have none), its digest matches.
-bool intact(const std::string& identity, const std::string& version, long long index, const std::string& settings,
-            const std::string& status, const std::string& error, const std::string& result, const std::string& digest) {
+// The columns a record's intact check reads, in this order, as a block of every SELECT that
+// checks one (intact_at).
+const std::string kRecordColumns = "idx, settings, status, error, result, digest";
+
+// Whether the record whose kRecordColumns start at column `first` of `row` is intact:
+// settings and result read as JSON and, where it has one (stores from before the digest have
+// none), its digest matches.
+bool intact_at(const Statement& row, int first, const std::string& identity, const std::string& version) {
+  const std::string settings = row.column_text(first + 1), result = row.column_text(first + 4), digest = row.column_text(first + 5);
   if (!nlohmann::json::accept(settings) || !nlohmann::json::accept(result)) return false;
-  return digest.empty() || digest == record_digest(identity, version, index, settings, status, error, result);
+  return digest.empty() || digest == record_digest(identity, version, sqlite3_column_int64(row.get(), first), settings,
+                                                   row.column_text(first + 2), row.column_text(first + 3), result);
 }
 
 }  // namespace
@@ -147,7 +153,19 @@ void SweepStore::exec(const std::string& sql) const {
 }
 
 void SweepStore::put(const StoredPoint& p) {
-  // One statement is one transaction: the point is on disk when this returns.
+  // The record and the end of its claim are one transaction: the point is on disk when this
+  // returns.
+  exec("BEGIN IMMEDIATE");
+  try {
+    put_record(p);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+}
+
+void SweepStore::put_record(const StoredPoint& p) {
   Statement insert(db_,
                    "INSERT OR REPLACE INTO points (identity, version, idx, settings, status, error, result, wall_s, digest)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -197,15 +215,11 @@ SweepStore::Claim SweepStore::claim(const std::string& identity, const std::stri
   try {
     Claim result = Claim::mine;
     {
-      Statement stored(db_, "SELECT idx, settings, status, error, result, digest FROM points WHERE identity = ? AND version = ?");
+      Statement stored(db_, ("SELECT " + kRecordColumns + " FROM points WHERE identity = ? AND version = ?").c_str());
       if (!stored) fail("cannot read the points");
       stored.text(1, identity);
       stored.text(2, version);
-      if (sqlite3_step(stored.get()) == SQLITE_ROW &&
-          intact(identity, version, sqlite3_column_int64(stored.get(), 0), stored.column_text(1), stored.column_text(2),
-                 stored.column_text(3), stored.column_text(4), stored.column_text(5))) {
-        result = Claim::stored;
-      }
+      if (sqlite3_step(stored.get()) == SQLITE_ROW && intact_at(stored, 0, identity, version)) result = Claim::stored;
     }
     if (result == Claim::mine) {
       Statement claimed(db_, "SELECT host, pid, claimed_at FROM claims WHERE identity = ? AND version = ?");
@@ -241,24 +255,21 @@ SweepStore::Claim SweepStore::claim(const std::string& identity, const std::stri
 std::set<std::string> SweepStore::identities(const std::string& version) const {
   // Only intact records count as stored: a damaged one (its digest no longer matches, or its
   // settings or result no longer JSON) is computed again, and the new record replaces it.
-  Statement select(db_, "SELECT identity, idx, settings, status, error, result, digest FROM points WHERE version = ?");
+  Statement select(db_, ("SELECT identity, " + kRecordColumns + " FROM points WHERE version = ?").c_str());
   if (!select) fail("cannot read the points");
   select.text(1, version);
   std::set<std::string> out;
   int rc;
   while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
     const std::string identity = select.column_text(0);
-    if (intact(identity, version, sqlite3_column_int64(select.get(), 1), select.column_text(2), select.column_text(3),
-               select.column_text(4), select.column_text(5), select.column_text(6))) {
-      out.insert(identity);
-    }
+    if (intact_at(select, 1, identity, version)) out.insert(identity);
   }
   if (rc != SQLITE_DONE) fail("cannot read the points");
   return out;
 }
 
 std::map<std::string, StoredPoint> SweepStore::points(const std::string& version) const {
-  Statement select(db_, "SELECT identity, version, idx, settings, status, error, result, wall_s, digest FROM points WHERE version = ?");
+  Statement select(db_, ("SELECT identity, version, wall_s, " + kRecordColumns + " FROM points WHERE version = ?").c_str());
   if (!select) fail("cannot read the points");
   select.text(1, version);
   std::map<std::string, StoredPoint> out;
@@ -267,14 +278,13 @@ std::map<std::string, StoredPoint> SweepStore::points(const std::string& version
     StoredPoint p;
     p.identity = select.column_text(0);
     p.version = select.column_text(1);
-    p.index = static_cast<std::size_t>(sqlite3_column_int64(select.get(), 2));
-    p.settings = nlohmann::json::parse(select.column_text(3), nullptr, false);
-    p.status = select.column_text(4);
-    p.error = select.column_text(5);
-    p.result = nlohmann::json::parse(select.column_text(6), nullptr, false);
-    p.wall_s = sqlite3_column_double(select.get(), 7);
-    if (!intact(p.identity, p.version, sqlite3_column_int64(select.get(), 2), select.column_text(3), p.status, p.error, select.column_text(6),
-                select.column_text(8))) {
+    p.wall_s = sqlite3_column_double(select.get(), 2);
+    p.index = static_cast<std::size_t>(sqlite3_column_int64(select.get(), 3));
+    p.settings = nlohmann::json::parse(select.column_text(4), nullptr, false);
+    p.status = select.column_text(5);
+    p.error = select.column_text(6);
+    p.result = nlohmann::json::parse(select.column_text(7), nullptr, false);
+    if (!intact_at(select, 3, p.identity, p.version)) {
       fail("point " + std::to_string(p.index) + "'s record is damaged: run the sweep again to compute it anew");
     }
     out.emplace(p.identity, std::move(p));

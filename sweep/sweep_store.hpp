@@ -58,6 +58,7 @@ class SweepStore {
   const std::string& path() const { return path_; }
 
  private:
+  void put_record(const StoredPoint& p);  // put() inside its transaction
   void exec(const std::string& sql) const;
   [[noreturn]] void fail(const std::string& what) const;
   std::string path_, flag_;

@@ -117,7 +117,7 @@ void write_step(std::ostringstream& os, const ExperimentResult& r, std::size_t i
 }  // namespace
 
 std::string run_graph_dot(const ExperimentResult& r, int layers) {
-  if (layers < 1) throw InputError("the operator graph needs at least one layer drawn");
+  if (layers < 1) throw InputError("${graph_layers} = " + std::to_string(layers) + ": draw at least 1 decoder layer");
   std::unordered_map<const OpNode*, const OpInstance*> instances;
   for (const OpInstance& i : r.ops) instances.emplace(i.op, &i);
   std::ostringstream os;

@@ -278,7 +278,12 @@ PYBIND11_MODULE(roofsim, m) {
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
 
   m.def("graph", [](const py::object& hw, const py::object& model, int layers, const py::kwargs& kw) {
-    return run_graph_dot(analyze_experiment(experiment_from(hw, model, kw)), layers);
+    const ExperimentResult r = analyze_experiment(experiment_from(hw, model, kw));
+    try {
+      return run_graph_dot(r, layers);
+    } catch (const InputError& e) {
+      throw renamed_setting(e, "graph_layers", "layers");  // this function's keyword
+    }
   }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("layers") = 1,
      "The operator graph of the run's prefill and first decode step as Graphviz DOT text (what `roofsim run --graph x.dot` "
      "writes, from the analysis: each op's shape, FLOPs, bytes, intensity and bound, filled by the roof that binds it); the "

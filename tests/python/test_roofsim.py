@@ -335,3 +335,5 @@ def test_graph_draws_the_runs_ops_with_their_roofs():
     assert "layer1.qkv" in roofsim.graph(prompt=512, gen=2, layers=2)
     with pytest.raises(roofsim.InputError, match="tp"):
         roofsim.graph(tp=3)
+    with pytest.raises(roofsim.InputError, match="^layers = 0: draw at least 1 decoder layer"):
+        roofsim.graph(layers=0)

@@ -64,17 +64,24 @@ SimulationOutcome simulate(const std::vector<ChipJob>& jobs, double max_events) 
     TilingLimits lim = tiling_limits(job.hw);
     const double request_bytes = std::max(1.0, job.hw.dma.request_bytes);
     for (const OpSpec& op : job.ops) {
+      // The op's steps and unit jobs, and its memory requests (counted apart for the message).
+      std::int64_t steps = 0, jobs_per_step = 0;
+      double op_requests = 0;
       if (op.is_gemm) {
         check_shape(op.gemm, op.name);
         const GemmPlan plan = plan_gemm(op.gemm, job.hw.matrix, lim);
-        events += estimated_gemm_events(plan, request_bytes);
-        requests += static_cast<double>(plan.traffic_bytes()) / request_bytes;
+        steps = plan.steps();
+        jobs_per_step = plan.tiles_per_block() * plan.bb;
+        op_requests = static_cast<double>(plan.traffic_bytes()) / request_bytes;
       } else {
         check_shape(op.vector, op.name);
         const VectorPlan plan = plan_vector(op.vector, lim);
-        events += estimated_vector_events(plan, job.hw.vector.units, request_bytes);
-        requests += static_cast<double>(plan.traffic_bytes()) / request_bytes;
+        steps = plan.steps();
+        jobs_per_step = job.hw.vector.units;
+        op_requests = static_cast<double>(plan.traffic_bytes()) / request_bytes;
       }
+      events += estimated_op_events(steps, jobs_per_step, op_requests);
+      requests += op_requests;
     }
   }
   if (max_events > 0 && events > max_events) {

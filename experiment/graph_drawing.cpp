@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>

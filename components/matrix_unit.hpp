@@ -17,9 +17,10 @@ class MatrixUnit {
   }
   // Occupies the array for `cycles` from now (or when it frees up); returns when the result
   // is ready, pipeline drain included.
-  Picoseconds run(Picoseconds now, double cycles) {
-    return timeline_.reserve(now, cycles_to_ps(cycles)) + latency_ps_;
-  }
+  Picoseconds run(Picoseconds now, double cycles) { return run_ps(now, cycles_to_ps(cycles)); }
+  // The same for a service time already converted (cycles_to_ps): a wave whose units take equal
+  // cycles converts them once.
+  Picoseconds run_ps(Picoseconds now, Picoseconds service) { return timeline_.reserve(now, service) + latency_ps_; }
   Picoseconds cycles_to_ps(double cycles) const { return ceil_ps(cycles / spec_.sustained_clock_hz); }
   const Timeline& timeline() const { return timeline_; }
   Timeline& timeline() { return timeline_; }

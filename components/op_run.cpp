@@ -274,11 +274,18 @@ void GemmRun::dispatch(std::int64_t step) {
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
     Picoseconds ready = now, last_started = now;  // the last unit's end, and when its share began
+    // Most units of a wave take the same cycles: each distinct amount is converted to time once.
+    double converted_cycles = -1;
+    Picoseconds converted_ps = 0;
     for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
       const double c = unit_cycles_[u] + wave.every_unit;
       unit_cycles_[u] = 0;
       if (c == 0) continue;
-      const Picoseconds done = chip_.matrix_unit(u).run(now, c);
+      if (c != converted_cycles) {
+        converted_cycles = c;
+        converted_ps = chip_.matrix_unit(u).cycles_to_ps(c);
+      }
+      const Picoseconds done = chip_.matrix_unit(u).run_ps(now, converted_ps);
       const Timeline& t = chip_.matrix_unit(u).timeline();
       // Of the units that end last, the one that began last: a choice that does not depend on
       // the units' numbering (layer replay treats idle units as interchangeable).

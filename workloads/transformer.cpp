@@ -229,6 +229,8 @@ class Builder : public AttentionGraph {
   // compressed query), one key and a weight per head from the normed hidden state, the key
   // quantized into its fp8 cache.
   struct IndexerOps {
+    bool built = false;  // false: the layer has no indexer (a plain struct, not std::optional,
+                         // whose copy GCC's flow analysis misreads as uninitialized)
     OpId q = 0, k_write = 0;
   };
   IndexerOps indexer(int l, OpId q_in, std::int64_t q_dim, OpId norm) {
@@ -236,6 +238,7 @@ class Builder : public AttentionGraph {
     const std::int64_t h = m_.hidden, T = rows_, d = x.index_head_dim, H = x.index_heads;
     const DType act = p_.activations;
     IndexerOps ix;
+    ix.built = true;
     ix.q = gemm_op("indexer_q", "indexer", l, {1, T, H * d, q_dim, act, p_.weights, act}, {{q_in, T * q_dim}});
     const OpId k = gemm_op("indexer_k", "indexer", l, {1, T, d + H, h, act, act, act}, {{norm, T * h}});
     ix.k_write = vector_op("indexer_k_write", "kv_write", l, T * d, T * d, 0, {{k, T * d}}, DType::fp8, true);
@@ -294,13 +297,13 @@ class Builder : public AttentionGraph {
     // kernel (workloads/attention_kernels/) decides which ops that takes. A mixed pass runs the
     // kernel once per group (ops named g0., g1., ...); o_proj reads every group's output.
     // Attention sinks (gpt-oss) add one logit per head to the softmax: no cache, no op.
-    const std::optional<IndexerOps> ix = m_.sparse ? std::optional(indexer(l, norm, h, norm)) : std::nullopt;
+    const IndexerOps ix = m_.sparse ? indexer(l, norm, h, norm) : IndexerOps{};
     const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context, g.prefill, p_};
       shape.window = window(l, g);
-      if (ix) {
+      if (ix.built) {
         shape.inputs = shape.feeds();
-        shape.inputs.push_back(indexer_topk(*ix, l, g, rows));
+        shape.inputs.push_back(indexer_topk(ix, l, g, rows));
       }
       return {attention_.build(*this, shape), rows * H * hd};
     });
@@ -403,7 +406,7 @@ class Builder : public AttentionGraph {
     } else {
       q = gemm_op("q_proj", "qkv", l, {1, T, H * qkd, h, act, p_.weights, act}, {{norm, T * h}});
     }
-    const std::optional<IndexerOps> ix = m_.sparse ? std::optional(indexer(l, q_in, qr > 0 ? qr : h, norm)) : std::nullopt;
+    const IndexerOps ix = m_.sparse ? indexer(l, q_in, qr > 0 ? qr : h, norm) : IndexerOps{};
     OpId kv_norm = vector_op("kv_a_norm", "norm", l, T * r, T * r, kNormFlops, {{down, T * r}});
     // Rotary embedding on each head's rope part of the query and on the one shared rotary key.
     const std::int64_t roped = T * (H + 1) * rd;
@@ -414,7 +417,7 @@ class Builder : public AttentionGraph {
     const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
       AttentionShape shape{q, kv_write, g.count, H, H, qkd, g.new_tokens, g.context, g.prefill, p_};
       shape.window = window(l, g);
-      const std::optional<Input> picked = ix ? std::optional(indexer_topk(*ix, l, g, rows)) : std::nullopt;
+      const std::optional<Input> picked = ix.built ? std::optional(indexer_topk(ix, l, g, rows)) : std::nullopt;
       if (g.prefill) {
         // kv_b expands the latent of every token the chunk attends to (its own, and earlier
         // ones from the cache) into each head's key (nope part) and value.

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <system_error>
 
 #include "core/error.hpp"
 
@@ -27,6 +29,24 @@ std::optional<double> parse_number(const std::string& text) {
   } catch (const std::logic_error&) {
   }
   return std::nullopt;
+}
+
+std::optional<double> parse_strict_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_strict_integer(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
 }
 
 std::vector<std::string> split_commas(const std::string& text) {

@@ -13,6 +13,9 @@ std::optional<std::int64_t> parse_integer(const std::string& text);
 // naming `flag` ("--shard", or a Python keyword "shard") for anything else.
 std::pair<int, int> parse_shard(const std::string& text, const std::string& flag);
 std::optional<double> parse_number(const std::string& text);  // finite only
+// Strict forms: the whole text is the number, no spaces, no '+', no hex (finite only).
+std::optional<double> parse_strict_number(const std::string& text);
+std::optional<std::int64_t> parse_strict_integer(const std::string& text);
 // "a,b,,c" -> {"a", "b", "", "c"}: the parts of a comma-separated flag value, empty ones kept.
 std::vector<std::string> split_commas(const std::string& text);
 // Whether `text` ends with `suffix` (a file's extension, a model name's "-FP8").

@@ -30,6 +30,9 @@ std::string describe(const LengthDistribution& d);  // "lognormal mean 1000 sd 4
 // seconds; beyond this, sums such as arrival + TTFT lose the microseconds the latencies are
 // made of, and the results would be silently wrong.
 constexpr double kMaxArrivalS = 1e6;
+// Most tokens in a request's prompt or output, and most requests in a workload or trace.
+constexpr std::int64_t kMaxRequestTokens = std::int64_t{1} << 24;  // 16,777,216
+constexpr std::int64_t kMaxWorkloadRequests = 10'000'000;
 
 struct Arrivals {
   enum class Kind { closed_loop, poisson, burst, trace };

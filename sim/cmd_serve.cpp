@@ -50,8 +50,6 @@ struct ServeOptions {
   std::string trace, plot;
 };
 
-std::string millis_2dp(double s) { return format_fixed(s * 1e3, 2); }
-
 // --acceptance: one chance for every position, or one per position, comma-separated.
 void parse_acceptance(const std::string& text, SpeculativeConfig& d) {
   std::vector<double> values;

@@ -8,9 +8,16 @@
 #include "experiment/plot.hpp"
 #include "serving/report.hpp"
 #include "serving/timeline.hpp"
+#include "sim/output.hpp"
 #include "validation/analytic.hpp"
 
 namespace roofsim {
+
+namespace {
+
+std::string millis_2dp(double s) { return format_fixed(s * 1e3, 2); }
+
+}  // namespace
 
 void print_serve_report(std::ostream& os, const ServingResult& r) {
   const ServingSetup& s = r.setup;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <tuple>
 
+#include "components/collectives.hpp"
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"

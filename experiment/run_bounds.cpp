@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "components/collectives.hpp"
+#include "experiment/collective.hpp"
 #include "validation/analytic.hpp"
 #include "validation/collective_bounds.hpp"
 #include "validation/workload_bounds.hpp"

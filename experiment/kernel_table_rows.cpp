@@ -66,17 +66,20 @@ std::size_t bucket_rank(const std::string& name) {
   return rank;
 }
 
-namespace {
+std::string kernel_latency_bucket(double seconds) { return bucket_of(seconds, kLatencyBuckets); }
+std::string kernel_size_bucket(double bytes) { return bucket_of(bytes, kSizeBuckets); }
 
-std::string source_of(const std::string& path, const CsvRow& row) {
+std::string kernel_row_source(const std::string& path, const CsvRow& row) {
   return fs::path(path).filename().string() + ":" + row.at("#line");
 }
 
-double measured_seconds(const std::string& path, const CsvRow& row) {
+double kernel_row_measured_seconds(const std::string& path, const CsvRow& row) {
   const double ms = csv_positive_number(path, row, "latency");  // the tables hold milliseconds
   if (ms > 1e6) throw InputError(path + ":" + row.at("#line") + ": latency: " + format_general(ms) + " ms is beyond any kernel (at most 1e6)");
   return ms * 1e-3;
 }
+
+namespace {
 
 // A measured call's ops simulated one after another: from the first's start to the last's end.
 double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops) { return call_totals(run_ops(hw, false, ops)).sim_s; }
@@ -268,9 +271,9 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     }
     p.result.family = family + " " + std::string(dtype == "bfloat16" ? "bf16" : dtype);
     p.result.label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-    p.result.source = source_of(path, row);
-    p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    p.result.source = kernel_row_source(path, row);
+    p.result.measured_s = kernel_row_measured_seconds(path, row);
+    p.result.bucket = kernel_latency_bucket(p.result.measured_s);
     // vLLM's collector times fp8_block without a CUDA graph (collector/vllm/collect_gemm.py):
     // each call pays the host time of its path.
     if (p.not_simulated_reason.empty() && linear == LinearPath::vllm && dtype == "fp8_block") {
@@ -355,119 +358,10 @@ std::vector<PendingRow> attention_rows(const std::string& path, const HardwareSp
                       (attn ? std::string(dtype_name(*attn)) : attn_text) + "/" + (kv ? std::string(dtype_name(*kv)) : kv_text);
     p.result.label = "b" + std::to_string(s.sequences) + " isl" + std::to_string(isl) + " h" + std::to_string(s.heads) + "/" +
                      std::to_string(s.kv_heads) + "x" + std::to_string(s.head_dim) + (window > 0 ? " w" + std::to_string(window) : "");
-    p.result.source = source_of(path, row);
-    p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    p.result.source = kernel_row_source(path, row);
+    p.result.measured_s = kernel_row_measured_seconds(path, row);
+    p.result.bucket = kernel_latency_bucket(p.result.measured_s);
     if (p.not_simulated_reason.empty()) p.simulate = [&hw, ops = std::move(ops)] { return call_seconds(hw, ops); };
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-namespace {
-
-bool parse_nccl_op(const std::string& text, CollectiveKind& kind) {
-  static const std::map<std::string, CollectiveKind> names = {{"all_reduce", CollectiveKind::allreduce},
-                                                              {"all_gather", CollectiveKind::allgather},
-                                                              {"reduce_scatter", CollectiveKind::reducescatter},
-                                                              {"alltoall", CollectiveKind::alltoall}};
-  auto it = names.find(text);
-  if (it == names.end()) return false;
-  kind = it->second;
-  return true;
-}
-
-// One collective on `gpus` GPUs of one switched node, as nccl-tests sizes it; `algo` empty:
-// the topology's default (NCCL's own choice).
-double simulate_collective_row(const HardwareSpec& hw, CollectiveKind kind, int gpus, std::uint64_t bytes, DType dtype,
-                               const std::string& algo) {
-  CollectiveExperiment x;
-  x.hw = hw;
-  x.topology = "switch:" + std::to_string(gpus);
-  x.kind = kind;
-  x.bytes = bytes;
-  x.dtype = dtype;
-  if (!algo.empty()) x.algo = CollectiveAlgo{algo};
-  return run_collective_experiment(x).sim.sim_time_s;
-}
-
-// The framework's own all-reduce kernels, by the implementation/backend column. Eager vLLM
-// adds host launches roofsim does not model for collectives: those rows are not simulated.
-std::string custom_algorithm(const std::string& impl) {
-  if (impl == "trtllm") return "trtllm_custom";
-  if (impl == "vllm_graph") return "vllm_custom";
-  return "";
-}
-
-// The kernel a custom all-reduce row ran: its `implementation` (TensorRT-LLM's table) or
-// `backend` (vLLM's) column, else what its kernel_source names ("" when it names none).
-std::string custom_implementation(const CsvRow& row) {
-  for (const char* column : {"implementation", "backend"}) {
-    if (row.count(column) && !row.at(column).empty()) return row.at(column);
-  }
-  static const std::map<std::string, std::string> by_source = {
-      {"TRTLLM", "trtllm"}, {"vLLM_custom_graph", "vllm_graph"}, {"vLLM_custom_eager", "vllm_eager"}};
-  auto found = row.count("kernel_source") ? by_source.find(row.at("kernel_source")) : by_source.end();
-  return found == by_source.end() ? "" : found->second;
-}
-
-}  // namespace
-
-// nccl.csv and custom_allreduce_*.csv: message_size counts elements of the row's dtype.
-std::vector<PendingRow> collective_rows(const std::string& path, const HardwareSpec& hw, bool custom) {
-  std::vector<PendingRow> out;
-  for (const CsvRow& row : read_csv(path)) {
-    const std::string& op = csv_text(path, row, "op_name");
-    PendingRow p;
-    CollectiveKind kind = CollectiveKind::allreduce;
-    if (!parse_nccl_op(op, kind)) p.not_simulated_reason = "op_name '" + op + "' (all_reduce, all_gather, reduce_scatter and alltoall are modelled)";
-    const std::string& dtype = csv_text(path, row, custom ? "allreduce_dtype" : "nccl_dtype");
-    // The tables name element types as PyTorch and NCCL do.
-    static const std::map<std::string, DType> element_types = {{"half", DType::fp16},    {"float16", DType::fp16},
-                                                               {"bfloat16", DType::bf16}, {"int8", DType::int8},
-                                                               {"float", DType::fp32},   {"float32", DType::fp32}};
-    auto type = element_types.find(dtype);
-    if (type == element_types.end() && p.not_simulated_reason.empty()) {
-      p.not_simulated_reason = "element type '" + dtype + "' (half, float16, bfloat16, int8, float and float32 are modelled)";
-    }
-    const DType element = type == element_types.end() ? DType::bf16 : type->second;
-    const std::int64_t gpus = csv_positive_integer(path, row, "num_gpus");
-    if (gpus < 2 || gpus > 1024) {
-      throw InputError(path + ":" + row.at("#line") + ": num_gpus: expected 2 to 1024, got " + std::to_string(gpus));
-    }
-    const std::int64_t elements = csv_positive_integer(path, row, "message_size");
-    if (elements > (std::int64_t{1} << 40)) {
-      throw InputError(path + ":" + row.at("#line") + ": message_size: " + std::to_string(elements) + " elements is beyond 2^40");
-    }
-    const std::uint64_t bytes = tensor_bytes(elements, element);
-    std::string algo, impl;
-    if (custom) {
-      impl = custom_implementation(row);
-      p.result.family = "custom " + op + " " + (impl.empty() ? "unnamed" : impl);
-      algo = custom_algorithm(impl);
-    } else {
-      p.result.family = "nccl " + op;
-    }
-    if (type == element_types.end()) p.result.family += " " + dtype;  // apart from the simulated rows
-    p.result.label = std::to_string(gpus) + " GPUs, " + format_bytes(static_cast<double>(bytes));
-    p.result.source = source_of(path, row);
-    p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = bucket_of(static_cast<double>(bytes), kSizeBuckets);
-    if (custom && algo.empty() && p.not_simulated_reason.empty()) {
-      if (impl.empty()) {
-        p.not_simulated_reason = "the row does not say which kernel ran (no implementation or backend column, and kernel_source '" +
-                                 (row.count("kernel_source") ? row.at("kernel_source") : std::string()) +
-                                 "' names none of TRTLLM, vLLM_custom_graph, vLLM_custom_eager)";
-      } else if (impl == "vllm_eager") {
-        p.not_simulated_reason = "the calls include eager host launches, which roofsim does not model for collectives";
-      } else {
-        p.not_simulated_reason = "implementation '" + impl + "' is not modelled (trtllm and vllm_graph are; vllm_eager's calls include eager host launches)";
-      }
-    } else if (p.not_simulated_reason.empty()) {
-      p.simulate = [&hw, kind, gpus, bytes, element, algo] {
-        return simulate_collective_row(hw, kind, static_cast<int>(gpus), bytes, element, algo);
-      };
-    }
     out.push_back(std::move(p));
   }
   return out;
@@ -517,9 +411,9 @@ std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw
     p.result.label = std::to_string(m.tokens) + " tok, " + std::to_string(m.experts) + "x" + std::to_string(m.hidden) + "x" +
                      std::to_string(m.inter) + " top" + std::to_string(m.topk) + " tp" + std::to_string(m.tp) + " ep" +
                      std::to_string(m.ep) + " " + dist;
-    p.result.source = source_of(path, row);
-    p.result.measured_s = measured_seconds(path, row);
-    p.result.bucket = bucket_of(p.result.measured_s, kLatencyBuckets);
+    p.result.source = kernel_row_source(path, row);
+    p.result.measured_s = kernel_row_measured_seconds(path, row);
+    p.result.bucket = kernel_latency_bucket(p.result.measured_s);
     if (dtype != "bfloat16" && !hw.matrix_supports(DType::fp8) && (dtype == "fp8" || dtype == "fp8_block")) {
       p.not_simulated_reason = hw.name + " does not compute in fp8";
     } else if (dtype == "bfloat16" || dtype == "fp8" || dtype == "fp8_block" || dtype == "w4a16_mxfp4") {

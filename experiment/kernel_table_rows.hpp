@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/csv.hpp"
 #include "core/hardware.hpp"
 #include "experiment/kernel_tables.hpp"
 
@@ -33,5 +34,13 @@ std::vector<PendingRow> collective_rows(const std::string& path, const HardwareS
 std::vector<PendingRow> moe_rows(const std::string& path, const HardwareSpec& hw);
 // A size bucket's place in the order the tables list them (latency, then message size).
 std::size_t bucket_rank(const std::string& name);
+
+// What every table's row reader shares: the row's source ("gemm.csv:12"), its measured latency
+// in seconds (the tables hold milliseconds; refused beyond 1e6 ms), and the size buckets the
+// report groups it in (compute kernels by latency, collectives by message bytes).
+std::string kernel_row_source(const std::string& path, const CsvRow& row);
+double kernel_row_measured_seconds(const std::string& path, const CsvRow& row);
+std::string kernel_latency_bucket(double seconds);
+std::string kernel_size_bucket(double bytes);
 
 }  // namespace roofsim

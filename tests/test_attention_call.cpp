@@ -3,11 +3,13 @@
 // CTA waves of the FMHA and of the decode kernels cost.
 #include <catch2/catch.hpp>
 
+#include "tests/op_spec_util.hpp"
 #include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
 #include "workloads/transformer.hpp"
 
 using namespace roofsim;
+using roofsim::test::op_names;
 
 namespace {
 AttentionShape shape(bool prefill, std::int64_t batch, std::int64_t tokens, std::int64_t heads, std::int64_t kv_heads,
@@ -24,11 +26,6 @@ AttentionShape shape(bool prefill, std::int64_t batch, std::int64_t tokens, std:
   return s;
 }
 
-std::vector<std::string> names(const std::vector<OpSpec>& ops) {
-  std::vector<std::string> out;
-  for (const OpSpec& op : ops) out.push_back(op.name);
-  return out;
-}
 
 double call_seconds(const std::vector<OpSpec>& ops, const HardwareSpec& hw) {
   const OpsRunResult r = run_ops(hw, false, ops);
@@ -40,9 +37,9 @@ TEST_CASE("TensorRT-LLM's attention call: the kernels it launches and the decode
   // Prefill: decoder info, QKV preprocessing, the FMHA with one CTA per sequence, head and
   // 128-row query tile.
   const std::vector<OpSpec> prefill = attention_call_ops(shape(true, 2, 300, 32, 8), "trtllm");
-  REQUIRE(names(prefill).size() == 3);
-  CHECK(names(prefill)[0] == "decoder info");
-  CHECK(names(prefill)[1] == "qkv preprocessing");
+  REQUIRE(op_names(prefill).size() == 3);
+  CHECK(op_names(prefill)[0] == "decoder info");
+  CHECK(op_names(prefill)[1] == "qkv preprocessing");
   CHECK(prefill[2].is_gemm);
   CHECK(prefill[2].gemm.kernel_ctas == 2 * 32 * 3);
   CHECK_FALSE(prefill[2].gemm.decode_kernel);
@@ -456,7 +453,7 @@ TEST_CASE("A context FMHA compiled from fmha_v2's source zeroes its tile counter
     AttentionShape s = shape(true, 2, tokens, 32, 8, kv);
     s.head_dim = head;
     s.precision.activations = activations;
-    return names(attention_call_ops(s, "trtllm"));
+    return op_names(attention_call_ops(s, "trtllm"));
   };
   // e4m3: compiled unless head 128 with fp8 output.
   REQUIRE(call(64, DType::fp8, DType::fp8, 1).size() == 4);

@@ -2,6 +2,7 @@
 // (experiment/single_op.hpp, moe_layer_ops): which experts the copies touch, and the kernels.
 #include <catch2/catch.hpp>
 
+#include "tests/op_spec_util.hpp"
 #include "components/tiling.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/single_op.hpp"
@@ -9,6 +10,7 @@
 #include "workloads/transformer.hpp"
 
 using namespace roofsim;
+using roofsim::test::op_names;
 
 namespace {
 MoeCall layer(std::int64_t tokens, std::int64_t experts, std::int64_t topk, std::int64_t ep, double power_law) {
@@ -28,11 +30,6 @@ const OpSpec& named(const std::vector<OpSpec>& ops, const std::string& name) {
   }
   FAIL("no op " + name);
   return ops.front();
-}
-std::vector<std::string> names(const std::vector<OpSpec>& ops) {
-  std::vector<std::string> out;
-  for (const OpSpec& op : ops) out.push_back(op.name);
-  return out;
 }
 const OpSpec& up(const std::vector<OpSpec>& ops) {
   for (const OpSpec& op : ops) {
@@ -64,7 +61,7 @@ TEST_CASE("MoE layer: the copies touch as many experts as they can and each touc
   CHECK(up(skewed).gemm.batch * up(skewed).gemm.m > up(many).gemm.batch * up(many).gemm.m);
   // The kernels: top-k, the expert maps (three kernels at 4096 tokens), permutation, up,
   // activation, down, finalize.
-  CHECK(names(many) == std::vector<std::string>{"moe top-k", "moe expert counts", "moe expert prefix sum", "moe expert offsets",
+  CHECK(op_names(many) == std::vector<std::string>{"moe top-k", "moe expert counts", "moe expert prefix sum", "moe expert offsets",
                                                 "moe permute", "gemm experts up bf16", "moe activation", "gemm experts down bf16",
                                                 "moe finalize"});
   CHECK(named(many, "moe finalize").vector.elements_out == 4096 * 4096);
@@ -101,7 +98,7 @@ TEST_CASE("MoE layer: small calls map copies to experts in one kernel, larger on
   // kernels of threeStepBuildExpertMapsSortFirstToken.
   auto map_kernels = [](const MoeCall& m) {
     std::vector<std::string> out;
-    for (const std::string& n : names(moe_layer_ops(m))) {
+    for (const std::string& n : op_names(moe_layer_ops(m))) {
       if (n.rfind("moe expert", 0) == 0) out.push_back(n);
     }
     return out;

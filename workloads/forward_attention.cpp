@@ -22,7 +22,6 @@ auto ForwardBuilder::indexer(int l, OpId q_in, std::int64_t q_dim, OpId norm) ->
   const std::int64_t h = m_.hidden, T = rows_, d = x.index_head_dim, H = x.index_heads;
   const DType act = p_.activations;
   IndexerOps ix;
-  ix.built = true;
   ix.q = gemm_op("indexer_q", "indexer", l, {1, T, H * d, q_dim, act, p_.weights, act}, {{q_in, T * q_dim}});
   const OpId k = gemm_op("indexer_k", "indexer", l, {1, T, d + H, h, act, act, act}, {{norm, T * h}});
   ix.k_write = vector_op("indexer_k_write", "kv_write", l, T * d, T * d, 0, {{k, T * d}}, DType::fp8, true);
@@ -79,7 +78,7 @@ auto ForwardBuilder::attention(int l, OpId norm) -> OpId {
   const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
     AttentionShape shape{rope, kv_write, g.count, H, Hkv, hd, g.new_tokens, g.context, g.prefill, p_};
     shape.window = window(l, g);
-    if (ix.built) {
+    if (m_.sparse) {
       shape.inputs = shape.feeds();
       shape.inputs.push_back(indexer_topk(ix, l, g, rows));
     }
@@ -181,7 +180,7 @@ auto ForwardBuilder::latent_attention(int l, OpId norm) -> OpId {
   const std::vector<Input> attn_out = per_group(l, [&](const SequenceGroup& g, std::int64_t rows) -> Input {
     AttentionShape shape{q, kv_write, g.count, H, H, qkd, g.new_tokens, g.context, g.prefill, p_};
     shape.window = window(l, g);
-    const std::optional<Input> picked = ix.built ? std::optional(indexer_topk(ix, l, g, rows)) : std::nullopt;
+    const std::optional<Input> picked = m_.sparse ? std::optional(indexer_topk(ix, l, g, rows)) : std::nullopt;
     if (g.prefill) {
       // kv_b expands the latent of every token the chunk attends to (its own, and earlier
       // ones from the cache) into each head's key (nope part) and value.

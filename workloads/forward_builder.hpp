@@ -89,9 +89,7 @@ class ForwardBuilder : public AttentionGraph {
   // replicated on every TP rank: its queries (index_heads x index_head_dim) from `q_in` (the
   // compressed query), one key and a weight per head from the normed hidden state, the key
   // quantized into its fp8 cache.
-  struct IndexerOps {
-    bool built = false;  // false: the layer has no indexer (a plain struct, not std::optional,
-                         // whose copy GCC's flow analysis misreads as uninitialized)
+  struct IndexerOps {  // built where m_.sparse (a plain struct: GCC misreads a std::optional copy)
     OpId q = 0, k_write = 0;
   };
   IndexerOps indexer(int l, OpId q_in, std::int64_t q_dim, OpId norm);

@@ -11,6 +11,7 @@
 #include "components/simulation.hpp"
 #include "core/checked.hpp"
 #include "core/hardware.hpp"
+#include "core/limits.hpp"
 #include "experiment/progress.hpp"
 #include "workloads/model.hpp"
 #include "validation/analytic.hpp"
@@ -108,10 +109,6 @@ struct Experiment {
   // Settings an experiment file gave, by setting name ("gen"): "file:line: key" for messages.
   std::map<std::string, std::string> set_in_file;
 };
-
-// Largest values of an experiment's sizes (anything larger is a typo or beyond what the
-// analytic and simulated models mean).
-inline constexpr std::int64_t kMaxBatch = 1 << 20, kMaxTokens = 1 << 24, kMaxChips = 65536;
 
 // Reads [experiment] from a TOML file; keys: hw, model, batch, prompt, generate,
 // weights_dtype, activations_dtype, kv_dtype, attention ("fused" | "unfused"), ideal.

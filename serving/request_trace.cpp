@@ -85,9 +85,9 @@ void add_request(const std::string& path, long line, const TraceRow& r, std::vec
                                                                                  {"output_tokens", &r.output_tokens}};
   for (const auto& [key, value] : lengths) {
     if (!*value) throw InputError(at(path, line, key) + "missing");
-    if (**value < 1 || **value > kMaxRequestTokens) {
+    if (**value < 1 || **value > kMaxTokens) {
       throw InputError(at(path, line, key) + std::to_string(**value) + " is not between 1 and " +
-                       std::to_string(kMaxRequestTokens) + " tokens");
+                       std::to_string(kMaxTokens) + " tokens");
     }
   }
   q.prompt_tokens = *r.prompt_tokens;
@@ -279,8 +279,8 @@ void write_trace(const std::string& path, const std::vector<RequestSpec>& reques
     if (!std::isfinite(r.arrival_s)) throw InputError(which + "arrival time " + format_general(r.arrival_s) + " is not finite");
     if (i > 0 && r.arrival_s < previous) throw InputError(which + "arrives before the request written before it");
     previous = r.arrival_s;
-    if (r.prompt_tokens < 1 || r.prompt_tokens > kMaxRequestTokens || r.output_tokens < 1 || r.output_tokens > kMaxRequestTokens) {
-      throw InputError(which + "prompt and output lengths must be between 1 and " + std::to_string(kMaxRequestTokens) + " tokens");
+    if (r.prompt_tokens < 1 || r.prompt_tokens > kMaxTokens || r.output_tokens < 1 || r.output_tokens > kMaxTokens) {
+      throw InputError(which + "prompt and output lengths must be between 1 and " + std::to_string(kMaxTokens) + " tokens");
     }
     if (r.prefix_id < -1 || r.prefix_tokens < 0 || r.prefix_tokens > r.prompt_tokens ||
         (r.prefix_id < 0 && r.prefix_tokens > 0)) {

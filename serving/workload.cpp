@@ -70,11 +70,11 @@ double lognormal_sigma2(double mean, double sd) {
 
 // The checks every distribution passes before anything is drawn from it. `what` names it.
 void check_distribution(const LengthDistribution& d, const std::string& what) {
-  const std::string max_text = std::to_string(kMaxRequestTokens);
-  if (d.min < 1 || d.min > kMaxRequestTokens) {
+  const std::string max_text = std::to_string(kMaxTokens);
+  if (d.min < 1 || d.min > kMaxTokens) {
     throw InputError(what + ": min " + std::to_string(d.min) + " is not between 1 and " + max_text + " tokens");
   }
-  if (d.max < 1 || d.max > kMaxRequestTokens) {
+  if (d.max < 1 || d.max > kMaxTokens) {
     throw InputError(what + ": max " + std::to_string(d.max) + " is not between 1 and " + max_text + " tokens");
   }
   if (d.min > d.max) {
@@ -124,7 +124,7 @@ std::int64_t draw(const LengthDistribution& d, std::mt19937_64& g) {
 std::string accepted_forms() {
   return "expected N, uniform:MIN:MAX, normal:MEAN:SD[:MIN:MAX] or lognormal:MEAN:SD[:MIN:MAX] (lengths in tokens: "
          "whole numbers from 1 to " +
-         std::to_string(kMaxRequestTokens) + "; MEAN > 0, SD >= 0)";
+         std::to_string(kMaxTokens) + "; MEAN > 0, SD >= 0)";
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -163,7 +163,7 @@ LengthDistribution parse_length_distribution(const std::string& text, const std:
   auto length = [&](const std::string& part, const std::string& name) {
     const auto v = parse_strict_integer(part);
     if (!v) throw fail(name + " '" + part + "' is not a whole number");
-    if (*v < 1 || *v > kMaxRequestTokens) throw fail(name + " " + part + " is not between 1 and " + std::to_string(kMaxRequestTokens));
+    if (*v < 1 || *v > kMaxTokens) throw fail(name + " " + part + " is not between 1 and " + std::to_string(kMaxTokens));
     return *v;
   };
   auto number = [&](const std::string& part, const std::string& name) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.hpp"
+
 namespace roofsim {
 
 // A length distribution in tokens. Draws are rounded to whole tokens and clamped to [min, max].
@@ -30,8 +32,7 @@ std::string describe(const LengthDistribution& d);  // "lognormal mean 1000 sd 4
 // seconds; beyond this, sums such as arrival + TTFT lose the microseconds the latencies are
 // made of, and the results would be silently wrong.
 constexpr double kMaxArrivalS = 1e6;
-// Most tokens in a request's prompt or output, and most requests in a workload or trace.
-constexpr std::int64_t kMaxRequestTokens = std::int64_t{1} << 24;  // 16,777,216
+// Most requests in a workload or trace (a request's lengths: kMaxTokens, core/limits.hpp).
 constexpr std::int64_t kMaxWorkloadRequests = 10'000'000;
 
 struct Arrivals {

@@ -2,17 +2,10 @@
 #include "experiment/machine_setup.hpp"
 
 #include <algorithm>
-#include <map>
-#include <optional>
 
-#include "components/tiling.hpp"
-#include "experiment/collective.hpp"
-#include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/presets.hpp"
-#include "validation/analytic.hpp"
-#include "workloads/checkpoint_precision.hpp"
 #include "workloads/chip_layout.hpp"
 
 namespace roofsim {

@@ -211,4 +211,15 @@ void ConfigTable::reject_unknown_keys() const {
   }
 }
 
+nlohmann::json toml_scalar(const ConfigTable& t, const std::string& key, const toml::node& n) {
+  if (auto i = n.as_integer()) return i->get();
+  if (auto f = n.as_floating_point()) {
+    if (!std::isfinite(f->get())) t.fail(key, "expected a finite number");
+    return f->get();
+  }
+  if (auto s = n.as_string()) return s->get();
+  if (auto b = n.as_boolean()) return b->get();
+  t.fail(key, "expected a number, a string or a boolean");
+}
+
 }  // namespace roofsim

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 #include <vector>
 
@@ -72,5 +73,9 @@ class ConfigTable {
   std::string path_;
   std::set<std::string> used_;
 };
+
+// A TOML scalar as the JSON value settings hold (an integer, a finite float, a string or a
+// boolean); anything else fails at `key`.
+nlohmann::json toml_scalar(const ConfigTable& t, const std::string& key, const toml::node& n);
 
 }  // namespace roofsim

@@ -8,7 +8,9 @@
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"
+#include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
+#include "experiment/run_checks.hpp"
 
 namespace roofsim {
 
@@ -22,72 +24,38 @@ std::optional<Launch> parse_launch(const std::string& s) {
   return std::nullopt;
 }
 
-namespace {
-
-DType dtype_key(ConfigTable& t, const std::string& key, DType fallback) {
-  if (!t.has(key)) return fallback;
-  std::string v = t.string(key);
-  DType d;
-  if (!parse_dtype(v, d)) t.fail(key, "unknown dtype '" + v + "' (expected one of " + dtype_list() + ")");
-  return d;
-}
-
-}  // namespace
-
 Experiment load_experiment_file(const std::string& path) {
   toml::table doc = ConfigTable::parse_file(path);
   ConfigTable top(doc, path, "");
   ConfigTable t = top.table("experiment");
   Experiment e;
   e.source = path;
-  e.hw = t.string_or("hw", e.hw);
-  e.model = t.string_or("model", e.model);
-  e.batch = t.positive_integer_or("batch", e.batch);
-  e.prompt = t.positive_integer_or("prompt", e.prompt);
-  e.generate = t.positive_integer_or("generate", e.generate);
-  e.precision_given = t.has("weights_dtype") || t.has("activations_dtype") || t.has("fp8_scaling");
-  e.precision.weights = dtype_key(t, "weights_dtype", e.precision.weights);
-  e.precision.activations = dtype_key(t, "activations_dtype", e.precision.activations);
-  e.precision.kv = dtype_key(t, "kv_dtype", e.precision.kv);
-  if (t.has("attention")) {
-    e.attention = parse_attention(t.one_of("attention", {"fused", "unfused", "vector"}), "attention");
+  // Every key is a setting of the table (experiment/experiment_settings.hpp), set in the
+  // table's order; a value it refuses is refused at its line, by its key path.
+  std::map<std::string, nlohmann::json> given;  // by setting name
+  for (const std::string& key : t.keys()) {
+    const RunSetting* s = find_run_setting(key);
+    if (s == nullptr) continue;  // reject_unknown_keys names it
+    if (given.count(s->spec.name)) t.fail(key, "given twice (as " + s->spec.name + " and its other name)");
+    const nlohmann::json value = toml_scalar(t, key, t.node(key));
+    try {
+      checked_setting_value(s->spec, value, key);
+    } catch (const InputError&) {
+      t.fail(key, "expected " + s->spec.expected() + ", got " + value.dump());
+    }
+    given[s->spec.name] = value;
+    e.set_in_file[s->spec.name] = path + ":" + std::to_string(t.line_of(key)) + ": " + t.key_path(key);
   }
-  e.ideal = t.boolean_or("ideal", false);
-  if (t.has("launch")) e.launch = *parse_launch(t.one_of("launch", launch_names()));
-  if (t.has("allreduce")) e.allreduce = t.one_of("allreduce", allreduce_kernel_names());
-  e.decode_stride = t.positive_integer_or("decode_stride", 0);
-  e.tp = t.positive_integer_or("tp", 1);
-  e.pp = t.positive_integer_or("pp", 1);
-  e.microbatches = t.positive_integer_or("microbatches", 0);
-  e.ep = t.positive_integer_or("ep", 1);
-  if (t.has("routing")) {
-    const std::optional<MoeRouting> r = parse_moe_routing(t.string("routing"));
-    if (!r) t.fail("routing", std::string("expected ") + kMoeRoutingForms + ", got \"" + t.string("routing") + "\"");
-    e.routing = *r;
-  }
-  if (t.has("moe_kernel")) e.moe_kernel = *parse_moe_kernel(t.one_of("moe_kernel", moe_kernel_names()));
-  e.moe_tp = t.positive_integer_or("moe_tp", 0);
-  if (t.has("fp8_scaling")) e.precision.scale_block_k = t.one_of("fp8_scaling", {"tensor", "block"}) == "block" ? 128 : 0;
-  if (t.has("near_memory")) {
-    const std::string v = t.one_of("near_memory", {"off", "auto", "all"});
-    e.near_memory = v == "off" ? NearMemory::off : v == "all" ? NearMemory::all : NearMemory::small_rows;
-  }
-  e.topology = t.string_or("topology", "");
-  e.nodes = t.positive_integer_or("nodes", 0);
-  e.replicas = t.positive_integer_or("replicas", 1);
-  e.allow_long_context = t.boolean_or("allow_long_context", false);
   t.reject_unknown_keys();
   top.reject_unknown_keys();
-  // Where each setting was given, for messages about it (the library names settings as the
-  // CLI does: "gen" for the file's "generate").
-  for (const auto& [name, key] : {std::pair{"batch", "batch"}, {"prompt", "prompt"}, {"gen", "generate"}, {"tp", "tp"},
-                                  {"pp", "pp"}, {"ep", "ep"}, {"routing", "routing"}, {"microbatches", "microbatches"},
-                                  {"decode_stride", "decode_stride"}, {"topology", "topology"}, {"nodes", "nodes"}, {"replicas", "replicas"},
-                                  {"near_memory", "near_memory"}, {"allow_long_context", "allow_long_context"},
-                                  {"weights_dtype", "weights_dtype"}, {"activations_dtype", "activations_dtype"},
-                                  {"kv_dtype", "kv_dtype"}, {"hw", "hw"}, {"model", "model"}, {"moe_tp", "moe_tp"},
-                                  {"fp8_scaling", "fp8_scaling"}}) {
-    if (t.has(key)) e.set_in_file[name] = path + ":" + std::to_string(t.line_of(key)) + ": " + t.key_path(key);
+  for (const RunSetting& s : run_settings()) {
+    const auto it = given.find(s.spec.name);
+    if (it == given.end()) continue;
+    try {
+      set_experiment_setting(e, s.spec.name, it->second);
+    } catch (const InputError& err) {
+      throw located_in_experiment_file(err, e);
+    }
   }
   // A relative path to a hardware or model file is relative to the experiment file; a name or
   // path that finds nothing is refused here, at its line.

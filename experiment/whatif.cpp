@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "experiment/experiment_settings.hpp"
 #include "experiment/results.hpp"
 #include "experiment/worker_pool.hpp"
 
@@ -55,17 +56,10 @@ namespace {
 // the arithmetic of sizes.
 constexpr double kMaxExperimentValue = 1e9;
 
-// The experiment fields a sweep may vary, by the name a sweep axis gives them.
-const std::pair<const char*, std::int64_t Experiment::*> kExperimentKeys[] = {
-    {"batch", &Experiment::batch}, {"prompt", &Experiment::prompt}, {"gen", &Experiment::generate},
-    {"tp", &Experiment::tp},       {"pp", &Experiment::pp},         {"ep", &Experiment::ep},
-    {"microbatches", &Experiment::microbatches}, {"decode_stride", &Experiment::decode_stride}};
-
+// The experiment fields a sweep may vary: the counts of the settings table, by their names.
 std::int64_t Experiment::* experiment_field(const std::string& key) {
-  for (const auto& [name, field] : kExperimentKeys) {
-    if (key == name) return field;
-  }
-  return nullptr;
+  const RunSetting* s = find_run_setting(key);
+  return s != nullptr ? s->count : nullptr;
 }
 
 }  // namespace

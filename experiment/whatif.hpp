@@ -34,8 +34,8 @@ struct WhatifResult {
 WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVariant>& variants, const RunControl& control = {});
 nlohmann::json to_json(const WhatifResult& r);
 
-// One axis of a sweep grid: an experiment field (batch, prompt, gen, tp, pp, ep,
-// microbatches, decode_stride) or a hardware key (a document path or a friendly name).
+// One axis of a sweep grid: an experiment count (experiment_count_names(): batch, prompt, gen,
+// tp, ...) or a hardware key (a document path or a friendly name).
 struct SweepAxis {
   std::string key;
   std::vector<double> values;

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "core/parse.hpp"
 #include "experiment/collective.hpp"
 #include "sweep/design_sweep.hpp"
+#include "sweep/settings_catalog.hpp"
 #include "experiment/hardware_edit.hpp"
 #include "experiment/hardware_json.hpp"
 #include "experiment/experiment_settings.hpp"
@@ -121,11 +123,13 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
   } else {
     e.model = arg<std::string>("model", model, "a preset name, a path or a roofsim.Model");
   }
+  nlohmann::json settings = nlohmann::json::object();
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
     if (!is_experiment_setting(key)) throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
-    set_experiment_setting(e, key, json_value(key, value));
+    settings[key] = json_value(key, value);
   }
+  set_experiment_settings(e, settings);  // in the table's order: a stack before the kernels given
   return e;
 }
 
@@ -142,17 +146,17 @@ RunControl control_from(const py::object& progress) {
 // serve(): the serving keywords onto a setup; the rest are the machine's, as for run().
 ServingSetup serving_setup_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
   py::kwargs machine;
+  std::set<std::string> machine_given;
   ServingSettings settings;
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
-    if (is_serving_setting(key) || key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" ||
-        key == "microbatches") {
-      settings.set(key, json_value(key, value));
-    } else {
+    if (for_serving(key)) settings.set(key, json_value(key, value));
+    if (for_serving_machine(key) || !for_serving(key)) {  // unknown keys: experiment_from names them
       machine[key_obj] = value;
+      machine_given.insert(key);
     }
   }
-  return settings.finish(experiment_from(hw, model, machine), "roofsim.serve");
+  return settings.finish(experiment_from(hw, model, machine), "roofsim.serve", machine_given);
 }
 
 const char* kServeDoc = R"(Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.
@@ -172,17 +176,36 @@ progress(done, total, what) is called as requests finish. Returns the dict `roof
 plus 'requests' and 'iteration_records': one dict
 per request and per iteration (the columns of --requests-csv and --iterations-csv).)";
 
-const char* kRunDoc = R"(Simulate inference: prefill of the prompts, then decode token by token.
+// The defaults of the hw and model arguments: the settings table's.
+std::string default_hw() { return find_run_setting("hw")->spec.default_text; }
+std::string default_model() { return find_run_setting("model")->spec.default_text; }
 
-Keyword arguments as `roofsim run`'s flags: hw (preset, path or Hardware), model (preset, path,
-Hugging Face config.json or Model), batch, prompt, gen, weights_dtype, activations_dtype,
-kv_dtype, attention ('fused', 'unfused', 'vector'), ideal, launch ('graph', 'per_op', 'prefill_per_op'),
-allreduce ('nccl', 'trtllm_custom', 'vllm_custom'), routing ('uniform', 'balanced', 'power_law:A'),
-moe_kernel ('grouped', 'trtllm_cutlass'), moe_tp, fp8_scaling ('tensor', 'block'), decode_stride, tp, pp, ep, microbatches, topology, near_memory ('off', 'auto', 'all'),
-allow_long_context (beyond the model's maximum context), max_events (the work guard; 0: no limit),
-all_layers (simulate every layer instead of replaying repeated ones exactly; the same results);
-progress(done, total, what) is called after each simulated phase (prefill, decode steps).
-Returns the dict `roofsim run --json` writes (docs/schema.md).)";
+// run()'s keywords as the settings table gives them (experiment/experiment_settings.hpp).
+std::string run_keywords_doc() {
+  std::string out;
+  for (const RunSetting& r : run_settings()) {
+    const SettingSpec& s = r.spec;
+    if (s.name == "hw" || s.name == "model") continue;
+    const std::string help = render_setting_names(s.help, SettingNames::key);
+    const std::string first = help.substr(0, help.find_first_of(":(\n"));
+    out += "  " + s.name + (s.aliases.empty() ? "" : " (or " + s.aliases.front() + ")") + ": " +
+           (s.kind == SettingKind::text ? std::string("text") : s.expected()) + (s.unit.empty() ? "" : " " + s.unit) +
+           ", default " + render_setting_names(s.default_text, SettingNames::key) + ". " + first + "\n";
+  }
+  return out;
+}
+
+const char* run_doc() {
+  static const std::string doc =
+      "Simulate inference: prefill of the prompts, then decode token by token.\n\n"
+      "hw: preset, path or Hardware; model: preset, path, Hugging Face config.json, hub id or Model.\n"
+      "Keyword arguments as `roofsim run`'s flags, dashes as underscores (`roofsim settings run` says more):\n" +
+      run_keywords_doc() +
+      "progress(done, total, what) is called after each simulated phase (prefill, decode steps).\n"
+      "Returns the dict `roofsim run --json` writes (docs/schema.md).";
+  return doc.c_str();
+}
+
 
 
 const char* kAnalyzeDoc = R"(The analytic side of run() at once, without simulating.
@@ -262,6 +285,12 @@ PYBIND11_MODULE(roofsim, m) {
     return list_presets(kind);
   }, py::arg("kind") = "hardware", "Names of the hardware or model presets");
 
+  m.def("settings", [](const std::string& domain) { return to_python(settings_json(setting_domains(domain))); },
+        py::arg("domain") = "",
+        "Every setting as declared once (what `roofsim settings --json` writes): {'domains': {name: {'title', 'about', "
+        "'settings': [{'name', 'flag', 'kind', 'unit', 'default', 'min', 'max', 'choices', 'help', 'aliases', 'commands'}]}}}; "
+        "domain='run' for one table. The keyword arguments of run(), serve() and the rest are these settings' names.");
+
   m.def("models", [] {
     nlohmann::json rows = nlohmann::json::array();
     for (const CatalogEntry& e : model_catalog()) rows.push_back(catalog_row(e));
@@ -271,11 +300,11 @@ PYBIND11_MODULE(roofsim, m) {
   m.def("run", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     const Experiment e = experiment_from(hw, model, kw);
     return to_python(to_json(run_experiment(e, control_from(progress))));
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kRunDoc);
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(), run_doc());
 
   m.def("analyze", [](const py::object& hw, const py::object& model, const py::kwargs& kw) {
     return to_python(analysis_json(analyze_experiment(experiment_from(hw, model, kw))));
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", kAnalyzeDoc);
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), kAnalyzeDoc);
 
   m.def("graph", [](const py::object& hw, const py::object& model, int layers, const py::kwargs& kw) {
     const ExperimentResult r = analyze_experiment(experiment_from(hw, model, kw));
@@ -284,7 +313,7 @@ PYBIND11_MODULE(roofsim, m) {
     } catch (const InputError& e) {
       throw renamed_setting(e, "graph_layers", "layers");  // this function's keyword
     }
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("layers") = 1,
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("layers") = 1,
      "The operator graph of the run's prefill and first decode step as Graphviz DOT text (what `roofsim run --graph x.dot` "
      "writes, from the analysis: each op's shape, FLOPs, bytes, intensity and bound, filled by the roof that binds it); the "
      "first `layers` decoder layers op by op, the rest one box. Settings as for run(). Draw it with Graphviz: "
@@ -292,7 +321,7 @@ PYBIND11_MODULE(roofsim, m) {
 
   m.def("explain", [](const py::object& hw, const py::object& model, const py::object& progress, const py::kwargs& kw) {
     return to_python(to_json(explain_gaps(experiment_from(hw, model, kw), control_from(progress))));
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(),
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(),
      "Why the run is slower than its roofline bound: the run's settings (as for run()), simulated on the chip and again "
      "with one cost taken away after another down to the ideal chip; each cost's share of the gap per phase and op. "
      "As `roofsim explain --json` (docs/schema.md).");
@@ -304,7 +333,7 @@ PYBIND11_MODULE(roofsim, m) {
     j["requests"] = serving_request_records(r);
     j["iteration_records"] = serving_iteration_records(r);
     return to_python(j);
-  }, py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(), kServeDoc);
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(), kServeDoc);
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
                  const std::string& dtype, bool ideal, bool fine, bool l2_resident) {
@@ -380,7 +409,7 @@ PYBIND11_MODULE(roofsim, m) {
     const Experiment base = experiment_from(py::str(doc.name()), model, kw);
     const SweepResult r = run_sweep(base, doc, axes, 0, 1, control_from(progress));
     return to_python(to_json(r)["points"]);
-  }, py::arg("grid"), py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b", py::arg("progress") = py::none(),
+  }, py::arg("grid"), py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(),
      "Run every combination of the grid ({'batch': [1, 8], 'hbm.bandwidth_gb_per_s': [3350, 6700]}, experiment keys "
      "and hardware keys) in this process; other keyword arguments as for run(). Returns a list of point records; a "
      "point that cannot run has an 'error'. progress(done, total, what) is called after each point.");
@@ -418,7 +447,7 @@ PYBIND11_MODULE(roofsim, m) {
     std::vector<HardwareVariant> vs = {{"base", hardware_arg(hw)}};
     for (const auto& [k, v] : variants) vs.push_back({k.cast<std::string>(), hardware_arg(py::reinterpret_borrow<py::object>(v))});
     return to_python(to_json(run_whatif(base, vs, control_from(py::none()))));
-  }, py::arg("variants"), py::arg("hw") = "h100_sxm5", py::arg("model") = "llama-3-8b",
+  }, py::arg("variants"), py::arg("hw") = default_hw(), py::arg("model") = default_model(),
      "The experiment on the base hardware and on each variant ({name: Hardware or preset}); as `roofsim whatif --json`");
 
   m.def("cases", [] {

@@ -1,38 +1,58 @@
 #pragma once
-// A serving run's settings by name: the names of `roofsim serve`'s flags with underscores
-// ("concurrency", "max_batch", "slo_tpot_ms"), values as JSON (numbers, strings, booleans; a
-// list for per-position acceptance). Sweep files and the Python module set serving runs
-// through this one table; the machine's settings (hw, model, dtypes, tp, ...) are experiment
-// settings (experiment/experiment_settings.hpp).
+// A serving run's settings, declared once: the table gives each setting's name (the names of
+// `roofsim serve`'s flags with underscores: "concurrency", "max_batch", "slo_tpot_ms"), the type
+// and range of its values, its default and meaning, and what it sets. serve's flags, sweep keys,
+// the Python keywords of serve() and `roofsim settings serving` are made from it. The
+// machine's settings (hw, model, dtypes, tp, ...) are experiment settings
+// (experiment/experiment_settings.hpp); "stack" is both: its kernels go on the machine there, its
+// [serving] table on the server here.
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/setting.hpp"
 #include "serving/serving.hpp"
 
 namespace roofsim {
 
-bool is_serving_setting(const std::string& key);
+struct ServingSetting {
+  SettingSpec spec;
+  // Sets the checked value (checked_setting_value: its kind and range hold).
+  std::function<void(ServingSetup&, const nlohmann::json&)> set;
+};
 
-// Builds a setup setting by setting; finish() fills what depends on several (the default
-// number of requests depends on the arrivals; "stack" puts a software stack's kernels on the
-// machine and its [serving] scheduler and host costs on the server, except settings given).
+// Every serving setting, in the order --help and the docs list them.
+const std::vector<ServingSetting>& serving_settings();
+const ServingSetting* find_serving_setting(const std::string& key);
+bool is_serving_setting(const std::string& key);
+// In a serving run, which settings take a key: the serving table (its own keys, and a run's
+// batch settings, which it refuses by name), the machine's (experiment settings), or both
+// ("stack": its kernels on the machine, its [serving] table on the server).
+bool for_serving(const std::string& key);
+bool for_serving_machine(const std::string& key);
+
+// Builds a setup setting by setting; finish() fills what depends on several (the arrivals'
+// kind, the default number of requests) and refuses settings that contradict each other.
 class ServingSettings {
  public:
   // Starts from the default serving workload (default_serving_workload()).
   ServingSettings();
-  // Throws InputError "key=value: expected ..."; `batch`, `gen` and the like are refused
+  // Throws InputError "${key}=value: expected ..."; `batch`, `gen` and the like are refused
   // (a serving run takes prompt, output and arrivals instead).
   void set(const std::string& key, const nlohmann::json& value);
-  // The setup on `machine`; `source` names where the settings came from.
-  ServingSetup finish(Experiment machine, const std::string& source) const;
+  // The setup on `machine` (its stack's kernels already on it: the experiment setting "stack");
+  // "stack" puts the stack's [serving] scheduler and host costs on the server, except the
+  // settings given here and `machine_given` (the machine's settings given by name: kv_dtype).
+  // `source` names where the settings came from.
+  ServingSetup finish(Experiment machine, const std::string& source, const std::set<std::string>& machine_given = {}) const;
 
  private:
   ServingSetup s_;
-  bool requests_given_ = false;
-  std::string stack_;               // "stack": a software stack (configs/stacks), applied by finish()
-  std::set<std::string> given_;     // the settings set by name: the stack's [serving] leaves them
+  std::map<std::string, nlohmann::json> given_;  // the settings set, by name
 };
 
 }  // namespace roofsim

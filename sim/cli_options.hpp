@@ -1,10 +1,12 @@
 #pragma once
 // Options that several subcommands share, added the same way everywhere.
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/setting.hpp"
 #include "experiment/inference.hpp"
 
 namespace roofsim {
@@ -25,19 +27,28 @@ void add_dtype_option(CLI::App* cmd, const std::string& flag, std::string& targe
                       const std::string& help);
 DType dtype_from_flag(const std::string& flag, const std::string& value);
 
-// The experiment options `run` and `whatif` share (everything but --hw and the outputs).
+// A setting of a table (core/setting.hpp) as a flag: its --help says what it is, its values
+// and default; a value outside them is refused as CLI11 parses it.
+CLI::Option* add_setting_flag(CLI::App* cmd, const SettingSpec& s, std::string& text);
+
+// The value a given flag of setting `s` sets: true for a flag, else its text as the setting's
+// kind (validated when parsed).
+nlohmann::json flag_setting_value(const SettingSpec& s, const std::string& text);
+// The names of the settings of `table` given as flags on `cmd` (a command that has them).
+bool setting_flag_given(const CLI::App& cmd, const SettingSpec& s);
+
+// The experiment settings as flags (experiment/experiment_settings.hpp: one flag per setting of
+// the table, its text kept as typed until apply_experiment_flags sets it).
 struct ExperimentFlags {
-  std::string model, weights, activations, kv, near_memory, attention, launch, allreduce, routing, moe_kernel, fp8_scaling, topology, stack;
-  std::int64_t batch = 0, prompt = 0, gen = 0;
-  std::int64_t decode_stride = 0, tp = 1, pp = 1, microbatches = 0, ep = 1, moe_tp = 0, nodes = 0, replicas = 1;
-  bool allow_long_context = false;
-  double max_events = 0;
-  bool ideal = false;
+  std::map<std::string, std::string> text;  // by setting name
+  std::string value(const std::string& name) const;  // "" when not given
 };
-// machine_only: the flags that describe the machine and model, not the batch and lengths
-// (serve), and not --ep, --microbatches, --decode-stride.
+// machine_only: the settings of RunScope::machine (serve, search), not the batch and lengths.
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only = false);
-// Overrides the fields of `e` whose flags were given on `cmd`.
+// Takes a setting's flag off `cmd` (a command that gives the flag another meaning: search's --tp
+// is a list of degrees to try).
+void remove_experiment_flag(CLI::App* cmd, ExperimentFlags& f, const std::string& name);
+// Overrides the fields of `e` whose flags were given on `cmd`, in the table's order.
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e);
 
 }  // namespace roofsim

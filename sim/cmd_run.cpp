@@ -30,7 +30,6 @@ struct RunOptions {
   std::string json, csv, trace, graph;
   int graph_layers = 1;
   int top = 12;
-  bool all_layers = false;
 };
 
 std::string percent(double bound, double sim) { return format_fixed(100.0 * bound / sim, 1) + "%"; }
@@ -152,7 +151,6 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--hw")) e.hw = o.hw;
   apply_experiment_flags(o.x, cmd, e);
   if (!o.trace.empty()) e.trace_steps = o.trace_steps;
-  if (o.all_layers) e.all_layers = true;
 
   std::ostream& os = human_out(o.json);
   // A setting that would do nothing here is refused (whatif may compare chips with and
@@ -184,9 +182,6 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x);
-  cmd->add_flag("--all-layers", o->all_layers, "Simulate every layer. By default a layer that starts from the same "
-                                              "machine state as an earlier identical one is replayed from it, exactly "
-                                              "(the same results, faster; docs/speed.md)");
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(positive_number());
   add_json_option(cmd, o->json);
   cmd->add_option("--csv", o->csv, "Write one row per op instance (every layer, every step) to FILE ('-' = standard output)");

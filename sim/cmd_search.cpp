@@ -129,8 +129,8 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
   // A stack runs its server as its [serving] table says, as in `serve --stack`, where no flag
   // says otherwise (search's own flags: --max-tokens).
-  if (cmd.count("--stack") && !o.x.stack.empty()) {
-    apply_stack_serving(load_stack(o.x.stack).serving, s,
+  if (cmd.count("--stack") && !o.x.value("stack").empty()) {
+    apply_stack_serving(load_stack(o.x.value("stack")).serving, s,
                         [&](const std::string& name) { return name == "max_tokens" && cmd.count("--max-tokens") > 0; });
   }
   spec.gpus = o.gpus;
@@ -209,7 +209,7 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x, true);
   // The search sets the parallelism itself: no single --tp, stages or fabric.
-  for (const char* flag : {"--tp", "--pp", "--ep", "--topology"}) cmd->remove_option(cmd->get_option(flag));
+  for (const char* name : {"tp", "pp", "ep", "topology"}) remove_experiment_flag(cmd, o->x, name);
   cmd->add_option("--gpus", o->gpus, "GPUs (chips) to deploy on (default 8)")->check(whole_number_between(1, 4096));
   cmd->add_option("--tp", o->tps, "Tensor-parallel degrees to try, comma-separated (default: every power of two "
                                   "dividing --gpus that the model's heads allow)")

@@ -11,6 +11,7 @@
 #include "core/format.hpp"
 #include "core/presets.hpp"
 #include "experiment/results.hpp"
+#include "experiment/experiment_settings.hpp"
 #include "experiment/whatif.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
@@ -284,7 +285,7 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
   add_experiment_flags(cmd, o->x);
   cmd->add_option("--sweep", o->sweep, "Instead of variants: a parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
-                                       "KEY is batch, prompt, gen, tp, pp, ep, microbatches, decode_stride or a hardware key "
+                                       "KEY is " + or_list(experiment_count_names()) + " or a hardware key "
                                        "(e.g. hbm.bandwidth_gb_per_s=1000:8000:x2). Repeat for a grid of every combination; "
                                        "points that cannot run (do not fit, bad parallelism) are listed as skipped");
   cmd->add_option("--shard", o->shard, "With --sweep: run only points I, I+N, ... of the grid (I/N), to merge later with --merge");

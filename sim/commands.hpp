@@ -20,7 +20,8 @@ void add_serve_command(CLI::App& app);
 void add_serving_cases_command(CLI::App& app);  // after add_cases_command
 void add_search_command(CLI::App& app);
 void add_ui_command(CLI::App& app);  // `roofsim ui`: execs python3 -m roofsim_ui
-void add_explain_command(CLI::App& app);  // `roofsim explain`: the gap to the roofline, part by part
+void add_explain_command(CLI::App& app);
+void add_settings_command(CLI::App& app);  // `roofsim settings`: every setting as declared  // `roofsim explain`: the gap to the roofline, part by part
 // `sweep FILE`: registers the sweep-file options on `sweep`; the returned function runs FILE.
 std::function<void()> add_sweep_file_options(CLI::App* sweep, const std::string& file);
 // "1GiB", "58MB", "1048576" -> bytes; throws InputError.

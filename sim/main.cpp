@@ -103,6 +103,7 @@ int sc_main(int argc, char* argv[]) {
   roofsim::add_serve_command(app);
   roofsim::add_serving_cases_command(app);
   roofsim::add_search_command(app);
+  roofsim::add_settings_command(app);
   roofsim::add_ui_command(app);
   // One error path: every refusal of bad input is one line on standard error and exit 2;
   // anything else is a bug in roofsim and exits 3.

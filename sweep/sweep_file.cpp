@@ -18,24 +18,8 @@ namespace {
 
 constexpr std::size_t kMaxValuesPerKey = 100'000;
 
-// A TOML scalar as the JSON value settings hold.
-nlohmann::json scalar(const ConfigTable& t, const std::string& key, const toml::node& n) {
-  if (auto i = n.as_integer()) return i->get();
-  if (auto f = n.as_floating_point()) {
-    if (!std::isfinite(f->get())) t.fail(key, "expected a finite number");
-    return f->get();
-  }
-  if (auto s = n.as_string()) return s->get();
-  if (auto b = n.as_boolean()) return b->get();
-  t.fail(key, "expected a number, a string or a boolean");
-}
-
 // In a "serve" sweep, the keys the serving run takes (prompt and output among them; batch and
 // gen are refused there), the rest being the machine's.
-bool serves(const std::string& key) {
-  return is_serving_setting(key) || key == "batch" || key == "gen" || key == "generate" || key == "decode_stride" ||
-         key == "microbatches";
-}
 
 // Checks what a sweep file's keys and values mean, against every hardware the sweep runs on.
 class SettingChecker {
@@ -54,14 +38,14 @@ class SettingChecker {
   }
 
   void check(const ConfigTable& t, const std::string& key, const nlohmann::json& v) {
-    if (serve_ && serves(key)) {
+    if (serve_ && for_serving(key)) {
       try {
         ServingSettings scratch;
         scratch.set(key, v);
       } catch (const InputError& e) {
         t.fail(key, e.what());
       }
-      return;
+      if (!for_serving_machine(key)) return;
     }
     if (is_experiment_setting(key)) {
       try {
@@ -114,7 +98,7 @@ std::vector<nlohmann::json> grid_values(ConfigTable& g, const std::string& key) 
   const toml::node& n = g.node(key);
   std::vector<nlohmann::json> out;
   if (const toml::array* a = n.as_array()) {
-    for (const toml::node& v : *a) out.push_back(scalar(g, key, v));
+    for (const toml::node& v : *a) out.push_back(toml_scalar(g, key, v));
   } else if (n.is_table()) {
     ConfigTable r = g.table(key);
     const double from = r.finite_number("from"), to = r.finite_number("to");
@@ -133,7 +117,7 @@ std::vector<nlohmann::json> grid_values(ConfigTable& g, const std::string& key) 
     }
     r.reject_unknown_keys();
   } else {
-    out.push_back(scalar(g, key, n));
+    out.push_back(toml_scalar(g, key, n));
   }
   if (out.empty()) g.fail(key, "no values");
   return out;
@@ -144,7 +128,7 @@ SweepFile::Range sample_range(ConfigTable& s, const std::string& key) {
   range.key = key;
   const toml::node& n = s.node(key);
   if (const toml::array* a = n.as_array()) {
-    for (const toml::node& v : *a) range.choices.push_back(scalar(s, key, v));
+    for (const toml::node& v : *a) range.choices.push_back(toml_scalar(s, key, v));
     if (range.choices.empty()) s.fail(key, "no values");
     return range;
   }
@@ -213,7 +197,7 @@ SweepFile load_sweep_file(const std::string& path) {
     for (const std::string& key : base->keys_in_file_order()) {
       claim(*base, key);
       f.base_keys.push_back(key);
-      f.base[key] = checker.resolve(key, scalar(*base, key, base->node(key)));
+      f.base[key] = checker.resolve(key, toml_scalar(*base, key, base->node(key)));
       checker.check(*base, key, f.base[key]);
     }
   }
@@ -329,28 +313,35 @@ Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings) 
   Experiment e;
   e.source = f.path;
   std::vector<HardwareEdit> edits;
+  nlohmann::json machine = nlohmann::json::object();
   for (const auto& [key, value] : settings.items()) {
-    if (f.command == "serve" && serves(key)) continue;  // point_serving_setup's
+    if (f.command == "serve" && !for_serving_machine(key) && for_serving(key)) continue;  // point_serving_setup's
     if (is_experiment_setting(key)) {
-      set_experiment_setting(e, key, value);
+      machine[key] = value;
     } else {
       edits.push_back({key, value.get<double>(), false});
     }
   }
+  // The chip first, then its edits, then the rest in the table's order (a stack's kernel
+  // parameters go onto the edited chip).
+  if (machine.contains("hw")) set_experiment_setting(e, "hw", machine["hw"]);
   if (!edits.empty()) {
     HardwareDocument doc = HardwareDocument::load(e.hw);
     apply_edits(doc, edits, f.path);
     e.hardware = doc.spec();
   }
+  set_experiment_settings(e, machine, [](const std::string& key) { return key == "hw"; });
   return e;
 }
 
 ServingSetup point_serving_setup(const SweepFile& f, const nlohmann::json& settings) {
   ServingSettings serving;
+  std::set<std::string> machine_given;
   for (const auto& [key, value] : settings.items()) {
-    if (serves(key)) serving.set(key, value);
+    if (for_serving(key)) serving.set(key, value);
+    if (for_serving_machine(key)) machine_given.insert(key);
   }
-  return serving.finish(point_experiment(f, settings), f.path);
+  return serving.finish(point_experiment(f, settings), f.path, machine_given);
 }
 
 }  // namespace roofsim

@@ -122,7 +122,7 @@ expect_error "experiment moe_tp" "moe_tp.toml:4: experiment.moe_tp 3 must divide
 printf '[experiment]\nmodel = "llama-3-8b"\nweights_dtype = "fp8"\nactivations_dtype = "fp8"\nfp8_scaling = "block"\n' > "$tmp/fp8_block.toml"
 expect_error "experiment fp8_scaling" "fp8_block.toml:5: experiment.fp8_scaling block: needs fp8 weights and bf16" "$roofsim" run "$tmp/fp8_block.toml"
 printf '[experiment]\nmodel = "Qwen/Qwen3-30B-A3B"\nmoe_kernel = "deepgemm"\n' > "$tmp/moe_kernel.toml"
-expect_error "experiment moe_kernel" "moe_kernel.toml:3: experiment.moe_kernel: expected one of" "$roofsim" run "$tmp/moe_kernel.toml"
+expect_error "experiment moe_kernel" "moe_kernel.toml:3: experiment.moe_kernel: expected grouped or trtllm_cutlass, got \"deepgemm\"" "$roofsim" run "$tmp/moe_kernel.toml"
 printf '[experiment]\nmodel = "Qwen/Qwen3-30B-A3B"\nbatch = 2\nprompt = 64\ngenerate = 2\nmoe_kernel = "trtllm_cutlass"\nfp8_scaling = "block"\nweights_dtype = "fp8"\n' > "$tmp/moe_ok.toml"
 expect_ok "experiment moe keys" "$roofsim" run "$tmp/moe_ok.toml"
 printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_attention_heads": 32, "num_hidden_layers": 22, "num_key_value_heads": 4, "vocab_size": 32000}\n' > "$tmp/config.json"

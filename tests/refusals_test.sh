@@ -51,9 +51,10 @@ refused "sub-byte request" "dma.request_bytes: 0.5 bytes is outside" "$roofsim" 
 refused "tiny efficiency" "hbm.efficiency: 1e-300 is outside" "$roofsim" op --hw "$(hw_with hbm.efficiency 1e-300)" --gemm 64,64,64
 
 # Sizes: overflow and unbounded loops on user sizes.
-refused "gen near int64" "--gen 9223372036854775807: must be between 1 and" "$roofsim" run --gen 9223372036854775807
-refused "decode stride beyond gen" "--decode-stride 2147483648: must be between 0 and" "$roofsim" run --gen 8 --decode-stride 2147483648
-refused "pp near int64" "--pp 9223372036854775807: must be between 1 and" "$roofsim" run --pp 9223372036854775807
+refused "gen near int64" "--gen: '9223372036854775807' is not a whole number from 1 to" "$roofsim" run --gen 9223372036854775807
+refused "decode stride beyond gen" "--decode-stride 9: must be between 0 and 8" "$roofsim" run --gen 8 --decode-stride 9
+refused "decode stride near int32" "--decode-stride: '2147483648' is not a whole number from 1 to" "$roofsim" run --gen 8 --decode-stride 2147483648
+refused "pp near int64" "--pp: '9223372036854775807' is not a whole number from 1 to" "$roofsim" run --pp 9223372036854775807
 refused "gemm operand beyond 2^48" "more than 2^48 elements" "$roofsim" op --gemm 4294967296,4294967296,8
 # op --attention: the six fields, heads that split into KV groups, the attention-only flags.
 refused "attention fields" "expected prefill|decode,BATCH,TOKENS,HEADS,KV_HEADS,HEAD_DIM" "$roofsim" op --attention decode,64,2048,32,8
@@ -75,7 +76,7 @@ refused "L2-resident op beyond the L2" "--l2-resident: the op touches 402.653 MB
 refused "L2-resident attention" "--l2-resident goes with --gemm, --elementwise or --reduce" \
   "$roofsim" op --attention decode,1,1024,32,8,128 --l2-resident
 refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduce, --attention" "$roofsim" op --gemm 64,64,64 --attention decode,1,64,8,8,64
-refused "batch zero" "--batch: '0' is not a positive number" "$roofsim" run --batch 0
+refused "batch zero" "--batch: '0' is not a whole number from 1 to 1048576" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan
 refused "concurrent range" "--concurrent: '0' is not a whole number from 1 to 64" "$roofsim" collective --concurrent 0
 refused "bytes below one" "--bytes '0.4': a whole number of bytes" "$roofsim" collective --bytes 0.4
@@ -174,7 +175,7 @@ refused "serve: nan rate" "--rate" "$roofsim" serve --rate nan
 refused "serve: draft with another vocabulary" "share the target's tokenizer" "$roofsim" serve --speculative-tokens 2 --draft llama-2-7b
 refused "serve: acceptance without drafts" "--speculative-tokens" "$roofsim" serve --acceptance 0.5
 refused "serve: acceptance per position, too few" "one per drafted token" "$roofsim" serve --speculative-tokens 3 --acceptance 0.5,0.4
-refused "serve: acceptance above 1" "not a chance in [0, 1]" "$roofsim" serve --speculative-tokens 2 --acceptance 1.5
+refused "serve: acceptance above 1" "--acceptance: '1.5' is not a number from 0 to 1" "$roofsim" serve --speculative-tokens 2 --acceptance 1.5
 refused "serve: prefill tp without disaggregation" "give --disaggregate too" "$roofsim" serve --prefill-tp 2
 refused "serve: disaggregated static batches" "batch continuously" "$roofsim" serve --disaggregate --scheduler static
 refused "serve: plot of a disaggregated run" "use --trace" "$roofsim" serve --disaggregate --plot "$tmp/x.png"
@@ -275,7 +276,7 @@ printf '[experiment]\ngenerate = 2\nrouting = "zipf"\n' > "$tmp/exp/routing.toml
 refused "experiment routing form at its line" "routing.toml:3" "$roofsim" run "$tmp/exp/routing.toml"
 printf '[experiment]\ngenerate = 2\nrouting = "balanced"\n' > "$tmp/exp/routing_dense.toml"
 refused "experiment routing on a dense model at its line" "routing_dense.toml:3: experiment.routing balanced: Llama-3-8B has no experts to route to" "$roofsim" run "$tmp/exp/routing_dense.toml"
-refused "routing flag form" "--routing: expected uniform, balanced or power_law:A" "$roofsim" run --routing power_law:0
+refused "routing flag form" "--routing: 'power_law:0' is not uniform, balanced or power_law:A" "$roofsim" run --routing power_law:0
 # whatif: variants are named by the flag that made them.
 refused "whatif scale breaking the file names --scale" "--scale compute=1e308: " "$roofsim" whatif --gen 2 --scale compute=1e308
 refused "whatif variant preset named as --variant" "--variant 'bogus': unknown hardware preset" "$roofsim" whatif --gen 2 --variant bogus

@@ -263,7 +263,7 @@ max_batch = [4, 256]
   CHECK(t.rows[3]["mean_batch"].get<double>() > t.rows[1]["mean_batch"].get<double>());
   std::remove(path.c_str());
 
-  CHECK_THAT(refusal("command = \"serve\"\n[grid]\nbatch = [1, 2]\n"), Catch::Contains("grid.batch: 'batch' is a run setting"));
+  CHECK_THAT(refusal("command = \"serve\"\n[grid]\nbatch = [1, 2]\n"), Catch::Contains("grid.batch: batch is a run setting"));
   CHECK_THAT(refusal("command = \"serve\"\n[base]\nscheduler = \"fifo\"\n"), Catch::Contains("base.scheduler"));
   CHECK_THAT(refusal("command = \"train\"\n"), Catch::Contains("command"));
 }

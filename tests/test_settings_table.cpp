@@ -1,0 +1,136 @@
+// The run settings' table (experiment/experiment_settings.hpp): every setting is a key of an
+// experiment file, its declared default is the Experiment's own, its range is checked the same
+// way by every front end, and settings apply in the table's order whatever the order given.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "experiment/experiment_settings.hpp"
+#include "experiment/inference.hpp"
+
+using namespace roofsim;
+
+namespace {
+
+// A value each setting takes (the first choice, 1 for a count).
+nlohmann::json sample_value(const RunSetting& s) {
+  switch (s.spec.kind) {
+    case SettingKind::whole: return 1;
+    case SettingKind::number:
+    case SettingKind::numbers: return 0.0;
+    case SettingKind::flag: return true;
+    case SettingKind::choice: return s.spec.choices().front();
+    case SettingKind::text: break;
+  }
+  if (s.spec.name == "stack") return "vllm";
+  if (s.spec.name == "routing") return "balanced";
+  if (s.spec.name == "topology") return "switch:1";
+  return s.spec.default_text;  // hw, model
+}
+
+std::string toml_value(const nlohmann::json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_float()) return "0.0";
+  return v.dump();  // integers, and strings in double quotes
+}
+
+}  // namespace
+
+TEST_CASE("every run setting is a key of an experiment file, under its name and its aliases", "[systemc][settings]") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "roofsim_settings_table";
+  std::filesystem::create_directories(dir);
+  for (const RunSetting& s : run_settings()) {
+    std::vector<std::string> names{s.spec.name};
+    names.insert(names.end(), s.spec.aliases.begin(), s.spec.aliases.end());
+    for (const std::string& name : names) {
+      INFO(name);
+      const std::filesystem::path file = dir / (name + ".toml");
+      std::ofstream(file) << "[experiment]\n" << name << " = " << toml_value(sample_value(s)) << "\n";
+      const Experiment e = load_experiment_file(file.string());
+      CHECK(e.set_in_file.count(s.spec.name) == 1);
+      if (s.count != nullptr) CHECK(e.*(s.count) == 1);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a run setting's declared default is the Experiment's own", "[systemc][settings]") {
+  const Experiment fresh;
+  for (const RunSetting& s : run_settings()) {
+    INFO(s.spec.name);
+    if (s.count != nullptr) {
+      // 0 means "chosen by the run", said in words; anything else is the number itself.
+      if (fresh.*(s.count) != 0) CHECK(s.spec.default_text == std::to_string(fresh.*(s.count)));
+      continue;
+    }
+    if (s.spec.kind == SettingKind::flag) {
+      CHECK(s.spec.default_text == "false");
+      Experiment e;
+      s.set(e, false);  // setting the default changes nothing
+      CHECK((e.ideal == fresh.ideal && e.allow_long_context == fresh.allow_long_context && e.all_layers == fresh.all_layers));
+      continue;
+    }
+    if (s.spec.kind == SettingKind::choice) {
+      const std::vector<std::string> names = s.spec.choices();
+      if (std::find(names.begin(), names.end(), s.spec.default_text) == names.end()) continue;  // "the checkpoint's"
+      Experiment e;
+      s.set(e, s.spec.default_text);
+      CHECK(e.precision.weights == fresh.precision.weights);
+      CHECK(e.precision.activations == fresh.precision.activations);
+      CHECK(e.precision.kv == fresh.precision.kv);
+      CHECK(e.precision.scale_block_k == fresh.precision.scale_block_k);
+      CHECK(e.attention.name == fresh.attention.name);
+      CHECK(e.launch == fresh.launch);
+      CHECK(e.allreduce == fresh.allreduce);
+      CHECK(e.moe_kernel == fresh.moe_kernel);
+      CHECK(e.near_memory == fresh.near_memory);
+    }
+  }
+  CHECK(find_run_setting("hw")->spec.default_text == fresh.hw);
+  CHECK(find_run_setting("model")->spec.default_text == fresh.model);
+  CHECK(find_run_setting("routing")->spec.default_text == "uniform");
+  CHECK(fresh.max_events == kDefaultMaxEvents);
+}
+
+TEST_CASE("a run setting refuses values outside its declared range in every front end's words", "[systemc][settings]") {
+  Experiment e;
+  CHECK_THROWS_WITH(set_experiment_setting(e, "batch", 0), "batch=0: expected a whole number from 1 to 1048576");
+  CHECK_THROWS_WITH(set_experiment_setting(e, "tp", 2.5), "tp=2.5: expected a whole number from 1 to 65536");
+  CHECK_THROWS_WITH(set_experiment_setting(e, "kv_dtype", "fp7"), Catch::Contains("kv_dtype=\"fp7\": expected fp32, tf32, bf16"));
+  CHECK_THROWS_WITH(set_experiment_setting(e, "routing", "power_law:0"), Catch::Contains("routing=\"power_law:0\": expected uniform, balanced or power_law:A"));
+  CHECK_THROWS_WITH(set_experiment_setting(e, "max_events", -1), "max_events=-1: expected a number >= 0");
+  CHECK_THROWS_WITH(set_experiment_setting(e, "bacth", 1), "unknown setting 'bacth'");
+  set_experiment_setting(e, "generate", 7.0);  // an alias, and a whole number computed as a float
+  CHECK(e.generate == 7);
+  // The CLI's text form goes through the same check.
+  const SettingSpec& batch = find_run_setting("batch")->spec;
+  CHECK(setting_text_error(batch, "8").empty());
+  CHECK(setting_text_error(batch, "0") == "'0' is not a whole number from 1 to 1048576");
+  CHECK(setting_text_error(batch, "x") == "'x' is not a whole number from 1 to 1048576");
+  CHECK(batch.flag() == "--batch");
+  CHECK(find_run_setting("decode_stride")->spec.flag() == "--decode-stride");
+}
+
+TEST_CASE("settings apply in the table's order: a kernel given overrides the stack's, whichever comes first", "[systemc][settings]") {
+  for (const bool stack_first : {true, false}) {
+    nlohmann::json settings = nlohmann::json::object();
+    // nlohmann::json objects keep their keys sorted: the order written here does not reach
+    // set_experiment_settings; the table's does.
+    if (stack_first) {
+      settings["stack"] = "trtllm-1.x";
+      settings["allreduce"] = "nccl";
+    } else {
+      settings["allreduce"] = "nccl";
+      settings["stack"] = "trtllm-1.x";
+    }
+    Experiment e;
+    set_experiment_settings(e, settings);
+    CHECK(e.allreduce == "nccl");  // the stack alone would set trtllm_custom
+    CHECK(e.launch == Launch::prefill_per_op);  // the stack's, not given
+  }
+  Experiment e;
+  set_experiment_settings(e, {{"stack", "trtllm-1.x"}});
+  CHECK(e.allreduce == "trtllm_custom");
+}

@@ -159,22 +159,6 @@ ServingSetup serving_setup_from(const py::object& hw, const py::object& model, c
   return settings.finish(experiment_from(hw, model, machine), "roofsim.serve", machine_given);
 }
 
-const char* kServeDoc = R"(Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.
-
-Keyword arguments as `roofsim serve`'s flags (dashes as underscores): the machine's as for run()
-(hw, model, dtypes, attention, tp, pp, ep, topology, ...); arrivals: concurrency (closed loop, default 8),
-rate (Poisson), burst and burst_interval_ms, trace_file, ramp_ms; requests, prompt and output
-(an int or 'uniform:MIN:MAX', 'normal:MEAN:SD', 'lognormal:MEAN:SD'), seed, warmup; scheduler
-('continuous', 'static'), priority ('decode_first', 'prefill_first'), max_batch, max_tokens, max_prompts, batch_wait_iters, batch_wait_tokens_ratio, adp_balance_timeout_iters, adp_batching_wait_iters, micro_batches,
-chunked_prefill; kv_admission ('reserve', 'on_demand'), kv_preemption ('recompute', 'swap'), block_tokens, kv_memory_fraction,
-kv_blocks, prefix_caching; iteration_overhead_ms, sequence_overhead_us, overlap_scheduler, late_release, schedule_ahead, prefill_schedule_ahead, limits_per_rank, buckets, all_layers; slo_ttft_ms, slo_tpot_ms;
-speculative_tokens, draft ('mtp' or a model), acceptance (a chance or a list per position);
-disaggregate, prefill_instances, decode_instances, prefill_tp, decode_tp;
-stack (a software stack of configs/stacks, e.g. 'vllm', 'sglang', 'trtllm-1.x': its kernels on the machine and
-its [serving] scheduler and host costs on the server, except the keyword arguments given).
-progress(done, total, what) is called as requests finish. Returns the dict `roofsim serve --json` writes,
-plus 'requests' and 'iteration_records': one dict
-per request and per iteration (the columns of --requests-csv and --iterations-csv).)";
 
 // The defaults of the hw and model arguments: the settings table's.
 std::string default_hw() { return find_run_setting("hw")->spec.default_text; }
@@ -193,6 +177,34 @@ std::string run_keywords_doc() {
            ", default " + render_setting_names(s.default_text, SettingNames::key) + ". " + first + "\n";
   }
   return out;
+}
+
+// serve()'s own keywords, by the serving settings' groups.
+std::string serve_keywords_doc() {
+  std::string out, group;
+  for (const ServingSetting& r : serving_settings()) {
+    const SettingSpec& s = r.spec;
+    if (s.group != group) out += (out.empty() ? "" : "\n") + s.group + ":";
+    group = s.group;
+    out += " " + s.name + (s.kind == SettingKind::choice ? " (" + s.expected() + ")" : "");
+    out += ",";
+  }
+  out.pop_back();
+  return out + "\n";
+}
+
+const char* serve_doc() {
+  static const std::string doc =
+      "Simulate serving: requests arrive over time and a scheduler batches them iteration by iteration.\n\n"
+      "Keyword arguments as `roofsim serve`'s flags, dashes as underscores (`roofsim settings serving` gives each one's "
+      "values, default and meaning): the machine's as for run() (hw, model, dtypes, attention, tp, pp, ep, topology, "
+      "stack, ...) and\n" +
+      serve_keywords_doc() +
+      "stack also puts the stack's [serving] scheduler and host costs on the server, except the keyword arguments given.\n"
+      "progress(done, total, what) is called as requests finish. Returns the dict `roofsim serve --json` writes, plus "
+      "'requests' and 'iteration_records': one dict per request and per iteration (the columns of --requests-csv and "
+      "--iterations-csv).";
+  return doc.c_str();
 }
 
 const char* run_doc() {
@@ -333,7 +345,7 @@ PYBIND11_MODULE(roofsim, m) {
     j["requests"] = serving_request_records(r);
     j["iteration_records"] = serving_iteration_records(r);
     return to_python(j);
-  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(), kServeDoc);
+  }, py::arg("hw") = default_hw(), py::arg("model") = default_model(), py::arg("progress") = py::none(), serve_doc());
 
   m.def("op", [](const py::object& gemm, std::int64_t elementwise, const py::object& reduce, const py::object& hw,
                  const std::string& dtype, bool ideal, bool fine, bool l2_resident) {

@@ -96,6 +96,19 @@ async function main() {
     await page.goto(base + '/');
     await page.waitForSelector('body[data-ready="1"]', {timeout: 60000});
     check(await page.locator('#chart svg').count() > 0, 'the page loads and draws the analytic roofline');
+    // The form's choices and defaults are the declared settings' (`roofsim settings --json`).
+    const declared = JSON.parse((await promisify(execFile)(roofsimBin, ['settings', '--json', '-'])).stdout).domains;
+    const runSetting = (name) => declared.run.settings.find((s) => s.name === name);
+    const form = await page.evaluate(() => ({
+      attention: [...document.querySelectorAll('#attention option')].map((o) => o.value),
+      weights: document.getElementById('weights_dtype').value, batch: document.getElementById('batch').value,
+      prompt: document.getElementById('s-prompt').value, load: document.getElementById('s-load').value}));
+    check(JSON.stringify(form.attention) === JSON.stringify(runSetting('attention').choices), 'every attention kernel the CLI takes is offered',
+      form.attention.join(','));
+    check(form.weights === '' && form.batch === runSetting('batch').default, 'the dtypes default to the checkpoint\'s and the batch to run\'s default',
+      JSON.stringify(form));
+    const serving = Object.fromEntries(declared.serving.settings.map((s) => [s.name, s.default]));
+    check(form.prompt === serving.prompt && form.load === serving.rate, 'the serve form starts at serve\'s default workload', JSON.stringify(form));
 
     // Settings: model, batch and lengths; the analytic numbers follow at once.
     await page.selectOption('#model', MODEL);

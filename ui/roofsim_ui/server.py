@@ -48,8 +48,18 @@ MAX_JOB_S = 900             # a running job is killed after this long, polled or
 MAX_EVENTS = 500e6          # the most kernel events a web client may allow (the library's default guard)
 REQUEST_TIMEOUT_S = 30      # a request whose headers or body stop arriving for this long is dropped
 KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
-DTYPES = {"weights": ["bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"], "activations": ["bf16", "fp16", "fp8", "nvfp4", "mxfp4"],
-          "kv": ["bf16", "fp16", "fp8", "int8"]}
+# Every setting as declared once (roofsim.settings(), `roofsim settings --json`): the page's
+# choices and defaults come from it, so they are the command line's.
+SETTINGS = roofsim.settings()["domains"]
+
+
+def setting_choices(domain, name):
+    """The values a choice setting takes, as its table lists them."""
+    return next(s for s in SETTINGS[domain]["settings"] if s["name"] == name)["choices"]
+
+
+DTYPES = {"weights": setting_choices("run", "weights_dtype"), "activations": setting_choices("run", "activations_dtype"),
+          "kv": setting_choices("run", "kv_dtype")}
 # What-if knobs: friendly names the module's Hardware.scale takes, and plain hardware keys.
 WHATIF_KNOBS = ["hbm.bandwidth", "compute", "links.bandwidth", "pim.flops_per_clock"]
 DEFAULT_SWEEPS_DIR = os.path.join(os.path.dirname(UI_DIR), "configs", "sweeps")
@@ -62,7 +72,7 @@ COLLECTIVE_KEYS = {"hw": str, "op": str, "bytes": int, "topology": str, "algo": 
                    "concurrent": int, "ideal": bool, "dtype": str}
 MAX_COLLECTIVE_BYTES = 1 << 40
 MAX_SWEEP_POINTS = 32
-SCHEDULERS = ["continuous", "static"]
+SCHEDULERS = setting_choices("serving", "scheduler")
 
 
 class BadRequest(Exception):
@@ -788,8 +798,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return self.send_file(file)
                 if path == "/api/presets":
                     return self.send_json(200, {**self.app.presets, "model_rows": self.app.model_rows, "dtypes": DTYPES,
-                                                "attention": ["fused", "unfused", "vector"],
-                                                "near_memory": ["off", "auto", "all"],
+                                                "attention": setting_choices("run", "attention"),
+                                                "near_memory": setting_choices("run", "near_memory"),
+                                                "settings": SETTINGS,
                                                 "whatif_knobs": WHATIF_KNOBS,
                                                 "collective": {"ops": COLLECTIVE_OPS, "algorithms": COLLECTIVE_ALGOS[1:]},
                                                 "schedulers": SCHEDULERS,

@@ -4,8 +4,15 @@
 const $ = (id) => document.getElementById(id);
 const NUMBER_FIELDS = ['batch', 'prompt', 'gen', 'tp', 'pp', 'ep'];
 const SELECT_FIELDS = ['hw', 'model', 'weights_dtype', 'activations_dtype', 'kv_dtype', 'attention', 'near_memory'];
-const DEFAULTS = {hw: 'h100_sxm5', model: 'llama-3-8b', batch: 1, prompt: 512, gen: 128, weights_dtype: 'bf16',
-  activations_dtype: 'bf16', kv_dtype: 'bf16', attention: 'fused', tp: 1, pp: 1, ep: 1, topology: '', near_memory: ''};
+// The form's defaults: the run settings' own (`roofsim settings --json`, served in /api/presets), ''
+// where the default is not a value (the checkpoint's formats, the topology the run picks).
+const DEFAULTS = {};
+// One form field's default from its declared setting.
+function declaredDefault(s) {
+  if (s.kind === 'whole') return /^[0-9]+$/.test(s.default) ? Number(s.default) : '';
+  if (s.choices) return s.choices.includes(s.default) ? s.default : '';
+  return s.name === 'hw' || s.name === 'model' ? s.default : '';
+}
 // What-if knobs: URL key, input id, the module's scale key, the hardware key shown beside it.
 const KNOBS = [
   {url: 'bw', id: 'wi-bw', scale: 'hbm.bandwidth', key: 'hbm.bandwidth_gb_per_s', unit: 'GB/s'},
@@ -700,10 +707,15 @@ async function init() {
       `, ${params(r.active_params_per_token)} active)` : ')') : '';
     addOption($('model'), m, m + size);
   }
+  const declared = Object.fromEntries(presets.settings.run.settings.map((s) => [s.name, s]));
+  for (const f of SELECT_FIELDS.concat(NUMBER_FIELDS, ['topology'])) DEFAULTS[f] = declaredDefault(declared[f]);
   for (const [field, list] of [['weights_dtype', presets.dtypes.weights], ['activations_dtype', presets.dtypes.activations],
     ['kv_dtype', presets.dtypes.kv], ['attention', presets.attention]]) {
+    // A default that is no value of the list ("the checkpoint's") is the empty choice, sent as nothing.
+    if (DEFAULTS[field] === '') addOption($(field), '', 'default: ' + declared[field].default);
     for (const v of list) addOption($(field), v, v);
   }
+  $('near_memory').replaceChildren();
   for (const v of presets.near_memory) addOption($('near_memory'), v, v);
   for (const [k, v] of Object.entries(DEFAULTS)) if ($(k)) $(k).value = v;
   const run = readUrl();

@@ -321,10 +321,10 @@ function readCollectiveUrl(q) {
 const S_FIELDS = ['hw', 'model', 'arrivals', 'load', 'requests', 'seed', 'prompt', 'output', 'scheduler', 'priority', 'max_batch',
   'max_tokens', 'chunked_prefill', 'speculative_tokens', 'acceptance', 'tp', 'pp', 'ep', 'micro_batches', 'disaggregate',
   'prefill_instances', 'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms'];
-// roofsim serve's default workload (serving/workload.hpp, default_serving_workload): Poisson arrivals at
-// 20/s, about 70% of what Llama-3-8B on one H100 serves at these lengths, so p99 differs from p50.
-const S_DEFAULTS = {hw: 'h100_sxm5', model: 'llama-3-8b', arrivals: 'rate', load: '20', requests: '100', seed: '',
-  prompt: 'lognormal:1024:512', output: 'lognormal:128:64', scheduler: 'continuous', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
+// The form's defaults: '' leaves a setting to roofsim serve's own default; the workload's
+// (arrivals, lengths, requests) are filled from the declared serving settings by initServe.
+const S_DEFAULTS = {hw: '', model: '', arrivals: 'rate', load: '', requests: '', seed: '',
+  prompt: '', output: '', scheduler: 'continuous', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
   acceptance: '', tp: '1', pp: '1', ep: '1', micro_batches: '', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
 
 function serveSettings() {
@@ -464,6 +464,12 @@ function renderServeChart() {
 }
 
 function initServe(presets) {
+  // roofsim serve's default workload as its settings declare it (serving/serving_settings.cpp):
+  // Poisson arrivals at the default rate, the default lengths; the machine's defaults are run's.
+  const declared = (domain) => Object.fromEntries(presets.settings[domain].settings.map((s) => [s.name, s.default]));
+  const run = declared('run'), serving = declared('serving');
+  Object.assign(S_DEFAULTS, {hw: run.hw, model: run.model, load: serving.rate, prompt: serving.prompt, output: serving.output});
+  $('s-requests').placeholder = serving.requests;  // blank: serve's own count
   for (const h of presets.hardware) addOption($('s-hw'), h, h);
   for (const m of presets.models) addOption($('s-model'), m, m);
   for (const sc of presets.schedulers) addOption($('s-scheduler'), sc, sc);

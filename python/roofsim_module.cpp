@@ -15,6 +15,7 @@
 #include "core/presets.hpp"
 #include "core/parse.hpp"
 #include "experiment/collective.hpp"
+#include "experiment/collective_settings.hpp"
 #include "sweep/design_sweep.hpp"
 #include "sweep/settings_catalog.hpp"
 #include "experiment/hardware_edit.hpp"
@@ -207,6 +208,20 @@ const char* serve_doc() {
   return doc.c_str();
 }
 
+const char* collective_doc() {
+  static const std::string doc = [] {
+    std::string d = "Simulate a collective link by link beside its closed form (as `roofsim collective --json`).\n\n"
+                    "hw: preset, path or Hardware. Keyword arguments as `roofsim collective`'s flags (`roofsim settings "
+                    "collective` says more):\n";
+    for (const CollectiveSetting& c : collective_settings()) {
+      if (c.spec.name == "hw") continue;
+      d += "  " + c.spec.name + ": " + c.spec.expected() + ", default " + c.spec.default_text + "\n";
+    }
+    return d;
+  }();
+  return doc.c_str();
+}
+
 const char* run_doc() {
   static const std::string doc =
       "Simulate inference: prefill of the prompts, then decode token by token.\n\n"
@@ -383,29 +398,25 @@ PYBIND11_MODULE(roofsim, m) {
   }, py::arg("hw") = "h100_sxm5", py::arg("dtype") = "bf16", py::arg("points") = 31, py::arg("ideal") = false,
      "GEMMs from about 1 to thousands of FLOP/B and the emergent ridge (as `roofsim sweep --json`)");
 
-  m.def("collective", [](const py::object& hw, const std::string& op, std::uint64_t bytes, const std::string& topology,
-                         const std::string& algo, int group, int to, int concurrent, bool ideal, const std::string& dtype) {
+  m.def("collective", [](const py::object& hw, const py::kwargs& kw) {
+    // The keywords are the collective settings (experiment/collective_settings.hpp), checked
+    // and applied as `roofsim collective` applies its flags.
     CollectiveExperiment x;
-    if (!parse_dtype(dtype, x.dtype)) throw InputError("dtype='" + dtype + "': expected one of " + dtype_list());
-    x.hw = hardware_arg(hw);
-    x.ideal = ideal;
-    x.topology = topology;
-    if (!parse_collective_kind(op, x.kind)) throw InputError("op='" + op + "': expected allreduce, allgather, reducescatter, alltoall or sendrecv");
-    if (!algo.empty()) {
-      CollectiveAlgo a;
-      if (!parse_collective_algo(algo, a)) throw InputError("algo='" + algo + "': expected one of " + collective_algorithm_list());
-      x.algo = a;
+    nlohmann::json settings = nlohmann::json::object();
+    const bool hardware_object = py::isinstance<Hardware>(hw);
+    if (hardware_object) {
+      x.hw = hardware_arg(hw);
+    } else {
+      settings["hw"] = arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware");
     }
-    if (bytes == 0) throw InputError("bytes must be positive");
-    if (concurrent < 1) throw InputError("concurrent must be at least 1");
-    x.bytes = bytes;
-    x.group = group;
-    x.to = to;
-    x.concurrent = concurrent;
+    for (const auto& [key_obj, value] : kw) {
+      const std::string key = key_obj.cast<std::string>();
+      if (find_collective_setting(key) == nullptr) throw InputError("unknown argument '" + key + "' (see help(roofsim.collective))");
+      settings[key] = json_value(key, value);
+    }
+    set_collective_settings(x, settings, hardware_object);
     return to_python(to_json(run_collective_experiment(x)));
-  }, py::arg("hw") = "h100_sxm5", py::arg("op") = "allreduce", py::arg("bytes") = std::uint64_t{1} << 30,
-     py::arg("topology") = "", py::arg("algo") = "", py::arg("group") = 0, py::arg("to") = -1, py::arg("concurrent") = 1,
-     py::arg("ideal") = false, py::arg("dtype") = "bf16", "Simulate a collective link by link beside its closed form (as `roofsim collective --json`)");
+  }, py::arg("hw") = find_collective_setting("hw")->spec.default_text, collective_doc());
 
   m.def("sweep", [](const py::dict& grid, const py::object& hw, const py::object& model, const py::object& progress,
                     const py::kwargs& kw) {

@@ -24,7 +24,5 @@ void add_explain_command(CLI::App& app);
 void add_settings_command(CLI::App& app);  // `roofsim settings`: every setting as declared  // `roofsim explain`: the gap to the roofline, part by part
 // `sweep FILE`: registers the sweep-file options on `sweep`; the returned function runs FILE.
 std::function<void()> add_sweep_file_options(CLI::App* sweep, const std::string& file);
-// "1GiB", "58MB", "1048576" -> bytes; throws InputError.
-std::uint64_t parse_bytes(const std::string& text);
 
 }  // namespace roofsim

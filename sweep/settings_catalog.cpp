@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "experiment/collective_settings.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/results.hpp"
 #include "serving/serving_settings.hpp"
@@ -32,7 +33,12 @@ std::vector<SettingDomain> all_domains() {
                         "is a run setting too: its kernels go on the machine, its [serving] table on the server.",
                         {}};
   for (const ServingSetting& s : serving_settings()) serving.rows.push_back({&s.spec, "serve"});
-  return {run, serving};
+  SettingDomain collective{"collective", "Collective settings",
+                           "One collective on a fabric of chips: `roofsim collective`'s flags, the keyword arguments of "
+                           "`roofsim.collective()` and the web page's collective form.",
+                           {}};
+  for (const CollectiveSetting& s : collective_settings()) collective.rows.push_back({&s.spec, "collective"});
+  return {run, serving, collective};
 }
 
 }  // namespace

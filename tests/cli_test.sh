@@ -175,7 +175,7 @@ expect_ok "routed send" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op se
 contains "routed send hops" "chip 0 to chip 19 (5 hops)"
 expect_error "bad --to" "expected a chip from 1 to 63" "$roofsim" collective --hw tpu_v4 --topology 8x8 --op sendrecv --to 64
 expect_error "bad topology" "expected mesh:N, N (a ring), AxBxC (a torus), switch:N or nodes:NxL (N nodes of L chips), with positive sizes" "$roofsim" collective --topology 4x0x4
-expect_error "bad bytes" "expected a positive size" "$roofsim" collective --bytes 12XB
+expect_error "bad bytes" "--bytes: '12XB' is not a size from 1 B to 256 TiB" "$roofsim" collective --bytes 12XB
 expect_error "algo on wrong topology" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo switch_reduce
 # NCCL's protocols and the frameworks' custom all-reduce (docs/calibration.md).
 expect_ok "nccl by default on a switch" "$roofsim" collective --bytes 8KiB
@@ -184,7 +184,7 @@ expect_ok "nccl all-to-all" "$roofsim" collective --op alltoall --bytes 1MiB
 expect_ok "nccl int8 all-reduce (ring)" "$roofsim" collective --bytes 64MiB --dtype int8
 expect_ok "trtllm custom all-reduce" "$roofsim" collective --algo trtllm_custom --bytes 64KiB
 expect_ok "vllm custom all-reduce" "$roofsim" collective --algo vllm_custom --bytes 64KiB --topology switch:4
-expect_error "bad dtype" "--dtype 'int3': expected one of" "$roofsim" collective --dtype int3
+expect_error "bad dtype" "--dtype: 'int3' is not fp32, tf32, bf16" "$roofsim" collective --dtype int3
 expect_error "nvls on int8" "the switch reduces fp32, bf16 and fp16, not --dtype int8" "$roofsim" collective --algo nccl_nvls --dtype int8
 expect_error "custom all-reduce is an all-reduce" "a custom all-reduce is an all-reduce" "$roofsim" collective --algo vllm_custom --op allgather
 expect_error "nccl on a torus" "needs a switch topology" "$roofsim" collective --hw tpu_v4 --algo nccl

@@ -79,8 +79,8 @@ refused "attention and gemm" "give exactly one of --gemm, --elementwise, --reduc
 refused "batch zero" "--batch: '0' is not a whole number from 1 to 1048576" "$roofsim" run --batch 0
 refused "tolerance nan" "--tolerance: 'nan' is not a positive number" "$roofsim" cases run MB-H100-VADD --tolerance nan
 refused "concurrent range" "--concurrent: '0' is not a whole number from 1 to 64" "$roofsim" collective --concurrent 0
-refused "bytes below one" "--bytes '0.4': a whole number of bytes" "$roofsim" collective --bytes 0.4
-refused "group of one" "--group 1: a collective needs at least 2 chips" "$roofsim" collective --group 1
+refused "bytes below one" "--bytes: '0.4' is not a size from 1 B to 256 TiB" "$roofsim" collective --bytes 0.4
+refused "group of one" "--group: '1' is not a whole number from 2 to 65536" "$roofsim" collective --group 1
 
 # Nonsense that used to run.
 refused "tp not dividing heads" "--tp 3 must divide the 32 attention heads" "$roofsim" run --tp 3 --gen 2

@@ -64,12 +64,10 @@ DTYPES = {"weights": setting_choices("run", "weights_dtype"), "activations": set
 WHATIF_KNOBS = ["hbm.bandwidth", "compute", "links.bandwidth", "pim.flops_per_clock"]
 DEFAULT_SWEEPS_DIR = os.path.join(os.path.dirname(UI_DIR), "configs", "sweeps")
 # Collectives: the settings of roofsim.collective and their types (bool before int: JSON true is no size).
-COLLECTIVE_OPS = ["allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"]
-COLLECTIVE_ALGOS = ["", "nccl", "nccl_ring", "nccl_ring_ll", "nccl_ring_ll128", "nccl_ring_simple", "nccl_nvls",
-                    "bidirectional_ring", "trtllm_custom", "vllm_custom", "ring", "routed", "switch_oneshot",
-                    "switch_reduce", "torus", "torus_split"]
-COLLECTIVE_KEYS = {"hw": str, "op": str, "bytes": int, "topology": str, "algo": str, "group": int, "to": int,
-                   "concurrent": int, "ideal": bool, "dtype": str}
+# Collectives: roofsim.collective's keyword arguments and their values, as declared.
+COLLECTIVE_SETTINGS = {c["name"]: c for c in SETTINGS["collective"]["settings"]}
+COLLECTIVE_OPS = setting_choices("collective", "op")
+COLLECTIVE_ALGOS = setting_choices("collective", "algo")
 MAX_COLLECTIVE_BYTES = 1 << 40
 MAX_SWEEP_POINTS = 32
 SCHEDULERS = setting_choices("serving", "scheduler")
@@ -514,29 +512,30 @@ class App:
             raise BadRequest('settings: expected an object ({"hw": "h100_sxm5", "op": "allreduce", "bytes": 1048576, ...})')
         s = {}
         for k, v in settings.items():
-            t = COLLECTIVE_KEYS.get(k)
-            if t is None:
-                raise BadRequest(f"collective: unknown setting '{k}' (settings: {', '.join(COLLECTIVE_KEYS)})")
+            decl = COLLECTIVE_SETTINGS.get(k)
+            if decl is None:
+                raise BadRequest(f"collective: unknown setting '{k}' (settings: {', '.join(COLLECTIVE_SETTINGS)})")
             if v is None or v == "":
                 continue
-            if t is int and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v)):
-                raise BadRequest(f"{k}={json.dumps(v)}: expected a whole number")
-            if t is bool and not isinstance(v, bool):
-                raise BadRequest(f"{k}={json.dumps(v)}: expected true or false")
-            if t is str and not isinstance(v, str):
+            kind = decl["kind"]
+            if k == "bytes" or kind == "whole":  # sizes come as bytes from the page
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
+                    raise BadRequest(f"{k}={json.dumps(v)}: expected a whole number")
+                v = int(v)
+                lo, hi = decl.get("min", 1), decl.get("max", MAX_COLLECTIVE_BYTES)
+                if k == "bytes":
+                    lo, hi = 1, MAX_COLLECTIVE_BYTES
+                if not lo <= v <= hi:
+                    raise BadRequest(f"{k}={v}: expected {lo} to {hi}" + (" bytes per chip" if k == "bytes" else ""))
+            elif kind == "flag":
+                if not isinstance(v, bool):
+                    raise BadRequest(f"{k}={json.dumps(v)}: expected true or false")
+            elif not isinstance(v, str):
                 raise BadRequest(f"{k}={json.dumps(v)}: expected a string")
-            s[k] = int(v) if t is int else v
-        if s.get("op", "allreduce") not in COLLECTIVE_OPS:
-            raise BadRequest(f"op='{s['op']}': expected one of {', '.join(COLLECTIVE_OPS)}")
-        if s.get("algo", "") not in COLLECTIVE_ALGOS:
-            raise BadRequest(f"algo='{s['algo']}': expected one of {', '.join(a for a in COLLECTIVE_ALGOS if a)}")
-        b = s.get("bytes", 1 << 30)
-        if not 1 <= b <= MAX_COLLECTIVE_BYTES:
-            raise BadRequest(f"bytes={b}: expected 1 B to 1 TiB per chip")
-        for k, lo, hi in (("group", 0, 1 << 20), ("to", -1, 1 << 20), ("concurrent", 1, 64)):
-            if k in s and not lo <= s[k] <= hi:
-                raise BadRequest(f"{k}={s[k]}: expected {lo} to {hi}")
-        hw = self.resolve({"hw": s.get("hw", "h100_sxm5")}, replace)["hw"]
+            elif kind == "choice" and v not in decl["choices"]:
+                raise BadRequest(f"{k}='{v}': expected one of {', '.join(decl['choices'])}")
+            s[k] = v
+        hw = self.resolve({"hw": s.get("hw", COLLECTIVE_SETTINGS["hw"]["default"])}, replace)["hw"]
         s["hw"] = hw
         return s
 
@@ -802,7 +801,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                 "near_memory": setting_choices("run", "near_memory"),
                                                 "settings": SETTINGS,
                                                 "whatif_knobs": WHATIF_KNOBS,
-                                                "collective": {"ops": COLLECTIVE_OPS, "algorithms": COLLECTIVE_ALGOS[1:]},
+                                                "collective": {"ops": COLLECTIVE_OPS, "algorithms": COLLECTIVE_ALGOS},
                                                 "schedulers": SCHEDULERS,
                                                 "schema_version": roofsim.schema_version})
                 if path == "/api/hardware":

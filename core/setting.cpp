@@ -16,7 +16,11 @@ namespace {
 // A bound as people write it: 16777216, 0.5.
 std::string bound_text(double v) {
   std::ostringstream o;
-  o << std::setprecision(12) << v;
+  if (v == std::floor(v) && std::fabs(v) < 1e20) {
+    o << std::fixed << std::setprecision(0) << v;  // counts in full: 1099511627776, not 1.1e+12
+  } else {
+    o << std::setprecision(12) << v;
+  }
   return o.str();
 }
 

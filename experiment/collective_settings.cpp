@@ -87,8 +87,8 @@ std::vector<CollectiveSetting> make_collective_settings() {
   t.back().spec.hi = kMaxChips;
   t.back().spec.unit = "chips";
   t.push_back(setting("to", SettingKind::whole, "chip 1",
-                      "${op} sendrecv: the receiving chip; on a ring or torus the data is routed dimension by dimension the "
-                      "short way round",
+                      "The receiving chip of ${op} sendrecv; on a ring or torus the data is routed dimension by dimension "
+                      "the short way round",
                       [](CollectiveExperiment& x, const json& v) { x.to = static_cast<int>(v.get<std::int64_t>()); }));
   t.back().spec.lo = 1;
   t.back().spec.hi = kMaxChips;

@@ -87,17 +87,20 @@ bool SettingSpec::named(const std::string& key) const {
 nlohmann::json checked_setting_value(const SettingSpec& s, const nlohmann::json& value, const std::string& label) {
   switch (s.kind) {
     case SettingKind::whole: {
-      double d = 0;
-      if (value.is_number_integer()) {
-        d = static_cast<double>(value.get<std::int64_t>());
+      std::int64_t n = 0;
+      if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+        refuse(label, value, s.expected());
+      } else if (value.is_number_integer()) {
+        n = value.get<std::int64_t>();
       } else if (value.is_number_float() && std::isfinite(value.get<double>()) &&
                  value.get<double>() == std::floor(value.get<double>()) && std::fabs(value.get<double>()) < 9e15) {
-        d = value.get<double>();  // 8.0 from a computed value is 8
+        n = static_cast<std::int64_t>(value.get<double>());  // 8.0 from a computed value is 8
       } else {
         refuse(label, value, s.expected());
       }
-      if (d < s.lo || d > s.hi) refuse(label, value, s.expected());
-      return static_cast<std::int64_t>(d);
+      const long double d = static_cast<long double>(n);
+      if (d < static_cast<long double>(s.lo) || d > static_cast<long double>(s.hi)) refuse(label, value, s.expected());
+      return n;
     }
     case SettingKind::number:
       if (!in_range(s, value)) refuse(label, value, s.expected());

@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
+#include "serving/serving_settings.hpp"
 
 using namespace roofsim;
 
@@ -133,4 +135,22 @@ TEST_CASE("settings apply in the table's order: a kernel given overrides the sta
   Experiment e;
   set_experiment_settings(e, {{"stack", "trtllm-1.x"}});
   CHECK(e.allreduce == "trtllm_custom");
+}
+
+TEST_CASE("a whole-number setting keeps a 64-bit value exactly and refuses one beyond int64", "[systemc][settings]") {
+  const ServingSetting* seed = find_serving_setting("seed");
+  REQUIRE(seed != nullptr);
+  CHECK(checked_setting_value(seed->spec, INT64_MAX, "seed").get<std::int64_t>() == INT64_MAX);
+  CHECK_THROWS_WITH(checked_setting_value(seed->spec, std::uint64_t{UINT64_MAX}, "seed"),
+                    Catch::Contains("expected a whole number from 0 to"));
+  CHECK_THROWS_WITH(checked_setting_value(seed->spec, -1, "seed"), Catch::Contains("seed=-1: expected a whole number from 0"));
+  // Every table's settings have a flag, a default and a meaning, and no two share a name.
+  std::set<std::string> names;
+  for (const ServingSetting& s : serving_settings()) {
+    INFO(s.spec.name);
+    CHECK(!s.spec.help.empty());
+    CHECK(!s.spec.default_text.empty());
+    CHECK(names.insert(s.spec.name).second);
+    if (s.spec.kind == SettingKind::choice) CHECK(!s.spec.choices().empty());
+  }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "components/collectives.hpp"
 #include "core/dtype.hpp"
@@ -90,6 +91,8 @@ std::vector<RunSetting> make_run_settings() {
                    [](Experiment& e, const json& v) {
                      e.hw = v.get<std::string>();
                      e.hardware.reset();
+                     // A stack already applied keeps its kernel parameters on the new chip.
+                     if (!e.stack.empty()) apply_stack_hardware(load_stack(e.stack), e);
                    }));
   t.push_back(text("model", Experiment{}.model, RunScope::machine,
                    "Model preset (configs/models), model .toml, Hugging Face config.json or a hub id (configs/models/hf)",
@@ -286,6 +289,43 @@ std::vector<std::string> experiment_count_names() {
   return out;
 }
 
+nlohmann::json experiment_settings_json(const Experiment& e) {
+  using json = nlohmann::json;
+  const auto text_or_null = [](const std::string& t) { return t.empty() ? json(nullptr) : json(t); };
+  const bool given_precision = e.precision_given && e.precision_source.empty();
+  const std::map<std::string, json> others = {
+      {"hw", e.hw},
+      {"model", e.model},
+      {"stack", text_or_null(e.stack)},
+      // Not given, or read from the checkpoint: the checkpoint decides again.
+      {"weights_dtype", given_precision ? json(dtype_name(e.precision.weights)) : json(nullptr)},
+      {"activations_dtype", given_precision ? json(dtype_name(e.precision.activations)) : json(nullptr)},
+      {"fp8_scaling", given_precision ? json(e.precision.scale_block_k > 0 ? "block" : "tensor") : json(nullptr)},
+      {"kv_dtype", dtype_name(e.precision.kv)},
+      {"attention", e.attention.name},
+      {"launch", launch_name(e.launch)},
+      {"allreduce", e.allreduce},
+      {"moe_kernel", moe_kernel_name(e.moe_kernel)},
+      {"routing", moe_routing_name(e.routing)},
+      {"topology", text_or_null(e.topology)},
+      {"near_memory", e.near_memory == NearMemory::off ? "off" : e.near_memory == NearMemory::all ? "all" : "auto"},
+      {"ideal", e.ideal},
+      {"allow_long_context", e.allow_long_context},
+      {"all_layers", e.all_layers},
+      {"max_events", e.max_events},
+  };
+  json out = json::object();
+  for (const RunSetting& s : run_settings()) {
+    if (s.count != nullptr) {
+      const std::int64_t v = e.*(s.count);
+      out[s.spec.name] = v == 0 ? json(nullptr) : json(v);  // 0: chosen by the run
+    } else {
+      out[s.spec.name] = others.at(s.spec.name);  // throws if a new setting has no value here: a test runs it
+    }
+  }
+  return out;
+}
+
 std::optional<double> experiment_number(const Experiment& e, const std::string& key) {
   const RunSetting* s = find_run_setting(key);
   if (s != nullptr && s->count != nullptr) return static_cast<double>(e.*(s->count));
@@ -313,7 +353,8 @@ void set_experiment_settings(Experiment& e, const nlohmann::json& settings, cons
   }
   for (const RunSetting& s : run_settings()) {
     for (const auto& [key, value] : settings.items()) {
-      if (s.spec.named(key) && !(skip && skip(key))) set_experiment_setting(e, key, value);
+      // null: the default in words (a result's `settings` records it so)
+      if (s.spec.named(key) && !(skip && skip(key)) && !value.is_null()) set_experiment_setting(e, key, value);
     }
   }
 }

@@ -62,6 +62,10 @@ void set_experiment_settings(Experiment& e, const nlohmann::json& settings,
                              const std::function<bool(const std::string&)>& skip = nullptr);
 // The counts' names (batch, prompt, gen, tp, ...): what a what-if sweep may vary besides hardware.
 std::vector<std::string> experiment_count_names();
+// Every setting's value in `e`, by name, as the setting takes it: what a result records in its
+// `settings` object and `--from` sets again. null where the default in words applies (the
+// checkpoint's formats, an automatic count, no stack, the default topology).
+nlohmann::json experiment_settings_json(const Experiment& e);
 // A numeric setting's value in `e` (batch, prompt, gen, tp, ...); nullopt for the others.
 std::optional<double> experiment_number(const Experiment& e, const std::string& key);
 

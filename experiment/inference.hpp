@@ -105,6 +105,9 @@ struct Experiment {
   bool all_layers = false;
   // The work guard: refuse runs whose estimated work exceeds this many events (0: no limit).
   double max_events = kDefaultMaxEvents;
+  // The software stack applied (configs/stacks: NAME, NAME@VERSION or a .toml path, as given;
+  // "" for none): its kernels and kernel parameters are already in the fields above.
+  std::string stack;
   std::string source = "built-in default";  // where the settings came from
   // Settings an experiment file gave, by setting name ("gen"): "file:line: key" for messages.
   std::map<std::string, std::string> set_in_file;

@@ -1,5 +1,7 @@
 #include "experiment/results.hpp"
 
+
+#include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_json.hpp"
 #include "validation/analytic.hpp"
 
@@ -178,6 +180,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   const Experiment& e = r.setup;
   const bool decode = r.decode_steps > 0;
   nlohmann::json j;
+  j["settings"] = experiment_settings_json(e);
   put_setup(j, r);
   j["attention"] = attention_name(e.attention);
   j["ideal"] = e.ideal;

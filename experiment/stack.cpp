@@ -73,6 +73,7 @@ std::pair<std::string, std::string> split_version(const std::string& name_or_pat
 
 SoftwareStack load_stack(const std::string& name_or_path) {
   SoftwareStack s;
+  s.given = name_or_path;
   std::string preset;
   std::tie(preset, s.version) = split_version(name_or_path);
   s.file = resolve_preset("stacks", preset);
@@ -222,14 +223,17 @@ void set_stack_parameters(const SoftwareStack& stack, HardwareSpec& hw) {
 }
 }  // namespace
 
-void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
-  if (!stack.hardware.empty()) {
-    if (e.hardware) {
-      set_stack_parameters(stack, *e.hardware);
-    } else {
-      e.hardware = stack_hardware(stack, e.hw);
-    }
+void apply_stack_hardware(const SoftwareStack& stack, Experiment& e) {
+  if (stack.hardware.empty()) return;
+  if (e.hardware) {
+    set_stack_parameters(stack, *e.hardware);
+  } else {
+    e.hardware = stack_hardware(stack, e.hw);
   }
+}
+
+void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch) {
+  apply_stack_hardware(stack, e);
   if (stack.attention && !keep_attention) e.attention = *stack.attention;
   if (stack.launch && !keep_launch) e.launch = *stack.launch;
   if (stack.allreduce) e.allreduce = *stack.allreduce;
@@ -239,6 +243,7 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
     e.weight_only_moe_eager_host_s = eager->second * 1e-6;
   }
   if (stack.fp8_input_quantize) e.precision.fp8_input_quantize = *stack.fp8_input_quantize;
+  e.stack = stack.given;
   e.source += ", stack " + stack.name;
 }
 

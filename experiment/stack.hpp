@@ -39,6 +39,7 @@ struct StackServing {
 
 struct SoftwareStack {
   std::string name, description, file;
+  std::string given;  // as asked for: NAME, NAME@VERSION or a path
   // The version asked for (`NAME@VERSION`; "": the newest documented) and the releases of the
   // file's [releases] applied for it ("0.14: async scheduling on by default ...").
   std::string version;
@@ -80,5 +81,8 @@ HardwareSpec stack_hardware(const SoftwareStack& stack, const std::string& hw);
 // document's spec), its all-reduce kernel, and its attention kernel and launch mode unless the
 // caller set them itself.
 void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention, bool keep_launch);
+// Only the stack's kernel parameters ([hardware] edits) on e's chip: what a chip chosen after the
+// stack needs again.
+void apply_stack_hardware(const SoftwareStack& stack, Experiment& e);
 
 }  // namespace roofsim

@@ -5,6 +5,7 @@
 
 #include "core/format.hpp"
 #include "experiment/results.hpp"
+#include "serving/serving_settings.hpp"
 
 namespace roofsim {
 
@@ -63,6 +64,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   nlohmann::json j;
   j["schema_version"] = kSchemaVersion;
   j["kind"] = "serving";
+  j["settings"] = serving_settings_json(s);
   j["hardware"] = r.hw.name;
   j["model"] = r.model.name;
   j["tp"] = s.machine.tp;

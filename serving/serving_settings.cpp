@@ -1,7 +1,10 @@
 #include "serving/serving_settings.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -18,16 +21,25 @@ namespace {
 using json = nlohmann::json;
 using Setter = std::function<void(ServingSetup&, const json&)>;
 
-// A length distribution as `--prompt` takes it: "lognormal:1024:512".
+std::string number_text(double v) {
+  std::string t = format_fixed(v, 6);
+  t.erase(t.find_last_not_of('0') + 1);
+  if (!t.empty() && t.back() == '.') t.pop_back();
+  return t;
+}
+
+// A length distribution as `--prompt` takes it: "lognormal:1024:512" (":MIN:MAX" after it when
+// they are not the defaults).
 std::string length_form(const LengthDistribution& d) {
-  const auto n = [](double v) { return format_fixed(v, 0); };
+  const LengthDistribution whole;
+  const std::string bounds = d.min != whole.min || d.max != whole.max ? ":" + std::to_string(d.min) + ":" + std::to_string(d.max) : "";
   switch (d.kind) {
-    case LengthDistribution::Kind::fixed: return n(d.mean);
+    case LengthDistribution::Kind::fixed: return number_text(d.mean);
     case LengthDistribution::Kind::uniform: return "uniform:" + std::to_string(d.min) + ":" + std::to_string(d.max);
-    case LengthDistribution::Kind::normal: return "normal:" + n(d.mean) + ":" + n(d.stddev);
-    case LengthDistribution::Kind::lognormal: return "lognormal:" + n(d.mean) + ":" + n(d.stddev);
+    case LengthDistribution::Kind::normal: return "normal:" + number_text(d.mean) + ":" + number_text(d.stddev) + bounds;
+    case LengthDistribution::Kind::lognormal: return "lognormal:" + number_text(d.mean) + ":" + number_text(d.stddev) + bounds;
   }
-  return n(d.mean);
+  return number_text(d.mean);
 }
 
 bool is_length(const std::string& text) {
@@ -37,13 +49,6 @@ bool is_length(const std::string& text) {
   } catch (const InputError&) {
     return false;
   }
-}
-
-std::string number_text(double v) {
-  std::string t = format_fixed(v, 6);
-  t.erase(t.find_last_not_of('0') + 1);
-  if (!t.empty() && t.back() == '.') t.pop_back();
-  return t;
 }
 
 struct Table {
@@ -390,6 +395,90 @@ bool is_serving_setting(const std::string& key) { return find_serving_setting(ke
 bool for_serving(const std::string& key) { return is_serving_setting(key) || is_batch_run_setting(key); }
 
 bool for_serving_machine(const std::string& key) { return is_experiment_setting(key) && (!for_serving(key) || key == "stack"); }
+
+nlohmann::json serving_settings_json(const ServingSetup& s) {
+  const Arrivals& a = s.workload.arrivals;
+  const auto when = [](bool in_use, json v) { return in_use ? v : json(nullptr); };
+  // A time back in the setting's unit, to 12 digits: 300 ms, not the 300.00000000000006 that
+  // seconds x 1e3 can give (which, read back, would not be the same seconds).
+  const auto in_unit = [](double seconds, double per_second) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", seconds * per_second);
+    return std::strtod(text, nullptr);
+  };
+  const bool closed = a.kind == Arrivals::Kind::closed_loop, burst = a.kind == Arrivals::Kind::burst;
+  const SchedulerConfig& c = s.scheduler;
+  const DisaggregationConfig& d = s.disaggregation;
+  const bool disaggregated = d.enabled, speculative = s.speculative.tokens > 0;
+  json acceptance = s.speculative.acceptance;
+  if (!s.speculative.position_acceptance.empty()) acceptance = s.speculative.position_acceptance;
+  const std::map<std::string, json> values = {
+      {"concurrency", when(closed, a.concurrency)},
+      {"rate", when(a.kind == Arrivals::Kind::poisson, a.rate_per_s)},
+      {"burst", when(burst, a.burst_size)},
+      {"burst_interval_ms", when(burst, in_unit(a.burst_interval_s, 1e3))},
+      {"trace_file", when(a.kind == Arrivals::Kind::trace, s.workload.trace_path)},
+      {"ramp_ms", when(closed, in_unit(a.ramp_s, 1e3))},
+      {"requests", s.workload.requests},
+      {"prompt", when(a.kind != Arrivals::Kind::trace, length_form(s.workload.prompt))},
+      {"output", when(a.kind != Arrivals::Kind::trace, length_form(s.workload.output))},
+      {"seed", s.workload.seed},
+      {"warmup", s.warmup_requests},
+      {"scheduler", c.policy == SchedulerConfig::Policy::static_batch ? "static" : "continuous"},
+      {"priority", c.priority == SchedulerConfig::Priority::prefill_first ? "prefill_first" : "decode_first"},
+      {"max_batch", c.max_batch},
+      {"max_tokens", c.max_tokens},
+      {"max_prompts", c.max_prompts},
+      {"micro_batches", c.micro_batches},
+      {"batch_wait_iters", c.batch_wait_iters},
+      {"batch_wait_tokens_ratio", c.batch_wait_tokens_ratio},
+      {"adp_balance_timeout_iters", c.adp_balance_timeout_iters},
+      {"adp_batching_wait_iters", c.adp_batching_wait_iters},
+      {"chunked_prefill", c.chunked_prefill},
+      {"late_release", c.late_release},
+      {"schedule_ahead", c.schedule_ahead},
+      {"limits_per_rank", c.limits_per_rank},
+      {"kv_admission", s.kv.admission == KvCacheConfig::Admission::on_demand ? "on_demand" : "reserve"},
+      {"kv_preemption", s.kv.preemption == KvCacheConfig::Preemption::swap ? "swap" : "recompute"},
+      {"prefix_caching", s.kv.prefix_caching},
+      {"block_tokens", s.kv.block_tokens},
+      {"kv_memory_fraction", s.kv.memory_fraction},
+      {"kv_blocks", s.kv.blocks > 0 ? json(s.kv.blocks) : json(nullptr)},
+      {"iteration_overhead_ms", in_unit(s.iteration_overhead_s, 1e3)},
+      {"sequence_overhead_us", in_unit(s.sequence_overhead_s, 1e6)},
+      {"overlap_scheduler", s.overlap_host},
+      {"frontend_request_us", in_unit(s.frontend.request_s, 1e6)},
+      {"frontend_prompt_token_us", in_unit(s.frontend.prompt_token_s, 1e6)},
+      {"frontend_response_us", in_unit(s.frontend.response_s, 1e6)},
+      {"stack", s.machine.stack.empty() ? json(nullptr) : json(s.machine.stack)},
+      {"disaggregate", disaggregated},
+      {"prefill_instances", when(disaggregated, d.prefill_instances)},
+      {"decode_instances", when(disaggregated, d.decode_instances)},
+      {"prefill_tp", when(disaggregated && d.prefill_tp > 0, d.prefill_tp)},
+      {"decode_tp", when(disaggregated && d.decode_tp > 0, d.decode_tp)},
+      {"prefill_max_batch", when(disaggregated && d.prefill_max_batch > 0, d.prefill_max_batch)},
+      {"prefill_max_tokens", when(disaggregated && d.prefill_max_tokens > 0, d.prefill_max_tokens)},
+      {"instance_routing", when(disaggregated, d.routing == DisaggregationConfig::Routing::round_robin ? "round_robin" : "least_loaded")},
+      {"first_token", when(disaggregated, d.first_token == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill")},
+      {"prefill_schedule_ahead", when(disaggregated, d.prefill_schedule_ahead)},
+      {"decode_first_response", when(disaggregated, d.decode_first_response)},
+      {"speculative_tokens", s.speculative.tokens},
+      {"draft", when(speculative, s.speculative.draft)},
+      {"acceptance", when(speculative, acceptance)},
+      {"slo_ttft_ms", in_unit(s.slo_ttft_s, 1e3)},
+      {"slo_tpot_ms", in_unit(s.slo_tpot_s, 1e3)},
+      {"buckets", s.buckets_per_octave},
+      {"all_layers", !s.sample_layers},
+  };
+  // The machine's settings that serve takes as flags, then the server's.
+  json out = json::object();
+  const json machine = experiment_settings_json(s.machine);
+  for (const RunSetting& r : run_settings()) {
+    if (r.scope == RunScope::machine) out[r.spec.name] = machine.at(r.spec.name);
+  }
+  for (const ServingSetting& setting : serving_settings()) out[setting.spec.name] = values.at(setting.spec.name);
+  return out;
+}
 
 ServingSettings::ServingSettings() { s_.workload = default_serving_workload(); }
 

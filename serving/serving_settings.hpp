@@ -35,6 +35,12 @@ bool is_serving_setting(const std::string& key);
 bool for_serving(const std::string& key);
 bool for_serving_machine(const std::string& key);
 
+// Every setting of a serving run in `s`, by name, as the setting takes it: the machine's that
+// serve takes as flags (experiment_settings_json), then the serving settings (null: not in use,
+// as the arrivals of another kind, or the default in words). What a serving result records in
+// its `settings` object and `serve --from` sets again.
+nlohmann::json serving_settings_json(const ServingSetup& s);
+
 // Builds a setup setting by setting; finish() fills what depends on several (the arrivals'
 // kind, the default number of requests) and refuses settings that contradict each other.
 class ServingSettings {

@@ -6,6 +6,7 @@
 #include "core/parse.hpp"
 #include "core/presets.hpp"
 #include "experiment/experiment_settings.hpp"
+#include "experiment/result_settings.hpp"
 #include "experiment/stack.hpp"
 
 namespace roofsim {
@@ -100,10 +101,19 @@ std::string ExperimentFlags::value(const std::string& name) const {
 
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) {
   for (const RunSetting& s : run_settings()) {
-    if (s.spec.name == "hw") continue;  // each command adds --hw where it comes in its help
     if (machine_only && s.scope != RunScope::machine) continue;
     add_setting_flag(cmd, s.spec, f.text[s.spec.name]);
   }
+}
+
+void set_settings_from_result(Experiment& e, const std::string& path) {
+  const nlohmann::json settings = read_result_settings(path, false, "--from");
+  try {
+    set_experiment_settings(e, settings);
+  } catch (const InputError& err) {
+    throw InputError("--from " + path + ": " + err.what());
+  }
+  e.source = path;
 }
 
 void remove_experiment_flag(CLI::App* cmd, ExperimentFlags& f, const std::string& name) {
@@ -124,7 +134,7 @@ bool given(const CLI::App& cmd, const std::string& flag) {
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e) {
   for (const RunSetting& s : run_settings()) {
     // Only the flags add_experiment_flags added: serve's --prompt is a serving setting.
-    if (s.spec.name == "hw" || !f.text.count(s.spec.name) || !setting_flag_given(cmd, s.spec)) continue;
+    if (!f.text.count(s.spec.name) || !setting_flag_given(cmd, s.spec)) continue;
     set_experiment_setting(e, s.spec.name, flag_setting_value(s.spec, f.value(s.spec.name)));
   }
   if (!given(cmd, "--max-events")) e.max_events = kDefaultMaxEvents;

@@ -45,6 +45,10 @@ struct ExperimentFlags {
 };
 // machine_only: the settings of RunScope::machine (serve, search), not the batch and lengths.
 void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only = false);
+// Sets the run settings a result file records (`--from FILE`: experiment/result_settings.hpp),
+// in the table's order; an error names the flag and the file.
+void set_settings_from_result(Experiment& e, const std::string& path);
+
 // Takes a setting's flag off `cmd` (a command that gives the flag another meaning: search's --tp
 // is a list of degrees to try).
 void remove_experiment_flag(CLI::App* cmd, ExperimentFlags& f, const std::string& name);

@@ -20,7 +20,7 @@ namespace roofsim {
 namespace {
 
 struct ExplainOptions {
-  std::string experiment_file, hw;
+  std::string experiment_file;
   ExperimentFlags x;
   std::string json, csv;
   int top = 12;
@@ -55,7 +55,6 @@ void explain(const ExplainOptions& o, const CLI::App& cmd) {
   for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}}) check_output_path(path, flag);
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
-  if (cmd.count("--hw")) e.hw = o.hw;
   apply_experiment_flags(o.x, cmd, e);
   std::ostream& os = human_out({{o.json, "--json"}, {o.csv, "--csv"}});
   ProgressLine progress("roofsim explain", "runs");
@@ -77,7 +76,6 @@ void add_explain_command(CLI::App& app) {
       "chip; each cost's share of the gap per phase and per op.");
   cmd->add_option("EXPERIMENT", o->experiment_file, "Experiment .toml ([experiment] table); flags override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x);
   cmd->add_option("--top", o->top, "How many ops to list (default 12)")->check(positive_number());
   add_json_option(cmd, o->json);

@@ -22,8 +22,7 @@ namespace roofsim {
 namespace {
 
 struct RunOptions {
-  std::string experiment_file;
-  std::string hw;
+  std::string experiment_file, from;
   ExperimentFlags x;
   int trace_steps = 2;
   std::uint64_t trace_max_events = 2000000;
@@ -147,8 +146,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   if (!o.graph.empty()) check_graph_path(o.graph, "--graph");
   Experiment e;
   if (!o.experiment_file.empty()) e = load_experiment_file(o.experiment_file);
+  if (!o.from.empty()) set_settings_from_result(e, o.from);
   // Flags given on the command line override the file.
-  if (cmd.count("--hw")) e.hw = o.hw;
   apply_experiment_flags(o.x, cmd, e);
   if (!o.trace.empty()) e.trace_steps = o.trace_steps;
 
@@ -180,7 +179,9 @@ void add_run_command(CLI::App& app) {
              "With no arguments: Llama-3-8B, bf16, H100 SXM5, batch 1, 512-token prompt, 128 generated tokens.");
   cmd->add_option("EXPERIMENT", o->experiment_file, "Experiment .toml ([experiment] table); flags override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
+  cmd->add_option("--from", o->from, "Run again what a result records: the settings object of a roofsim run --json result "
+                                     "(or the Python module's run() dict saved as JSON); flags override it")
+      ->excludes(cmd->get_option("EXPERIMENT"));
   add_experiment_flags(cmd, o->x);
   cmd->add_option("--top", o->top, "How many ops to list in the table (default 12)")->check(positive_number());
   add_json_option(cmd, o->json);

@@ -26,7 +26,6 @@ namespace roofsim {
 namespace {
 
 struct SearchOptions {
-  std::string hw;
   ExperimentFlags x;
   std::int64_t gpus = 8, requests_per_client = 8, max_batch = 256, max_tokens = 8192;
   std::string tps, pps = "1", eps = "1", concurrencies;
@@ -118,7 +117,6 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   if (!o.plot.empty()) plot_terminal(o.plot);  // a .png or .svg name, before the run
   SearchSpec spec;
   ServingSetup& s = spec.base;
-  if (cmd.count("--hw")) s.machine.hw = o.hw;
   apply_experiment_flags(o.x, cmd, s.machine);
   s.source = "flags";
   s.workload.prompt = parse_length_distribution(o.prompt, "--prompt");
@@ -206,7 +204,6 @@ void add_search_command(CLI::App& app) {
       "multiplied by the replicas.\n"
       "Example: roofsim search --model llama-3-8b --gpus 8 --prompt 1024 --output 256 --concurrency 1,4,16,64 \\\n"
       "           --slo-ttft-ms 1000 --slo-tpot-ms 50 --plot pareto.png --csv points.csv");
-  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x, true);
   // The search sets the parallelism itself: no single --tp, stages or fabric.
   for (const char* name : {"tp", "pp", "ep", "topology"}) remove_experiment_flag(cmd, o->x, name);

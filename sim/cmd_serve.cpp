@@ -17,6 +17,7 @@
 #include "serving/timeline.hpp"
 #include "sim/cli_options.hpp"
 #include "experiment/experiment_settings.hpp"
+#include "experiment/result_settings.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
 #include "sim/progress_line.hpp"
@@ -28,8 +29,8 @@ namespace roofsim {
 namespace {
 
 struct ServeOptions {
-  std::string hw;
   ExperimentFlags x;                           // the machine's settings
+  std::string from;                            // a serving result whose settings to start from
   std::map<std::string, std::string> serving;  // the serving settings' flags as typed, by name
   std::string json, requests_csv, iterations_csv;
   std::string trace, plot;
@@ -42,20 +43,38 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   }
   if (!o.plot.empty()) plot_terminal(o.plot);  // a .png or .svg name, before the run
   Experiment machine;
-  if (cmd.count("--hw")) machine.hw = o.hw;
+  ServingSettings settings;
+  std::set<std::string> machine_given;
+  if (!o.from.empty()) {
+    // What the result records, under the flags given: an arrival flag replaces its arrivals.
+    const nlohmann::json recorded = read_result_settings(o.from, true, "--from");
+    const bool arrivals_given = cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--trace-file") > 0;
+    nlohmann::json on_machine = nlohmann::json::object();
+    try {
+      for (const auto& [key, value] : recorded.items()) {
+        if (for_serving_machine(key)) {
+          on_machine[key] = value;
+          machine_given.insert(key);
+        }
+        const bool arrival = find_serving_setting(key) != nullptr && find_serving_setting(key)->spec.group == "arrivals";
+        if (for_serving(key) && !value.is_null() && !(arrivals_given && arrival)) settings.set(key, value);
+      }
+      set_experiment_settings(machine, on_machine);
+    } catch (const InputError& err) {
+      throw InputError("--from " + o.from + ": " + err.what());
+    }
+  }
   apply_experiment_flags(o.x, cmd, machine);
   // The serving settings given, in the table's order (serving/serving_settings.hpp); --stack is
   // the machine's flag and the server's setting at once.
-  ServingSettings settings;
   for (const ServingSetting& s : serving_settings()) {
     if (!setting_flag_given(cmd, s.spec)) continue;
     settings.set(s.spec.name, flag_setting_value(s.spec, s.spec.name == "stack" ? o.x.value("stack") : o.serving.at(s.spec.name)));
   }
-  std::set<std::string> machine_given;
   for (const RunSetting& r : run_settings()) {
     if (setting_flag_given(cmd, r.spec)) machine_given.insert(r.spec.name);
   }
-  const ServingSetup s = settings.finish(machine, "flags", machine_given);
+  const ServingSetup s = settings.finish(machine, o.from.empty() ? "flags" : o.from, machine_given);
   if (!o.plot.empty() && s.disaggregation.enabled) {
     throw InputError("--plot charts one instance's batch, queue and cache; a disaggregated run has several: use --trace, "
                      "which has a track and counters per instance");
@@ -88,8 +107,10 @@ void add_serve_command(CLI::App& app) {
                "Examples: roofsim serve --concurrency 64 --prompt normal:1000:200 --output lognormal:500:200\n"
                "          roofsim serve --rate 4 --requests 1000 --slo-ttft-ms 500 --slo-tpot-ms 50\n"
                "          roofsim serve --scheduler static --max-batch 16");
-  cmd->add_option("--hw", o->hw, "Hardware preset or .toml (default h100_sxm5)");
   add_experiment_flags(cmd, o->x, true);
+  cmd->add_option("--from", o->from, "Serve again what a result records: the settings object of a roofsim serve --json result "
+                                     "(or the Python module's serve() dict saved as JSON); flags override it, an arrival flag "
+                                     "its arrivals");
   // One flag per serving setting, under its group's heading (--stack is the machine's, above).
   std::map<std::string, CLI::App*> groups;
   for (const ServingSetting& s : serving_settings()) {

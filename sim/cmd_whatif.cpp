@@ -24,7 +24,7 @@ namespace roofsim {
 namespace {
 
 struct WhatifOptions {
-  std::string experiment, hw = "h100_sxm5", json, csv;
+  std::string experiment, json, csv;
   ExperimentFlags x;
   std::vector<std::string> scale, set, variants, sweep;
   std::string shard, plot;
@@ -37,7 +37,6 @@ Experiment base_experiment(const WhatifOptions& o, const CLI::App& cmd) {
   Experiment e;
   if (!o.experiment.empty()) e = load_experiment_file(o.experiment);
   if (cmd.count("--stack")) throw InputError("--stack: whatif compares hardware variants of one stack; run each stack with `roofsim run --stack`");
-  if (cmd.count("--hw") || o.experiment.empty()) e.hw = o.hw;
   apply_experiment_flags(o.x, cmd, e);
   return e;
 }
@@ -276,7 +275,6 @@ void add_whatif_command(CLI::App& app) {
                 "          roofsim whatif --model llama-3-70b --tp 8 --scale hbm.bandwidth=2\n"
                 "          roofsim whatif --sweep batch=1:256:x4 --sweep hbm.bandwidth_gb_per_s=3350,6700");
   cmd->add_option("EXPERIMENT", o->experiment, "Experiment .toml (as for run)")->check(CLI::ExistingFile);
-  add_hw_option(cmd, o->hw);
   cmd->add_option("--scale", o->scale, "A variant with KEY scaled by FACTOR (KEY=FACTOR[,KEY=FACTOR]); keys are the "
                                        "hardware file's paths, or compute, hbm.bandwidth, links.bandwidth, hbm.capacity; "
                                        "hbm.efficiency carries the tile and write efficiencies it bounds along (unless edited too)");

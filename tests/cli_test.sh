@@ -462,7 +462,7 @@ expect_error "hardware name cut short" "--hw 'a100_sxm': unknown hardware preset
 expect_error "model typo" "--model 'llama3-8b': unknown models preset; did you mean llama-3-8b?" "$roofsim" run --model llama3-8b
 expect_error "hub name without its organisation" "did you mean Qwen/Qwen3-32B?" "$roofsim" run --model qwen3-32b
 expect_error "unknown option" "--modle: unknown option; did you mean --model?" "$roofsim" run --modle llama-3-8b
-expect_error "unknown option, no guess" "--foo: unknown option (roofsim SUBCOMMAND --help" "$roofsim" run --foo 3
+expect_error "unknown option, no guess" "--qqq: unknown option (roofsim SUBCOMMAND --help" "$roofsim" run --qqq 3
 expect_error "missing file" "no such file" "$roofsim" roofline --hw /nonexistent.toml
 expect_error "bad gemm" "expected M,N,K" "$roofsim" roofline --gemm 1,2
 expect_error "zero gemm" "must be positive" "$roofsim" roofline --gemm 0,4096,4096
@@ -494,6 +494,34 @@ assert j["replicas"] == 4 and j["chips_total"] == 32 and j["topology"] == "switc
 assert abs(j["total_throughput_tok_s"] - 4 * j["replica_throughput_tok_s"]) < 1e-6 * j["total_throughput_tok_s"]
 assert j["throughput_tok_s"] == j["replica_throughput_tok_s"]
 PY
+
+# Every result records its settings, and --from runs it again: the same results (wall times
+# aside), a flag on top changing what it names.
+same_result() {  # same_result NAME A.json B.json
+  if python3 - "$2" "$3" <<'PY'; then ok; else bad "$1: the results differ"; fi
+import json, sys
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if k not in ("wall_s", "sim_wall_s", "events_per_s", "peak_memory_bytes", "source")}
+    if isinstance(o, list):
+        return [strip(v) for v in o]
+    return o
+a, b = (strip(json.load(open(f))) for f in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+}
+expect_ok "run records its settings" "$roofsim" run --model mixtral-8x7b --tp 2 --ep 2 --batch 4 --gen 4 --stack trtllm-1.x --json "$tmp/r1.json"
+expect_ok "run --from" "$roofsim" run --from "$tmp/r1.json" --json "$tmp/r2.json"
+same_result "run --from gives the same run" "$tmp/r1.json" "$tmp/r2.json"
+expect_ok "run --from with a flag" "$roofsim" run --from "$tmp/r1.json" --batch 8 --json "$tmp/r3.json"
+if python3 -c 'import json, sys; a, b = (json.load(open(f))["settings"] for f in sys.argv[1:3]); sys.exit(0 if b["batch"] == 8 and {**a, "batch": 8} == b else 1)' "$tmp/r1.json" "$tmp/r3.json"; then ok; else
+  bad "run --from with --batch 8: only the batch changes"; fi
+expect_ok "serve records its settings" "$roofsim" serve --concurrency 8 --requests 24 --stack vllm --prompt normal:500:100 --output 64 --json "$tmp/s1.json"
+expect_ok "serve --from" "$roofsim" serve --from "$tmp/s1.json" --json "$tmp/s2.json"
+same_result "serve --from gives the same serving run" "$tmp/s1.json" "$tmp/s2.json"
+expect_ok "serve --from with other arrivals" "$roofsim" serve --from "$tmp/s1.json" --rate 4 --json "$tmp/s3.json"
+if python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["settings"]; sys.exit(0 if s["rate"] == 4 and s["concurrency"] is None and s["stack"] == "vllm" else 1)' "$tmp/s3.json"; then ok; else
+  bad "serve --from with --rate: Poisson arrivals, the rest as recorded"; fi
 
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -321,5 +321,11 @@ refused "hw name too long" "--hw '$long': unknown hardware preset" "$roofsim" ru
 refused "model path too long" "--model $long/x.toml: File name too long" "$roofsim" run --model "$long/x.toml" --gen 2
 refused "kernels folder too long" "--kernels $long: not a folder" "$roofsim" validate --kernels "$long"
 refused "plot name too long, before the work" "--plot $long.png: a name in it is longer than 255 bytes" "$roofsim" sweep --points 8 --plot "$long.png"
+refused "--from not JSON" "--from /dev/null: not JSON" "$roofsim" run --from /dev/null
+echo '{"kind": "serving", "settings": {}}' > "$tmp/serving_result.json"
+refused "--from a serving result to run" "the settings of a serving run (roofsim serve --from)" "$roofsim" run --from "$tmp/serving_result.json"
+echo '{"settings": {"batch": 0}}' > "$tmp/bad_result.json"
+refused "--from a bad setting" "--from $tmp/bad_result.json: batch=0: expected a whole number from 1 to 1048576" "$roofsim" run --from "$tmp/bad_result.json"
+refused "--from and a file" "excludes" "$roofsim" run --from "$tmp/bad_result.json" "$(dirname "$0")/../configs/experiments/default.toml"
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -23,6 +23,8 @@ Outputs outputs(Experiment e, bool all_layers) {
   const ExperimentResult r = run_experiment(e, RunControl{});
   nlohmann::json j = to_json(r);
   j.erase("wall_s");  // how long simulating took: the one thing meant to differ
+  CHECK(j["settings"]["all_layers"] == all_layers);  // and the setting that says which path ran
+  j["settings"].erase("all_layers");
   return {j.dump(), records_csv(op_instance_records(r), kOpInstanceColumns), r.replayed_layers};
 }
 

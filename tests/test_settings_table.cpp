@@ -154,3 +154,39 @@ TEST_CASE("a whole-number setting keeps a 64-bit value exactly and refuses one b
     if (s.spec.kind == SettingKind::choice) CHECK(!s.spec.choices().empty());
   }
 }
+
+TEST_CASE("a result's settings object sets the same run and serving run again", "[systemc][settings]") {
+  Experiment e;
+  set_experiment_settings(e, {{"model", "mixtral-8x7b"}, {"stack", "trtllm-1.x"}, {"tp", 2}, {"ep", 2}, {"batch", 3},
+                              {"kv_dtype", "fp8"}, {"routing", "power_law:1.2"}, {"decode_stride", 4}, {"all_layers", true}});
+  const nlohmann::json recorded = experiment_settings_json(e);
+  CHECK(recorded.size() == run_settings().size());  // every setting, null for a default in words
+  CHECK(recorded["stack"] == "trtllm-1.x");
+  CHECK(recorded["weights_dtype"].is_null());  // the checkpoint decides again
+  CHECK(recorded["microbatches"].is_null());   // chosen by the run
+  Experiment again;
+  set_experiment_settings(again, recorded);
+  CHECK(experiment_settings_json(again) == recorded);
+  CHECK(again.allreduce == e.allreduce);
+  CHECK(again.hardware.has_value() == e.hardware.has_value());  // the stack's kernel parameters on the chip
+
+  ServingSettings first;
+  const nlohmann::json given = {{"rate", 3.5}, {"requests", 40}, {"prompt", "normal:800:100:16:2048"}, {"output", 64},
+                                {"max_batch", 32}, {"kv_admission", "on_demand"}, {"speculative_tokens", 2},
+                                {"acceptance", {0.9, 0.6}}, {"iteration_overhead_ms", 0.3}, {"stack", "trtllm-1.x"}};
+  for (const auto& [key, value] : given.items()) first.set(key, value);
+  const ServingSetup s = first.finish(e, "test");
+  const nlohmann::json serving = serving_settings_json(s);
+  CHECK(serving["concurrency"].is_null());
+  CHECK(serving["prompt"] == "normal:800:100:16:2048");
+  CHECK(serving["iteration_overhead_ms"] == 0.3);
+  ServingSettings second;
+  Experiment machine;
+  nlohmann::json on_machine = nlohmann::json::object();
+  for (const auto& [key, value] : serving.items()) {
+    if (for_serving_machine(key)) on_machine[key] = value;
+    if (for_serving(key) && !value.is_null()) second.set(key, value);
+  }
+  set_experiment_settings(machine, on_machine);
+  CHECK(serving_settings_json(second.finish(machine, "test")) == serving);
+}

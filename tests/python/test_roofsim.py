@@ -337,3 +337,25 @@ def test_graph_draws_the_runs_ops_with_their_roofs():
         roofsim.graph(tp=3)
     with pytest.raises(roofsim.InputError, match="^layers = 0: draw at least 1 decoder layer"):
         roofsim.graph(layers=0)
+
+
+def test_results_record_their_settings_as_the_command_line_does():
+    """serve() and run() with no arguments report the same settings objects as the CLI, and
+    those settings, given back as keyword arguments, make the same run."""
+    import json
+    import os
+    import subprocess
+    binary = os.environ.get("ROOFSIM_BIN")
+    if not binary:
+        pytest.skip("ROOFSIM_BIN not set (ctest sets it)")
+    for kind, call in (("serve", roofsim.serve), ("run", roofsim.run)):
+        cli = json.loads(subprocess.run([binary, kind, "--json", "-"], capture_output=True, text=True, check=True).stdout)
+        assert call()["settings"] == cli["settings"], kind
+    first = roofsim.run(model="mixtral-8x7b", tp=2, batch=2, gen=3, stack="trtllm-1.x")
+    settings = {k: v for k, v in first["settings"].items() if v is not None}
+    again = roofsim.run(**settings)
+    assert again["settings"] == first["settings"]
+    assert again["tpot_s"] == first["tpot_s"] and again["ttft_s"] == first["ttft_s"]
+    # every setting of the declared tables is in the object, and only those
+    declared = roofsim.settings("run")["domains"]["run"]["settings"]
+    assert sorted(s["name"] for s in declared) == sorted(first["settings"])

@@ -1,0 +1,33 @@
+#include "experiment/result_settings.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/csv.hpp"
+#include "core/error.hpp"
+
+namespace roofsim {
+
+nlohmann::json read_result_settings(const std::string& path, bool serving, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(flag + " " + path + ": cannot open file");
+  // At most kMaxTableBytes, read in blocks: /dev/zero is refused, not read forever.
+  std::string text;
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0) {
+    text.append(block, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxTableBytes) throw InputError(flag + " " + path + ": more than 1 GiB: not a result of roofsim");
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw InputError(flag + " " + path + ": not JSON (a result of roofsim run --json or serve --json)");
+  const bool is_serving = j.is_object() && j.contains("kind") && j["kind"] == "serving";
+  if (!j.is_object() || !j.contains("settings") || !j["settings"].is_object()) {
+    throw InputError(flag + " " + path + ": no 'settings' object (results of roofsim run --json and serve --json record them)");
+  }
+  if (is_serving != serving) {
+    throw InputError(flag + " " + path + ": the settings of a " + (is_serving ? "serving run (roofsim serve --from)" : "run (roofsim run --from)"));
+  }
+  return j["settings"];
+}
+
+}  // namespace roofsim

@@ -6,6 +6,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/limits.hpp"
 #include "core/presets.hpp"
 
 namespace roofsim {

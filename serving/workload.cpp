@@ -216,6 +216,23 @@ std::string describe(const LengthDistribution& d) {
   return "?";
 }
 
+std::string length_form(const LengthDistribution& d) {
+  const auto n = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", v);  // read back as the same double
+    return std::string(text);
+  };
+  const LengthDistribution whole;
+  const std::string bounds = d.min != whole.min || d.max != whole.max ? ":" + std::to_string(d.min) + ":" + std::to_string(d.max) : "";
+  switch (d.kind) {
+    case LengthDistribution::Kind::fixed: return n(d.mean);
+    case LengthDistribution::Kind::uniform: return "uniform:" + std::to_string(d.min) + ":" + std::to_string(d.max);
+    case LengthDistribution::Kind::normal:
+    case LengthDistribution::Kind::lognormal: return kind_name(d.kind) + ":" + n(d.mean) + ":" + n(d.stddev) + bounds;
+  }
+  return n(d.mean);
+}
+
 std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
   const Arrivals& a = w.arrivals;
   if (a.kind == Arrivals::Kind::trace) {

@@ -27,6 +27,9 @@ struct LengthDistribution {
 // or a key, written ${name}) and saying what is expected.
 LengthDistribution parse_length_distribution(const std::string& text, const std::string& what);
 std::string describe(const LengthDistribution& d);  // "lognormal mean 1000 sd 400 [1, 4096]"
+// As parse_length_distribution reads it: "lognormal:1024:512" (":MIN:MAX" after a normal or
+// lognormal whose bounds are not the defaults).
+std::string length_form(const LengthDistribution& d);
 
 // The latest arrival a workload may have: 1e6 s (11.6 days). The serving clock is a double in
 // seconds; beyond this, sums such as arrival + TTFT lose the microseconds the latencies are

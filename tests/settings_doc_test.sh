@@ -11,7 +11,7 @@ if ! diff -u "$doc" <("$roofsim" settings --markdown); then
   echo "FAIL: $doc is stale: run 'roofsim settings --markdown > docs/settings.md'"
   fail=1
 fi
-json=$("$roofsim" settings --json -) || { echo "FAIL: settings --json"; exit 1; }
+json=$("$roofsim" settings --json - 2>/dev/null) || { echo "FAIL: settings --json"; exit 1; }
 help=$("$roofsim" run --help)
 while IFS=$'\t' read -r flag default; do
   line=$(grep -F -- "  $flag " <<<"$help" | head -1)

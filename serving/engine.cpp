@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "serving/instance_routing.hpp"
 #include "serving/kv_transfer.hpp"
 #include "serving/pool.hpp"
 #include "serving/scheduler.hpp"
@@ -305,16 +306,14 @@ class ServingEngine {
       for (std::size_t i = 0; i < fetch.size(); ++i) out[i] = fetch[i].waiting.size() + (more ? (*more)[i] : 0);
       return &out;
     };
-    // Round robin: the next instance of each pool in turn.
+    // Each pool's counter for the routing policy (round robin: the next instance in turn).
     std::size_t next_prefill = 0, next_decode = 0;
-    auto pick = [&d](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
-      if (d.routing == DisaggregationConfig::Routing::round_robin) return turn++ % workers.size();
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < workers.size(); ++i) {
-        const std::size_t a = workers[i]->load() + (extra ? (*extra)[i] : 0), b = workers[best]->load() + (extra ? (*extra)[best] : 0);
-        if (a < b) best = i;
-      }
-      return best;
+    const InstanceRouting& routing = instance_routings().get(d.routing, "instance_routing");
+    std::vector<std::size_t> loads;
+    auto pick = [&](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
+      loads.resize(workers.size());
+      for (std::size_t i = 0; i < workers.size(); ++i) loads[i] = workers[i]->load() + (extra ? (*extra)[i] : 0);
+      return routing.pick(loads, turn);
     };
     ArrivalClock arrivals(setup_, specs);
     const std::size_t n = specs.size();

@@ -145,7 +145,7 @@ nlohmann::json serving_json(const ServingResult& r) {
                                                     {"decode_instances", g.decode_instances},
                                                     {"prefill_tp", g.prefill_tp > 0 ? g.prefill_tp : s.machine.tp},
                                                     {"decode_tp", g.decode_tp > 0 ? g.decode_tp : s.machine.tp},
-                                                    {"routing", g.routing == DisaggregationConfig::Routing::round_robin ? "round_robin" : "least_loaded"},
+                                                    {"routing", g.routing},
                                                     {"first_token", g.first_token == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill"},
                                                     {"decode_first_response", g.decode_first_response},
                                                     {"prefill_schedule_ahead", g.prefill_schedule_ahead},

@@ -123,12 +123,9 @@ struct DisaggregationConfig {
   // A worker wider than this many GPUs spans nodes joined by the NICs (Experiment::nodes);
   // 0: every worker on one switch.
   std::int64_t gpus_per_node = 0;
-  // How a request picks its prefill and its decode instance: the one holding the fewest
-  // requests (waiting, running and bound for it), or each in turn (NVIDIA Dynamo's frontend
-  // router, whose --router-mode defaults to round-robin); in turn, a request can queue at a busy
-  // instance while another idles.
-  enum class Routing { least_loaded, round_robin };
-  Routing routing = Routing::least_loaded;
+  // How a request picks its prefill and its decode instance: a policy of instance_routings()
+  // (serving/instance_routings/: least_loaded, round_robin, ...), by name.
+  std::string routing = "least_loaded";
   // Where the client's first token comes from: the prefill instance, as soon as it has it
   // (DistServe), or the decode instance, in its first iteration with the request (Dynamo: its
   // frontend sends the prompt to a prefill worker for the KV cache and streams every token from

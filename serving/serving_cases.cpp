@@ -271,7 +271,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
       // InferenceMAX's disaggregated runs all go through NVIDIA Dynamo's frontend (its
       // dynamo-trt and dynamo-sglang configs): round-robin routing (--router-mode's default),
       // every token streamed from the decode worker.
-      d.routing = DisaggregationConfig::Routing::round_robin;
+      d.routing = "round_robin";
       d.first_token = DisaggregationConfig::FirstToken::decode;
       d.decode_first_response = c.decode_first_response;
     }

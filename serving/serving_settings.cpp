@@ -97,7 +97,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"decode_tp", when(disaggregated && d.decode_tp > 0, d.decode_tp)},
       {"prefill_max_batch", when(disaggregated && d.prefill_max_batch > 0, d.prefill_max_batch)},
       {"prefill_max_tokens", when(disaggregated && d.prefill_max_tokens > 0, d.prefill_max_tokens)},
-      {"instance_routing", when(disaggregated, d.routing == DisaggregationConfig::Routing::round_robin ? "round_robin" : "least_loaded")},
+      {"instance_routing", when(disaggregated, d.routing)},
       {"first_token", when(disaggregated, d.first_token == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill")},
       {"prefill_schedule_ahead", when(disaggregated, d.prefill_schedule_ahead)},
       {"decode_first_response", when(disaggregated, d.decode_first_response)},

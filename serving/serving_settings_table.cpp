@@ -6,6 +6,7 @@
 #include "core/format.hpp"
 #include "core/limits.hpp"
 #include "experiment/stack.hpp"
+#include "serving/instance_routing.hpp"
 #include "serving/serving_settings.hpp"
 #include "workloads/transformer.hpp"
 
@@ -278,13 +279,12 @@ std::vector<ServingSetting> make_serving_settings() {
           [](ServingSetup& s, const json& v) { s.disaggregation.prefill_max_batch = v.get<std::int64_t>(); }).default_text = "${max_batch}";
   t.whole("prefill_max_tokens", 1, kMaxTokens, 0, "tokens", "Most prompt tokens a prefill instance runs in one iteration",
           [](ServingSetup& s, const json& v) { s.disaggregation.prefill_max_tokens = v.get<std::int64_t>(); }).default_text = "${max_tokens}";
-  t.choice("instance_routing", {"least_loaded", "round_robin"},
-           "How each request picks its prefill and decode instance: least_loaded, the one holding the fewest requests; "
-           "round_robin, each in turn, as NVIDIA Dynamo's frontend routes by default (a request may queue at a busy "
-           "instance while another idles)",
-           [](ServingSetup& s, const json& v) {
-             s.disaggregation.routing = v == "round_robin" ? DisaggregationConfig::Routing::round_robin : DisaggregationConfig::Routing::least_loaded;
-           });
+  std::string routings;
+  for (const InstanceRouting* r : instance_routings().all()) routings += "; " + r->name() + ", " + r->summary();
+  t.choice("instance_routing", instance_routings().names(),
+           "How each request picks its prefill and decode instance (serving/instance_routings/)" + routings,
+           [](ServingSetup& s, const json& v) { s.disaggregation.routing = v.get<std::string>(); });
+  t.rows.back().spec.default_text = d.disaggregation.routing;
   t.choice("first_token", {"prefill", "decode"},
            "Which instance gives the client its first token: prefill, the prefill instance as soon as it has it; decode, "
            "the decode instance in its first iteration with the request (Dynamo streams every token from the decode "

@@ -7,6 +7,7 @@
 #include "core/format.hpp"
 #include "experiment/plot.hpp"
 #include "serving/report.hpp"
+#include "serving/instance_routing.hpp"
 #include "serving/timeline.hpp"
 #include "sim/output.hpp"
 #include "validation/analytic.hpp"
@@ -86,7 +87,7 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
        << (ep > 1 ? ", each " + std::to_string(ep) + " EP ranks" : std::string()) << "; " << r.kv_transfers
        << " KV transfers on " << r.transfer_topology << ": " << format_si(r.kv_transfer_bytes, "B", 2) << ", "
        << format_seconds(r.kv_transfers > 0 ? r.kv_transfer_s / static_cast<double>(r.kv_transfers) : 0.0) << " each on average; "
-       << (d.routing == DisaggregationConfig::Routing::round_robin ? "instances in turn" : "the least loaded instance") << ", first token from the "
+       << instance_routings().get(d.routing, "instance_routing").summary() << ", first token from the "
        << (d.first_token == DisaggregationConfig::FirstToken::decode
                ? "decode instance" + (d.decode_first_response > 1 ? " in its iteration " + std::to_string(d.decode_first_response) : std::string())
                : std::string("prefill instance"))

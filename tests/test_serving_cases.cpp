@@ -296,7 +296,7 @@ TEST_CASE("serving cases: InferenceMAX's disaggregated rows deploy as its recipe
   const ServingSetup s6 = serving_case_setup(c6, ServingCaseSettings{});
   CHECK(s6.scheduler.max_batch == 1);
   CHECK(s6.disaggregation.decode_instances == 3);
-  CHECK(s6.disaggregation.routing == DisaggregationConfig::Routing::round_robin);
+  CHECK(s6.disaggregation.routing == "round_robin");
   CHECK(s6.disaggregation.first_token == DisaggregationConfig::FirstToken::decode);
   CHECK(s6.disaggregation.decode_first_response == 100);  // the recipes' stream_interval
   CHECK(s6.disaggregation.prefill_max_batch == 2);

@@ -170,7 +170,7 @@ TEST_CASE("disaggregation as Dynamo serves it: instances in turn, the first toke
   s.disaggregation.decode_first_response = 1;
   s.workload.output = parse_length_distribution("uniform:16:112", "output");
   const ServingResult least = run_serving(s);
-  s.disaggregation.routing = DisaggregationConfig::Routing::round_robin;
+  s.disaggregation.routing = "round_robin";
   const ServingResult turns = run_serving(s);
   CHECK(mean_ttft(turns) > mean_ttft(least));
   std::set<int> decoders;

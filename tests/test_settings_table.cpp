@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
+#include "serving/instance_routing.hpp"
 #include "serving/serving_settings.hpp"
 
 using namespace roofsim;
@@ -189,4 +190,19 @@ TEST_CASE("a result's settings object sets the same run and serving run again", 
   }
   set_experiment_settings(machine, on_machine);
   CHECK(serving_settings_json(second.finish(machine, "test")) == serving);
+}
+
+TEST_CASE("a serving policy registered by its file is a choice of its setting at once", "[systemc][settings]") {
+  // serving/instance_routings/*.cpp: each file registers one policy; the setting's choices are
+  // the registry's names, read live, so a new file needs no other edit.
+  const std::vector<std::string> names = instance_routings().names();
+  CHECK(names == std::vector<std::string>{"least_loaded", "round_robin"});
+  CHECK(find_serving_setting("instance_routing")->spec.choices() == names);
+  std::size_t turn = 0;
+  const std::vector<std::size_t> loads{3, 1, 2};
+  CHECK(instance_routings().get("least_loaded", "instance_routing").pick(loads, turn) == 1);
+  CHECK(instance_routings().get("round_robin", "instance_routing").pick(loads, turn) == 0);
+  CHECK(instance_routings().get("round_robin", "instance_routing").pick(loads, turn) == 1);
+  ServingSettings s;
+  CHECK_THROWS_WITH(s.set("instance_routing", "random"), "instance_routing=\"random\": expected least_loaded or round_robin");
 }

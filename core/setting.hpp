@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+
 namespace roofsim {
 
 enum class SettingKind {
@@ -48,6 +50,28 @@ struct SettingSpec {
   std::string expected() const;  // "a whole number from 1 to 16777216", "fused, unfused or vector"
   bool named(const std::string& key) const;  // the name or an alias
 };
+
+// A text setting's `accepts` from its parser: the texts `parse` reads without an InputError.
+template <typename Parse>
+std::function<bool(const std::string&)> accepts_what_parses(Parse parse) {
+  return [parse](const std::string& text) {
+    try {
+      parse(text);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+}
+
+// The row of a settings table (rows with a `spec`) named `key` or aliased so; nullptr for none.
+template <typename Row>
+const Row* find_setting(const std::vector<Row>& table, const std::string& key) {
+  for (const Row& row : table) {
+    if (row.spec.named(key)) return &row;
+  }
+  return nullptr;
+}
 
 // The value as its setting takes it (a whole number as an integer), or InputError
 // "KEY=VALUE: expected ..." where KEY is `label` (the name, a file's key path...).

@@ -28,15 +28,6 @@ CollectiveSetting setting(const char* name, SettingKind kind, std::string fallba
 
 std::vector<std::string> kind_names() { return {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"}; }
 
-bool is_byte_size(const std::string& text) {
-  try {
-    parse_byte_size(text, "bytes");
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
 std::string algorithm_help() {
   std::string out =
       "The algorithm (default: nccl on a switch, torus_split on a torus, ring over a group that is no sub-torus; "
@@ -60,7 +51,7 @@ std::vector<CollectiveSetting> make_collective_settings() {
                       [](CollectiveExperiment& x, const json& v) { x.bytes = parse_byte_size(v.get<std::string>(), "${bytes}"); }));
   t.back().spec.unit = "bytes";
   t.back().spec.form = "a size from 1 B to 256 TiB: 1GiB, 58MB or 1048576";
-  t.back().spec.accepts = is_byte_size;
+  t.back().spec.accepts = accepts_what_parses([](const std::string& text) { parse_byte_size(text, "bytes"); });
   t.back().spec.whole_as_text = true;
   t.push_back(setting("topology", SettingKind::text, "switch:8 for NVLink, 4x4x4 for ICI",
                       "N (a ring), AxBxC (a 3D torus with wrap-around), switch:N, or nodes:NxL (N nodes of L chips on their "
@@ -146,12 +137,7 @@ const std::vector<CollectiveSetting>& collective_settings() {
   return table;
 }
 
-const CollectiveSetting* find_collective_setting(const std::string& key) {
-  for (const CollectiveSetting& s : collective_settings()) {
-    if (s.spec.named(key)) return &s;
-  }
-  return nullptr;
-}
+const CollectiveSetting* find_collective_setting(const std::string& key) { return find_setting(collective_settings(), key); }
 
 void set_collective_settings(CollectiveExperiment& x, const nlohmann::json& settings, bool hw_given) {
   for (const auto& [key, value] : settings.items()) {

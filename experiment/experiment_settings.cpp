@@ -229,12 +229,7 @@ const std::vector<RunSetting>& run_settings() {
   return table;
 }
 
-const RunSetting* find_run_setting(const std::string& key) {
-  for (const RunSetting& s : run_settings()) {
-    if (s.spec.named(key)) return &s;
-  }
-  return nullptr;
-}
+const RunSetting* find_run_setting(const std::string& key) { return find_setting(run_settings(), key); }
 
 void setting_refused(const std::string& key, const nlohmann::json& value, const std::string& expected) {
   throw InputError(key + "=" + value.dump() + ": expected " + expected);

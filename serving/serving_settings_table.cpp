@@ -24,15 +24,6 @@ std::string number_text(double v) {
   return t;
 }
 
-bool is_length(const std::string& text) {
-  try {
-    parse_length_distribution(text, "length");
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
 struct Table {
   std::vector<ServingSetting> rows;
   std::string group;
@@ -134,7 +125,7 @@ std::vector<ServingSetting> make_serving_settings() {
     });
     s.unit = "tokens";
     s.form = "N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEAN:SD";
-    s.accepts = is_length;
+    s.accepts = accepts_what_parses([](const std::string& text) { parse_length_distribution(text, "length"); });
     s.whole_as_text = true;
   }
   t.whole("seed", 0, static_cast<double>(INT64_MAX), static_cast<std::int64_t>(d.workload.seed), "", "Seed for arrivals and lengths",
@@ -350,12 +341,7 @@ const std::vector<ServingSetting>& serving_settings() {
   return table;
 }
 
-const ServingSetting* find_serving_setting(const std::string& key) {
-  for (const ServingSetting& s : serving_settings()) {
-    if (s.spec.named(key)) return &s;
-  }
-  return nullptr;
-}
+const ServingSetting* find_serving_setting(const std::string& key) { return find_setting(serving_settings(), key); }
 
 bool is_serving_setting(const std::string& key) { return find_serving_setting(key) != nullptr; }
 

@@ -144,8 +144,12 @@ function numberOrText(text) {
 // --- collectives -----------------------------------------------------------------------------
 const UNITS = {B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, KB: 1e3, MB: 1e6, GB: 1e9};
 const C_FIELDS = ['hw', 'topology', 'op', 'algo', 'size', 'unit', 'group', 'to', 'concurrent', 'dtype', 'ideal', 'sweep-from', 'sweep-to', 'sweep-step', 'y'];
-const C_DEFAULTS = {hw: 'h100_sxm5', topology: '', op: 'allreduce', algo: '', size: '1', unit: 'GiB', group: '0', to: '-1',
-  concurrent: '1', dtype: 'bf16', ideal: false, 'sweep-from': '10', 'sweep-to': '30', 'sweep-step': '3', y: 'time'};
+// The form's defaults: the collective settings' own (hw, op, bytes, dtype, concurrent: filled from
+// `roofsim settings --json` by initCollective); '' or the sentinels below leave a setting to its
+// default in words (the topology's algorithm, all chips, chip 1). The sweep and chart fields are
+// the page's own.
+const C_DEFAULTS = {hw: '', topology: '', op: '', algo: '', size: '', unit: '', group: '0', to: '-1',
+  concurrent: '', dtype: '', ideal: false, 'sweep-from': '10', 'sweep-to': '30', 'sweep-step': '3', y: 'time'};
 
 function fmtBw(x) { return x == null || !isFinite(x) ? '–' : (x / 1e9).toPrecision(4) + ' GB/s'; }
 
@@ -277,6 +281,11 @@ function renderCollectiveChart() {
 }
 
 function initCollective(presets) {
+  const declared = Object.fromEntries(presets.settings.collective.settings.map((c) => [c.name, c.default]));
+  // "1.0 GiB": the number and the unit of the size field
+  const [, size, unit] = /^([0-9.]+) (\w+)$/.exec(declared.bytes) || [null, '1', 'GiB'];
+  Object.assign(C_DEFAULTS, {hw: declared.hw, op: declared.op, size: String(Number(size)), unit, concurrent: declared.concurrent,
+    dtype: declared.dtype});
   for (const h of presets.hardware) addOption($('c-hw'), h, h);
   for (const o of presets.collective.ops) addOption($('c-op'), o, o);
   for (const a of presets.collective.algorithms) addOption($('c-algo'), a, a);
@@ -323,9 +332,10 @@ const S_FIELDS = ['hw', 'model', 'arrivals', 'load', 'requests', 'seed', 'prompt
   'prefill_instances', 'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms'];
 // The form's defaults: '' leaves a setting to roofsim serve's own default; the workload's
 // (arrivals, lengths, requests) are filled from the declared serving settings by initServe.
+// (arrivals: Poisson, serve's default kind; its rate is the declared default of `rate`.)
 const S_DEFAULTS = {hw: '', model: '', arrivals: 'rate', load: '', requests: '', seed: '',
-  prompt: '', output: '', scheduler: 'continuous', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
-  acceptance: '', tp: '1', pp: '1', ep: '1', micro_batches: '', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
+  prompt: '', output: '', scheduler: '', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
+  acceptance: '', tp: '', pp: '', ep: '', micro_batches: '', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
 
 function serveSettings() {
   const s = {hw: $('s-hw').value, model: $('s-model').value};
@@ -334,10 +344,10 @@ function serveSettings() {
   for (const k of ['requests', 'seed', 'prompt', 'output', 'max_batch', 'max_tokens', 'speculative_tokens', 'tp', 'pp', 'ep',
     'micro_batches', 'prefill_instances', 'decode_instances', 'slo_ttft_ms', 'slo_tpot_ms']) {
     const v = numberOrText($('s-' + k).value);
-    if (v !== undefined && !(['tp', 'pp', 'ep'].includes(k) && v === 1)) s[k] = v;
+    if (v !== undefined && String(v) !== String(S_DEFAULTS[k])) s[k] = v;  // a default is left to serve
   }
   for (const k of ['scheduler', 'priority']) if ($('s-' + k).value) s[k] = $('s-' + k).value;
-  if (s.scheduler === 'continuous') delete s.scheduler;
+  if (s.scheduler === S_DEFAULTS.scheduler) delete s.scheduler;
   for (const k of ['chunked_prefill', 'disaggregate']) if ($('s-' + k).checked) s[k] = true;
   const acc = $('s-acceptance').value.trim();
   if (acc) s.acceptance = acc.includes(',') ? acc.split(',').map(numberOrText) : numberOrText(acc);
@@ -468,7 +478,8 @@ function initServe(presets) {
   // Poisson arrivals at the default rate, the default lengths; the machine's defaults are run's.
   const declared = (domain) => Object.fromEntries(presets.settings[domain].settings.map((s) => [s.name, s.default]));
   const run = declared('run'), serving = declared('serving');
-  Object.assign(S_DEFAULTS, {hw: run.hw, model: run.model, load: serving.rate, prompt: serving.prompt, output: serving.output});
+  Object.assign(S_DEFAULTS, {hw: run.hw, model: run.model, load: serving.rate, prompt: serving.prompt, output: serving.output,
+    scheduler: serving.scheduler, tp: run.tp, pp: run.pp, ep: run.ep});
   $('s-requests').placeholder = serving.requests;  // blank: serve's own count
   for (const h of presets.hardware) addOption($('s-hw'), h, h);
   for (const m of presets.models) addOption($('s-model'), m, m);

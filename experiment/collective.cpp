@@ -122,6 +122,7 @@ CollectiveResult simulate_collectives(const HardwareSpec& hw, const Topology& t,
 
 CollectiveExperimentResult run_collective_experiment(const CollectiveExperiment& x) {
   CollectiveExperimentResult out;
+  out.setup = x;
   out.hw = x.ideal ? make_ideal(x.hw) : x.hw;
   const HardwareSpec& hw = out.hw;
   if (hw.links.count <= 0) {

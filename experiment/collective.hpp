@@ -51,6 +51,7 @@ struct CollectiveExperiment {
 };
 
 struct CollectiveExperimentResult {
+  CollectiveExperiment setup;  // as asked
   HardwareSpec hw;  // ideal when asked
   int members = 0;  // chips in one collective (2 for sendrecv)
   int concurrent = 1;

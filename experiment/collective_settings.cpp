@@ -1,6 +1,7 @@
 #include "experiment/collective_settings.hpp"
 
 #include <cmath>
+#include <map>
 
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
@@ -137,6 +138,34 @@ const std::vector<CollectiveSetting>& collective_settings() {
   return table;
 }
 
+nlohmann::json collective_settings_json(const CollectiveExperiment& x) {
+  using json = nlohmann::json;
+  std::string hw = x.hw.name;
+  if (!x.hw.source_file.empty()) {
+    try {
+      if (resolve_preset("hardware", x.hw.name) != x.hw.source_file) hw = x.hw.source_file;
+    } catch (const InputError&) {
+      hw = x.hw.source_file;  // a file of its own, not a preset
+    }
+  }
+  const std::map<std::string, json> values = {
+      {"hw", hw},
+      {"op", collective_kind_name(x.kind)},
+      {"bytes", x.bytes},
+      {"topology", x.topology.empty() ? json(nullptr) : json(x.topology)},
+      {"algo", x.algo ? json(collective_algo_name(*x.algo)) : json(nullptr)},
+      {"dtype", dtype_name(x.dtype)},
+      {"group", x.group > 0 ? json(x.group) : json(nullptr)},
+      {"to", x.to >= 0 ? json(x.to) : json(nullptr)},
+      {"concurrent", x.concurrent},
+      {"max_events", x.max_events},
+      {"ideal", x.ideal},
+  };
+  json out = json::object();
+  for (const CollectiveSetting& s : collective_settings()) out[s.spec.name] = values.at(s.spec.name);
+  return out;
+}
+
 const CollectiveSetting* find_collective_setting(const std::string& key) { return find_setting(collective_settings(), key); }
 
 void set_collective_settings(CollectiveExperiment& x, const nlohmann::json& settings, bool hw_given) {
@@ -144,7 +173,7 @@ void set_collective_settings(CollectiveExperiment& x, const nlohmann::json& sett
     if (find_collective_setting(key) == nullptr) throw InputError("unknown collective setting '" + key + "'");
   }
   for (const CollectiveSetting& s : collective_settings()) {
-    if (!settings.contains(s.spec.name)) {
+    if (!settings.contains(s.spec.name) || settings.at(s.spec.name).is_null()) {
       if (s.spec.name == "hw" && !hw_given) s.set(x, s.spec.default_text);
       continue;
     }

@@ -27,6 +27,11 @@ const CollectiveSetting* find_collective_setting(const std::string& key);
 // InputError "${key}=value: expected ..." for a value outside a setting's range.
 void set_collective_settings(CollectiveExperiment& x, const nlohmann::json& settings, bool hw_given = false);
 
+// Every collective setting's value in `x`, by name (null: the default in words: the topology's
+// algorithm, all chips, chip 1): what a collective result records and `collective --from` sets.
+// The chip is recorded by its preset name, or its file's path when it is no preset.
+nlohmann::json collective_settings_json(const CollectiveExperiment& x);
+
 // "1GiB", "58MB", "1048576" -> bytes, whole, 1 B to 2^48; InputError naming `label` otherwise.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& label);
 

@@ -8,7 +8,7 @@
 
 namespace roofsim {
 
-nlohmann::json read_result_settings(const std::string& path, bool serving, const std::string& flag) {
+nlohmann::json read_result_settings(const std::string& path, const std::string& kind, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(flag + " " + path + ": cannot open file");
   // At most kMaxTableBytes, read in blocks: /dev/zero is refused, not read forever.
@@ -20,12 +20,13 @@ nlohmann::json read_result_settings(const std::string& path, bool serving, const
   }
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) throw InputError(flag + " " + path + ": not JSON (a result of roofsim run --json or serve --json)");
-  const bool is_serving = j.is_object() && j.contains("kind") && j["kind"] == "serving";
   if (!j.is_object() || !j.contains("settings") || !j["settings"].is_object()) {
-    throw InputError(flag + " " + path + ": no 'settings' object (results of roofsim run --json and serve --json record them)");
+    throw InputError(flag + " " + path + ": no 'settings' object (results of roofsim run, serve and collective --json record them)");
   }
-  if (is_serving != serving) {
-    throw InputError(flag + " " + path + ": the settings of a " + (is_serving ? "serving run (roofsim serve --from)" : "run (roofsim run --from)"));
+  const std::string is = j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : "run";
+  if (is != kind) {
+    const std::string command = is == "serving" ? "serve" : is;
+    throw InputError(flag + " " + path + ": the settings of a " + (is == "serving" ? std::string("serving run") : is) + " (roofsim " + command + " --from)");
   }
   return j["settings"];
 }

@@ -7,9 +7,10 @@
 
 namespace roofsim {
 
-// The settings of the result in `path` (written by `roofsim run --json` or `serve --json`; a
-// serving result when `serving`). Throws InputError naming `flag` and the file for a file that
-// cannot be read, is not JSON, is over 1 GiB, or holds no settings of that kind.
-nlohmann::json read_result_settings(const std::string& path, bool serving, const std::string& flag);
+// The settings of the result in `path` (written by `roofsim run|serve|collective --json`), of a
+// result of `kind`: "run", "serving" or "collective" (its `kind` key; a run's has none). Throws
+// InputError naming `flag` and the file for a file that cannot be read, is not JSON, is over
+// 1 GiB, or holds no settings of that kind.
+nlohmann::json read_result_settings(const std::string& path, const std::string& kind, const std::string& flag);
 
 }  // namespace roofsim

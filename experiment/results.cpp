@@ -1,6 +1,7 @@
 #include "experiment/results.hpp"
 
 
+#include "experiment/collective_settings.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_json.hpp"
 #include "validation/analytic.hpp"
@@ -375,7 +376,8 @@ nlohmann::json to_json(const RooflineSweepResult& r) {
 
 nlohmann::json to_json(const CollectiveExperimentResult& r) {
   const CollectiveSpec& spec = r.sim.spec;
-  return versioned({{"hardware", r.hw.name}, {"topology", r.sim.topology.name()}, {"chips", r.sim.topology.chips()},
+  return versioned({{"kind", "collective"}, {"settings", collective_settings_json(r.setup)}, {"hardware", r.hw.name},
+                    {"topology", r.sim.topology.name()}, {"chips", r.sim.topology.chips()},
                     {"op", collective_kind_name(spec.kind)}, {"algorithm", collective_algo_name(spec.algo)},
                     {"bytes", spec.bytes}, {"group", r.members}, {"concurrent", r.concurrent},
                     {"sim_time_s", r.sim.sim_time_s}, {"bound_time_s", r.sim.bound_time_s}, {"algbw", r.sim.algbw},

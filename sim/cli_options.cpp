@@ -107,7 +107,7 @@ void add_experiment_flags(CLI::App* cmd, ExperimentFlags& f, bool machine_only) 
 }
 
 void set_settings_from_result(Experiment& e, const std::string& path) {
-  const nlohmann::json settings = read_result_settings(path, false, "--from");
+  const nlohmann::json settings = read_result_settings(path, "run", "--from");
   try {
     set_experiment_settings(e, settings);
   } catch (const InputError& err) {

@@ -12,6 +12,7 @@
 #include "sim/cli_options.hpp"
 #include "experiment/collective.hpp"
 #include "experiment/collective_settings.hpp"
+#include "experiment/result_settings.hpp"
 #include "experiment/results.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -21,19 +22,25 @@ namespace roofsim {
 namespace {
 struct CollectiveOptions {
   std::map<std::string, std::string> text;  // the settings' flags as typed, by name
-  std::string json;
+  std::string json, from;
   int top_links = 6;
 };
 
 void run(const CollectiveOptions& o, const CLI::App& cmd) {
   check_output_path(o.json, "--json");
-  // The settings given (experiment/collective_settings.hpp), in the table's order.
-  nlohmann::json settings = nlohmann::json::object();
+  // What --from's result records, then the settings given (experiment/collective_settings.hpp),
+  // set in the table's order.
+  nlohmann::json settings = o.from.empty() ? nlohmann::json::object() : read_result_settings(o.from, "collective", "--from");
   for (const CollectiveSetting& s : collective_settings()) {
     if (setting_flag_given(cmd, s.spec)) settings[s.spec.name] = flag_setting_value(s.spec, o.text.at(s.spec.name));
   }
   CollectiveExperiment x;
-  set_collective_settings(x, settings);
+  try {
+    set_collective_settings(x, settings);
+  } catch (const InputError& err) {
+    if (o.from.empty()) throw;
+    throw InputError("--from " + o.from + " (or a flag over it): " + err.what());
+  }
   const CollectiveExperimentResult res = run_collective_experiment(x);
   const CollectiveResult& r = res.sim;
   const CollectiveSpec& spec = r.spec;
@@ -71,6 +78,8 @@ void add_collective_command(CLI::App& app) {
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "Simulate a collective on a fabric of chips, link by link, beside its closed form");
   for (const CollectiveSetting& s : collective_settings()) add_setting_flag(cmd, s.spec, o->text[s.spec.name]);
+  cmd->add_option("--from", o->from, "Run again what a result records: the settings object of a roofsim collective --json "
+                                     "result; flags override it");
   add_json_option(cmd, o->json);
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

@@ -47,7 +47,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   std::set<std::string> machine_given;
   if (!o.from.empty()) {
     // What the result records, under the flags given: an arrival flag replaces its arrivals.
-    const nlohmann::json recorded = read_result_settings(o.from, true, "--from");
+    const nlohmann::json recorded = read_result_settings(o.from, "serving", "--from");
     const bool arrivals_given = cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--trace-file") > 0;
     nlohmann::json on_machine = nlohmann::json::object();
     try {

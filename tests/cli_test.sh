@@ -519,6 +519,9 @@ if python3 -c 'import json, sys; a, b = (json.load(open(f))["settings"] for f in
 expect_ok "serve records its settings" "$roofsim" serve --concurrency 8 --requests 24 --stack vllm --prompt normal:500:100 --output 64 --json "$tmp/s1.json"
 expect_ok "serve --from" "$roofsim" serve --from "$tmp/s1.json" --json "$tmp/s2.json"
 same_result "serve --from gives the same serving run" "$tmp/s1.json" "$tmp/s2.json"
+expect_ok "collective records its settings" "$roofsim" collective --op allgather --bytes 8MiB --group 4 --concurrent 2 --json "$tmp/c1.json"
+expect_ok "collective --from" "$roofsim" collective --from "$tmp/c1.json" --json "$tmp/c2.json"
+same_result "collective --from gives the same collective" "$tmp/c1.json" "$tmp/c2.json"
 expect_ok "serve --from with other arrivals" "$roofsim" serve --from "$tmp/s1.json" --rate 4 --json "$tmp/s3.json"
 if python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["settings"]; sys.exit(0 if s["rate"] == 4 and s["concurrency"] is None and s["stack"] == "vllm" else 1)' "$tmp/s3.json"; then ok; else
   bad "serve --from with --rate: Poisson arrivals, the rest as recorded"; fi

@@ -308,9 +308,11 @@ PYBIND11_MODULE(roofsim, m) {
   m.def("model", &load_model, py::arg("name"), "Load a model preset, model .toml or Hugging Face config.json as a Model");
 
   m.def("presets", [](const std::string& kind) {
-    if (kind != "hardware" && kind != "models") throw InputError("presets('" + kind + "'): expected 'hardware' or 'models'");
+    if (kind != "hardware" && kind != "models" && kind != "stacks") {
+      throw InputError("presets('" + kind + "'): expected 'hardware', 'models' or 'stacks'");
+    }
     return list_presets(kind);
-  }, py::arg("kind") = "hardware", "Names of the hardware or model presets");
+  }, py::arg("kind") = "hardware", "Names of the hardware, model or software-stack presets");
 
   m.def("settings", [](const std::string& domain) { return to_python(settings_json(setting_domains(domain))); },
         py::arg("domain") = "",

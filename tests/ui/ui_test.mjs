@@ -305,6 +305,7 @@ async function main() {
 
     await collectiveChecks(browser, base, pageErrors);
     await serveChecks(browser, base, pageErrors);
+    await newSettingChecks(browser, base, pageErrors);
     await swept;
     await sweepsChecks(browser, base, pageErrors);
 
@@ -429,6 +430,16 @@ async function serveChecks(browser, base, pageErrors) {
   check(p50Pp === fmtTime(rPp.summary.ttft_s.p50), 'serve: pipeline stages from the form, TTFT p50 equals roofsim serve --pp 2',
     `${p50Pp} vs ${fmtTime(rPp.summary.ttft_s.p50)}`);
   await page.fill('#s-pp', '1');
+  // "More settings": every other declared setting of serve is a field, sent when set.
+  await page.click('#s-more summary');
+  await page.selectOption('#s-x-kv_admission', 'on_demand');
+  await page.fill('#s-x-block_tokens', '16');
+  const more = await page.evaluate(() => ({sent: serveSettings(), fields: document.querySelectorAll('#s-more-fields .field').length}));
+  await page.screenshot({path: path.join(artifacts, '7b-serve-more-settings.png'), fullPage: true});
+  check(more.sent.kv_admission === 'on_demand' && more.sent.block_tokens === 16 && more.fields > 30,
+    'serve: "More settings" has a field per other declared setting and sends what is set', `${more.fields} fields, ${JSON.stringify(more.sent)}`);
+  await page.selectOption('#s-x-kv_admission', '');
+  await page.fill('#s-x-block_tokens', '');
   // Impossible settings: a message.
   await page.fill('#s-prompt', 'normal:abc');
   await page.click('#s-simulate');
@@ -444,6 +455,31 @@ async function serveChecks(browser, base, pageErrors) {
   await page.click('#s-cancel');
   await page.waitForFunction(() => document.getElementById('s-progress-text').textContent === 'cancelled', null, {timeout: 60000});
   check(true, 'serve: a running serve is cancelled');
+  await page.close();
+}
+
+// A setting added to a table appears in the serve form with no page code: the page is served a
+// settings table with one more setting, and builds a field for it.
+async function newSettingChecks(browser, base, pageErrors) {
+  const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.route('**/api/presets', async (route) => {
+    const response = await route.fetch();
+    const presets = await response.json();
+    presets.settings.serving.settings.push({name: 'zz_added_setting', flag: '--zz-added-setting', kind: 'whole', unit: 'tokens',
+      default: '7', help: 'a setting the page has no code for', aliases: [], group: 'scheduler', commands: 'serve'});
+    await route.fulfill({response, json: presets});
+  });
+  await page.goto(base + '/?view=serve');
+  await page.waitForSelector('body[data-views-ready="1"]', {timeout: 60000});
+  const added = await page.evaluate(() => {
+    const el = document.getElementById('s-x-zz_added_setting');
+    if (!el) return null;
+    el.value = '9';
+    return {placeholder: el.placeholder, title: el.title, sent: serveSettings().zz_added_setting};
+  });
+  check(added && added.placeholder === '7' && added.sent === 9 && /no code/.test(added.title),
+    'a setting added to a settings table appears in the serve form, with its default and help, and is sent', JSON.stringify(added));
   await page.close();
 }
 

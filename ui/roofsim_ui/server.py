@@ -53,6 +53,9 @@ KEEP_FINISHED_S = 600       # finished jobs are forgotten after this long
 SETTINGS = roofsim.settings()["domains"]
 
 
+RUN_DEFAULTS = {s["name"]: s["default"] for s in SETTINGS["run"]["settings"]}
+
+
 def setting_choices(domain, name):
     """The values a choice setting takes, as its table lists them."""
     return next(s for s in SETTINGS[domain]["settings"] if s["name"] == name)["choices"]
@@ -291,7 +294,8 @@ class App:
         # Models: the TOML presets and the shipped Hugging Face configs by hub id
         # ("deepseek-ai/DeepSeek-V3"), with their sizes for the picker's labels.
         self.model_rows = roofsim.models()
-        self.presets = {"hardware": roofsim.presets("hardware"), "models": [r["name"] for r in self.model_rows]}
+        self.presets = {"hardware": roofsim.presets("hardware"), "models": [r["name"] for r in self.model_rows],
+                        "stacks": roofsim.presets("stacks")}
         threading.Thread(target=self._reaper, daemon=True).start()
 
     # Settings: the names of `roofsim run`'s flags with underscores; hw and model are preset
@@ -301,7 +305,7 @@ class App:
             raise BadRequest("settings: expected an object of run settings ({\"model\": \"llama-3-8b\", \"batch\": 8, ...})")
         s = dict(settings)
         for key in ("hw", "model"):
-            value = s.get(key, "h100_sxm5" if key == "hw" else "llama-3-8b")
+            value = s.get(key, RUN_DEFAULTS[key])
             if not isinstance(value, str):
                 raise BadRequest(f"{key}={json.dumps(value)}: expected a preset name or an upload id")
             if value.startswith("upload:"):
@@ -319,6 +323,12 @@ class App:
                 s[key] = value
         for key in ("trace_steps", "trace_file"):
             s.pop(key, None)
+        if "stack" in s:
+            # A preset (NAME or NAME@VERSION), never a file on the server.
+            stack = s["stack"]
+            if not isinstance(stack, str) or stack.split("@")[0] not in self.presets["stacks"]:
+                raise BadRequest(f"stack={json.dumps(stack)}: expected one of {', '.join(self.presets['stacks'])} "
+                                 "(optionally @VERSION)")
         if "max_events" in s:
             # The work guard is the library's; a web client may lower it, never lift it (0 = none).
             v = s["max_events"]
@@ -406,7 +416,7 @@ class App:
 
     def hardware(self, query):
         replace = {}
-        s = self.resolve({"hw": (query.get("hw") or ["h100_sxm5"])[0]}, replace)
+        s = self.resolve({"hw": (query.get("hw") or [RUN_DEFAULTS["hw"]])[0]}, replace)
 
         def fn(emit):
             h = roofsim.hardware(s["hw"])

@@ -337,6 +337,62 @@ const S_DEFAULTS = {hw: '', model: '', arrivals: 'rate', load: '', requests: '',
   prompt: '', output: '', scheduler: '', priority: '', max_batch: '', max_tokens: '', chunked_prefill: false, speculative_tokens: '',
   acceptance: '', tp: '', pp: '', ep: '', micro_batches: '', disaggregate: false, prefill_instances: '', decode_instances: '', slo_ttft_ms: '', slo_tpot_ms: ''};
 
+// "More settings": a field for every declared setting of a serving run that the form above does
+// not have (the machine's that serve takes, and the serving settings), made from `roofsim settings
+// --json` as the page loads, so a setting added to a table appears here with no page code.
+// Files on the server (a trace) are not the page's to name.
+const S_GENERATED = [];
+const S_NOT_GENERATED = new Set(['hw', 'model', 'concurrency', 'rate', 'burst', 'trace_file']);
+
+function settingField(s) {
+  const id = 's-x-' + s.name;
+  let input;
+  if (s.kind === 'choice') {
+    input = document.createElement('select');
+    addOption(input, '', 'default (' + s.default + ')');
+    for (const c of s.choices) addOption(input, c, c);
+  } else {
+    input = document.createElement('input');
+    input.type = s.kind === 'flag' ? 'checkbox' : s.kind === 'whole' || s.kind === 'number' ? 'number' : 'text';
+    if (s.kind === 'number') input.step = 'any';
+    if (s.kind !== 'flag') input.placeholder = s.default;
+  }
+  input.id = id;
+  input.title = s.help;
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.textContent = s.name.replace(/_/g, ' ') + (s.unit ? ` (${s.unit})` : '');
+  const field = document.createElement('div');
+  field.className = 'field';
+  field.append(label, input);
+  return field;
+}
+
+function buildMoreSettings(presets) {
+  const box = $('s-more-fields');
+  const shown = new Set(S_FIELDS.concat([...S_NOT_GENERATED]));
+  const machine = presets.settings.run.settings.filter((s) => s.commands.includes('serve'));
+  const groups = [['machine', machine]];
+  for (const s of presets.settings.serving.settings) {
+    const g = s.group || 'other';
+    if (!groups.some(([name]) => name === g)) groups.push([g, []]);
+    groups.find(([name]) => name === g)[1].push(s);
+  }
+  for (const [name, list] of groups) {
+    const fresh = list.filter((s) => !shown.has(s.name) && !S_GENERATED.some((x) => x.name === s.name));
+    if (!fresh.length) continue;
+    const heading = document.createElement('h3');
+    heading.textContent = name;
+    const row = document.createElement('div');
+    row.className = 'row wrap';
+    for (const s of fresh) {
+      row.append(settingField(s));
+      S_GENERATED.push(s);
+    }
+    box.append(heading, row);
+  }
+}
+
 function serveSettings() {
   const s = {hw: $('s-hw').value, model: $('s-model').value};
   s[$('s-arrivals').value] = numberOrText($('s-load').value);
@@ -351,6 +407,16 @@ function serveSettings() {
   for (const k of ['chunked_prefill', 'disaggregate']) if ($('s-' + k).checked) s[k] = true;
   const acc = $('s-acceptance').value.trim();
   if (acc) s.acceptance = acc.includes(',') ? acc.split(',').map(numberOrText) : numberOrText(acc);
+  for (const g of S_GENERATED) {  // the generated fields that were set
+    const el = $('s-x-' + g.name);
+    if (g.kind === 'flag') {
+      if (el.checked) s[g.name] = true;
+    } else if (el.value.trim() !== '') {
+      const text = el.value.trim();
+      s[g.name] = g.kind === 'numbers' && text.includes(',') ? text.split(',').map(numberOrText)
+        : g.kind === 'whole' || g.kind === 'number' || g.kind === 'numbers' ? numberOrText(text) : text;
+    }
+  }
   return s;
 }
 
@@ -484,6 +550,7 @@ function initServe(presets) {
   for (const h of presets.hardware) addOption($('s-hw'), h, h);
   for (const m of presets.models) addOption($('s-model'), m, m);
   for (const sc of presets.schedulers) addOption($('s-scheduler'), sc, sc);
+  buildMoreSettings(presets);
   for (const [k, v] of Object.entries(S_DEFAULTS)) {
     const el = $('s-' + k);
     if (el.type === 'checkbox') el.checked = v; else el.value = v;
@@ -492,6 +559,7 @@ function initServe(presets) {
     const el = $('s-' + f);
     el.addEventListener(el.tagName === 'INPUT' && el.type !== 'checkbox' ? 'input' : 'change', () => { views.serve.result = null; serveUrl(); });
   }
+  for (const g of S_GENERATED) $('s-x-' + g.name).addEventListener('change', () => { views.serve.result = null; });
   $('s-simulate').addEventListener('click', serveSimulate);
   $('s-cancel').addEventListener('click', () => cancelViewJob(views.serve));
   exportButtons('s', views.serve, () => `roofsim-serve-${$('s-model').value}-${$('s-hw').value}`,

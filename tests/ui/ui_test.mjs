@@ -109,6 +109,17 @@ async function main() {
       JSON.stringify(form));
     const serving = Object.fromEntries(declared.serving.settings.map((s) => [s.name, s.default]));
     check(form.prompt === serving.prompt && form.load === serving.rate, 'the serve form starts at serve\'s default workload', JSON.stringify(form));
+    const runMore = await page.evaluate(() => {
+      const fields = [...document.querySelectorAll('#more-fields .field input, #more-fields .field select')].map((el) => el.id.slice(2));
+      document.getElementById('x-decode_stride').value = '4';
+      const sent = settings().decode_stride;
+      document.getElementById('x-decode_stride').value = '';
+      return {fields, sent};
+    });
+    const onForm = ['hw', 'model', 'batch', 'prompt', 'gen', 'weights_dtype', 'activations_dtype', 'kv_dtype', 'tp', 'pp', 'ep', 'topology',
+      'attention', 'near_memory'];
+    check(declared.run.settings.every((d) => onForm.includes(d.name) || runMore.fields.includes(d.name)) && runMore.sent === 4,
+      'every run setting is on the inference form or under More settings, and a generated one is sent', JSON.stringify(runMore));
 
     // Settings: model, batch and lengths; the analytic numbers follow at once.
     await page.selectOption('#model', MODEL);

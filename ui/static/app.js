@@ -88,6 +88,72 @@ async function api(method, path, body) {
   return data;
 }
 
+// --- fields made from the declared settings ---------------------------------------------------
+// A form field for a setting as `roofsim settings --json` declares it: a choice is a select whose
+// blank option is the default, a flag a checkbox, the rest an input with the default as
+// placeholder; the help is its tooltip.
+function settingField(s, prefix) {
+  const id = prefix + s.name;
+  let input;
+  if (s.kind === 'choice') {
+    input = document.createElement('select');
+    addOption(input, '', 'default (' + s.default + ')');
+    for (const c of s.choices) addOption(input, c, c);
+  } else {
+    input = document.createElement('input');
+    input.type = s.kind === 'flag' ? 'checkbox' : s.kind === 'whole' || s.kind === 'number' ? 'number' : 'text';
+    if (s.kind === 'number') input.step = 'any';
+    if (s.kind !== 'flag') input.placeholder = s.default;
+  }
+  input.id = id;
+  input.title = s.help;
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.textContent = s.name.replace(/_/g, ' ') + (s.unit ? ` (${s.unit})` : '');
+  const field = document.createElement('div');
+  field.className = 'field';
+  field.append(label, input);
+  return field;
+}
+
+// Fields for `list` (declared settings) in `box`, under a heading per group; returns `list`.
+function buildSettingFields(box, prefix, list) {
+  const groups = new Map();
+  for (const s of list) {
+    const g = s.group || '';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(s);
+  }
+  for (const [name, members] of groups) {
+    if (name) {
+      const heading = document.createElement('h3');
+      heading.textContent = name;
+      box.append(heading);
+    }
+    const row = document.createElement('div');
+    row.className = 'row wrap';
+    for (const s of members) row.append(settingField(s, prefix));
+    box.append(row);
+  }
+  return list;
+}
+
+// The values of the fields made for `list` that were set, as the settings take them.
+function generatedValues(list, prefix) {
+  const out = {};
+  for (const g of list) {
+    const el = $(prefix + g.name);
+    if (g.kind === 'flag') {
+      if (el.checked) out[g.name] = true;
+    } else if (el.value.trim() !== '') {
+      const text = el.value.trim();
+      out[g.name] = g.kind === 'numbers' && text.includes(',') ? text.split(',').map(numberOrText)
+        : g.kind === 'whole' || g.kind === 'number' || g.kind === 'numbers' ? numberOrText(text) : text;
+    }
+  }
+  return out;
+}
+
 // --- settings and the URL --------------------------------------------------------------------
 function settings() {
   const s = {};
@@ -99,8 +165,10 @@ function settings() {
   }
   const t = $('topology').value.trim();
   if (t) s.topology = t;
-  return s;
+  return Object.assign(s, generatedValues(RUN_GENERATED, 'x-'));
 }
+// The run settings not on the form above: "More settings", made as the page loads.
+const RUN_GENERATED = [];
 
 function knobValue(k) { const v = Number($(k.id).value); return Number.isFinite(v) ? v : 1; }
 
@@ -134,6 +202,10 @@ function readUrl() {
     $(f).value = v;
   }
   for (const f of NUMBER_FIELDS.concat(['topology'])) if (q.has(f)) $(f).value = q.get(f);
+  for (const g of RUN_GENERATED) {
+    if (!q.has(g.name)) continue;
+    if (g.kind === 'flag') $('x-' + g.name).checked = q.get(g.name) === 'true'; else $('x-' + g.name).value = q.get(g.name);
+  }
   for (const k of KNOBS) if (q.has(k.url)) { $(k.id).value = q.get(k.url); $(k.id + '-range').value = q.get(k.url); }
   return q.get('run') === '1';
 }
@@ -717,6 +789,9 @@ async function init() {
   }
   $('near_memory').replaceChildren();
   for (const v of presets.near_memory) addOption($('near_memory'), v, v);
+  const onForm = new Set(SELECT_FIELDS.concat(NUMBER_FIELDS, ['topology']));
+  RUN_GENERATED.push(...buildSettingFields($('more-fields'), 'x-', presets.settings.run.settings.filter((s) => !onForm.has(s.name))));
+  for (const g of RUN_GENERATED) $('x-' + g.name).addEventListener('change', settingsChanged);
   for (const [k, v] of Object.entries(DEFAULTS)) if ($(k)) $(k).value = v;
   const run = readUrl();
   for (const f of SELECT_FIELDS.concat(NUMBER_FIELDS, ['topology'])) {

@@ -344,53 +344,11 @@ const S_DEFAULTS = {hw: '', model: '', arrivals: 'rate', load: '', requests: '',
 const S_GENERATED = [];
 const S_NOT_GENERATED = new Set(['hw', 'model', 'concurrency', 'rate', 'burst', 'trace_file']);
 
-function settingField(s) {
-  const id = 's-x-' + s.name;
-  let input;
-  if (s.kind === 'choice') {
-    input = document.createElement('select');
-    addOption(input, '', 'default (' + s.default + ')');
-    for (const c of s.choices) addOption(input, c, c);
-  } else {
-    input = document.createElement('input');
-    input.type = s.kind === 'flag' ? 'checkbox' : s.kind === 'whole' || s.kind === 'number' ? 'number' : 'text';
-    if (s.kind === 'number') input.step = 'any';
-    if (s.kind !== 'flag') input.placeholder = s.default;
-  }
-  input.id = id;
-  input.title = s.help;
-  const label = document.createElement('label');
-  label.htmlFor = id;
-  label.textContent = s.name.replace(/_/g, ' ') + (s.unit ? ` (${s.unit})` : '');
-  const field = document.createElement('div');
-  field.className = 'field';
-  field.append(label, input);
-  return field;
-}
-
 function buildMoreSettings(presets) {
-  const box = $('s-more-fields');
   const shown = new Set(S_FIELDS.concat([...S_NOT_GENERATED]));
   const machine = presets.settings.run.settings.filter((s) => s.commands.includes('serve'));
-  const groups = [['machine', machine]];
-  for (const s of presets.settings.serving.settings) {
-    const g = s.group || 'other';
-    if (!groups.some(([name]) => name === g)) groups.push([g, []]);
-    groups.find(([name]) => name === g)[1].push(s);
-  }
-  for (const [name, list] of groups) {
-    const fresh = list.filter((s) => !shown.has(s.name) && !S_GENERATED.some((x) => x.name === s.name));
-    if (!fresh.length) continue;
-    const heading = document.createElement('h3');
-    heading.textContent = name;
-    const row = document.createElement('div');
-    row.className = 'row wrap';
-    for (const s of fresh) {
-      row.append(settingField(s));
-      S_GENERATED.push(s);
-    }
-    box.append(heading, row);
-  }
+  const all = machine.map((s) => ({...s, group: 'machine'})).concat(presets.settings.serving.settings);
+  S_GENERATED.push(...buildSettingFields($('s-more-fields'), 's-x-', all.filter((s) => !shown.has(s.name))));
 }
 
 function serveSettings() {
@@ -407,17 +365,7 @@ function serveSettings() {
   for (const k of ['chunked_prefill', 'disaggregate']) if ($('s-' + k).checked) s[k] = true;
   const acc = $('s-acceptance').value.trim();
   if (acc) s.acceptance = acc.includes(',') ? acc.split(',').map(numberOrText) : numberOrText(acc);
-  for (const g of S_GENERATED) {  // the generated fields that were set
-    const el = $('s-x-' + g.name);
-    if (g.kind === 'flag') {
-      if (el.checked) s[g.name] = true;
-    } else if (el.value.trim() !== '') {
-      const text = el.value.trim();
-      s[g.name] = g.kind === 'numbers' && text.includes(',') ? text.split(',').map(numberOrText)
-        : g.kind === 'whole' || g.kind === 'number' || g.kind === 'numbers' ? numberOrText(text) : text;
-    }
-  }
-  return s;
+  return Object.assign(s, generatedValues(S_GENERATED, 's-x-'));
 }
 
 function serveUrl() {

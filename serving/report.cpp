@@ -5,6 +5,7 @@
 
 #include "core/format.hpp"
 #include "experiment/results.hpp"
+#include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 
 namespace roofsim {
@@ -51,7 +52,7 @@ std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
   const std::int64_t micro_batches = c.micro_batches_on(stages);
   if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
   return std::string("continuous batching, ") +
-         (c.priority == SchedulerConfig::Priority::decode_first ? "decodes first" : "prefills first") + ", max batch " +
+         priorities().get(c.priority, "priority").summary() + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +
          (c.max_prompts > 0 ? ", at most " + std::to_string(c.max_prompts) + (c.max_prompts == 1 ? " prompt" : " prompts") + " started per iteration" : "") +
          (c.chunked_prefill ? ", chunked prefill" : "") + describe_batch_wait(c) + describe_adp_balance(c) +

@@ -7,7 +7,6 @@ namespace roofsim {
 
 namespace {
 using Policy = SchedulerConfig::Policy;
-using Priority = SchedulerConfig::Priority;
 }  // namespace
 
 LiveRequest& Scheduler::running_request(const ScheduledWork& w) {
@@ -231,20 +230,25 @@ std::vector<ScheduledWork> Scheduler::plan() {
   // Requests whose KV cache is already there (sent by a prefill instance) join at once.
   while (!waiting_.empty() && !waiting_.front().in_prefill() && running_below_limit() && admit_head(0)) {
   }
-  std::int64_t budget = config_.max_tokens;
-  if (config_.priority == Priority::prefill_first) {
-    plan_prefill(work, budget);
-    if (work.empty()) plan_decodes(work, budget);
-  } else {
-    plan_decodes(work, budget);
-    plan_prefill(work, budget);
-    // Held prompts stay admitted (their KV blocks taken, as TensorRT-LLM's capacity scheduler
-    // fits them) and come back first in the next plan. The two holds never both apply: batch
-    // waiting is off with attention DP, the owner's balancing on only with it.
-    if (batch_wait_holds(work) || (prompt_hold_ && prompt_hold_(work))) {
-      work.erase(std::remove_if(work.begin(), work.end(), [](const ScheduledWork& w) { return w.prefill; }), work.end());
+  // The priority policy (serving/priorities/) orders the planning steps within the budget.
+  struct Steps : IterationPlanner {
+    Scheduler& s;
+    std::vector<ScheduledWork>& work;
+    std::int64_t budget;
+    Steps(Scheduler& s, std::vector<ScheduledWork>& work, std::int64_t budget) : s(s), work(work), budget(budget) {}
+    void plan_decodes() override { s.plan_decodes(work, budget); }
+    void plan_prefills() override { s.plan_prefill(work, budget); }
+    bool nothing_planned() const override { return work.empty(); }
+    void drop_prefills_if_held() override {
+      // Held prompts stay admitted (their KV blocks taken, as TensorRT-LLM's capacity scheduler
+      // fits them) and come back first in the next plan. The two holds never both apply: batch
+      // waiting is off with attention DP, the owner's balancing on only with it.
+      if (s.batch_wait_holds(work) || (s.prompt_hold_ && s.prompt_hold_(work))) {
+        work.erase(std::remove_if(work.begin(), work.end(), [](const ScheduledWork& w) { return w.prefill; }), work.end());
+      }
     }
-  }
+  } steps(*this, work, config_.max_tokens);
+  priority_->plan(steps);
   for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
   return work;
 }

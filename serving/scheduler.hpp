@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "serving/kv_cache.hpp"
+#include "serving/priority_policy.hpp"
 #include "serving/serving.hpp"
 
 namespace roofsim {
@@ -46,7 +47,12 @@ class Scheduler {
  public:
   Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool, bool prefix_caching = false,
             KvCacheConfig::Preemption preemption = KvCacheConfig::Preemption::recompute)
-      : config_(config), admission_(admission), preemption_(preemption), pool_(pool), prefix_caching_(prefix_caching) {}
+      : config_(config),
+        priority_(&priorities().get(config.priority, "priority")),
+        admission_(admission),
+        preemption_(preemption),
+        pool_(pool),
+        prefix_caching_(prefix_caching) {}
 
   void arrive(LiveRequest r) { waiting_.push_back(r); }
   // A check the owner makes of every planned iteration (attention-DP balancing, which needs
@@ -122,6 +128,7 @@ class Scheduler {
   bool batch_wait_holds(const std::vector<ScheduledWork>& work);  // TensorRT-LLM's batch waiting holds this plan's prompts
 
   SchedulerConfig config_;
+  const PriorityPolicy* priority_;  // config_.priority's policy
   KvCacheConfig::Admission admission_;
   KvCacheConfig::Preemption preemption_;
   KvBlockPool& pool_;

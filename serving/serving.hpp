@@ -26,15 +26,10 @@ struct SchedulerConfig {
     // prefill together and decode until the last of them finishes; then the next batch.
     static_batch,
   };
-  enum class Priority {
-    // Running decodes take the token budget first, prefills (or chunks) fill what is left, in
-    // one iteration (TensorRT-LLM, Sarathi-Serve).
-    decode_first,
-    // An iteration with admissible prefills runs only prefills; decodes wait (vLLM v0).
-    prefill_first,
-  };
   Policy policy = Policy::continuous;
-  Priority priority = Priority::decode_first;
+  // What a continuous iteration plans first: a policy of priorities() (serving/priorities/:
+  // decode_first, prefill_first, ...), by name.
+  std::string priority = "decode_first";
   std::int64_t max_batch = 256;    // sequences in one iteration
   std::int64_t max_tokens = 8192;  // tokens in one iteration (prefill tokens + one per decode)
   // Most new requests an iteration starts to prefill; 0: as many as max_tokens and max_batch

@@ -320,7 +320,7 @@ ServingSetup serving_case_setup(const ServingCase& c, const ServingCaseSettings&
       // iteration and share its budget (decode first). The generator's templates pass it from
       // SGLang 0.5.3 on; its 0.5.1.post1 template asks for a key it never sets
       // ('enable-mix-chunk'), so those deployments ran prefill batches alone (prefill_first).
-      if (!c.disaggregated && sglang_mixed_chunk(c.backend_version)) setup.scheduler.priority = SchedulerConfig::Priority::decode_first;
+      if (!c.disaggregated && sglang_mixed_chunk(c.backend_version)) setup.scheduler.priority = "decode_first";
     }
   }
   // The batch limit: the row's batch_size is each attention-DP rank's. Where a rank's scheduler

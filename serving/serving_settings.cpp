@@ -64,7 +64,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"seed", s.workload.seed},
       {"warmup", s.warmup_requests},
       {"scheduler", c.policy == SchedulerConfig::Policy::static_batch ? "static" : "continuous"},
-      {"priority", c.priority == SchedulerConfig::Priority::prefill_first ? "prefill_first" : "decode_first"},
+      {"priority", c.priority},
       {"max_batch", c.max_batch},
       {"max_tokens", c.max_tokens},
       {"max_prompts", c.max_prompts},

@@ -7,6 +7,7 @@
 #include "core/limits.hpp"
 #include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
+#include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 #include "workloads/transformer.hpp"
 
@@ -140,12 +141,12 @@ std::vector<ServingSetting> make_serving_settings() {
            [](ServingSetup& s, const json& v) {
              s.scheduler.policy = v == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
            });
-  t.choice("priority", {"decode_first", "prefill_first"},
-           "decode_first: running decodes take the token budget, prefills fill the rest of the same iteration "
-           "(TensorRT-LLM, Sarathi); prefill_first: iterations of prefills only while any can be admitted (vLLM v0)",
-           [](ServingSetup& s, const json& v) {
-             s.scheduler.priority = v == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
-           });
+  t.choice("priority", priorities().names(),
+           "What a continuous iteration plans first within its token budget (serving/priorities/): decode_first, running "
+           "decodes take the budget and prefills fill the rest of the same iteration (TensorRT-LLM, Sarathi); "
+           "prefill_first, iterations of prefills only while any can be admitted (vLLM v0)",
+           [](ServingSetup& s, const json& v) { s.scheduler.priority = v.get<std::string>(); });
+  t.rows.back().spec.default_text = d.scheduler.priority;
   t.whole("max_batch", 1, kMaxBatch, d.scheduler.max_batch, "sequences", "Most sequences in one iteration",
           [](ServingSetup& s, const json& v) { s.scheduler.max_batch = v.get<std::int64_t>(); });
   t.whole("max_tokens", 1, kMaxTokens, d.scheduler.max_tokens, "tokens",

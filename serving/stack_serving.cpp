@@ -7,9 +7,7 @@ void apply_stack_serving(const StackServing& v, ServingSetup& s, const std::func
     if (value && !keep(name)) apply(*value);
   };
   set("chunked_prefill", v.chunked_prefill, [&](bool x) { s.scheduler.chunked_prefill = x; });
-  set("priority", v.priority, [&](const std::string& x) {
-    s.scheduler.priority = x == "prefill_first" ? SchedulerConfig::Priority::prefill_first : SchedulerConfig::Priority::decode_first;
-  });
+  set("priority", v.priority, [&](const std::string& x) { s.scheduler.priority = x; });
   set("max_tokens", v.max_num_tokens, [&](std::int64_t x) { s.scheduler.max_tokens = x; });
   set("admission", v.kv_admission, [&](const std::string& x) {
     s.kv.admission = x == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;

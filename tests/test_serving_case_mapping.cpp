@@ -174,11 +174,11 @@ TEST_CASE("serving cases of other systems, models, quantizations and layouts: ma
   CHECK(serving_case_stack(frameworks[2], ServingCaseSettings{}) == "sglang");
   const ServingSetup sglang = serving_case_setup(frameworks[2], ServingCaseSettings{});
   CHECK(sglang.scheduler.max_tokens == 1024 + 1500);
-  CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::decode_first);
+  CHECK(sglang.scheduler.priority == "decode_first");
   const ServingSetup sglang_051 = serving_case_setup(frameworks[4], ServingCaseSettings{});
   CHECK(sglang_051.scheduler.max_tokens == 8192);
-  CHECK(sglang_051.scheduler.priority == SchedulerConfig::Priority::prefill_first);
-  CHECK(serving_case_setup(frameworks[5], ServingCaseSettings{}).scheduler.priority == SchedulerConfig::Priority::decode_first);
+  CHECK(sglang_051.scheduler.priority == "prefill_first");
+  CHECK(serving_case_setup(frameworks[5], ServingCaseSettings{}).scheduler.priority == "decode_first");
   CHECK(frameworks[3].not_simulated.find("backend 'tgi'") != std::string::npos);
   ServingCaseSettings one_stack;
   one_stack.stack = "trtllm-1.x";  // --stack: every row on it

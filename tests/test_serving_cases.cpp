@@ -147,7 +147,7 @@ TEST_CASE("serving cases: the benchmark a row's source names sets its lengths an
   // SGLang as InferenceMAX launched it: 32768-token chunks, prefill batches alone.
   const ServingSetup sglang = serving_case_setup(cases[2], ServingCaseSettings{});
   CHECK(sglang.scheduler.max_tokens == 32768);
-  CHECK(sglang.scheduler.priority == SchedulerConfig::Priority::prefill_first);
+  CHECK(sglang.scheduler.priority == "prefill_first");
   CHECK(sglang.machine.precision.kv == DType::bf16);  // no --kv-cache-dtype
   // TensorRT-LLM DeepSeek-R1: batch + prompt + 64 rounded up to 64 (8320), at least 8192.
   CHECK(serving_case_setup(cases[3], ServingCaseSettings{}).scheduler.max_tokens == 8320);

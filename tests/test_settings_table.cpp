@@ -11,6 +11,7 @@
 #include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
 #include "serving/instance_routing.hpp"
+#include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 
 using namespace roofsim;
@@ -205,4 +206,8 @@ TEST_CASE("a serving policy registered by its file is a choice of its setting at
   CHECK(instance_routings().get("round_robin", "instance_routing").pick(loads, turn) == 1);
   ServingSettings s;
   CHECK_THROWS_WITH(s.set("instance_routing", "random"), "instance_routing=\"random\": expected least_loaded or round_robin");
+  // The continuous scheduler's priority likewise (serving/priorities/).
+  CHECK(priorities().names() == std::vector<std::string>{"decode_first", "prefill_first"});
+  CHECK(find_serving_setting("priority")->spec.choices() == priorities().names());
+  CHECK(priorities().get("prefill_first", "priority").summary() == "prefills first");
 }

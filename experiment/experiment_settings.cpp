@@ -1,7 +1,5 @@
 #include "experiment/experiment_settings.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "components/collectives.hpp"
@@ -231,49 +229,11 @@ const std::vector<RunSetting>& run_settings() {
 
 const RunSetting* find_run_setting(const std::string& key) { return find_setting(run_settings(), key); }
 
-void setting_refused(const std::string& key, const nlohmann::json& value, const std::string& expected) {
-  throw InputError(key + "=" + value.dump() + ": expected " + expected);
-}
-
-std::string setting_text(const std::string& key, const nlohmann::json& value) {
-  if (!value.is_string()) setting_refused(key, value, "a string");
-  return value.get<std::string>();
-}
-
-bool setting_flag(const std::string& key, const nlohmann::json& value) {
-  if (!value.is_boolean()) setting_refused(key, value, "true or false");
-  return value.get<bool>();
-}
-
-double setting_number(const std::string& key, const nlohmann::json& value, const std::string& expected) {
-  if (!value.is_number()) setting_refused(key, value, expected);
-  return value.get<double>();
-}
-
-std::int64_t setting_whole(const std::string& key, const nlohmann::json& value) {
-  if (value.is_number_integer()) return value.get<std::int64_t>();
-  // 8.0 from a computed value is 8; 8.5 is not a count.
-  if (value.is_number_float()) {
-    const double d = value.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<std::int64_t>(d);
-  }
-  setting_refused(key, value, "a whole number");
-}
-
 bool is_experiment_setting(const std::string& key) { return find_run_setting(key) != nullptr; }
 
 bool is_batch_run_setting(const std::string& key) {
   const RunSetting* s = find_run_setting(key);
   return s != nullptr && s->scope == RunScope::batch;
-}
-
-std::vector<std::string> experiment_setting_names() {
-  std::vector<std::string> out;
-  for (const RunSetting& s : run_settings()) {
-    out.push_back(s.spec.name);
-    out.insert(out.end(), s.spec.aliases.begin(), s.spec.aliases.end());
-  }
-  return out;
 }
 
 std::vector<std::string> experiment_count_names() {

@@ -39,20 +39,10 @@ const std::vector<RunSetting>& run_settings();
 // The setting of that name or alias ("generate" is gen); nullptr for none.
 const RunSetting* find_run_setting(const std::string& key);
 
-// A setting's value as the type it must be; each throws InputError "key=value: expected ...".
-// (Serving settings read their values with these too.)
-std::int64_t setting_whole(const std::string& key, const nlohmann::json& value);  // 8 or 8.0, not 8.5
-double setting_number(const std::string& key, const nlohmann::json& value, const std::string& expected);
-bool setting_flag(const std::string& key, const nlohmann::json& value);
-std::string setting_text(const std::string& key, const nlohmann::json& value);
-[[noreturn]] void setting_refused(const std::string& key, const nlohmann::json& value, const std::string& expected);
-
 // Whether `key` names an experiment setting ("gen" and "generate" both do).
 bool is_experiment_setting(const std::string& key);
 // Whether a serving run refuses `key` as a run's setting (batch, gen, decode_stride, ...).
 bool is_batch_run_setting(const std::string& key);
-// The setting names, for messages and help.
-std::vector<std::string> experiment_setting_names();
 // Sets one setting; throws InputError "key=value: expected ..." for a value of the wrong type
 // or outside the setting's values (sums and products of them are checked by run_experiment).
 void set_experiment_setting(Experiment& e, const std::string& key, const nlohmann::json& value);

@@ -34,7 +34,7 @@ CLI::Option* add_setting_flag(CLI::App* cmd, const SettingSpec& s, std::string& 
 // The value a given flag of setting `s` sets: true for a flag, else its text as the setting's
 // kind (validated when parsed).
 nlohmann::json flag_setting_value(const SettingSpec& s, const std::string& text);
-// The names of the settings of `table` given as flags on `cmd` (a command that has them).
+// Whether the flag of setting `s` was given on `cmd` (false when `cmd` has no such flag).
 bool setting_flag_given(const CLI::App& cmd, const SettingSpec& s);
 
 // The experiment settings as flags (experiment/experiment_settings.hpp: one flag per setting of

@@ -88,6 +88,7 @@ std::string text_arg(const std::string& key, const py::handle& value) { return a
 // A keyword's value as the JSON settings take (bool before int: Python's True is an int too;
 // a list or tuple of those for per-position values).
 nlohmann::json json_value(const std::string& key, const py::handle& value) {
+  if (value.is_none()) return nullptr;  // the setting's default, as a result's settings say it
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::int_>(value)) return integer_arg(key, value);
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
@@ -153,7 +154,8 @@ ServingSetup serving_setup_from(const py::object& hw, const py::object& model, c
   ServingSettings settings;
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
-    if (for_serving(key)) settings.set(key, json_value(key, value));
+    const nlohmann::json v = json_value(key, value);
+    if (for_serving(key) && !v.is_null()) settings.set(key, v);
     if (for_serving_machine(key) || !for_serving(key)) {  // unknown keys: experiment_from names them
       machine[key_obj] = value;
       machine_given.insert(key);

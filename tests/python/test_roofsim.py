@@ -351,9 +351,10 @@ def test_results_record_their_settings_as_the_command_line_does():
     for kind, call in (("serve", roofsim.serve), ("run", roofsim.run)):
         cli = json.loads(subprocess.run([binary, kind, "--json", "-"], capture_output=True, text=True, check=True).stdout)
         assert call()["settings"] == cli["settings"], kind
+    served = roofsim.serve(requests=8, concurrency=4, prompt=64, output=8)
+    assert roofsim.serve(**served["settings"])["summary"] == served["summary"]
     first = roofsim.run(model="mixtral-8x7b", tp=2, batch=2, gen=3, stack="trtllm-1.x")
-    settings = {k: v for k, v in first["settings"].items() if v is not None}
-    again = roofsim.run(**settings)
+    again = roofsim.run(**first["settings"])  # None: the default, as the result says it
     assert again["settings"] == first["settings"]
     assert again["tpot_s"] == first["tpot_s"] and again["ttft_s"] == first["ttft_s"]
     # every setting of the declared tables is in the object, and only those

@@ -122,22 +122,12 @@ void remove_experiment_flag(CLI::App* cmd, ExperimentFlags& f, const std::string
   f.text.erase(name);
 }
 
-namespace {
-// Whether `flag` was given; false too when `cmd` does not have it (serve registers only the
-// machine's flags).
-bool given(const CLI::App& cmd, const std::string& flag) {
-  const CLI::Option* o = cmd.get_option_no_throw(flag);
-  return o != nullptr && o->count() > 0;
-}
-}  // namespace
-
 void apply_experiment_flags(const ExperimentFlags& f, const CLI::App& cmd, Experiment& e) {
   for (const RunSetting& s : run_settings()) {
     // Only the flags add_experiment_flags added: serve's --prompt is a serving setting.
     if (!f.text.count(s.spec.name) || !setting_flag_given(cmd, s.spec)) continue;
     set_experiment_setting(e, s.spec.name, flag_setting_value(s.spec, f.value(s.spec.name)));
   }
-  if (!given(cmd, "--max-events")) e.max_events = kDefaultMaxEvents;
   // A flag overrides the file: messages about that setting name the flag again.
   for (const CLI::Option* o : cmd.get_options()) {
     if (o->count() == 0 || o->get_lnames().empty()) continue;

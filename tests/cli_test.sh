@@ -519,6 +519,9 @@ if python3 -c 'import json, sys; a, b = (json.load(open(f))["settings"] for f in
 expect_ok "serve records its settings" "$roofsim" serve --concurrency 8 --requests 24 --stack vllm --prompt normal:500:100 --output 64 --json "$tmp/s1.json"
 expect_ok "serve --from" "$roofsim" serve --from "$tmp/s1.json" --json "$tmp/s2.json"
 same_result "serve --from gives the same serving run" "$tmp/s1.json" "$tmp/s2.json"
+# A file's work guard holds (the flag's default used to overwrite it).
+printf '[experiment]\nmax_events = 1\n' > "$tmp/guard.toml"
+expect_error "experiment file max_events" "more than the limit" "$roofsim" run "$tmp/guard.toml" --gen 2
 expect_ok "collective records its settings" "$roofsim" collective --op allgather --bytes 8MiB --group 4 --concurrent 2 --json "$tmp/c1.json"
 expect_ok "collective --from" "$roofsim" collective --from "$tmp/c1.json" --json "$tmp/c2.json"
 same_result "collective --from gives the same collective" "$tmp/c1.json" "$tmp/c2.json"

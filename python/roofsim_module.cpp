@@ -111,8 +111,18 @@ HardwareSpec hardware_arg(const py::object& hw) {
   return load_hardware(arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware"));
 }
 
-// The experiment from keyword arguments named as `roofsim run`'s flags (dashes as underscores).
-Experiment experiment_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
+// Keyword arguments as a settings object (None: the setting's default).
+nlohmann::json settings_of(const py::kwargs& kw) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key_obj, value] : kw) {
+    const std::string key = key_obj.cast<std::string>();
+    out[key] = json_value(key, value);
+  }
+  return out;
+}
+
+// The experiment from settings named as `roofsim run`'s flags (dashes as underscores).
+Experiment experiment_from(const py::object& hw, const py::object& model, const nlohmann::json& settings) {
   Experiment e;
   if (py::isinstance<Hardware>(hw)) {
     e.hardware = hardware_arg(hw);
@@ -127,14 +137,15 @@ Experiment experiment_from(const py::object& hw, const py::object& model, const 
   } else {
     e.model = arg<std::string>("model", model, "a preset name, a path or a roofsim.Model");
   }
-  nlohmann::json settings = nlohmann::json::object();
-  for (const auto& [key_obj, value] : kw) {
-    const std::string key = key_obj.cast<std::string>();
+  for (const auto& [key, value] : settings.items()) {
     if (!is_experiment_setting(key)) throw InputError("unknown argument '" + key + "' (see help(roofsim.run))");
-    settings[key] = json_value(key, value);
   }
   set_experiment_settings(e, settings);  // in the table's order: a stack before the kernels given
   return e;
+}
+
+Experiment experiment_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
+  return experiment_from(hw, model, settings_of(kw));
 }
 
 RunControl control_from(const py::object& progress) {
@@ -149,18 +160,10 @@ RunControl control_from(const py::object& progress) {
 
 // serve(): the serving keywords onto a setup; the rest are the machine's, as for run().
 ServingSetup serving_setup_from(const py::object& hw, const py::object& model, const py::kwargs& kw) {
-  py::kwargs machine;
   std::set<std::string> machine_given;
   ServingSettings settings;
-  for (const auto& [key_obj, value] : kw) {
-    const std::string key = key_obj.cast<std::string>();
-    const nlohmann::json v = json_value(key, value);
-    if (for_serving(key) && !v.is_null()) settings.set(key, v);
-    if (for_serving_machine(key) || !for_serving(key)) {  // unknown keys: experiment_from names them
-      machine[key_obj] = value;
-      machine_given.insert(key);
-    }
-  }
+  // Unknown keys go to the machine's part: experiment_from names them.
+  const nlohmann::json machine = set_serving_part(settings, settings_of(kw), machine_given);
   return settings.finish(experiment_from(hw, model, machine), "roofsim.serve", machine_given);
 }
 

@@ -119,6 +119,18 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
   return out;
 }
 
+nlohmann::json set_serving_part(ServingSettings& serving, const nlohmann::json& settings, std::set<std::string>& machine_given) {
+  json machine = json::object();
+  for (const auto& [key, value] : settings.items()) {
+    if (for_serving(key) && !value.is_null()) serving.set(key, value);
+    if (for_serving_machine(key) || !for_serving(key)) {
+      machine[key] = value;
+      machine_given.insert(key);
+    }
+  }
+  return machine;
+}
+
 ServingSettings::ServingSettings() { s_.workload = default_serving_workload(); }
 
 void ServingSettings::set(const std::string& key, const nlohmann::json& v) {

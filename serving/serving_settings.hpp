@@ -35,6 +35,13 @@ bool is_serving_setting(const std::string& key);
 bool for_serving(const std::string& key);
 bool for_serving_machine(const std::string& key);
 
+class ServingSettings;
+// A serving run's settings object split by those rules: the serving settings are set on
+// `serving` (a null one is left at its default); the rest is returned for the machine (its
+// settings, or what the caller takes besides: a sweep's hardware keys; an unknown key is the
+// machine's to refuse), each named in `machine_given`.
+nlohmann::json set_serving_part(ServingSettings& serving, const nlohmann::json& settings, std::set<std::string>& machine_given);
+
 // Every setting of a serving run in `s`, by name, as the setting takes it: the machine's that
 // serve takes as flags (experiment_settings_json), then the serving settings (null: not in use,
 // as the arrivals of another kind, or the default in words). What a serving result records in

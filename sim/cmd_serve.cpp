@@ -47,19 +47,14 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   std::set<std::string> machine_given;
   if (!o.from.empty()) {
     // What the result records, under the flags given: an arrival flag replaces its arrivals.
-    const nlohmann::json recorded = read_result_settings(o.from, "serving", "--from");
-    const bool arrivals_given = cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--trace-file") > 0;
-    nlohmann::json on_machine = nlohmann::json::object();
-    try {
-      for (const auto& [key, value] : recorded.items()) {
-        if (for_serving_machine(key)) {
-          on_machine[key] = value;
-          machine_given.insert(key);
-        }
-        const bool arrival = find_serving_setting(key) != nullptr && find_serving_setting(key)->spec.group == "arrivals";
-        if (for_serving(key) && !value.is_null() && !(arrivals_given && arrival)) settings.set(key, value);
+    nlohmann::json recorded = read_result_settings(o.from, "serving", "--from");
+    if (cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--trace-file") > 0) {
+      for (const ServingSetting& s : serving_settings()) {
+        if (s.spec.group == "arrivals") recorded.erase(s.spec.name);
       }
-      set_experiment_settings(machine, on_machine);
+    }
+    try {
+      set_experiment_settings(machine, set_serving_part(settings, recorded, machine_given));
     } catch (const InputError& err) {
       throw InputError("--from " + o.from + ": " + err.what());
     }

@@ -315,7 +315,6 @@ Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings) 
   std::vector<HardwareEdit> edits;
   nlohmann::json machine = nlohmann::json::object();
   for (const auto& [key, value] : settings.items()) {
-    if (f.command == "serve" && !for_serving_machine(key) && for_serving(key)) continue;  // point_serving_setup's
     if (is_experiment_setting(key)) {
       machine[key] = value;
     } else {
@@ -337,11 +336,8 @@ Experiment point_experiment(const SweepFile& f, const nlohmann::json& settings) 
 ServingSetup point_serving_setup(const SweepFile& f, const nlohmann::json& settings) {
   ServingSettings serving;
   std::set<std::string> machine_given;
-  for (const auto& [key, value] : settings.items()) {
-    if (for_serving(key)) serving.set(key, value);
-    if (for_serving_machine(key)) machine_given.insert(key);
-  }
-  return serving.finish(point_experiment(f, settings), f.path, machine_given);
+  const nlohmann::json machine = set_serving_part(serving, settings, machine_given);
+  return serving.finish(point_experiment(f, machine), f.path, machine_given);
 }
 
 }  // namespace roofsim

@@ -326,6 +326,8 @@ echo '{"kind": "serving", "settings": {}}' > "$tmp/serving_result.json"
 refused "--from a serving result to run" "the settings of a serving run (roofsim serve --from)" "$roofsim" run --from "$tmp/serving_result.json"
 echo '{"settings": {"batch": 0}}' > "$tmp/bad_result.json"
 refused "--from a bad setting" "--from $tmp/bad_result.json: batch=0: expected a whole number from 1 to 1048576" "$roofsim" run --from "$tmp/bad_result.json"
+echo '{"kind": "serving", "settings": {"concurency": 8}}' > "$tmp/typo_result.json"
+refused "serve --from an unknown setting" "--from $tmp/typo_result.json: unknown setting 'concurency'" "$roofsim" serve --from "$tmp/typo_result.json"
 refused "--from and a file" "excludes" "$roofsim" run --from "$tmp/bad_result.json" "$(dirname "$0")/../configs/experiments/default.toml"
 echo "refusals: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -184,13 +184,11 @@ TEST_CASE("a result's settings object sets the same run and serving run again", 
   CHECK(serving["iteration_overhead_ms"] == 0.3);
   ServingSettings second;
   Experiment machine;
-  nlohmann::json on_machine = nlohmann::json::object();
-  for (const auto& [key, value] : serving.items()) {
-    if (for_serving_machine(key)) on_machine[key] = value;
-    if (for_serving(key) && !value.is_null()) second.set(key, value);
-  }
-  set_experiment_settings(machine, on_machine);
-  CHECK(serving_settings_json(second.finish(machine, "test")) == serving);
+  std::set<std::string> machine_given;
+  set_experiment_settings(machine, set_serving_part(second, serving, machine_given));
+  CHECK(machine_given.count("stack") == 1);  // the stack is the machine's and the server's
+  CHECK(machine_given.count("max_batch") == 0);
+  CHECK(serving_settings_json(second.finish(machine, "test", machine_given)) == serving);
 }
 
 TEST_CASE("a serving policy registered by its file is a choice of its setting at once", "[systemc][settings]") {

@@ -31,6 +31,15 @@ const NeedsAnother kNeeds[] = {
 
 }  // namespace
 
+const char* scheduler_policy_name(SchedulerConfig::Policy p) {
+  return p == SchedulerConfig::Policy::static_batch ? "static" : "continuous";
+}
+const char* admission_name(KvCacheConfig::Admission a) { return a == KvCacheConfig::Admission::on_demand ? "on_demand" : "reserve"; }
+const char* preemption_name(KvCacheConfig::Preemption p) { return p == KvCacheConfig::Preemption::swap ? "swap" : "recompute"; }
+const char* first_token_name(DisaggregationConfig::FirstToken f) {
+  return f == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill";
+}
+
 bool for_serving(const std::string& key) { return is_serving_setting(key) || is_batch_run_setting(key); }
 
 bool for_serving_machine(const std::string& key) { return is_experiment_setting(key) && (!for_serving(key) || key == "stack"); }
@@ -63,7 +72,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"output", when(a.kind != Arrivals::Kind::trace, length_form(s.workload.output))},
       {"seed", s.workload.seed},
       {"warmup", s.warmup_requests},
-      {"scheduler", c.policy == SchedulerConfig::Policy::static_batch ? "static" : "continuous"},
+      {"scheduler", scheduler_policy_name(c.policy)},
       {"priority", c.priority},
       {"max_batch", c.max_batch},
       {"max_tokens", c.max_tokens},
@@ -77,8 +86,8 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"late_release", c.late_release},
       {"schedule_ahead", c.schedule_ahead},
       {"limits_per_rank", c.limits_per_rank},
-      {"kv_admission", s.kv.admission == KvCacheConfig::Admission::on_demand ? "on_demand" : "reserve"},
-      {"kv_preemption", s.kv.preemption == KvCacheConfig::Preemption::swap ? "swap" : "recompute"},
+      {"kv_admission", admission_name(s.kv.admission)},
+      {"kv_preemption", preemption_name(s.kv.preemption)},
       {"prefix_caching", s.kv.prefix_caching},
       {"block_tokens", s.kv.block_tokens},
       {"kv_memory_fraction", s.kv.memory_fraction},
@@ -98,7 +107,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"prefill_max_batch", when(disaggregated && d.prefill_max_batch > 0, d.prefill_max_batch)},
       {"prefill_max_tokens", when(disaggregated && d.prefill_max_tokens > 0, d.prefill_max_tokens)},
       {"instance_routing", when(disaggregated, d.routing)},
-      {"first_token", when(disaggregated, d.first_token == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill")},
+      {"first_token", when(disaggregated, first_token_name(d.first_token))},
       {"prefill_schedule_ahead", when(disaggregated, d.prefill_schedule_ahead)},
       {"decode_first_response", when(disaggregated, d.decode_first_response)},
       {"speculative_tokens", s.speculative.tokens},

@@ -35,6 +35,12 @@ bool is_serving_setting(const std::string& key);
 bool for_serving(const std::string& key);
 bool for_serving_machine(const std::string& key);
 
+// The names the settings (and the reports) give the values of the serving enums.
+const char* scheduler_policy_name(SchedulerConfig::Policy p);
+const char* admission_name(KvCacheConfig::Admission a);
+const char* preemption_name(KvCacheConfig::Preemption p);
+const char* first_token_name(DisaggregationConfig::FirstToken f);
+
 class ServingSettings;
 // A serving run's settings object split by those rules: the serving settings are set on
 // `serving` (a null one is left at its default); the rest is returned for the machine (its

@@ -42,7 +42,12 @@ const char* first_token_name(DisaggregationConfig::FirstToken f) {
 
 bool for_serving(const std::string& key) { return is_serving_setting(key) || is_batch_run_setting(key); }
 
-bool for_serving_machine(const std::string& key) { return is_experiment_setting(key) && (!for_serving(key) || key == "stack"); }
+// A key of both tables goes to the machine too when serve takes it as a machine flag (stack);
+// all_layers and prompt are run-only flags whose serving namesakes stand alone.
+bool for_serving_machine(const std::string& key) {
+  const RunSetting* r = find_run_setting(key);
+  return r != nullptr && (!for_serving(key) || r->scope == RunScope::machine);
+}
 
 nlohmann::json serving_settings_json(const ServingSetup& s) {
   const Arrivals& a = s.workload.arrivals;

@@ -135,13 +135,28 @@ void GraphRun::finished(OpId id) {
 }
 
 bool GraphRun::replay_after(OpId id) {
-  const int layer = replay_->layer_ended_by(id);
-  if (layer < 0) return false;
+  const int segment = replay_->segment_ended_by(id);
+  if (segment < 0) return false;
   Chip& chip = *chips_[0];
-  const LayerReplay::Plan plan = replay_->at_layer_end(layer, chip, fabric_, results_, launched_at_);
+  const LayerReplay::Plan plan = replay_->at_segment_end(segment, chip, fabric_, results_, launched_at_);
   if (plan.records.empty()) return false;
   const auto [ops, last] = replay_->replay(plan, chip, fabric_, results_, graph_);
-  replayed_layers_ += static_cast<int>(plan.records.size());
+  // Edges from the replayed ops to later segments (a residual add's skip edge) are satisfied:
+  // the ops after them wait only for the last replayed op, whose end carries on below.
+  // So are those from `id`, whose own end stops here.
+  const int last_segment = plan.first_segment + static_cast<int>(plan.records.size()) - 1;
+  auto satisfy_skips = [&](OpId v) {
+    for (OpId next : graph_.successor_range(v)) {
+      if (replay_->segment_of(next) > last_segment || replay_->segment_of(next) < 0) --waiting_[next];
+    }
+  };
+  satisfy_skips(id);
+  for (int s = plan.first_segment; s <= last_segment; ++s) {
+    for (OpId v : replay_->segment_ops(s)) {
+      if (v != last) satisfy_skips(v);
+    }
+  }
+  replayed_segments_ += static_cast<int>(plan.records.size());
   // `id` and the replayed ops are done, but for the last, whose end carries on below.
   remaining_ -= ops;
   const int q = replay_->resume_queue(plan);

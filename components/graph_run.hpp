@@ -26,13 +26,13 @@ class GraphRun {
   // One chip; the graph's collectives (if any) span the whole fabric as one TP group.
   GraphRun(Chip& chip, const OpGraph& graph, std::vector<OpResult>& results, Fabric* fabric = nullptr)
       : GraphRun(std::vector<Chip*>{&chip}, graph, results, fabric, ChipLayout{fabric ? fabric->chips() : 1, 1, 1}) {}
-  // Replay layers that would run exactly as earlier ones did instead of simulating them
-  // (components/layer_replay.hpp): the same results, faster. `memory` keeps the layers recorded
-  // on these chips (it may come from an earlier graph run on them, and must outlive this one).
-  // Off by default (nullptr); call before start.
+  // Replay segments (runs of ops between cuts, components/layer_replay.hpp) that would run
+  // exactly as earlier ones did instead of simulating them: the same results, faster. `memory`
+  // keeps the segments recorded on these chips (it may come from earlier graph runs on chips
+  // like them, and must outlive this one). Off by default (nullptr); call before start.
   void replay_layers(ReplayMemory* memory);
-  // Layers replayed so far (not part of any result: the results are those of simulating them).
-  int replayed_layers() const { return replayed_layers_; }
+  // Segments replayed so far (not part of any result: the results are those of simulating them).
+  int replayed_segments() const { return replayed_segments_; }
   // Whether the host launches the ops one by one, each costing its chip's host launch interval
   // (Chip::host_launch), or all at once as one graph (the default). Call before start.
   void launch_per_op(bool per_op) { launch_per_op_ = per_op; }
@@ -43,8 +43,8 @@ class GraphRun {
  private:
   void launch(OpId id);
   void finished(OpId id);
-  // At the end of a layer: replays the layers after it that would run as recorded ones did,
-  // and carries on when the last of them would have ended. Whether it did.
+  // At the end of a segment: replays the segments after it that would run as recorded ones
+  // did, and carries on when the last of them would have ended. Whether it did.
   bool replay_after(OpId id);
 
   void run_collective(OpId id, Callback next);
@@ -60,7 +60,7 @@ class GraphRun {
   std::size_t remaining_ = 0;
   Callback done_;
   std::unique_ptr<LayerReplay> replay_;
-  int replayed_layers_ = 0;
+  int replayed_segments_ = 0;
   bool launch_per_op_ = false;
   std::string allreduce_;
 };

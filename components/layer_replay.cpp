@@ -1,7 +1,8 @@
 #include "components/layer_replay.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
-#include <map>
 #include <tuple>
 
 namespace roofsim {
@@ -44,159 +45,182 @@ std::size_t ReplayMemory::Hash::operator()(const std::vector<std::uint64_t>& d) 
   return static_cast<std::size_t>(h ^ (h >> 29));
 }
 
+std::size_t ReplayMemory::StateHash::operator()(const MachineState& s) const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 0x100000001b3ULL; };
+  mix(static_cast<std::uint64_t>(s.dispatching));
+  for (const std::vector<Picoseconds>* v : {&s.chip.matrix, &s.chip.vector, &s.chip.channels, &s.links}) {
+    mix(v->size());
+    for (Picoseconds x : *v) mix(x);
+  }
+  for (std::uint64_t x : {s.chip.resident, s.chip.launcher, s.chip.address_phase, static_cast<std::uint64_t>(s.chip.cleanups)}) mix(x);
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+int ReplayMemory::number_of(const MachineState& s) {
+  const auto [it, added] = state_numbers.emplace(s, static_cast<int>(states.size()));
+  if (added) states.push_back(s);
+  return it->second;
+}
+
 std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& memory) {
-  std::map<int, std::vector<OpId>> by_layer;
-  for (OpId v = 0; v < g.size(); ++v) {
+  const std::size_t n = g.size();
+  for (OpId v = 0; v < n; ++v) {
     // One simulated chip: several pipeline stages run layers side by side.
     if (g.op(v).device != 0) return nullptr;
-    if (g.op(v).layer >= 0) by_layer[g.op(v).layer].push_back(v);
   }
-  if (by_layer.size() < 3 || by_layer.begin()->first != 0 || by_layer.rbegin()->first + 1 != static_cast<int>(by_layer.size())) {
-    return nullptr;
+  const std::vector<OpId>& order = g.topological_order();
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+  // Op p (in launch order) is a cut when every op before it leads to it (each has a successor
+  // at or before p: following successors inside the prefix ends at p) and every op after it
+  // waits for it (each has a predecessor at or after p). When p ends, everything before it has
+  // ended and nothing after it has started.
+  constexpr std::size_t kNone = SIZE_MAX;
+  std::vector<std::size_t> first_successor(n, kNone);
+  std::vector<std::ptrdiff_t> last_predecessor(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (OpId s : g.successor_range(order[i])) {
+      const std::size_t j = position[s];
+      first_successor[i] = std::min(first_successor[i], j);
+      last_predecessor[j] = std::max(last_predecessor[j], static_cast<std::ptrdiff_t>(i));
+    }
   }
-  // The ops after the last layer's (final norm, LM head): one more layer, the same every step.
-  const OpId after = by_layer.rbegin()->second.back();
-  const int tail = static_cast<int>(by_layer.size());
-  for (OpId v = after + 1; v < g.size(); ++v) {
-    if (g.op(v).layer < 0) by_layer[tail].push_back(v);
+  std::vector<std::ptrdiff_t> waits_from(n + 1, PTRDIFF_MAX);  // least last_predecessor after each position
+  for (std::size_t i = n; i-- > 0;) waits_from[i] = std::min(waits_from[i + 1], last_predecessor[i]);
+  std::vector<std::size_t> cuts;
+  std::size_t reach = 0;  // the furthest first successor of the ops before p
+  for (std::size_t p = 0; p < n; ++p) {
+    if (reach <= p && waits_from[p + 1] >= static_cast<std::ptrdiff_t>(p)) cuts.push_back(p);
+    reach = std::max(reach, first_successor[p]);
   }
+  if (cuts.size() < 2) return nullptr;
   auto r = std::make_unique<LayerReplay>();
   r->memory_ = &memory;
-  r->ended_by_.assign(g.size(), -1);
-  std::vector<int> layer_of(g.size(), -1);
-  std::vector<std::uint64_t> place(g.size(), 0);  // an op's place in its layer
-  for (const auto& [l, ops] : by_layer) {
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      layer_of[ops[i]] = l;
-      place[ops[i]] = i;
+  r->ended_by_.assign(n, -1);
+  r->segment_of_.assign(n, -1);
+  std::size_t from = 0;
+  for (std::size_t c : cuts) {
+    Segment segment;
+    for (std::size_t i = from; i <= c; ++i) {
+      segment.ops.push_back(order[i]);
+      r->segment_of_[order[i]] = static_cast<int>(r->segments_.size());
     }
+    segment.last = order[c];
+    segment.entered_by_previous = !r->segments_.empty();
+    r->ended_by_[segment.last] = static_cast<int>(r->segments_.size());
+    r->segments_.push_back(std::move(segment));
+    from = c + 1;
   }
-  // A layer's last op: the one op whose successors are not all in the layer. Every other op
-  // must lead to it (several micro-batches give a layer several ends: nothing to replay).
-  for (const auto& [l, ops] : by_layer) {
-    Layer layer;
-    layer.ops = ops;
-    int ends = 0;
-    for (OpId v : ops) {
-      const auto next = g.successor_range(v);
-      bool inside = !next.empty();
-      for (OpId s : next) inside = inside && layer_of[s] == l;
-      if (!inside) {
-        layer.last = v;
-        ++ends;
-      }
-    }
-    if (ends != 1) return nullptr;
-    r->ended_by_[layer.last] = l;
-    r->layers_.push_back(std::move(layer));
-  }
-  // Kinds: equal ops, equal waits, equal successor order (which decides launch order), and the
-  // previous layer's last op starting them in the same order.
-  for (std::size_t l = 0; l < r->layers_.size(); ++l) {
-    Layer& layer = r->layers_[l];
-    // An op's place in layer l, or none.
-    auto local = [&](OpId v) { return layer_of[v] == static_cast<int>(l) ? place[v] : UINT64_MAX; };
-    std::vector<std::uint64_t> d;
-    layer.entered_by_previous = l > 0;
-    for (OpId v : layer.ops) {
+  // Kinds: equal ops, equal waits, equal successor order inside the segment (which decides
+  // launch order), and the previous segment's last op starting them in the same order. Edges
+  // from earlier segments are already satisfied when a segment starts: they count only in the
+  // waits.
+  std::vector<std::uint64_t> d;  // one buffer for every description: most kinds are known
+  for (std::size_t k = 0; k < r->segments_.size(); ++k) {
+    Segment& segment = r->segments_[k];
+    const std::size_t first = position[segment.ops.front()];
+    auto local = [&](OpId v) {
+      return r->segment_of_[v] == static_cast<int>(k) ? static_cast<std::uint64_t>(position[v] - first) : UINT64_MAX;
+    };
+    d.clear();
+    for (OpId v : segment.ops) {
       describe_op(g.op(v), d);
       d.push_back(g.in_degree(v));
-      if (g.in_degree(v) == 0) layer.entered_by_previous = false;
-      for (auto [e, end] = boost::in_edges(v, g.base()); e != end; ++e) {
-        const OpId from = boost::source(*e, g.base());
-        if (layer_of[from] != static_cast<int>(l) && (l == 0 || from != r->layers_[l - 1].last)) layer.entered_by_previous = false;
-      }
-      // The last op's successors are in later layers: the next layer's entry, below.
       for (OpId s : g.successor_range(v)) {
         if (local(s) != UINT64_MAX) d.push_back(local(s));
       }
       d.push_back(UINT64_MAX);
     }
-    if (l > 0) {
-      for (OpId s : g.successor_range(r->layers_[l - 1].last)) {
-        if (local(s) == UINT64_MAX) layer.entered_by_previous = false;
-        d.push_back(local(s));
-      }
+    if (k > 0) {
+      for (OpId s : g.successor_range(r->segments_[k - 1].last)) d.push_back(local(s));
     }
-    layer.kind = memory.kinds.emplace(std::move(d), static_cast<int>(memory.kinds.size())).first->second;
+    const auto known = memory.kinds.find(d);
+    segment.kind = known != memory.kinds.end() ? known->second : memory.kinds.emplace(d, static_cast<int>(memory.kinds.size())).first->second;
   }
   return r;
 }
 
-std::vector<Picoseconds> LayerReplay::launch_offsets(const Layer& layer, Picoseconds start,
+std::vector<Picoseconds> LayerReplay::launch_offsets(const Segment& segment, Picoseconds start,
                                                      const std::vector<Picoseconds>& launched_at) const {
-  // An op the host launched before the layer started waits for its inputs only: 0.
+  // An op the host launched before the segment started waits for its inputs only: 0.
   std::vector<Picoseconds> out;
-  out.reserve(layer.ops.size());
-  for (OpId v : layer.ops) out.push_back(launched_at[v] > start ? launched_at[v] - start : 0);
+  out.reserve(segment.ops.size());
+  for (OpId v : segment.ops) out.push_back(launched_at[v] > start ? launched_at[v] - start : 0);
   return out;
 }
 
-std::optional<std::size_t> LayerReplay::recording_for(int l, const MachineState& start, Picoseconds at,
+std::optional<std::size_t> LayerReplay::recording_for(int s, int start, Picoseconds at,
                                                       const std::vector<Picoseconds>& launched_at) const {
-  const Layer& layer = layers_[static_cast<std::size_t>(l)];
-  if (!layer.entered_by_previous) return std::nullopt;
-  const std::vector<Picoseconds> offsets = launch_offsets(layer, at, launched_at);
-  for (std::size_t i = memory_->records.size(); i-- > 0;) {  // the latest first: most likely to match
-    const LayerRecord& r = memory_->records[i];
-    if (r.kind == layer.kind && r.start == start && r.launch_offsets == offsets) return i;
+  const Segment& segment = segments_[static_cast<std::size_t>(s)];
+  if (!segment.entered_by_previous) return std::nullopt;
+  const auto of_kind = memory_->records_of_kind.find(segment.kind);
+  if (of_kind == memory_->records_of_kind.end()) return std::nullopt;
+  const std::vector<Picoseconds> offsets = launch_offsets(segment, at, launched_at);
+  const std::vector<std::size_t>& candidates = of_kind->second;
+  for (std::size_t i = candidates.size(); i-- > 0;) {  // the latest first: most likely to match
+    const LayerRecord& r = memory_->records[candidates[i]];
+    if (r.start == start && r.launch_offsets == offsets) return candidates[i];
   }
   return std::nullopt;
 }
 
-LayerReplay::Plan LayerReplay::at_layer_end(int l, Chip& chip, Fabric* fabric, const std::vector<OpResult>& results,
-                                            const std::vector<Picoseconds>& launched_at) {
+LayerReplay::Plan LayerReplay::at_segment_end(int s, Chip& chip, Fabric* fabric, const std::vector<OpResult>& results,
+                                              const std::vector<Picoseconds>& launched_at) {
   Plan plan;
   const Picoseconds now = now_ps();
-  // A traced layer keeps which unit did what; a busy machine has more state than the summary.
+  // A traced segment keeps which unit did what; a busy machine has more state than the summary.
   const bool tracing = chip.trace_sink().enabled || (fabric && fabric->trace_sink().enabled);
   if (tracing || !chip.quiescent() || (fabric && !fabric->quiescent())) {
     previous_.reset();
     return plan;
   }
-  Boundary here;
-  here.layer = l;
-  here.at = now;
-  here.chip = chip.counters();
-  if (fabric) here.links = fabric->counters();
+  MachineState state;
   const int queue = chip.dispatching_queue();
-  here.state.dispatching = queue >= 0 ? queue : fabric && fabric->events().dispatching() ? Chip::kQueues : -1;
-  here.state.chip = chip.state(now);
-  if (fabric) here.state.links = fabric->state(now);
-  if (here.state.dispatching < 0) {  // not inside a queue's callbacks: nothing to resume in
+  state.dispatching = queue >= 0 ? queue : fabric && fabric->events().dispatching() ? Chip::kQueues : -1;
+  if (state.dispatching < 0) {  // not inside a queue's callbacks: nothing to resume in
     previous_.reset();
     return plan;
   }
-  // Layer l ran from the previous boundary on, entered only through it: record it.
-  const Layer& layer = layers_[static_cast<std::size_t>(l)];
-  if (previous_ && previous_->layer == l - 1 && layer.entered_by_previous && now > previous_->at) {
+  state.chip = chip.state(now);
+  if (fabric) state.links = fabric->state(now);
+  Boundary here;
+  here.segment = s;
+  here.at = now;
+  here.chip = chip.counters();
+  if (fabric) here.links = fabric->counters();
+  here.state = memory_->number_of(state);
+  // Segment s ran from the previous boundary on, entered only through it: record it.
+  const Segment& segment = segments_[static_cast<std::size_t>(s)];
+  if (previous_ && previous_->segment == s - 1 && segment.entered_by_previous && now > previous_->at) {
     LayerRecord r;
-    r.kind = layer.kind;
+    r.kind = segment.kind;
     r.start = previous_->state;
     r.end = here.state;
-    r.launch_offsets = launch_offsets(layer, previous_->at, launched_at);
+    r.launch_offsets = launch_offsets(segment, previous_->at, launched_at);
     r.duration = now - previous_->at;
-    for (OpId v : layer.ops) {
+    for (OpId v : segment.ops) {
       OpResult op = results[v];
-      op.name.clear();  // a replay names the op after its own layer's: not copied twice
+      op.name.clear();  // a replay names the op after its own segment's: not copied twice
       op.start_ps -= previous_->at;
       op.end_ps -= previous_->at;
       r.ops.push_back(std::move(op));
     }
     r.chip = here.chip - previous_->chip;
     if (fabric) r.links = here.links - previous_->links;
+    memory_->records_of_kind[r.kind].push_back(memory_->records.size());
     memory_->records.push_back(std::move(r));
   }
-  // The layers after l that start as a recorded one did, each from where the last left off.
-  plan.first_layer = l + 1;
+  // The segments after s that start as a recorded one did, each from where the last left off.
+  plan.first_segment = s + 1;
   plan.until = now;
-  const MachineState* state = &here.state;
-  for (int next = l + 1; next < static_cast<int>(layers_.size()); ++next) {
-    const std::optional<std::size_t> r = recording_for(next, *state, plan.until, launched_at);
+  int from = here.state;
+  for (int next = s + 1; next < static_cast<int>(segments_.size()); ++next) {
+    const std::optional<std::size_t> r = recording_for(next, from, plan.until, launched_at);
     if (!r || plan.until + memory_->records[*r].duration >= kMaxSimulatedPs) break;
     plan.records.push_back(*r);
     plan.until += memory_->records[*r].duration;
-    state = &memory_->records[*r].end;
+    from = memory_->records[*r].end;
   }
   previous_ = std::move(here);
   return plan;
@@ -209,25 +233,25 @@ std::pair<std::size_t, OpId> LayerReplay::replay(const Plan& plan, Chip& chip, F
   std::size_t ops = 0;
   OpId last = 0;
   for (std::size_t i = 0; i < plan.records.size(); ++i) {
-    const Layer& layer = layers_[static_cast<std::size_t>(plan.first_layer) + i];
+    const Segment& segment = segments_[static_cast<std::size_t>(plan.first_segment) + i];
     const LayerRecord& r = memory_->records[plan.records[i]];
-    for (std::size_t k = 0; k < layer.ops.size(); ++k) {
-      OpResult& op = results[layer.ops[k]];
+    for (std::size_t k = 0; k < segment.ops.size(); ++k) {
+      OpResult& op = results[segment.ops[k]];
       op = r.ops[k];
-      op.name = g.op(layer.ops[k]).name;
+      op.name = g.op(segment.ops[k]).name;
       op.start_ps += start;
       op.end_ps += start;
     }
     added += r.chip;
     if (fabric) fabric->credit(r.links);
     start += r.duration;
-    ops += layer.ops.size();
-    last = layer.last;
+    ops += segment.ops.size();
+    last = segment.last;
   }
-  const MachineState& end = memory_->records[plan.records.back()].end;
+  const MachineState& end = end_state(plan);
   chip.skip_to(plan.until, end.chip, added);
   if (fabric) fabric->skip_to(plan.until, end.links);
-  // The next boundary follows replayed layers, not a simulated one: it records nothing.
+  // The next boundary follows replayed segments, not a simulated one: it records nothing.
   previous_.reset();
   return {ops, last};
 }

@@ -66,15 +66,18 @@ double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
 class InferenceDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InferenceDriver);
+  // `memory`: segments recorded on a machine like this one in earlier simulations (nullptr:
+  // this simulation's own).
   InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ChipLayout layout,
-                  ExperimentResult& r, const RunControl& control)
-      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), control_(control) {
+                  ExperimentResult& r, const RunControl& control, ReplayMemory* memory)
+      : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), control_(control),
+        replay_memory_(memory ? memory : &own_memory_) {
     SC_METHOD(kickoff);
   }
   bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
   std::vector<Picoseconds> phase_start, phase_end;
-  int replayed_layers = 0;
+  int replayed_segments = 0;
 
  private:
   void kickoff() {
@@ -103,12 +106,12 @@ class InferenceDriver : public sc_core::sc_module {
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
-    runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : &replay_memory_);
+    runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : replay_memory_);
     runs_.back()->launch_per_op(r_.launched_per_op.at(i));
     runs_.back()->use_allreduce(r_.setup.allreduce);
     runs_.back()->start([this, i] {
       phase_end.push_back(now_ps());
-      replayed_layers += runs_.back()->replayed_layers();
+      replayed_segments += runs_.back()->replayed_segments();
       run_phase(i + 1);
     });
   }
@@ -118,7 +121,8 @@ class InferenceDriver : public sc_core::sc_module {
   ChipLayout layout_;
   ExperimentResult& r_;
   const RunControl& control_;
-  ReplayMemory replay_memory_;  // layers recorded in this simulation, replayed in any of its steps
+  ReplayMemory own_memory_;
+  ReplayMemory* replay_memory_;  // segments recorded in this simulation (or earlier ones), replayed in any of its steps
   std::vector<std::unique_ptr<GraphRun>> runs_;
 };
 
@@ -177,8 +181,10 @@ struct PhaseResults {
 };
 
 // Runs r.graphs one after another on fresh chips (one per pipeline stage) and the fabric, in a
-// fresh SystemC kernel; fills r's counters, traces, link use and step ends.
-PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine, const RunControl& control) {
+// fresh SystemC kernel; fills r's counters, traces, link use and step ends. `memory` keeps
+// the segments recorded on this machine by earlier simulations (nullptr: none).
+PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine, const RunControl& control,
+                            ReplayMemory* memory = nullptr) {
   const Experiment& e = r.setup;
   const std::unique_ptr<Topology>& topology = machine.topology;
   const ChipLayout layout = machine.layout;
@@ -194,7 +200,7 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
   }
   std::unique_ptr<Fabric> fabric;
   if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control);
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control, memory);
   kernel.run();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = 0;
@@ -210,7 +216,7 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
     r.link_trace = fabric->trace_sink();
   }
   r.step_end_ps = driver.phase_end;
-  r.replayed_layers = driver.replayed_layers;
+  r.replayed_segments = driver.replayed_segments;
 
   PhaseResults out;
   out.results = std::move(driver.results);
@@ -385,6 +391,9 @@ ExperimentResult simulate_experiment(const Experiment& given, const RunControl& 
 struct PassSimulator::Impl {
   Experiment setup;
   PreparedMachine machine;
+  // Segments recorded in earlier passes: each pass starts on an idle machine, so most of its
+  // GEMMs, norms and collectives start as an earlier pass's did and are replayed.
+  ReplayMemory replay_memory;
 };
 
 PassSimulator::PassSimulator(const Experiment& e) : impl_(std::make_unique<Impl>()) {
@@ -408,7 +417,8 @@ double graph_bound(const Experiment& e, const PreparedMachine& machine, const Op
   return std::max(critical_path_bound(g, bounds), resource_bound(g, machine.hw, e.near_memory, bounds));
 }
 
-PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass) {
+PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, const ModelConfig& model, ForwardPass pass,
+                          ReplayMemory* memory = nullptr) {
   put_machine(e, pass);  // with ep, a mixed pass's groups are one EP rank's sequences
   pass.microbatches = 1;
   ExperimentResult r;
@@ -421,7 +431,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   });
   r.launched_per_op = {launches_per_op(e.launch, holds_prefill)};
   r.graphs.push_back(build_forward(r.model, pass, e.precision, e.attention));
-  const PhaseResults phases = execute_phases(r, machine, RunControl{});
+  const PhaseResults phases = execute_phases(r, machine, RunControl{}, memory);
   if (phases.phase_end.size() != 1) throw std::logic_error("simulation stopped before the pass ended");
   PassOutcome out;
   out.seconds = to_seconds(phases.phase_end[0] - phases.phase_start[0]);
@@ -444,6 +454,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   out.events = r.events;
   out.server_jobs = r.server_jobs;
   out.wall_s = r.wall_s;
+  out.replayed_segments = r.replayed_segments;
   out.bound_s = graph_bound(e, machine, r.graphs[0]);
   out.launched_per_op = r.launched_per_op[0];
   return out;
@@ -461,7 +472,7 @@ PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
   // Layer replay is exact: the same outcome as simulate(), without simulating every layer.
   Experiment replayed = impl_->setup;
   replayed.all_layers = false;
-  return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass);
+  return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass, &impl_->replay_memory);
 }
 
 std::string parallelism_name(std::int64_t tp, std::int64_t ep, std::int64_t pp) {

@@ -163,9 +163,9 @@ struct ExperimentResult {
   // of an event each (what a run costs in time goes as this, not as events alone).
   double estimated_work = 0;
   double wall_s = 0;
-  // Layers replayed instead of simulated (Experiment::all_layers); in no output, which is the
+  // Segments replayed instead of simulated (Experiment::all_layers); in no output, which is the
   // same either way.
-  int replayed_layers = 0;
+  int replayed_segments = 0;
   // Tokens per second of one replica (throughput_tok_s; every replica serves its own batch at
   // the same pace), and of all replicas together.
   double throughput_tok_s() const { return static_cast<double>(setup.batch * setup.generate) / total_s; }
@@ -206,6 +206,7 @@ struct PassOutcome {
   bool launched_per_op = false;
   std::uint64_t events = 0, server_jobs = 0;
   double wall_s = 0;              // what simulating it took
+  int replayed_segments = 0;      // replayed, not simulated (in no output: the outcome is the same)
   // Each pipeline stage's part, from the pass's start: its first op's start and its last op's
   // end on the stage's chips (the sends to the next stage are the links', not counted). One
   // stage without pipeline parallelism. A pipelined server starts the next micro-batch on a
@@ -236,7 +237,9 @@ class PassSimulator {
   PassOutcome simulate(ForwardPass pass) const;
   // The same pass with layer replay (components/layer_replay.hpp): a layer that starts from the
   // same machine state as an earlier identical one is replayed from it, not simulated. Exactly
-  // simulate()'s outcome (wall time aside), about L/3 times faster for L layers.
+  // simulate()'s outcome (wall time aside), about L/3 times faster for L layers; segments
+  // recorded in earlier passes of this simulator are replayed too (not thread-safe: one
+  // simulator per thread).
   PassOutcome simulate_sampled(const ForwardPass& pass) const;
 
  private:

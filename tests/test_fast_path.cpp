@@ -25,7 +25,7 @@ Outputs outputs(Experiment e, bool all_layers) {
   j.erase("wall_s");  // how long simulating took: the one thing meant to differ
   CHECK(j["settings"]["all_layers"] == all_layers);  // and the setting that says which path ran
   j["settings"].erase("all_layers");
-  return {j.dump(), records_csv(op_instance_records(r), kOpInstanceColumns), r.replayed_layers};
+  return {j.dump(), records_csv(op_instance_records(r), kOpInstanceColumns), r.replayed_segments};
 }
 
 // The fast path gives the slow path's results; `replays` says whether it must have replayed
@@ -159,6 +159,42 @@ TEST_CASE("serving passes replay layers too, with the same outcome", "[systemc][
   CHECK(fast.bound_s == slow.bound_s);
   CHECK(fast.events == slow.events);
   CHECK(fast.server_jobs == slow.server_jobs);
+}
+
+TEST_CASE("a serving pass replays what earlier passes of its simulator recorded, with the outcome of simulating it alone",
+          "[systemc][fast_path]") {
+  for (std::int64_t tp : {1, 2}) {
+    INFO("tp " << tp);
+    Experiment e;
+    e.tp = tp;
+    const PassSimulator reused(e);
+    // Decode passes of one batch at growing contexts (only attention differs), then a mixed
+    // pass and one of another batch: each as a fresh simulator and every layer simulated give it.
+    const std::vector<ForwardPass> passes = {mixed_pass({{8, 1, 300, false}}), mixed_pass({{8, 1, 301, false}}),
+                                             mixed_pass({{8, 1, 900, false}}), mixed_pass({{7, 1, 900, false}, {1, 64, 64, true}}),
+                                             mixed_pass({{5, 1, 900, false}}), mixed_pass({{8, 1, 302, false}})};
+    int replayed_late = 0;  // segments replayed from earlier passes
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+      INFO("pass " << i);
+      const PassOutcome slow = PassSimulator(e).simulate(passes[i]), alone = PassSimulator(e).simulate_sampled(passes[i]);
+      const PassOutcome fast = reused.simulate_sampled(passes[i]);
+      for (const PassOutcome* o : {&alone, &fast}) {
+        CHECK(o->seconds == slow.seconds);
+        CHECK(o->comm_s == slow.comm_s);
+        CHECK(o->flops == slow.flops);
+        CHECK(o->bytes == slow.bytes);
+        CHECK(o->bound_s == slow.bound_s);
+        CHECK(o->events == slow.events);
+        CHECK(o->server_jobs == slow.server_jobs);
+      }
+      // Passes 1, 2 and 5 have the batch of pass 0: their first layer's GEMMs are pass 0's.
+      if (i == 1 || i == 2 || i == 5) {
+        CHECK(fast.replayed_segments > alone.replayed_segments);
+        replayed_late += fast.replayed_segments - alone.replayed_segments;
+      }
+    }
+    CHECK(replayed_late > 0);
+  }
 }
 
 namespace {

@@ -304,7 +304,9 @@ TEST_CASE("a pass sampled by layer takes what simulating every layer takes", "[s
       CHECK(all.seconds >= all.bound_s);
       CHECK(all.bound_s > 0);
       CHECK((tp == 1 || sampled.comm_s > 0));
-      CHECK(sampled.wall_s < all.wall_s);
+      // It replayed (how much faster that is belongs to bench/, not to a test).
+      CHECK(sampled.replayed_segments > 0);
+      CHECK(all.replayed_segments == 0);
     }
   }
 }

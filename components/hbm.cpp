@@ -74,7 +74,21 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
       stack_end_[s] = std::max(stack_end_[s], channels_[c].free_at());
     }
   };
-  if (base > 0) {
+  if (!tracing) {
+    // The same reservations in runs: whole-granule channels of one amount back to back (the hot
+    // loop of every load), then the one or two edge channels of the head and tail.
+    auto serve_run = [&](std::uint64_t from, std::uint64_t to, Picoseconds service_ps) {
+      std::uint64_t c = first_channel + from < n ? first_channel + from : first_channel + from - n;
+      for (std::uint64_t offset = from; offset < to; ++offset) {
+        last = std::max(last, channels_[c].reserve(now, service_ps));
+        if (++c == n) c = 0;
+      }
+    };
+    serve_run(0, extra, wide_service);
+    if (base > 0) serve_run(extra + (tail ? 1 : 0), n - (head ? 1 : 0), base_service);
+    if (tail) serve(extra);  // with the head too when both fall on the last channel
+    if (head && !(tail && extra == n - 1)) serve(n - 1);
+  } else if (base > 0) {
     for (std::uint64_t offset = 0; offset < n; ++offset) serve(offset);
   } else {
     // A short access touches only the channels of its granules: the whole ones from the

@@ -58,9 +58,12 @@ std::size_t ReplayMemory::StateHash::operator()(const MachineState& s) const {
 }
 
 int ReplayMemory::number_of(const MachineState& s) {
-  const auto [it, added] = state_numbers.emplace(s, static_cast<int>(states.size()));
-  if (added) states.push_back(s);
-  return it->second;
+  const auto known = state_numbers.find(s);  // most boundaries find a known state: no copy
+  if (known != state_numbers.end()) return known->second;
+  const int number = static_cast<int>(states.size());
+  state_numbers.emplace(s, number);
+  states.push_back(s);
+  return number;
 }
 
 std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& memory) {

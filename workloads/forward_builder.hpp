@@ -14,6 +14,10 @@
 
 namespace roofsim {
 
+// "layer3.qkv" for op `name` of layer 3 (the name itself outside the layers, layer < 0); built
+// in place: a graph names each of its thousands of ops so.
+std::string layer_op_name(int layer, const std::string& name);
+
 class ForwardBuilder : public AttentionGraph {
  public:
   // Vector-op FLOPs per input element (fp32 arithmetic on the vector units).

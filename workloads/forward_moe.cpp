@@ -118,7 +118,7 @@ auto ForwardBuilder::trtllm_moe(int l, OpId in, OpId router) -> OpId {
   bool call_started = false;
   for (const MoeKernelOp& k : trtllm_cutlass_moe_ops(shape, loads)) {
     OpNode op;
-    op.name = "layer" + std::to_string(l) + "." + k.key;
+    op.name = layer_op_name(l, k.key);
     op.op_class = k.op_class;
     op.layer = l;
     op.is_gemm = k.is_gemm;

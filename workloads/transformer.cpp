@@ -2,12 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "core/error.hpp"
 #include "workloads/forward_builder.hpp"
 
 namespace roofsim {
+
+std::string layer_op_name(int layer, const std::string& name) {
+  if (layer < 0) return name;
+  char number[16];
+  const int digits = std::snprintf(number, sizeof number, "%d", layer);
+  std::string out;
+  out.reserve(5 + static_cast<std::size_t>(digits) + 1 + name.size());
+  out.append("layer").append(number, static_cast<std::size_t>(digits)).append(1, '.').append(name);
+  return out;
+}
 
 auto ForwardBuilder::build() -> OpGraph {
   for (std::int64_t mb = 0; mb < pass_.microbatches; ++mb) {
@@ -88,7 +99,7 @@ auto ForwardBuilder::vector_op(const std::string& name, const std::string& cls, 
                                double flops, const std::vector<Input>& inputs, DType out_dtype, bool convert,
                                std::optional<DType> in_dtype) -> OpId {
   OpNode op;
-  op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
+  op.name = layer_op_name(layer, name);
   op.op_class = cls;
   op.layer = layer;
   op.is_gemm = false;
@@ -126,7 +137,7 @@ auto ForwardBuilder::gemm_op(const std::string& name, const std::string& cls, in
     inputs = {{quantize_op(name, layer, fp8_token_quantize_shape(shape.m, shape.k), inputs), shape.m * shape.k}};
   }
   OpNode op;
-  op.name = layer >= 0 ? "layer" + std::to_string(layer) + "." + name : name;
+  op.name = layer_op_name(layer, name);
   op.op_class = cls;
   op.layer = layer;
   op.gemm = shape;

@@ -174,7 +174,8 @@ void GemmRun::dispatch(std::int64_t step) {
   const std::int64_t rows_of_tiles = tiles_m * s.batch_count;  // the batch elements side by side
   // A fused attention's output has v_n columns for its n query/key columns: column x of n
   // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
-  auto out_col = [&](std::int64_t x) { return g.fused_attention ? x * g.out_n() / g.n : x; };
+  // A gated epilogue's output column x / 2 likewise (its gate and up columns side by side).
+  auto out_col = [&](std::int64_t x) { return g.out_n() != g.n ? x * g.out_n() / g.n : x; };
   auto value_cols = [&](std::int64_t cols) { return std::max<std::int64_t>(1, (cols * g.out_n() + g.n - 1) / g.n); };
   // Block-scaled operands: after each scale block of K, every accumulator of the tile is scaled
   // and added in fp32 (two FLOPs) on the SM's CUDA cores, at the vector units' rate per clock of

@@ -99,7 +99,7 @@ std::uint64_t GemmPlan::footprint_bytes() const {
   // A fused attention's block holds all of head_dim (bn: n padded): K and V (or the shared
   // latent), and the output's value columns, in proportion.
   const std::int64_t b_cols = shape.fused_attention ? bn * shape.b_cols() / shape.n : bn;
-  const std::int64_t c_cols = shape.fused_attention ? bn * shape.out_n() / shape.n : bn;
+  const std::int64_t c_cols = shape.out_n() != shape.n ? bn * shape.out_n() / shape.n : bn;
   const std::uint64_t b = tensor_bytes(bb * bk * b_cols, shape.b);
   return static_cast<std::uint64_t>(stages) * (a + b) + tensor_bytes(bb * bm * c_cols, shape.c);
 }

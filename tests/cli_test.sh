@@ -74,6 +74,12 @@ if [ "$(grep -c '"name": "moe' "$tmp/moe.json")" -eq 5 ] && grep -q '"gemm exper
 expect_ok "moe power-law json" "$roofsim" op --moe 32,5120,8192,128,1,1,32 --routing power_law:1.2 --json "$tmp/moe_pl.json"
 if [ "$(grep -c '"max_expert_copies"' "$tmp/moe_pl.json")" -eq 5 ]; then ok; else bad "moe power-law json: not the 5 routing draws"; fi
 expect_error "moe kernel flag" "--moe-kernel" "$roofsim" run --model mixtral-8x7b --moe-kernel deepgemm
+# Fusion as a what-if: the fused run names its fused ops, records the setting, and is faster.
+expect_ok "fuse elementwise" "$roofsim" run --prompt 64 --gen 4 --fuse elementwise --json "$tmp/fused.json" --csv "$tmp/fused.csv"
+if grep -q '"fuse": "elementwise"' "$tmp/fused.json" && grep -q 'layer3.mlp_residual_norm' "$tmp/fused.csv" && ! grep -q 'layer3.rope' "$tmp/fused.csv"; then ok; else bad "fuse elementwise: setting or fused ops missing"; fi
+expect_ok "fuse none" "$roofsim" run --prompt 64 --gen 4 --json "$tmp/unfused.json"
+if python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if a['tpot_s'] < b['tpot_s'] else 1)" "$tmp/fused.json" "$tmp/unfused.json"; then ok; else bad "fuse elementwise: not faster than unfused"; fi
+expect_error "fuse flag" "--fuse" "$roofsim" run --fuse all
 expect_ok "moe kernel json" "$roofsim" run --model Qwen/Qwen3-30B-A3B --batch 2 --prompt 64 --gen 2 --stack trtllm-1.x --json "$tmp/moe_run.json"
 if grep -q '"moe_kernel": "trtllm_cutlass"' "$tmp/moe_run.json" && grep -q 'moe.finalize' "$tmp/moe_run.json"; then ok; else bad "moe kernel json: no trtllm_cutlass setup or finalize op"; fi
 

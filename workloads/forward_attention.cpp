@@ -62,11 +62,13 @@ auto ForwardBuilder::attention(int l, OpId norm) -> OpId {
   OpId qkv = gemm_op("qkv", "qkv", l, {1, T, qkv_cols, h, act, p_.weights, act}, {{norm, T * h}});
   const std::int64_t qk = T * (H + Hkv) * hd;
   // Qwen3, Gemma-3: RMSNorm over each head's query and key, before the rotary embedding.
-  OpId rope_in = m_.qk_norm ? vector_op("qk_norm", "norm", l, qk, qk, kNormFlops, {{qkv, qk}}) : qkv;
+  // Fused (ForwardPass::fuse_elementwise): both in the QKV GEMM's epilogue, with the bias.
+  const bool fuse = pass_.fuse_elementwise;
+  OpId rope_in = m_.qk_norm && !fuse ? vector_op("qk_norm", "norm", l, qk, qk, kNormFlops, {{qkv, qk}}) : qkv;
   // Rotary embedding on Q and K; the new K and V go into the cache in its storage type. The
   // QKV bias (Qwen2, gpt-oss, NeoX) is read by this first element-wise pass (bias add fused).
   const std::int64_t qkv_bias = m_.qkv_bias ? qkv_cols : 0;
-  OpId rope = vector_op("rope", "rope", l, qk + qkv_bias, qk, kRopeFlops, {{rope_in, qk}});
+  OpId rope = fuse ? qkv : vector_op("rope", "rope", l, qk + qkv_bias, qk, kRopeFlops, {{rope_in, qk}});
   OpId kv_write = vector_op("kv_write", "kv_write", l, T * 2 * Hkv * hd, T * 2 * Hkv * hd, 0,
                             {{rope, T * 2 * Hkv * hd}}, p_.kv, true);
 

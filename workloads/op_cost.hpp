@@ -92,10 +92,14 @@ struct GemmShape {
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.
   bool reads_resident = false;
+  // A gated MLP's up GEMM with its activation in the epilogue (ForwardPass::fuse_elementwise):
+  // each gate column and its up column make one output, act(gate) x up, so C has n / 2 columns.
+  bool gated_output = false;
   DType compute() const { return a; }
   int matmuls() const { return fused_attention ? 2 : 1; }
-  // Output columns: the value head dim of a fused attention, n otherwise.
-  std::int64_t out_n() const { return fused_attention && v_n > 0 ? v_n : n; }
+  // Output columns: the value head dim of a fused attention, half of n for a gated epilogue, n
+  // otherwise.
+  std::int64_t out_n() const { return fused_attention && v_n > 0 ? v_n : gated_output ? n / 2 : n; }
   // Columns of B per reduction row: K and V (n + v_n) for a fused attention, n otherwise.
   std::int64_t b_cols() const { return fused_attention ? n + (shared_kv ? 0 : out_n()) : n; }
   // Multiply-adds per (row, reduction step): n, or n + v_n for QK^T and AV together.

@@ -50,8 +50,9 @@ auto ForwardBuilder::build() -> OpGraph {
     // Only the last position of each prefill needs logits; a decode needs them for every token
     // it adds (speculative decoding verifies each drafted token).
     const std::int64_t last_rows = logit_rows_;
-    OpId norm = vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
-                          {{x, last_rows * m_.hidden}});
+    OpId norm = residual_normed_ == x ? x
+                                      : vector_op("final_norm", "norm", -1, last_rows * m_.hidden, last_rows * m_.hidden, kNormFlops,
+                                                  {{x, last_rows * m_.hidden}});
     // Vocabulary-parallel LM head: each chip scores its share of the vocabulary.
     gemm_op("lm_head", "lm_head", -1,
             {1, last_rows, ceil_div(m_.vocab, tp_), m_.hidden, p_.activations, p_.weights, p_.activations},
@@ -151,7 +152,9 @@ auto ForwardBuilder::layer(int l, OpId x) -> OpId {
   // epilogue; a separate pass over the activations would overstate them).
   const std::int64_t o_bias = m_.o_bias ? h : 0;
   const std::int64_t down_bias = m_.mlp_bias && !m_.moe_layer(l) ? h : 0;
-  OpId norm = vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
+  // Fused: the previous layer's last residual add wrote x and its normed copy at once.
+  const bool fuse = pass_.fuse_elementwise;
+  OpId norm = residual_normed_ == x ? x : vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
   OpId attn = m_.linear_layer(l) ? linear_attention(l, norm) : m_.mla ? latent_attention(l, norm) : attention(l, norm);
   if (m_.parallel_block) {
     // GPT-J, GPT-NeoX, Falcon: the MLP reads the same normed input as attention, so the two
@@ -160,19 +163,28 @@ auto ForwardBuilder::layer(int l, OpId x) -> OpId {
     OpId mlp_out = mlp_block(l, norm);
     if (tp_ == 1) {
       // x + attention + MLP: two adds per output from three inputs.
-      return vector_op("residual", "residual", l, 3 * T * h + o_bias + down_bias, T * h, 2.0 / 3.0,
-                       {{x, T * h}, {attn, T * h}, {mlp_out, T * h}});
+      return residual_op("residual", l, 3 * T * h + o_bias + down_bias, 2.0 / 3.0, {{x, T * h}, {attn, T * h}, {mlp_out, T * h}});
     }
     OpId sum = vector_op("parallel_sum", "residual", l, 2 * T * h, T * h, kAddFlops, {{attn, T * h}, {mlp_out, T * h}});
     sum = all_reduce("allreduce", l, sum, T * h);
-    return vector_op("residual", "residual", l, 2 * T * h + o_bias + down_bias, T * h, kAddFlops, {{x, T * h}, {sum, T * h}});
+    return residual_op("residual", l, 2 * T * h + o_bias + down_bias, kAddFlops, {{x, T * h}, {sum, T * h}});
   }
   OpId o = all_reduce("attn_allreduce", l, attn, T * h);
-  OpId x1 = vector_op("attn_residual", "residual", l, 2 * T * h + o_bias, T * h, kAddFlops, {{x, T * h}, {o, T * h}});
+  OpId x1 = residual_op("attn_residual", l, 2 * T * h + o_bias, kAddFlops, {{x, T * h}, {o, T * h}});
 
-  OpId norm2 = vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
+  OpId norm2 = fuse ? x1 : vector_op("mlp_norm", "norm", l, T * h, T * h, kNormFlops, {{x1, T * h}});
   OpId mlp_out = all_reduce("mlp_allreduce", l, mlp_block(l, norm2), T * h);
-  return vector_op("mlp_residual", "residual", l, 2 * T * h + down_bias, T * h, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+  return residual_op("mlp_residual", l, 2 * T * h + down_bias, kAddFlops, {{x1, T * h}, {mlp_out, T * h}});
+}
+
+auto ForwardBuilder::residual_op(const std::string& name, int l, std::int64_t in, double flops, const std::vector<Input>& inputs) -> OpId {
+  const std::int64_t out = rows_ * m_.hidden;
+  if (!pass_.fuse_elementwise) return vector_op(name, "residual", l, in, out, flops, inputs);
+  // Fused with the RMSNorm that follows it: the sum and its normed copy written side by side.
+  const double fused_flops = (flops * static_cast<double>(in) + kNormFlops * static_cast<double>(out)) / static_cast<double>(in);
+  const OpId id = vector_op(name + "_norm", "residual_norm", l, in, 2 * out, fused_flops, inputs);
+  residual_normed_ = id;
+  return id;
 }
 
 auto ForwardBuilder::mlp_block(int l, OpId in) -> OpId {
@@ -212,11 +224,15 @@ auto ForwardBuilder::mlp(int l, const std::string& prefix, OpId in, std::int64_t
   const std::int64_t h = m_.hidden, I = ceil_div(width, split > 0 ? split : tp_);  // column-parallel share
   const DType act = p_.activations;
   const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
-  OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, {1, rows, up_cols, h, act, p_.weights, act},
-                    {{in, rows * h}});
+  GemmShape up_shape{1, rows, up_cols, h, act, p_.weights, act};
+  // Fused: the activation (and the bias) in the epilogue, which writes the activated columns.
+  up_shape.gated_output = pass_.fuse_elementwise && m_.gated_mlp;
+  OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, up_shape, {{in, rows * h}});
   if (after) g_.connect_control(*after, up);
   const std::int64_t bias = m_.mlp_bias ? up_cols : 0;
-  OpId a = vector_op(prefix + "activation", "activation", l, rows * up_cols + bias, rows * I, kActMulFlops, {{up, rows * up_cols}});
+  OpId a = pass_.fuse_elementwise
+               ? up
+               : vector_op(prefix + "activation", "activation", l, rows * up_cols + bias, rows * I, kActMulFlops, {{up, rows * up_cols}});
   return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});
 }
 

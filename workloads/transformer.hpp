@@ -57,6 +57,16 @@ struct ForwardPass {
   MoeRouting routing{};
   // Which kernels run the MoE layers' experts (workloads/moe_kernels.hpp).
   MoeKernel moe_kernel = MoeKernel::grouped;
+  // Element-wise fusion, as a compiler or hand-fused kernels do it (the intermediates never
+  // go through HBM): each residual add and the RMSNorm after it are one op that writes the new
+  // residual stream and its normed copy (the norm at a layer's start folds into the previous
+  // layer's last add); a dense MLP's activation runs in the up (gate_up) GEMM's epilogue, which
+  // writes the activated columns only; RoPE (with a per-head QK norm and the QKV bias) runs in
+  // the QKV GEMM's epilogue. Their few FLOPs per element are then the GEMMs' epilogue work and
+  // not counted. Left as they are: routed experts' activations, latent (MLA) and linear
+  // attention's element-wise ops, the first layer's norm (after the embedding) and norms after
+  // a pipeline send.
+  bool fuse_elementwise = false;
   // Under trtllm_cutlass, weight-only experts run TensorRT-LLM's Triton MoE, a call the host
   // runs outside the CUDA graph taking this much host time (a stack's [eager_calls]
   // moe_torch_flow); 0: launched as every other op.

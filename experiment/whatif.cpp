@@ -13,7 +13,7 @@
 
 namespace roofsim {
 
-WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVariant>& variants, const RunControl& control) {
+WhatifResult run_whatif(const Experiment& base, const std::vector<WhatifVariant>& variants, const RunControl& control) {
   if (variants.empty()) throw std::logic_error("run_whatif without a base");
   WhatifResult out;
   for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -25,6 +25,12 @@ WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVarian
     auto simulated = [&] {
       if (i == 0) return run_experiment(e, RunControl{});
       try {
+        for (const char* fixed : {"hw", "model"}) {
+          if (variants[i].settings.contains(fixed)) {
+            throw InputError(std::string(fixed) + ": a variant runs the base's " + fixed + " (give another chip as a hardware variant)");
+          }
+        }
+        set_experiment_settings(e, variants[i].settings);
         return run_experiment(e, RunControl{});
       } catch (const InputError& err) {
         throw InputError("variant '" + variants[i].name + "': " + err.raw());

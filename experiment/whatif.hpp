@@ -14,10 +14,13 @@
 
 namespace roofsim {
 
-// A variant of the base hardware: a name for people and the hardware it runs on.
-struct HardwareVariant {
+// A variant of the base experiment: a name for people, the hardware it runs on, and run
+// settings it changes (`roofsim settings run`: fuse, kv_dtype, attention, batch...; an empty
+// object: none) - a what-if of the software as well as of the chip.
+struct WhatifVariant {
   std::string name;
   HardwareSpec hw;
+  nlohmann::json settings = nlohmann::json::object();
 };
 
 struct WhatifRun {
@@ -31,7 +34,9 @@ struct WhatifResult {
 };
 
 // Runs `base` (its hardware is variants[0]'s) on each variant in turn.
-WhatifResult run_whatif(const Experiment& base, const std::vector<HardwareVariant>& variants, const RunControl& control = {});
+// A variant's settings are applied to a copy of `base` (hw and model are refused there: a variant
+// names its hardware, and compares one model).
+WhatifResult run_whatif(const Experiment& base, const std::vector<WhatifVariant>& variants, const RunControl& control = {});
 nlohmann::json to_json(const WhatifResult& r);
 
 // One axis of a sweep grid: an experiment count (experiment_count_names(): batch, prompt, gen,

@@ -111,8 +111,8 @@ HardwareSpec hardware_arg(const py::object& hw) {
   return load_hardware(arg<std::string>("hw", hw, "a preset name, a .toml path or a roofsim.Hardware"));
 }
 
-// Keyword arguments as a settings object (None: the setting's default).
-nlohmann::json settings_of(const py::kwargs& kw) {
+// Keyword arguments (or a dict of them) as a settings object (None: the setting's default).
+nlohmann::json settings_of(const py::dict& kw) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key_obj, value] : kw) {
     const std::string key = key_obj.cast<std::string>();
@@ -392,11 +392,19 @@ PYBIND11_MODULE(roofsim, m) {
 
   m.def("whatif", [](const py::dict& variants, const py::object& hw, const py::object& model, const py::kwargs& kw) {
     const Experiment base = experiment_from(hw, model, kw);
-    std::vector<HardwareVariant> vs = {{"base", hardware_arg(hw)}};
-    for (const auto& [k, v] : variants) vs.push_back({k.cast<std::string>(), hardware_arg(py::reinterpret_borrow<py::object>(v))});
+    std::vector<WhatifVariant> vs = {{"base", hardware_arg(hw), nlohmann::json::object()}};
+    for (const auto& [k, v] : variants) {
+      // A dict is run settings on the base hardware ({"fuse": "elementwise"}); else a chip.
+      if (py::isinstance<py::dict>(v)) {
+        vs.push_back({k.cast<std::string>(), vs[0].hw, settings_of(py::reinterpret_borrow<py::dict>(v))});
+      } else {
+        vs.push_back({k.cast<std::string>(), hardware_arg(py::reinterpret_borrow<py::object>(v)), nlohmann::json::object()});
+      }
+    }
     return to_python(to_json(run_whatif(base, vs, control_from(py::none()))));
   }, py::arg("variants"), py::arg("hw") = default_hw(), py::arg("model") = default_model(),
-     "The experiment on the base hardware and on each variant ({name: Hardware or preset}); as `roofsim whatif --json`");
+     "The experiment on the base hardware and on each variant ({name: Hardware or preset, or a dict of run settings "
+     "on the base hardware such as {\"fuse\": \"elementwise\"}}); as `roofsim whatif --json`");
 
   m.def("cases", [] {
     py::list out;

@@ -1,5 +1,6 @@
 // `roofsim whatif`: one experiment on a base chip and on variants of it, side by side; or a
 // sweep over a grid of settings. Every run happens in this process (experiment/whatif).
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -26,7 +27,7 @@ namespace {
 struct WhatifOptions {
   std::string experiment, json, csv;
   ExperimentFlags x;
-  std::vector<std::string> scale, set, variants, sweep;
+  std::vector<std::string> scale, set, variants, with, sweep;
   std::string shard, plot;
   std::vector<std::string> merge;
   int jobs = 1;
@@ -81,17 +82,43 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
   TextTable ot(header);
   std::vector<std::vector<OpSummary>> ops;
   for (const WhatifRun& v : w.runs) ops.push_back(summarize_ops(v.result));
+  // An op a variant does not run (fused away) shows "-"; one only variants run (a fused op), its
+  // time there as "new".
+  auto time_in = [&](std::size_t run, const OpSummary& op) {
+    for (const OpSummary& vop : ops[run]) {
+      if (vop.phase == op.phase && vop.name == op.name) return vop.sim_s;
+    }
+    return 0.0;
+  };
+  // Small ops show where a variant does not run them (what fusion folds away); new ones always.
+  auto missing_somewhere = [&](const OpSummary& op) {
+    for (std::size_t i = 1; i < w.runs.size(); ++i) {
+      if (time_in(i, op) == 0) return true;
+    }
+    return false;
+  };
   for (const OpSummary& op : ops[0]) {
-    if (op.sim_s < 0.01 * base.total_s) continue;
+    if (op.sim_s < 0.01 * base.total_s && !missing_somewhere(op)) continue;
     std::vector<std::string> row = {op.phase, op.name, format_seconds(op.sim_s)};
     for (std::size_t i = 1; i < w.runs.size(); ++i) {
-      double t_variant = 0;
-      for (const OpSummary& vop : ops[i]) {
-        if (vop.phase == op.phase && vop.name == op.name) t_variant = vop.sim_s;
-      }
+      const double t_variant = time_in(i, op);
       row.push_back(t_variant > 0 ? format_fixed(op.sim_s / t_variant, 2) + "x" : "-");
     }
     ot.add_row(row);
+  }
+  std::vector<std::pair<std::string, std::string>> added;  // (phase, op) of the variants' own ops, once each
+  for (std::size_t i = 1; i < w.runs.size(); ++i) {
+    for (const OpSummary& op : ops[i]) {
+      if (time_in(0, op) > 0) continue;
+      if (std::find(added.begin(), added.end(), std::pair{op.phase, op.name}) != added.end()) continue;
+      added.emplace_back(op.phase, op.name);
+      std::vector<std::string> row = {op.phase, op.name, "-"};
+      for (std::size_t j = 1; j < w.runs.size(); ++j) {
+        const double t = time_in(j, op);
+        row.push_back(t > 0 ? "new " + format_seconds(t) : "-");
+      }
+      ot.add_row(row);
+    }
   }
   ot.print(os);
 }
@@ -114,14 +141,32 @@ void plot_whatif(const std::string& path, const WhatifResult& w) {
   write_variant_rooflines_plot(path, "roofsim whatif: " + base.model.name + ", batch " + std::to_string(base.setup.batch), series);
 }
 
+// --with "fuse=elementwise,kv_dtype=fp8": run settings by name (`roofsim settings run`), each
+// value checked as its setting takes it.
+nlohmann::json run_settings_from_text(const std::string& text) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& part : split_commas(text)) {
+    const std::size_t eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    const RunSetting* s = eq == std::string::npos ? nullptr : find_run_setting(key);
+    if (s == nullptr) {
+      throw InputError("--with " + text + ": '" + part + "' is not SETTING=VALUE with a setting of `roofsim settings run`");
+    }
+    const std::string value = part.substr(eq + 1);
+    if (const std::string why = setting_text_error(s->spec, value); !why.empty()) throw InputError("--with " + key + ": " + why);
+    out[s->spec.name] = setting_value_from_text(s->spec, value);
+  }
+  return out;
+}
+
 void run_variants(const WhatifOptions& o, const CLI::App& cmd) {
   for (const auto& [path, flag] : {std::pair{o.json, "--json"}, {o.csv, "--csv"}, {o.plot, "--plot"}}) check_output_path(path, flag);
-  if (o.scale.empty() && o.set.empty() && o.variants.empty()) {
-    throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE or --variant FILE");
+  if (o.scale.empty() && o.set.empty() && o.variants.empty() && o.with.empty()) {
+    throw InputError("give at least one variant: --scale KEY=FACTOR, --set KEY=VALUE, --variant FILE or --with SETTING=VALUE");
   }
   const Experiment base = base_experiment(o, cmd);
   const HardwareDocument base_doc = HardwareDocument::load(base.hw);
-  std::vector<HardwareVariant> variants = {{"base (" + base.hw + ")", base_doc.spec()}};
+  std::vector<WhatifVariant> variants = {{"base (" + base.hw + ")", base_doc.spec()}};
   auto derived = [&](const std::string& text, bool scale, const std::string& flag) {
     HardwareDocument doc = base_doc;
     const std::string name = apply_edits(doc, parse_hardware_edits(text, scale, flag), flag);
@@ -134,6 +179,7 @@ void run_variants(const WhatifOptions& o, const CLI::App& cmd) {
     hw.name += " (" + name + ")";
     variants.push_back({name, hw});
   };
+  for (const auto& text : o.with) variants.push_back({text, base_doc.spec(), run_settings_from_text(text)});
   for (const auto& s : o.scale) derived(s, true, "--scale");
   for (const auto& s : o.set) derived(s, false, "--set");
   for (const auto& f : o.variants) {
@@ -269,9 +315,11 @@ void run_sweep_command(const WhatifOptions& o, const CLI::App& cmd) {
 void add_whatif_command(CLI::App& app) {
   auto o = std::make_shared<WhatifOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "whatif", "Run one experiment on a base chip and on variants of it, and show what changes; or sweep a grid.\n"
+      "whatif", "Run one experiment on a base chip and on variants of it (other chips, or other run settings), and show "
+                "what changes; or sweep a grid.\n"
                 "Every run flag works here (parallelism and topology included).\n"
                 "Examples: roofsim whatif --scale hbm.bandwidth=2 --scale compute=2\n"
+                "          roofsim whatif --batch 8 --with fuse=elementwise --with kv_dtype=fp8\n"
                 "          roofsim whatif --model llama-3-70b --tp 8 --scale hbm.bandwidth=2\n"
                 "          roofsim whatif --sweep batch=1:256:x4 --sweep hbm.bandwidth_gb_per_s=3350,6700");
   cmd->add_option("EXPERIMENT", o->experiment, "Experiment .toml (as for run)")->check(CLI::ExistingFile);
@@ -281,6 +329,10 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--set", o->set, "A variant with KEY set to VALUE (KEY=VALUE[,KEY=VALUE]); as --scale, hbm.efficiency carries "
                                    "the efficiencies it bounds in proportion");
   cmd->add_option("--variant", o->variants, "A variant given as a hardware preset or .toml");
+  cmd->add_option("--with", o->with,
+                  "A variant with run settings changed, on the base hardware (SETTING=VALUE[,SETTING=VALUE]; any setting of "
+                  "`roofsim settings run` but hw and model): a what-if of the software, e.g. --with fuse=elementwise, "
+                  "--with kv_dtype=fp8, --with attention=unfused");
   add_experiment_flags(cmd, o->x);
   cmd->add_option("--sweep", o->sweep, "Instead of variants: a parameter over values, KEY=V1,V2,... or KEY=START:STOP:xFACTOR; "
                                        "KEY is " + or_list(experiment_count_names()) + " or a hardware key "
@@ -297,8 +349,8 @@ void add_whatif_command(CLI::App& app) {
   cmd->add_option("--csv", o->csv, "Write one row per variant or sweep point to FILE ('-' = standard output)");
   cmd->callback([o, cmd] {
     if (!o->sweep.empty() || !o->merge.empty()) {
-      if (!o->scale.empty() || !o->set.empty() || !o->variants.empty()) {
-        throw InputError("--sweep and --merge do not combine with --scale, --set or --variant");
+      if (!o->scale.empty() || !o->set.empty() || !o->variants.empty() || !o->with.empty()) {
+        throw InputError("--sweep and --merge do not combine with --scale, --set, --variant or --with");
       }
       run_sweep_command(*o, *cmd);
     } else {

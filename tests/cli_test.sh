@@ -266,6 +266,11 @@ expect_ok "op explain gemm" "$roofsim" op --gemm 1,4096,4096 --explain
 contains "op explain table" "latency"
 expect_error "op explain ideal" "--explain compares the chip with its ideal self" "$roofsim" op --gemm 1,4096,4096 --explain --ideal
 # Near-memory compute wins batch-1 decode and loses at batch 64, where the chip's units win.
+# A software what-if: the fused variant beside the base, its fused ops as new rows, faster decode.
+expect_ok "whatif --with" "$roofsim" whatif --prompt 64 --gen 4 --with fuse=elementwise --json "$tmp/whatif_fuse.json"
+contains "whatif --with: the fused op as a new row" "new "
+contains "whatif --with: the variant named by its settings" "fuse=elementwise"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['variants'][0]['decode_speedup'] > 1.02 else 1)" "$tmp/whatif_fuse.json"; then ok; else bad "whatif --with fuse: decode not faster"; fi
 expect_ok "whatif pim b1" "$roofsim" whatif --variant h100_pim --variant h100_2xbw --batch 1 --gen 4 --near-memory all --json "$tmp/pim1.json"
 expect_ok "whatif pim b64" "$roofsim" whatif --variant h100_pim --batch 64 --gen 4 --near-memory all --json "$tmp/pim64.json"
 pim1=($(grep -E '^      "decode_speedup"' "$tmp/pim1.json" | awk '{print $2}' | tr -d ,))

@@ -278,6 +278,9 @@ printf '[experiment]\ngenerate = 2\nrouting = "balanced"\n' > "$tmp/exp/routing_
 refused "experiment routing on a dense model at its line" "routing_dense.toml:3: experiment.routing balanced: Llama-3-8B has no experts to route to" "$roofsim" run "$tmp/exp/routing_dense.toml"
 refused "routing flag form" "--routing: 'power_law:0' is not uniform, balanced or power_law:A" "$roofsim" run --routing power_law:0
 # whatif: variants are named by the flag that made them.
+refused "whatif --with an unknown setting" "--with bogus=1: 'bogus=1' is not SETTING=VALUE" "$roofsim" whatif --gen 2 --with bogus=1
+refused "whatif --with a bad value" "--with fuse: 'all' is not none or elementwise" "$roofsim" whatif --gen 2 --with fuse=all
+refused "whatif --with another chip" "variant 'hw=a100_sxm4_80gb': hw: a variant runs the base's hw" "$roofsim" whatif --gen 2 --with hw=a100_sxm4_80gb
 refused "whatif scale breaking the file names --scale" "--scale compute=1e308: " "$roofsim" whatif --gen 2 --scale compute=1e308
 refused "whatif variant preset named as --variant" "--variant 'bogus': unknown hardware preset" "$roofsim" whatif --gen 2 --variant bogus
 refused "whatif variant that does not fit is named" "variant 'hbm.capacity_bytes = 1': Llama-3-8B" "$roofsim" whatif --gen 2 --set hbm.capacity_bytes=1

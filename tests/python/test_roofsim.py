@@ -80,6 +80,11 @@ def test_whatif_and_collective_and_case():
     assert w["variants"][0]["decode_speedup"] > 1.6
     c = roofsim.collective(hw="h100_sxm5", topology="switch:8", bytes=1 << 30)
     assert c["sim_time_s"] >= c["bound_time_s"] > 0
+    # A software variant: run settings on the base chip.
+    f = roofsim.whatif({"fused": {"fuse": "elementwise"}}, prompt=64, gen=4)
+    assert f["variants"][0]["name"] == "fused"
+    assert f["variants"][0]["decode_speedup"] > 1.02
+    assert roofsim.run(prompt=64, gen=2, fuse="elementwise")["settings"]["fuse"] == "elementwise"
     case = roofsim.case("TTFT-H100-TRT090-GPT-J6B-tp1-128")
     assert abs(case["error"]) < 0.15
     assert "h100_sxm5" in roofsim.presets("hardware")

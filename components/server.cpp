@@ -14,12 +14,13 @@ EventQueue::EventQueue(const sc_core::sc_module_name& name, SimStats& stats)
 void EventQueue::at(Picoseconds at, Callback done) {
   const Picoseconds now = now_ps();
   if (at >= kMaxSimulatedPs) throw_time_out_of_range(to_seconds(at));
-  pending_.push(Pending{at < now ? now : at, seq_++, std::move(done)});
+  pending_[at < now ? now : at].calls.push_back(std::move(done));
+  ++count_;
   arm(now);
 }
 
 void EventQueue::arm(Picoseconds now) {
-  const Picoseconds next = pending_.top().at;
+  const Picoseconds next = pending_.begin()->first;
   if (next >= armed_at_) return;  // an earlier or equal wake-up is already pending
   armed_at_ = next;
   // A later pending notification is overridden by an earlier one (IEEE 1666 sc_event rules).
@@ -30,18 +31,23 @@ void EventQueue::on_wake() {
   const Picoseconds now = now_ps();
   armed_at_ = UINT64_MAX;
   dispatching_ = true;
-  while (!pending_.empty() && pending_.top().at <= now) {
-    Callback done = std::move(const_cast<Pending&>(pending_.top()).done);
-    pending_.pop();
-    ++stats_.events;
-    if (done) {
-      // An error in a callback ends the simulation (SimulationContext::run rethrows it)
-      // instead of reaching SystemC's handler.
-      if (!SimulationContext::guarded(done)) {
-        dispatching_ = false;
-        return;
+  while (!pending_.empty() && pending_.begin()->first <= now) {
+    const auto first = pending_.begin();
+    Due& due = first->second;  // callbacks may add to it (events due now): run by index
+    while (due.next < due.calls.size()) {
+      Callback done = std::move(due.calls[due.next++]);
+      --count_;
+      ++stats_.events;
+      if (done) {
+        // An error in a callback ends the simulation (SimulationContext::run rethrows it)
+        // instead of reaching SystemC's handler.
+        if (!SimulationContext::guarded(done)) {
+          dispatching_ = false;
+          return;
+        }
       }
     }
+    pending_.erase(first);
   }
   dispatching_ = false;
   if (!pending_.empty()) arm(now);

@@ -8,6 +8,7 @@
 // piece is ready: that keeps event counts proportional to requests and waves, not to units.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <queue>
 #include <systemc>
 #include <vector>
@@ -61,29 +62,27 @@ class EventQueue : public sc_core::sc_module {
 
   // `done` runs at absolute time `at` (not before now).
   void at(Picoseconds at, Callback done);
-  bool empty() const { return pending_.empty(); }
-  std::size_t size() const { return pending_.size(); }
+  bool empty() const { return count_ == 0; }
+  std::size_t size() const { return count_; }
   // Whether this queue's callbacks are running now (the kernel is inside on_wake).
   bool dispatching() const { return dispatching_; }
   SimStats& stats() { return stats_; }
 
  private:
-  struct Pending {
-    Picoseconds at;
-    std::uint64_t seq;  // ties resolve in submission order: deterministic
-    Callback done;
-  };
-  struct Later {
-    bool operator()(const Pending& a, const Pending& b) const {
-      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-    }
+  // The callbacks due at one time, in submission order (ties resolve so: deterministic). Many
+  // events fall on the same picosecond (every chip of a ring step, every unit of a wave), so
+  // the queue orders times, not events: a large heap of events spent most of a collective's
+  // time sifting.
+  struct Due {
+    std::vector<Callback> calls;
+    std::size_t next = 0;  // the first not run yet
   };
   void on_wake();
   void arm(Picoseconds now);
 
-  std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
+  std::map<Picoseconds, Due> pending_;
+  std::size_t count_ = 0;
   Picoseconds armed_at_ = UINT64_MAX;
-  std::uint64_t seq_ = 0;
   bool dispatching_ = false;
   sc_core::sc_event wake_;
   SimStats& stats_;

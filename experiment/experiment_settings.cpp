@@ -160,12 +160,14 @@ std::vector<RunSetting> make_run_settings() {
                      "${ep} the tokens are all-gathered over the EP group and the partial sums reduce-scattered, as its CUTLASS "
                      "backend does)",
                      [](Experiment& e, const json& v) { e.moe_kernel = *parse_moe_kernel(v.get<std::string>()); }));
-  t.push_back(choice("fuse", [] { return std::vector<std::string>{"none", "elementwise"}; }, "none",
-                     "Operator fusion, a what-if: none (every element-wise op a kernel of its own, as the calibrated stacks "
-                     "run them) or elementwise (each residual add and the norm after it one op; a dense MLP's activation in "
-                     "its up GEMM's epilogue; RoPE, a QK norm and the QKV bias in the QKV GEMM's epilogue: those "
-                     "intermediates never go through HBM; docs/usage.md, \"Fusion\")",
-                     [](Experiment& e, const json& v) { e.fuse_elementwise = v.get<std::string>() == "elementwise"; }));
+  t.push_back(text("fuse", "none", RunScope::machine,
+                   "Element-wise ops fused into their neighbours (their intermediates never go through HBM): none, "
+                   "elementwise (all of:) or a list of add_norm (each residual add and the norm after it one op), "
+                   "activation (a dense MLP's activation in its up GEMM's epilogue), rope (RoPE, a QK norm and the QKV "
+                   "bias in the QKV GEMM's epilogue); default: what ${stack} fuses, else none (docs/usage.md, \"Fusion\")",
+                   [](Experiment& e, const json& v) { e.fusion = *parse_fusion(v.get<std::string>()); }));
+  t.back().spec.form = kFusionForms;
+  t.back().spec.accepts = [](const std::string& v) { return parse_fusion(v).has_value(); };
   t.push_back(text("routing", "uniform", RunScope::machine,
                    "How MoE layers route their tokens: uniform (each layer's copies spread evenly over the experts they "
                    "touch), balanced or power_law:A (as the public MoE kernel benchmark routes: each expert's load drawn from "
@@ -267,7 +269,7 @@ nlohmann::json experiment_settings_json(const Experiment& e) {
       {"launch", launch_name(e.launch)},
       {"allreduce", e.allreduce},
       {"moe_kernel", moe_kernel_name(e.moe_kernel)},
-      {"fuse", e.fuse_elementwise ? "elementwise" : "none"},
+      {"fuse", fusion_name(e.fusion)},
       {"routing", moe_routing_name(e.routing)},
       {"topology", text_or_null(e.topology)},
       {"near_memory", e.near_memory == NearMemory::off ? "off" : e.near_memory == NearMemory::all ? "all" : "auto"},

@@ -79,9 +79,9 @@ struct Experiment {
   // Which kernels run an MoE layer's experts (workloads/moe_kernels.hpp): grouped (default) or
   // trtllm_cutlass (TensorRT-LLM's call, as the kernel tables measure it; a stack's `moe`).
   MoeKernel moe_kernel = MoeKernel::grouped;
-  // Element-wise ops folded into their neighbours (ForwardPass::fuse_elementwise): a what-if,
-  // off by default (the calibrated stacks' graphs keep them as kernels of their own).
-  bool fuse_elementwise = false;
+  // Element-wise ops folded into their neighbours (Fusion, workloads/transformer.hpp): none by
+  // default; a stack's `fuse` says what its engine fuses.
+  Fusion fusion{};
   // Host time of the stack's eager weight-only MoE call (ForwardPass::weight_only_moe_eager_host_s).
   double weight_only_moe_eager_host_s = 0;
   // The MoE layers' experts TP-split over this many of the --tp chips and spread over the other

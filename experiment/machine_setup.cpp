@@ -58,7 +58,7 @@ void put_machine(const Experiment& e, ForwardPass& pass) {
   pass.ep = e.ep;
   pass.routing = e.routing;
   pass.moe_kernel = e.moe_kernel;
-  pass.fuse_elementwise = e.fuse_elementwise;
+  pass.fusion = e.fusion;
   pass.weight_only_moe_eager_host_s = e.weight_only_moe_eager_host_s;
   pass.moe_tp = e.moe_tp;
 }

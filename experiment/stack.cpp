@@ -91,6 +91,12 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
   if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
   if (stack.has("fp8_input_quantize")) s.fp8_input_quantize = stack.boolean("fp8_input_quantize");
+  if (stack.has("fuse")) {
+    const std::string f = stack.string("fuse");
+    const std::optional<Fusion> fusion = parse_fusion(f);
+    if (!fusion) stack.fail("fuse", "expected " + std::string(kFusionForms) + ", got \"" + f + "\"");
+    s.fusion = fusion;
+  }
   stack.reject_unknown_keys();
   std::optional<ConfigTable> provenance = top.optional_table("provenance");
   // A fitted number says where it comes from: its [provenance] entry ("serving.KEY" for [serving]).
@@ -243,6 +249,7 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
     e.weight_only_moe_eager_host_s = eager->second * 1e-6;
   }
   if (stack.fp8_input_quantize) e.precision.fp8_input_quantize = *stack.fp8_input_quantize;
+  if (stack.fusion) e.fusion = *stack.fusion;
   e.stack = stack.given;
   e.source += ", stack " + stack.name;
 }

@@ -279,7 +279,7 @@ refused "experiment routing on a dense model at its line" "routing_dense.toml:3:
 refused "routing flag form" "--routing: 'power_law:0' is not uniform, balanced or power_law:A" "$roofsim" run --routing power_law:0
 # whatif: variants are named by the flag that made them.
 refused "whatif --with an unknown setting" "--with bogus=1: 'bogus=1' is not SETTING=VALUE" "$roofsim" whatif --gen 2 --with bogus=1
-refused "whatif --with a bad value" "--with fuse: 'all' is not none or elementwise" "$roofsim" whatif --gen 2 --with fuse=all
+refused "whatif --with a bad value" "--with fuse: 'all' is not none, elementwise or a list of add_norm, activation, rope" "$roofsim" whatif --gen 2 --with fuse=all
 refused "whatif --with another chip" "variant 'hw=a100_sxm4_80gb': hw: a variant runs the base's hw" "$roofsim" whatif --gen 2 --with hw=a100_sxm4_80gb
 refused "whatif scale breaking the file names --scale" "--scale compute=1e308: " "$roofsim" whatif --gen 2 --scale compute=1e308
 refused "whatif variant preset named as --variant" "--variant 'bogus': unknown hardware preset" "$roofsim" whatif --gen 2 --variant bogus

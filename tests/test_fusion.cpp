@@ -1,4 +1,4 @@
-// Element-wise fusion as a what-if (ForwardPass::fuse_elementwise, `--fuse elementwise`): the
+// Element-wise fusion as a what-if (Fusion, `--fuse elementwise`): the
 // fused graph keeps every matmul and its FLOPs, drops the element-wise kernels and the HBM round
 // trips of their intermediates, and a memory-bound decode step gets faster by what those
 // kernels cost; layer replay stays exact on it.
@@ -36,7 +36,7 @@ GraphTotals fusion_totals(const OpGraph& g) {
 }
 
 OpGraph fused_or_not(const ModelConfig& m, ForwardPass pass, bool fuse) {
-  pass.fuse_elementwise = fuse;
+  pass.fusion = fuse ? Fusion{true, true, true} : Fusion{};
   return build_forward(m, pass, Precision{}, AttentionImpl::fused);
 }
 
@@ -62,6 +62,23 @@ TEST_CASE("fusing element-wise ops keeps the matmuls and drops the element-wise 
   }
 }
 
+TEST_CASE("fusion settings read back as written: none, elementwise, or a list in a fixed order", "[systemc][fusion]") {
+  CHECK(parse_fusion("none") == Fusion{});
+  CHECK(parse_fusion("elementwise") == Fusion{true, true, true});
+  CHECK(parse_fusion("rope,add_norm") == Fusion{true, false, true});
+  CHECK(fusion_name(*parse_fusion("rope,add_norm")) == "add_norm,rope");
+  CHECK(fusion_name(*parse_fusion("add_norm,activation,rope")) == "elementwise");
+  for (const char* bad : {"", "all", "rope,rope", "add_norm,", "add-norm"}) CHECK_FALSE(parse_fusion(bad).has_value());
+  // Only the residual adds and norms fused: the activation and RoPE kernels stay.
+  ForwardPass pass = decode_pass(4, 300, 1);
+  pass.fusion = Fusion{true, false, false};
+  const GraphTotals some = fusion_totals(build_forward(load_model("llama-3-8b"), pass, Precision{}, AttentionImpl::fused));
+  CHECK(some.classes.count("residual_norm") > 0);
+  CHECK(some.classes.count("rope") == 32);
+  CHECK(some.classes.count("activation") == 32);
+  CHECK(some.classes.count("norm") == 1);  // the first layer's, after the embedding
+}
+
 TEST_CASE("a gated epilogue writes half the up GEMM's columns, which the down GEMM reads", "[systemc][fusion]") {
   const ModelConfig m = load_model("llama-3-8b");
   const OpGraph g = fused_or_not(m, decode_pass(8, 100, 1), true);
@@ -83,7 +100,7 @@ TEST_CASE("fused element-wise ops make a batch-1 decode faster by their kernels'
   e.prompt = 128;
   e.generate = 4;
   const ExperimentResult plain = run_experiment(e, RunControl{});
-  e.fuse_elementwise = true;
+  e.fusion = Fusion{true, true, true};
   const ExperimentResult fused = run_experiment(e, RunControl{});
   // Seven element-wise kernels per layer become three: each costs a kernel's start and drain.
   CHECK(fused.tpot_s < plain.tpot_s * 0.97);
@@ -103,7 +120,7 @@ TEST_CASE("fusion runs with tensor and pipeline parallelism: a stage after a sen
   Experiment e;
   e.prompt = 64;
   e.generate = 2;
-  e.fuse_elementwise = true;
+  e.fusion = Fusion{true, true, true};
   e.tp = 2;
   e.pp = 2;
   const ExperimentResult r = run_experiment(e, RunControl{});

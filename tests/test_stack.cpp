@@ -73,6 +73,13 @@ TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, p
   CHECK_THROWS_WITH(load_stack(write_temp(head + "attentoin = \"fused\"\n", "stack")), Catch::Contains(":4") && Catch::Contains("attentoin"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "attention = \"flash\"\n", "stack")), Catch::Contains("unknown kernel 'flash'"));
   CHECK_THROWS_WITH(load_stack(write_temp(head + "moe = \"deepgemm\"\n", "stack")), Catch::Contains(":4") && Catch::Contains("moe"));
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "fuse = \"add_norm,gelu\"\n", "stack")),
+                    Catch::Contains(":4") && Catch::Contains("fuse") && Catch::Contains("add_norm, activation, rope"));
+  {
+    Experiment fused;
+    apply_stack(load_stack(write_temp(head + "fuse = \"add_norm\"\n", "stack")), fused, false, false);
+    CHECK(fused.fusion == Fusion{true, false, false});  // what the engine fuses
+  }
   CHECK_THROWS_WITH(load_stack(write_temp(head + "[hardware]\n\"matrix.attention_cta_cycles\" = 5\n", "stack")),
                     Catch::Contains("matrix.attention_cta_cycles") && Catch::Contains("[provenance]"));
   Experiment e;

@@ -62,8 +62,8 @@ auto ForwardBuilder::attention(int l, OpId norm) -> OpId {
   OpId qkv = gemm_op("qkv", "qkv", l, {1, T, qkv_cols, h, act, p_.weights, act}, {{norm, T * h}});
   const std::int64_t qk = T * (H + Hkv) * hd;
   // Qwen3, Gemma-3: RMSNorm over each head's query and key, before the rotary embedding.
-  // Fused (ForwardPass::fuse_elementwise): both in the QKV GEMM's epilogue, with the bias.
-  const bool fuse = pass_.fuse_elementwise;
+  // Fused (Fusion::rope): both in the QKV GEMM's epilogue, with the bias.
+  const bool fuse = pass_.fusion.rope;
   OpId rope_in = m_.qk_norm && !fuse ? vector_op("qk_norm", "norm", l, qk, qk, kNormFlops, {{qkv, qk}}) : qkv;
   // Rotary embedding on Q and K; the new K and V go into the cache in its storage type. The
   // QKV bias (Qwen2, gpt-oss, NeoX) is read by this first element-wise pass (bias add fused).

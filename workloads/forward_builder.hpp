@@ -82,7 +82,7 @@ class ForwardBuilder : public AttentionGraph {
   // model's first dense_layers layers).
   OpId mlp_block(int l, OpId in);
   // A residual add over `inputs` (`in` elements, `flops` each) into the residual stream; with
-  // ForwardPass::fuse_elementwise fused with the norm after it (residual_normed_).
+  // Fusion::add_norm fused with the norm after it (residual_normed_).
   OpId residual_op(const std::string& name, int l, std::int64_t in, double flops, const std::vector<Input>& inputs);
 
   // How far back layer l's attention reaches for group g, as the kernels' window (0: global):
@@ -232,7 +232,7 @@ class ForwardBuilder : public AttentionGraph {
   std::vector<long> wait_for_;  // per stage: the op the next added op must follow (-1: none)
   OpGraph g_;
   bool reserved_ = false;
-  // With ForwardPass::fuse_elementwise: the op that wrote the residual stream and its normed
+  // With Fusion::add_norm: the op that wrote the residual stream and its normed
   // copy (a residual add fused with the norm after it), whose output the next norm is.
   std::optional<OpId> residual_normed_;
 };

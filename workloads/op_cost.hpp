@@ -92,7 +92,7 @@ struct GemmShape {
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.
   bool reads_resident = false;
-  // A gated MLP's up GEMM with its activation in the epilogue (ForwardPass::fuse_elementwise):
+  // A gated MLP's up GEMM with its activation in the epilogue (Fusion::activation):
   // each gate column and its up column make one output, act(gate) x up, so C has n / 2 columns.
   bool gated_output = false;
   DType compute() const { return a; }

@@ -10,6 +10,32 @@
 
 namespace roofsim {
 
+std::optional<Fusion> parse_fusion(const std::string& text) {
+  if (text == "none") return Fusion{};
+  if (text == "elementwise") return Fusion{true, true, true};
+  Fusion f;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    const std::string part = text.substr(from, comma - from);
+    bool* flag = part == "add_norm" ? &f.add_norm : part == "activation" ? &f.activation : part == "rope" ? &f.rope : nullptr;
+    if (flag == nullptr || *flag) return std::nullopt;  // unknown, or named twice
+    *flag = true;
+    from = comma + 1;
+  }
+  return f;
+}
+
+std::string fusion_name(const Fusion& f) {
+  if (f == Fusion{}) return "none";
+  if (f == Fusion{true, true, true}) return "elementwise";
+  std::string out;
+  for (const auto& [on, name] : {std::pair{f.add_norm, "add_norm"}, {f.activation, "activation"}, {f.rope, "rope"}}) {
+    if (on) out += (out.empty() ? "" : ",") + std::string(name);
+  }
+  return out;
+}
+
 std::string layer_op_name(int layer, const std::string& name) {
   if (layer < 0) return name;
   char number[16];
@@ -153,7 +179,7 @@ auto ForwardBuilder::layer(int l, OpId x) -> OpId {
   const std::int64_t o_bias = m_.o_bias ? h : 0;
   const std::int64_t down_bias = m_.mlp_bias && !m_.moe_layer(l) ? h : 0;
   // Fused: the previous layer's last residual add wrote x and its normed copy at once.
-  const bool fuse = pass_.fuse_elementwise;
+  const bool fuse = pass_.fusion.add_norm;
   OpId norm = residual_normed_ == x ? x : vector_op("attn_norm", "norm", l, T * h, T * h, kNormFlops, {{x, T * h}});
   OpId attn = m_.linear_layer(l) ? linear_attention(l, norm) : m_.mla ? latent_attention(l, norm) : attention(l, norm);
   if (m_.parallel_block) {
@@ -179,7 +205,7 @@ auto ForwardBuilder::layer(int l, OpId x) -> OpId {
 
 auto ForwardBuilder::residual_op(const std::string& name, int l, std::int64_t in, double flops, const std::vector<Input>& inputs) -> OpId {
   const std::int64_t out = rows_ * m_.hidden;
-  if (!pass_.fuse_elementwise) return vector_op(name, "residual", l, in, out, flops, inputs);
+  if (!pass_.fusion.add_norm) return vector_op(name, "residual", l, in, out, flops, inputs);
   // Fused with the RMSNorm that follows it: the sum and its normed copy written side by side.
   const double fused_flops = (flops * static_cast<double>(in) + kNormFlops * static_cast<double>(out)) / static_cast<double>(in);
   const OpId id = vector_op(name + "_norm", "residual_norm", l, in, 2 * out, fused_flops, inputs);
@@ -226,11 +252,11 @@ auto ForwardBuilder::mlp(int l, const std::string& prefix, OpId in, std::int64_t
   const std::int64_t up_cols = (m_.gated_mlp ? 2 : 1) * I;
   GemmShape up_shape{1, rows, up_cols, h, act, p_.weights, act};
   // Fused: the activation (and the bias) in the epilogue, which writes the activated columns.
-  up_shape.gated_output = pass_.fuse_elementwise && m_.gated_mlp;
+  up_shape.gated_output = pass_.fusion.activation && m_.gated_mlp;
   OpId up = gemm_op(prefix + (m_.gated_mlp ? "gate_up" : "up"), "mlp_up", l, up_shape, {{in, rows * h}});
   if (after) g_.connect_control(*after, up);
   const std::int64_t bias = m_.mlp_bias ? up_cols : 0;
-  OpId a = pass_.fuse_elementwise
+  OpId a = pass_.fusion.activation
                ? up
                : vector_op(prefix + "activation", "activation", l, rows * up_cols + bias, rows * I, kActMulFlops, {{up, rows * up_cols}});
   return gemm_op(prefix + "down", "mlp_down", l, {1, rows, h, I, act, p_.weights, act}, {{a, rows * I}});

@@ -1,6 +1,7 @@
 #pragma once
 // Builds the operator graph of one forward pass of a decoder-only transformer: prefill of B
 // prompts of S tokens, or one decode step of B sequences whose KV cache holds `context` tokens.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,26 @@ struct SequenceGroup {
   }
 };
 
+// Element-wise fusion, as a compiler or hand-fused kernels do it (the intermediates never go
+// through HBM). `add_norm`: each residual add and the RMSNorm after it are one op that writes the
+// new residual stream and its normed copy (the norm at a layer's start folds into the previous
+// layer's last add; vLLM's, SGLang's and FlashInfer's fused_add_rmsnorm). `activation`: a dense
+// MLP's activation runs in the up (gate_up) GEMM's epilogue, which writes the activated columns
+// only. `rope`: RoPE (with a per-head QK norm and the QKV bias) runs in the QKV GEMM's
+// epilogue. The folded ops' few FLOPs per element are then the GEMMs' epilogue work and not
+// counted. Left as they are: routed experts' activations, latent (MLA) and linear attention's
+// element-wise ops, the first layer's norm (after the embedding) and norms after a pipeline send.
+struct Fusion {
+  bool add_norm = false, activation = false, rope = false;
+  bool operator==(const Fusion& o) const { return add_norm == o.add_norm && activation == o.activation && rope == o.rope; }
+};
+// "none", "elementwise" (all three) or a comma list of add_norm, activation, rope; nullopt for
+// anything else.
+std::optional<Fusion> parse_fusion(const std::string& text);
+// The form parse_fusion reads back: "none", "elementwise", or the list in that order.
+std::string fusion_name(const Fusion& f);
+inline constexpr const char* kFusionForms = "none, elementwise or a list of add_norm, activation, rope";
+
 struct ForwardPass {
   std::int64_t batch = 1;
   std::int64_t new_tokens = 1;  // per sequence: the prompt length in prefill, 1 in decode
@@ -57,16 +78,8 @@ struct ForwardPass {
   MoeRouting routing{};
   // Which kernels run the MoE layers' experts (workloads/moe_kernels.hpp).
   MoeKernel moe_kernel = MoeKernel::grouped;
-  // Element-wise fusion, as a compiler or hand-fused kernels do it (the intermediates never
-  // go through HBM): each residual add and the RMSNorm after it are one op that writes the new
-  // residual stream and its normed copy (the norm at a layer's start folds into the previous
-  // layer's last add); a dense MLP's activation runs in the up (gate_up) GEMM's epilogue, which
-  // writes the activated columns only; RoPE (with a per-head QK norm and the QKV bias) runs in
-  // the QKV GEMM's epilogue. Their few FLOPs per element are then the GEMMs' epilogue work and
-  // not counted. Left as they are: routed experts' activations, latent (MLA) and linear
-  // attention's element-wise ops, the first layer's norm (after the embedding) and norms after
-  // a pipeline send.
-  bool fuse_elementwise = false;
+  // Which element-wise ops run fused into their neighbours (Fusion).
+  Fusion fusion{};
   // Under trtllm_cutlass, weight-only experts run TensorRT-LLM's Triton MoE, a call the host
   // runs outside the CUDA graph taking this much host time (a stack's [eager_calls]
   // moe_torch_flow); 0: launched as every other op.

@@ -14,17 +14,24 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
   for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
   hbm_ = std::make_unique<HbmChannels>(hw_.hbm, memory_events_);
-  for (std::size_t i = 0; i < matrix_.size(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
-  for (std::size_t i = 0; i < vector_.size(); ++i) trace_.add_track("vector unit " + std::to_string(i));
-  const int first_stack_track = static_cast<int>(matrix_.size() + vector_.size());
-  for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
-  hbm_->attach_trace(&trace_, first_stack_track);
+  hbm_->attach_trace(&trace_, static_cast<int>(matrix_.size() + vector_.size()));
   dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, hw_.tile_buffer_memory(), stats_);
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
 }
 
 Chip::~Chip() = default;
+
+void Chip::set_tracing(bool on) {
+  // The tracks are named when a step is first traced: most simulations trace nothing, and a
+  // serving run builds a chip per pass.
+  if (on && trace_.tracks().empty()) {
+    for (std::size_t i = 0; i < matrix_.size(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
+    for (std::size_t i = 0; i < vector_.size(); ++i) trace_.add_track("vector unit " + std::to_string(i));
+    for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
+  }
+  trace_.enabled = on;
+}
 
 std::uint64_t Chip::server_jobs() const {
   std::uint64_t jobs = skipped_jobs_ + launcher_->timeline().jobs();

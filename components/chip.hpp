@@ -73,8 +73,10 @@ class Chip : public sc_core::sc_module {
   void run_gemm(const GemmShape& g, OpResult& result, Callback done, const std::string& name = "gemm");
   void run_vector(const VectorShape& v, OpResult& result, Callback done, const std::string& name = "vector op");
 
-  // Timeline tracks: matrix units first, then vector units, then one per HBM stack.
+  // Timeline tracks: matrix units first, then vector units, then one per HBM stack (named when
+  // tracing is first turned on).
   TraceSink& trace_sink() { return trace_; }
+  void set_tracing(bool on);
   int matrix_track(std::size_t unit) const { return static_cast<int>(unit); }
   int vector_track(std::size_t unit) const { return static_cast<int>(matrix_.size() + unit); }
 

@@ -96,7 +96,7 @@ class InferenceDriver : public sc_core::sc_module {
     }
     const bool tracing = static_cast<int>(i) < r_.setup.trace_steps;
     for (Chip* c : chips_) {
-      c->trace_sink().enabled = tracing;
+      c->set_tracing(tracing);
       c->trace_sink().new_step();
     }
     if (fabric_) {

@@ -161,7 +161,9 @@ void GemmRun::dispatch(std::int64_t step) {
   const bool fine = chip_.granularity() == Granularity::fine;
   const Picoseconds now = now_ps();
   const MatrixSpec& spec = chip_.hw().matrix;
-  if (cta_step_ps_ > 0) {
+  // The kernel's CTA fixed cost holds every unit first (a coarse wave does it in its own loop
+  // over the units, below: the same reservations, one pass).
+  if (cta_step_ps_ > 0 && fine) {
     for (std::size_t u = 0; u < chip_.matrix_units(); ++u) chip_.matrix_unit(u).timeline().reserve(now, cta_step_ps_);
   }
   // A block has at most eight job shapes: full, short at the right edge, short at the bottom,
@@ -279,6 +281,7 @@ void GemmRun::dispatch(std::int64_t step) {
     double converted_cycles = -1;
     Picoseconds converted_ps = 0;
     for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
+      if (cta_step_ps_ > 0) chip_.matrix_unit(u).timeline().reserve(now, cta_step_ps_);
       const double c = unit_cycles_[u] + wave.every_unit;
       unit_cycles_[u] = 0;
       if (c == 0) continue;

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <queue>
 #include <systemc>
 #include <vector>
 

@@ -233,6 +233,10 @@ void GemmRun::dispatch(std::int64_t step) {
   // Weight-only experts' tiles may take fewer rows than the MMA's granule.
   const std::int64_t granule_m = tile_granule_m(spec, g.weight_only_grouped());
   double cycles[2][2][2];
+  // A mixed-input kernel converts its weights in the warps that issue the MMAs while the other
+  // warpgroup's MMAs keep the tensor cores busy: a tile takes the longer of the two, and the
+  // conversion's excess is not MAC work (padded_flops).
+  double convert_excess[2][2][2];
   for (int bottom = 0; bottom < 2; ++bottom) {
     for (int right = 0; right < 2; ++right) {
       for (int last = 0; last < 2; ++last) {
@@ -243,10 +247,12 @@ void GemmRun::dispatch(std::int64_t step) {
         const TileShape tv{t.m, g.fused_attention ? value_cols(t.n) : t.n, t.k};
         const double exps = exposed_softmax_cycles(static_cast<double>(t.m) * static_cast<double>(t.k) * static_cast<double>(t.n));
         const TileShape mma = plan_.swap_ab ? TileShape{t.n, t.m, t.k} : t;
-        cycles[bottom][right][last] = (matrix_tile_cycles(spec, mma, compute, granule_m) * padded_head / mma_share +
-                                       (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
-                                          masked_keys +
-                                      promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k);
+        const double mma_cycles = (matrix_tile_cycles(spec, mma, compute, granule_m) * padded_head / mma_share +
+                                   (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
+                                  masked_keys;
+        convert_excess[bottom][right][last] = std::max(0.0, weight_convert_cycles(g, spec, t.n, t.k) - mma_cycles);
+        cycles[bottom][right][last] =
+            mma_cycles + promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k) + convert_excess[bottom][right][last];
       }
     }
   }
@@ -261,18 +267,33 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_promotion_cycles = promotion_cycles(s.batch_count * s.m * s.n, s.k);
   // ... and the out-of-bounds loads of the bottom row of tiles.
   const double step_oob_cycles = out_of_bounds_cycles(true, s.k) * static_cast<double>(tiles_n * s.batch_count);
+  // ... and the conversion's excess over the MMAs, tile by tile.
+  double step_convert_cycles = 0;
+  for (int bottom = 0; bottom < 2; ++bottom) {
+    for (int right = 0; right < 2; ++right) {
+      for (int last = 0; last < 2; ++last) {
+        const std::int64_t rows = bottom ? s.batch_count : s.batch_count * (tiles_m - 1);
+        const std::int64_t jobs = rows * (right ? 1 : tiles_n - 1) * (last ? 1 : parts - 1);
+        step_convert_cycles += convert_excess[bottom][right][last] * static_cast<double>(jobs);
+      }
+    }
+  }
   auto mac_flops = [&](double cycles) {
-    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles - step_oob_cycles) * mma_share * spec.macs_per_clock *
+    return 2.0 * (cycles - step_exp_cycles - step_promotion_cycles - step_oob_cycles - step_convert_cycles) * mma_share *
+           spec.macs_per_clock *
            spec.dtype_rate.at(compute);
   };
   double padded_cycles = 0;
+  // A step's jobs go to the next units in turn; where a CTA walks K on one unit
+  // (GemmPlan::k_on_one_unit), a block's later k steps go to the units its first step took.
+  if (s.ks == 0 || !plan_.k_on_one_unit) block_first_unit_ = chip_.take_matrix_units(static_cast<std::uint64_t>(rows_of_tiles * tiles_n * parts));
   // C is row-major; a tile's write starts at its first element.
   auto c_address = [&](std::int64_t batch, std::int64_t m0, std::int64_t n0) {
     const std::int64_t row = batch * g.m + s.mb * plan_.bm + m0;
     return c_base_ + tensor_bytes(row * g.out_n() + out_col(s.nb * plan_.bn + n0), g.c);
   };
   if (!fine) {
-    const WaveCycles wave = coarse_wave(rows_of_tiles, tiles_m, tiles_n, parts, cycles);
+    const WaveCycles wave = coarse_wave(block_first_unit_, rows_of_tiles, tiles_m, tiles_n, parts, cycles);
     padded_flops += mac_flops(wave.padded_cycles);
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
@@ -318,6 +339,7 @@ void GemmRun::dispatch(std::int64_t step) {
     }
     return;
   }
+  std::size_t u = block_first_unit_;
   for (std::int64_t r = 0; r < rows_of_tiles; ++r) {
     const std::int64_t i = r % tiles_m;
     const int bottom = i == tiles_m - 1;
@@ -328,7 +350,6 @@ void GemmRun::dispatch(std::int64_t step) {
         const int last = part == parts - 1;
         const double c = cycles[bottom][right][last];
         padded_cycles += c;
-        const std::size_t u = chip_.next_matrix_unit();
         // One event per job; the C tile is written when its last part of the last k step is done.
         const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
         const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
@@ -338,6 +359,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
         if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
         chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
+        if (++u == chip_.matrix_units()) u = 0;
       }
     }
   }
@@ -348,11 +370,11 @@ void GemmRun::dispatch(std::int64_t step) {
 // part. Instead of dealing them one by one, deal runs of jobs with equal cycles: a run of L
 // jobs gives every unit L / U of them and the next L % U units one more. The units end with
 // exactly the jobs they would have got one at a time.
-GemmRun::WaveCycles GemmRun::coarse_wave(std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
-                                         std::int64_t parts, const double (&cycles)[2][2][2]) {
+GemmRun::WaveCycles GemmRun::coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m,
+                                         std::int64_t tiles_n, std::int64_t parts, const double (&cycles)[2][2][2]) {
   const std::size_t units = unit_cycles_.size();
   WaveCycles wave;
-  std::size_t unit = chip_.take_matrix_units(static_cast<std::uint64_t>(rows_of_tiles * tiles_n * parts));
+  std::size_t unit = first_unit;
   double run_cycles = 0;
   std::int64_t run_length = 0;
   auto deal = [&] {

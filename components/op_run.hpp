@@ -107,9 +107,12 @@ class GemmRun : public OpRun {
     double every_unit = 0;     // cycles each unit gets on top of unit_cycles_
     double padded_cycles = 0;  // all jobs' cycles, tiles padded to the unit's shape
   };
-  WaveCycles coarse_wave(std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
+  WaveCycles coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
                          std::int64_t parts, const double (&cycles)[2][2][2]);
   GemmPlan plan_;
+  // The unit the current block's first job went to: every k step of a block deals its jobs to
+  // the same units, as each CTA walks the K of its tile on one SM.
+  std::size_t block_first_unit_ = 0;
   std::uint64_t a_base_, b_base_, c_base_;
   std::vector<double> unit_cycles_;  // scratch: one wave's work per unit, less WaveCycles::every_unit
 };

@@ -129,8 +129,25 @@ TilingLimits tiling_limits(const HardwareSpec& hw) {
   l.work_tile_m = hw.matrix.work_tile_m;
   l.work_tile_n = hw.matrix.work_tile_n;
   l.target_step_bytes = static_cast<std::uint64_t>(hw.dma.max_inflight_bytes);
+  for (const OnChipMemory& m : hw.onchip) {
+    if (m.name == "smem" && hw.matrix.units > 0) l.unit_buffer_bytes = static_cast<std::uint64_t>(m.capacity_bytes) / static_cast<std::uint64_t>(hw.matrix.units);
+  }
   l.buffer_name = "onchip." + hw.tile_buffer + ".capacity_bytes" + (hw.source_file.empty() ? "" : " of " + hw.source_file);
   return l;
+}
+
+constexpr std::int64_t kMixedInputMinTokens = 5;
+
+bool mixed_input_kernel(const GemmShape& g, const MatrixSpec& spec) {
+  // Below 5 tokens TensorRT-LLM runs its batched GEMV on the CUDA cores instead
+  // (WeightOnlyQuantMatmulPlugin's SMALL_M_FAST_PATH), planned as a library GEMM.
+  return !g.grouped && !g.fused_attention && g.m >= kMixedInputMinTokens && weight_only_formats(g.a, g.b) && spec.warpgroup_mma() &&
+         spec.kernel_k_bytes > 0;
+}
+
+double weight_convert_cycles(const GemmShape& g, const MatrixSpec& spec, std::int64_t weight_cols, std::int64_t k) {
+  if (!mixed_input_kernel(g, spec)) return 0;
+  return static_cast<double>(weight_cols) * static_cast<double>(k) * spec.mixed_input_convert_cycles;
 }
 
 namespace {
@@ -232,6 +249,25 @@ GemmPlan deepest_pipeline(GemmPlan plan, const TilingLimits& lim) {
   return plan;
 }
 
+// CUTLASS's Hopper kernels built with StageCountAutoCarveout (TensorRT-LLM's mixed-input
+// fpA_intB launcher) give their main loop as many stages as the SM's shared memory holds: one
+// CTA's k-tile of A and of B each. Small tiles keep many k-tiles in flight, which is what
+// streams a long K through few CTAs. Never fewer than two; never more than the op's buffer holds.
+GemmPlan carveout_pipeline(GemmPlan plan, const TilingLimits& lim) {
+  if (lim.unit_buffer_bytes == 0) {
+    plan = deepest_pipeline(plan, lim);
+    plan.k_on_one_unit = true;
+    return plan;
+  }
+  const GemmShape& g = plan.shape;
+  const std::int64_t kc = plan.tk > 0 ? plan.tk : plan.bk;
+  const std::uint64_t stage = tensor_bytes(plan.tm * kc, g.a) + tensor_bytes(kc * plan.tn, g.b);
+  plan.stages = static_cast<int>(std::max<std::uint64_t>(2, lim.unit_buffer_bytes / std::max<std::uint64_t>(stage, 1)));
+  plan.k_on_one_unit = true;
+  while (plan.stages > 2 && plan.footprint_bytes() > lim.buffer_bytes) --plan.stages;
+  return plan;
+}
+
 // TensorRT-LLM's block-scaled fp8 GEMM on Hopper runs DeepGEMM's kernel (fp8_blockscale_gemm
 // `gemm_dispatch`, `deep_gemm::jit::get_best_gemm_config`): block_m is 64 up to 64 rows, else
 // 128; block_n one of 16, 24, ... 128, the fewest waves over the SMs, then the fullest last
@@ -287,7 +323,15 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
   const std::int64_t tm_max = round_up(lim.work_tile_m, granule_m), tn_max = round_up(lim.work_tile_n, spec.granule_n);
   const std::int64_t tn_min = std::min({tn_max, round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)});
   std::vector<std::int64_t> tms, tns;
-  if (g.kernel_tile_m > 0 && g.kernel_tile_n > 0) {
+  const bool mixed_input = mixed_input_kernel(g, spec);
+  if (mixed_input) {
+    // CUTLASS's Hopper mixed-input kernel (TensorRT-LLM's fpA_intB on sm90,
+    // get_candidate_tiles_sm90): the converted weights are the MMA's register operand, so they
+    // run down its M in tiles of 64 or 128 and the tokens across its N in tiles of 16 to 256;
+    // one CTA per tile walks the whole of K.
+    tms = {256, 128, 64, 32, 16};
+    tns = {128, 64};
+  } else if (g.kernel_tile_m > 0 && g.kernel_tile_n > 0) {
     // The path fixes its tile for this shape: the menu is that tile alone.
     tms.push_back(round_up(g.kernel_tile_m, granule_m));
     tns.push_back(round_up(g.kernel_tile_n, spec.granule_n));
@@ -302,14 +346,19 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
       const bool short_k = static_cast<double>(k_tiles) < spec.split_k_min_k_tiles;
-      const std::int64_t split =
-          tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k ? 1 : std::min(lim.units / tiles, k_tiles);
+      const std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
+                                     ? 1
+                                     : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
-      const double tile_cycles = matrix_tile_cycles(spec, TileShape{tm, tn, kc}, g.compute(), granule_m);
+      const TileShape mma = mixed_input ? TileShape{tn, tm, kc} : TileShape{tm, tn, kc};
+      const double tile_cycles =
+          std::max(matrix_tile_cycles(spec, mma, g.compute(), granule_m), weight_convert_cycles(g, spec, tn, kc));
       KernelTile t;
       t.tm = tm;
       t.tn = tn;
       t.split = split;
+      t.swap_ab = mixed_input;
+      t.whole_tiles = mixed_input;  // TMA fills zeros beyond the matrix; the MMAs span the tile
       menu.push_back({t, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
     }
   }
@@ -374,6 +423,7 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
                      ": even the smallest tiles do not fit the " + format_bytes(static_cast<double>(lim.buffer_bytes)) +
                      " on-chip buffer (" + lim.buffer_name + ")");
   }
+  if (pick.swap_ab && mixed_input_kernel(g, spec)) return carveout_pipeline(*chosen, lim);
   return deepest_pipeline(*chosen, lim);
 }
 

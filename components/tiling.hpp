@@ -48,6 +48,11 @@ struct GemmPlan {
   // (matrix.block_scaled_oob_row_cycles per row beyond it).
   bool edge_rows_loaded = false;
   int stages = 2;
+  // Every k step of a block runs on the units its first step took, as a CTA walks the K of its
+  // tile on one SM (set for the mixed-input kernel, whose deep pipeline would otherwise let a
+  // tile's k steps spread over idle units; the other kernels' parameters were fitted with the
+  // steps dealt to the next units in turn).
+  bool k_on_one_unit = false;
 
   std::int64_t blocks_m() const;
   std::int64_t blocks_n() const;
@@ -71,10 +76,21 @@ struct TilingLimits {
   std::int64_t vector_units = 1;       // vector units (SMs on a GPU) that vector work spreads over
   std::int64_t work_tile_m = 128, work_tile_n = 128;
   std::uint64_t target_step_bytes = 0;  // a step's load should keep the DMA window full
+  // Shared memory of one matrix unit (a GPU SM's: onchip.smem over matrix.units; 0: none
+  // described): a kernel that sizes its pipeline to it keeps that many k-tiles in flight.
+  std::uint64_t unit_buffer_bytes = 0;
   std::string buffer_name;              // for messages: "onchip.l2.capacity_bytes of h100.toml"
 };
 
 TilingLimits tiling_limits(const HardwareSpec& hw);
+
+// A dense weight-only GEMM (4- or 8-bit weights, 16-bit activations) on a chip with a
+// warpgroup MMA runs CUTLASS's mixed-input kernel: weights down the MMA's M, tokens across
+// its N, K never split (library_tile's menu for it).
+bool mixed_input_kernel(const GemmShape& g, const MatrixSpec& spec);
+// Cycles a mixed-input kernel's tile spends converting its weights (`weight_cols` x `k`
+// elements) in the MMA warps (matrix.mixed_input_convert_cycles each); 0 for other GEMMs.
+double weight_convert_cycles(const GemmShape& g, const MatrixSpec& spec, std::int64_t weight_cols, std::int64_t k);
 // Throws InputError when not even the smallest block fits the buffer. A matrix spec with
 // kernel_k_bytes plans as a GPU GEMM kernel does (work tiles from a menu, K in k-tiles,
 // split-K when the tiles cannot occupy the units); without, as a tiling compiler does.

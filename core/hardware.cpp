@@ -271,6 +271,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.matrix.dtype_efficiency.clear();
          hw.matrix.fused_moe_mma_share = 1;
          hw.matrix.weight_only_moe_mma_share = 1;
+         hw.matrix.mixed_input_convert_cycles = 0;
        }},
       {"memory", "HBM delivers less than its peak bandwidth (refresh, page misses, short rows of operand tiles, writes)",
        [](HardwareSpec& hw) {

@@ -97,6 +97,14 @@ struct MatrixSpec {
   // another instruction (Hopper's warpgroup wgmma). Below 1 such kernels run at the SMs' boost
   // clock (vector.clock_mhz), not the sustained clock of full-rate MMAs. 1: the native path.
   double mma_sync_rate = 1;
+  // A chip that reaches its rate through a warpgroup MMA (Hopper's wgmma) runs CUTLASS's
+  // mixed-input kernels for weight-only GEMMs (4- or 8-bit weights, 16-bit activations):
+  // mma.sync is the previous generation's instruction there (mma_sync_rate below 1).
+  bool warpgroup_mma() const { return mma_sync_rate < 1; }
+  // Cycles a mixed-input GEMM kernel's SM spends converting one weight element to the
+  // activations' type (and scaling it) in the warps that issue the MMAs, in series with them
+  // (0: free). A kernel's instructions per element over the SM's issue rate.
+  double mixed_input_convert_cycles = 0;
   // An fp8 (e4m3) context FMHA built for a sliding window (fmha_v2's SLIDING_OR_CHUNKED_CAUSAL
   // e4m3 variant): cycles each CTA spends per step of its key loop beyond what the causal
   // variant of the same kernel spends on that step (0: none).

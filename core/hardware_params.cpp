@@ -113,6 +113,12 @@ std::vector<HardwareParam> make_params() {
        "through another instruction (Hopper: wgmma). Below 1 they run at the SMs' boost clock (vector.clock_mhz), not the "
        "sustained clock of full-rate MMAs: less tensor work, less power. 1: mma.sync is the native path (Ampere)",
        FIELD(matrix.mma_sync_rate)},
+      {"matrix.mixed_input_convert_cycles", "cycles/element", 1, K::non_negative, false, 0,
+       "Cycles an SM spends converting one weight element of a weight-only GEMM (4- or 8-bit weights, 16-bit "
+       "activations: TensorRT-LLM's fpA_intB) to 16 bits, scale applied, in the warps that issue the MMAs, in "
+       "series with them: a kernel's instructions per element over the SM's issue rate (0: free; a software stack "
+       "sets it)",
+       FIELD(matrix.mixed_input_convert_cycles)},
       {"matrix.fp8_window_key_tile_cycles", "cycles", 1, K::non_negative, false, 0,
        "A context FMHA on fp8 (e4m3) operands with a sliding window shorter than the sequence (fmha_v2's "
        "sliding-window e4m3 variant): cycles each CTA spends per step of its key loop (STEP_KV keys) beyond the "

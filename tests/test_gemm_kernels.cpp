@@ -321,3 +321,50 @@ TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper'
   CHECK(a100.matrix.mma_sync_rate == 1);
   CHECK(run_one(a100, legacy).seconds() == run_one(a100, wgmma).seconds());
 }
+
+TEST_CASE("a weight-only GEMM on Hopper runs the mixed-input kernel: weights down the MMA's M, one CTA per tile walking K through a deep pipeline, conversion beside the MMAs", "[systemc][gemm]") {
+  const HardwareSpec h200 = load_hardware("h200_sxm");
+  auto weight_only = [](std::int64_t m, std::int64_t n, std::int64_t k, DType w = DType::int4) {
+    OpSpec op = gemm(m, n, k);
+    op.gemm.b = w;
+    return op;
+  };
+  const TilingLimits lim = tiling_limits(h200);
+  // TensorRT-LLM's sm90 menu: 64 or 128 weight columns, 16 to 256 tokens, K never split, whole
+  // tiles, and as many stages as an SM's shared memory holds.
+  const GemmPlan few_tokens = plan_gemm(weight_only(16, 512, 65536).gemm, h200.matrix, lim);
+  CHECK(few_tokens.swap_ab);
+  CHECK(few_tokens.whole_tiles);
+  CHECK(few_tokens.k_on_one_unit);
+  CHECK(few_tokens.k_parts() == 1);
+  CHECK(few_tokens.reduce_parts == 0);
+  CHECK((few_tokens.tn == 64 || few_tokens.tn == 128));
+  CHECK(few_tokens.tm == 16);
+  CHECK(few_tokens.stages > 4);
+  // Below five tokens TensorRT-LLM runs its CUDA-core GEMV: the library plan, split-K allowed.
+  const GemmPlan gemv = plan_gemm(weight_only(4, 512, 65536).gemm, h200.matrix, lim);
+  CHECK_FALSE(gemv.swap_ab);
+  CHECK(gemv.k_parts() > 1);
+  // On an A100 mma.sync is native: no Hopper kernel, the library plan.
+  const HardwareSpec a100 = load_hardware("a100_sxm4_80gb");
+  CHECK_FALSE(mixed_input_kernel(weight_only(16, 512, 65536).gemm, a100.matrix));
+  // 16-bit weights are not weight-only.
+  CHECK_FALSE(mixed_input_kernel(gemm(16, 512, 65536).gemm, h200.matrix));
+
+  // Eight CTAs of 64 columns each walk 1,024 k-tiles of 64 on their own SMs: with the conversion
+  // at c cycles per weight element, longer than its 64 x 64 x c cycles per k-tile at the
+  // sustained clock, and longer than the MMAs (64 x 16 x 64 MACs per k-tile) alone.
+  HardwareSpec converting = h200;
+  converting.matrix.mixed_input_convert_cycles = 0.05;
+  const OpSpec narrow = weight_only(16, 512, 65536);
+  const double per_k_tile = 64.0 * 64.0 * 0.05 / converting.matrix.sustained_clock_hz;
+  const double with_conversion = run_one(converting, narrow).seconds();
+  CHECK(with_conversion > 1024 * per_k_tile);
+  CHECK(with_conversion < 1024 * per_k_tile * 1.3 + 20e-6);
+  CHECK(run_one(h200, narrow).seconds() < with_conversion);
+  // Where the tile's MMAs take longer than its conversion (many tokens), the conversion is hidden.
+  const OpSpec wide = weight_only(4096, 4096, 4096, DType::int8);
+  CHECK(run_one(converting, wide).seconds() == Approx(run_one(h200, wide).seconds()).epsilon(0.02));
+  // The trtllm-1.x stack states its kernel's conversion cost.
+  CHECK(stack_matrix("trtllm-1.x").mixed_input_convert_cycles > 0);
+}

@@ -137,6 +137,7 @@ TilingLimits tiling_limits(const HardwareSpec& hw) {
 }
 
 constexpr std::int64_t kMixedInputMinTokens = 5;
+constexpr double kAmpereKernelKBytes = 64;
 
 bool mixed_input_kernel(const GemmShape& g, const MatrixSpec& spec) {
   // Below 5 tokens TensorRT-LLM runs its batched GEMV on the CUDA cores instead
@@ -346,9 +347,10 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
       const bool short_k = static_cast<double>(k_tiles) < spec.split_k_min_k_tiles;
-      const std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
+      std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
                                      ? 1
                                      : std::min(lim.units / tiles, k_tiles);
+      if (g.kernel_max_split_k > 0) split = std::min(split, g.kernel_max_split_k);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const TileShape mma = mixed_input ? TileShape{tn, tm, kc} : TileShape{tm, tn, kc};
       const double tile_cycles =
@@ -382,7 +384,10 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
 GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const TilingLimits& lim) {
   // A k-tile holds kernel_k_bytes of values; block formats' scales travel beside them.
   const std::int64_t bits = dtype_value_bits(g.compute());
-  const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, spec.kernel_k_bytes * 8 / bits), spec.granule_k),
+  // A kernel on the previous generation's mma.sync (CUTLASS 2.x) takes Ampere's k-tile of 64
+  // bytes (128x128x64 int8, 128x128x32 16-bit tiles).
+  const double k_bytes = g.kernel_mma_sync && spec.warpgroup_mma() ? kAmpereKernelKBytes : spec.kernel_k_bytes;
+  const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, static_cast<std::int64_t>(k_bytes) * 8 / bits), spec.granule_k),
                                    round_up(g.k, spec.granule_k));
   // Block-scaled fp8 runs DeepGEMM's kernel, everything else a library's.
   const KernelTile pick = g.scale_block_k > 0 ? block_scaled_tile(g.m, g.n, g.batch, g.grouped, lim.units) : library_tile(g, spec, lim, kc);

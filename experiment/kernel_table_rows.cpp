@@ -247,6 +247,11 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       if (hw.matrix_supports(DType::int8)) {
         ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
         ops.back().gemm.kernel_mma_sync = true;
+        // From 5 tokens on (the CUTLASS path; below, the plugin's CUDA-core int8_sq kernel) one CTA
+        // walks the whole of K for its tile: at few tiles the measured calls grow with K alone (K =
+        // 8k / 12k / 16k: 31 / 45 / 57 us at 8 to 256 tokens, 32 to 768 columns), the profiled tactic
+        // does not split K.
+        if (m > 4) ops.back().gemm.kernel_max_split_k = 1;
       } else {
         p.not_simulated_reason = hw.name + " does not compute in int8";
       }

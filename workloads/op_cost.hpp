@@ -85,6 +85,9 @@ struct GemmShape {
   // A kernel built on the previous generation's warp-level MMA (mma.sync: a CUTLASS 2.x kernel,
   // TensorRT-LLM's SmoothQuant int8 GEMM on every GPU): its tiles run at matrix.mma_sync_rate.
   bool kernel_mma_sync = false;
+  // The most parts a library kernel splits K into (CUTLASS 2.x's serial split-K as TensorRT-LLM
+  // profiles it: up to 7); 0: as many as the idle units take.
+  std::int64_t kernel_max_split_k = 0;
   // A library path that fixes its CTA tile for the shape (vLLM's CUTLASS scaled_mm dispatches
   // on M and N buckets): the work tile's rows and columns (0: the library's heuristic picks).
   std::int64_t kernel_tile_m = 0, kernel_tile_n = 0;

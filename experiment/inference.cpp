@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "components/graph_run.hpp"
+#include "components/time_intervals.hpp"
 #include "components/tiling.hpp"
 #include "components/sim_context.hpp"
 #include "experiment/collective.hpp"
@@ -31,36 +32,6 @@
 namespace roofsim {
 
 namespace {
-
-// Time within [start, end) intervals `comm` that no interval of `compute` covers.
-double exposed_time(std::vector<std::pair<Picoseconds, Picoseconds>> comm,
-                    std::vector<std::pair<Picoseconds, Picoseconds>> compute) {
-  auto merge = [](std::vector<std::pair<Picoseconds, Picoseconds>>& v) {
-    std::sort(v.begin(), v.end());
-    std::vector<std::pair<Picoseconds, Picoseconds>> out;
-    for (const auto& iv : v) {
-      if (!out.empty() && iv.first <= out.back().second) {
-        out.back().second = std::max(out.back().second, iv.second);
-      } else {
-        out.push_back(iv);
-      }
-    }
-    v = out;
-  };
-  merge(comm);
-  merge(compute);
-  Picoseconds exposed = 0;
-  std::size_t j = 0;
-  for (const auto& [a, b] : comm) {
-    Picoseconds covered = 0;
-    while (j < compute.size() && compute[j].second <= a) ++j;
-    for (std::size_t k = j; k < compute.size() && compute[k].first < b; ++k) {
-      covered += std::min(b, compute[k].second) - std::max(a, compute[k].first);
-    }
-    exposed += (b - a) - covered;
-  }
-  return to_seconds(exposed);
-}
 
 // Drives the phases: prefill, then each decode step, each a graph run on the chip.
 class InferenceDriver : public sc_core::sc_module {

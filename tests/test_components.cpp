@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
+#include "components/time_intervals.hpp"
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
 #include "components/sim_context.hpp"
@@ -159,4 +160,13 @@ TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains
   CHECK(first == busy + drain);
   CHECK(second == 2 * busy + drain);  // the second tile queues behind the first; drains overlap
   CHECK(mxu.timeline().busy_ps() == 2 * busy);
+}
+
+TEST_CASE("exposed time is the communication no computation covers", "[systemc][intervals]") {
+  using Span = std::pair<Picoseconds, Picoseconds>;
+  // 0-10 and 20-30 communicate, 5-25 computes: 0-5 and 25-30 are exposed.
+  CHECK(exposed_time({Span{0, 10}, Span{20, 30}}, {Span{5, 25}}) == Approx(10e-12));
+  // Overlapping communication counts once; nothing computing exposes all of it.
+  CHECK(exposed_time({Span{0, 10}, Span{5, 15}}, {}) == Approx(15e-12));
+  CHECK(exposed_time({Span{0, 10}}, {Span{0, 10}}) == 0);
 }

@@ -10,6 +10,7 @@
 #include "experiment/gap_explain.hpp"
 #include "experiment/results.hpp"
 #include "experiment/single_op.hpp"
+#include "experiment/stack.hpp"
 #include "core/parse.hpp"
 #include "core/checked.hpp"
 #include "workloads/attention_kernel.hpp"
@@ -36,6 +37,8 @@ struct OpOptions {
   std::string moe;  // TOKENS,HIDDEN,INTER,EXPERTS,TOPK[,TP,EP]
   std::string routing = "balanced";
   std::string dtype = "bf16";
+  std::string weights_dtype;  // --gemm's B, when narrower than dtype: a weight-only GEMM
+  std::string stack;          // a software stack whose kernel parameters the chip takes
   std::int64_t scale_block = 0;  // block-scaled fp8: values of K per scale (0: per-tensor)
   bool ideal = false;
   bool l2_resident = false;  // the operands already in the tile buffer (a replayed call)
@@ -242,8 +245,9 @@ void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
 
 void run_op(const OpOptions& o) {
   check_output_path(o.json, "--json");
-  HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
+  HardwareSpec hw = hardware_for_run(o.stack.empty() ? load_hardware(o.hw) : stack_hardware(load_stack(o.stack), o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
+  if (!o.weights_dtype.empty() && o.op.gemm.empty()) throw InputError("--weights-dtype goes with --gemm");
   if (o.op.given() + !o.attention.empty() + !o.moe.empty() != 1) {
     throw InputError("give exactly one of --gemm, --elementwise, --reduce, --attention, --moe");
   }
@@ -264,6 +268,15 @@ void run_op(const OpOptions& o) {
   }
   OpSpec spec = op_from_flags(o.op, dtype);
   if (spec.is_gemm) spec.gemm.scale_block_k = o.scale_block;
+  if (!o.weights_dtype.empty()) {
+    const DType weights = dtype_from_flag("--weights-dtype", o.weights_dtype);
+    if (!weight_only_formats(dtype, weights)) {
+      throw InputError("--weights-dtype " + o.weights_dtype + ": a weight-only GEMM takes int4, int8, mxfp4 or nvfp4 weights with --dtype bf16 or fp16 (given --dtype " + o.dtype + ")");
+    }
+    spec.gemm.b = weights;
+    spec = gemm_op(spec.gemm, o.op.gemm);  // its cost counts the narrower weights
+    spec.name += " x " + std::string(dtype_name(weights)) + " weights";
+  }
   if (o.l2_resident) make_reads_resident(spec, hw, "--l2-resident");
   OpsRunResult out;
   try {
@@ -359,6 +372,13 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--window", o->window, "Sliding window of --attention, in tokens (default 0: none)");
   add_dtype_option(cmd, "--kv-dtype", o->kv_dtype, "KV cache type of --attention (default: --dtype)");
   add_dtype_option(cmd, "--dtype", o->dtype, "Data type of the operands");
+  add_dtype_option(cmd, "--weights-dtype", o->weights_dtype,
+                   "With --gemm: the weights' (N x K operand's) type, narrower than a 16-bit --dtype: a weight-only GEMM, the "
+                   "weights converted to --dtype in the kernel (on Hopper TensorRT-LLM's kernels: a GEMV below 5 rows, CUTLASS's "
+                   "mixed-input kernel from 5; give --stack trtllm-1.x for its conversion cost)");
+  cmd->add_option("--stack", o->stack,
+                  "A software stack whose kernel parameters the chip takes (configs/stacks: NAME or a .toml), as `run --stack` "
+                  "and `validate --kernels` apply them (default: none, the hardware file alone)");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");
   cmd->add_flag("--l2-resident", o->l2_resident,

@@ -35,16 +35,12 @@ namespace {
 // CTA's k-tile of A and of B each. Small tiles keep many k-tiles in flight, which is what
 // streams a long K through few CTAs. Never fewer than two; never more than the op's buffer holds.
 GemmPlan carveout_pipeline(GemmPlan plan, const TilingLimits& lim) {
-  if (lim.unit_buffer_bytes == 0) {
-    plan = deepest_pipeline(plan, lim);
-    plan.k_on_one_unit = true;
-    return plan;
-  }
+  plan.k_on_one_unit = true;
+  if (lim.unit_buffer_bytes == 0) return deepest_pipeline(plan, lim);
   const GemmShape& g = plan.shape;
   const std::int64_t kc = plan.tk > 0 ? plan.tk : plan.bk;
   const std::uint64_t stage = tensor_bytes(plan.tm * kc, g.a) + tensor_bytes(kc * plan.tn, g.b);
   plan.stages = static_cast<int>(std::max<std::uint64_t>(2, lim.unit_buffer_bytes / std::max<std::uint64_t>(stage, 1)));
-  plan.k_on_one_unit = true;
   while (plan.stages > 2 && plan.footprint_bytes() > lim.buffer_bytes) --plan.stages;
   return plan;
 }
@@ -127,10 +123,9 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     for (std::int64_t tn : tns) {
       const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
       const bool short_k = static_cast<double>(k_tiles) < spec.split_k_min_k_tiles;
-      std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
+      const std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
                                      ? 1
                                      : std::min(lim.units / tiles, k_tiles);
-      if (g.kernel_max_split_k > 0) split = std::min(split, g.kernel_max_split_k);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
       const TileShape mma = mixed_input ? TileShape{tn, tm, kc} : TileShape{tm, tn, kc};
       const double tile_cycles =

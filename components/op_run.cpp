@@ -131,6 +131,7 @@ GemmRun::GemmRun(Chip& chip, const GemmPlan& plan)
   a_base_ = allocate(tensor_bytes(g.batch * g.m * g.k, g.a));
   b_base_ = allocate(tensor_bytes(g.batch * g.b_elements_per_batch(), g.b));
   c_base_ = allocate(tensor_bytes(g.batch * g.c_elements_per_batch(), g.c));
+  convert_cycles_per_element_ = weight_convert_cycles(g, chip.hw().matrix, 1, 1);
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.matrix_units(),
                                     {g.kernel_ctas, g.kernel_ctas_per_unit, g.decode_kernel, g.gqa_decode_kernel,
                                      g.kernel_cta_query_elements, g.gqa_decode_qgmma, g.kernel_window_key_steps, false,
@@ -250,7 +251,8 @@ void GemmRun::dispatch(std::int64_t step) {
         const double mma_cycles = (matrix_tile_cycles(spec, mma, compute, granule_m) * padded_head / mma_share +
                                    (g.fused_attention ? matrix_tile_cycles(spec, tv, compute) * padded_value + exps : 0.0)) *
                                   masked_keys;
-        convert_excess[bottom][right][last] = std::max(0.0, weight_convert_cycles(g, spec, t.n, t.k) - mma_cycles);
+        const double convert = convert_cycles_per_element_ * static_cast<double>(t.n) * static_cast<double>(t.k);
+        convert_excess[bottom][right][last] = std::max(0.0, convert - mma_cycles);
         cycles[bottom][right][last] =
             mma_cycles + promotion_cycles(t.m * t.n, t.k) + out_of_bounds_cycles(bottom, t.k) + convert_excess[bottom][right][last];
       }
@@ -269,7 +271,7 @@ void GemmRun::dispatch(std::int64_t step) {
   const double step_oob_cycles = out_of_bounds_cycles(true, s.k) * static_cast<double>(tiles_n * s.batch_count);
   // ... and the conversion's excess over the MMAs, tile by tile.
   double step_convert_cycles = 0;
-  for (int bottom = 0; bottom < 2; ++bottom) {
+  for (int bottom = 0; bottom < 2 && convert_cycles_per_element_ > 0; ++bottom) {
     for (int right = 0; right < 2; ++right) {
       for (int last = 0; last < 2; ++last) {
         const std::int64_t rows = bottom ? s.batch_count : s.batch_count * (tiles_m - 1);

@@ -113,6 +113,9 @@ class GemmRun : public OpRun {
   // The unit the current block's first job went to: every k step of a block deals its jobs to
   // the same units, as each CTA walks the K of its tile on one SM.
   std::size_t block_first_unit_ = 0;
+  // Cycles per weight element a mixed-input kernel spends converting its weights (0 for every
+  // other GEMM): worked out once per op, not per step.
+  double convert_cycles_per_element_ = 0;
   std::uint64_t a_base_, b_base_, c_base_;
   std::vector<double> unit_cycles_;  // scratch: one wave's work per unit, less WaveCycles::every_unit
 };

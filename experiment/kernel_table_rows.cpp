@@ -251,7 +251,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
         // walks the whole of K for its tile: at few tiles the measured calls grow with K alone (K =
         // 8k / 12k / 16k: 31 / 45 / 57 us at 8 to 256 tokens, 32 to 768 columns), the profiled tactic
         // does not split K.
-        if (m > 4) ops.back().gemm.kernel_max_split_k = 1;
+        if (m > 4) ops.back().gemm.kernel_no_split_k = true;
       } else {
         p.not_simulated_reason = hw.name + " does not compute in int8";
       }

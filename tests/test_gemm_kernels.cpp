@@ -369,7 +369,7 @@ TEST_CASE("a weight-only GEMM on Hopper runs the mixed-input kernel: weights dow
   CHECK(stack_matrix("trtllm-1.x").mixed_input_convert_cycles > 0);
 }
 
-TEST_CASE("an mma.sync kernel on Hopper takes Ampere's 64-byte k-tile, and a kernel limited to one part never splits K", "[systemc][gemm]") {
+TEST_CASE("an mma.sync kernel on Hopper takes Ampere's 64-byte k-tile, and a kernel that does not split K walks it whole", "[systemc][gemm]") {
   const HardwareSpec h200 = load_hardware("h200_sxm");
   const TilingLimits lim = tiling_limits(h200);
   OpSpec sq = gemm(32, 256, 16384, DType::int8);
@@ -378,13 +378,13 @@ TEST_CASE("an mma.sync kernel on Hopper takes Ampere's 64-byte k-tile, and a ker
   CHECK(wgmma_plan.k_parts() > 1);  // two tiles on 132 SMs: K split
   sq.gemm.kernel_mma_sync = true;
   CHECK(plan_gemm(sq.gemm, h200.matrix, lim).tk == 64);
-  sq.gemm.kernel_max_split_k = 1;
+  sq.gemm.kernel_no_split_k = true;
   const GemmPlan whole = plan_gemm(sq.gemm, h200.matrix, lim);
   CHECK(whole.k_parts() == 1);
   CHECK(whole.reduce_parts == 0);
   // One CTA per tile walks 256 k-tiles: far longer than the split call.
   OpSpec split = sq;
-  split.gemm.kernel_max_split_k = 0;
+  split.gemm.kernel_no_split_k = false;
   CHECK(run_one(h200, sq).seconds() > 2 * run_one(h200, split).seconds());
   // On an A100 mma.sync is the native path: its own k-tile.
   const HardwareSpec a100 = load_hardware("a100_sxm4_80gb");

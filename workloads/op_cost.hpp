@@ -79,15 +79,13 @@ struct GemmShape {
   // activations' type in the kernel (gpt-oss's mxfp4 on Hopper). Block-scaled fp8 experts with
   // 16-bit inputs are not: their kernels quantize the activations and compute in fp8.
   bool weight_only_grouped() const { return grouped && weight_only_formats(a, b); }
-  // A library kernel that never splits K (vLLM's CUTLASS scaled_mm): one CTA walks the whole of
-  // K for its tile, however few tiles there are.
+  // A library kernel that never splits K (vLLM's CUTLASS scaled_mm, TensorRT-LLM's SmoothQuant
+  // GEMM as its profiler keeps it): one CTA walks the whole of K for its tile, however few
+  // tiles there are.
   bool kernel_no_split_k = false;
   // A kernel built on the previous generation's warp-level MMA (mma.sync: a CUTLASS 2.x kernel,
   // TensorRT-LLM's SmoothQuant int8 GEMM on every GPU): its tiles run at matrix.mma_sync_rate.
   bool kernel_mma_sync = false;
-  // The most parts a library kernel splits K into (CUTLASS 2.x's serial split-K as TensorRT-LLM
-  // profiles it: up to 7); 0: as many as the idle units take.
-  std::int64_t kernel_max_split_k = 0;
   // A library path that fixes its CTA tile for the shape (vLLM's CUTLASS scaled_mm dispatches
   // on M and N buckets): the work tile's rows and columns (0: the library's heuristic picks).
   std::int64_t kernel_tile_m = 0, kernel_tile_n = 0;

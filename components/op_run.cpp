@@ -106,7 +106,9 @@ void OpRun::hold_units_for_ctas(Picoseconds per_unit) {
 Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const KernelCtas& k, double clock_hz) {
   if (k.ctas <= 0 || units == 0) return 0;
   const MatrixSpec& m = hw.matrix;
-  const double gqa_wave = k.qgmma && m.gqa_decode_qgmma_cta_cycles > 0 ? m.gqa_decode_qgmma_cta_cycles : m.gqa_decode_cta_cycles;
+  // XQA's mha_sm90 is built on wgmma: elsewhere mha.cu's costs.
+  const double gqa_wave =
+      k.qgmma && m.arch.wgmma && m.gqa_decode_qgmma_cta_cycles > 0 ? m.gqa_decode_qgmma_cta_cycles : m.gqa_decode_cta_cycles;
   const double wave_cycles = k.per_token    ? hw.vector.token_cta_cycles
                              : k.gqa_decode ? gqa_wave
                              : k.decode     ? m.decode_attention_cta_cycles

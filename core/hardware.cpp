@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "core/config_reader.hpp"
@@ -82,6 +83,24 @@ std::map<DType, double> read_per_dtype(ConfigTable t, bool fractions) {
   return out;
 }
 
+// Kernel keys that describe a kernel built on an instruction the chip must have ([arch]).
+void check_kernel_instructions(ConfigTable& t, const MatrixSpec& m) {
+  const auto needs = [&](const char* key, bool present, const char* what) {
+    if (t.has(key) && !present) t.fail(key, std::string("describes ") + what);
+  };
+  // (Keys a software stack sets for every chip it runs on - XQA's mha_sm90 cycles, the mixed-input
+  // GEMM's conversion - are not checked here: a chip without the instruction runs another kernel.)
+  needs("block_scaled_oob_row_cycles", m.arch.tma, "DeepGEMM's TMA loads: needs arch.tma = true");
+  if (m.exp_exposed_share < 1) {
+    needs("exp_exposed_share", m.arch.async_mma(),
+          "softmax hidden under another warpgroup's MMAs, which needs an asynchronous MMA: arch.wgmma or arch.tcgen05 = true");
+  }
+  if (m.mma_sync_rate < 1) {
+    needs("mma_sync_rate", m.arch.mma_sync && m.arch.async_mma(),
+          "mma.sync beside a newer native MMA: needs arch.mma_sync and arch.wgmma or arch.tcgen05 = true");
+  }
+}
+
 void read_matrix(ConfigTable t, HardwareSpec& hw) {
   MatrixSpec& m = hw.matrix;
   read_declared(t, hw);
@@ -111,6 +130,7 @@ void read_matrix(ConfigTable t, HardwareSpec& hw) {
     t.fail("weight_only_moe_min_tile_rows", "expected a whole number of rows from 0 (the granule) to granule_m (" +
                                                 std::to_string(m.granule_m) + "), got " + format_general(rows));
   }
+  check_kernel_instructions(t, m);
   m.dtype_rate = read_per_dtype(t.table("dtype_rate"), false);
   if (!m.dtype_rate.count(DType::bf16)) {
     t.fail("dtype_rate", "must list bf16 (macs_per_clock is the bf16 rate)");
@@ -167,7 +187,14 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
 
   ConfigTable chip = top.table("chip");
   read_table(chip, hw);
+  std::optional<ConfigTable> arch = top.optional_table("arch");
+  if (arch) read_table(*arch, hw);  // before [matrix]: its kernel keys need these instructions
   read_matrix(top.table("matrix"), hw);
+  if (arch && hw.matrix.kind != "tensor_core") {
+    for (const std::string& key : arch->keys()) {
+      if (arch->boolean(key)) arch->fail(key, "is a GPU kernel instruction: for matrix.kind = \"tensor_core\"");
+    }
+  }
   read_table(top.table("vector"), hw);
   // A kernel's start and drain in the chip's own cycles (issue 48): another clock, another time.
   if (chip.has("op_overhead_cycles")) {

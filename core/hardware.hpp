@@ -18,6 +18,20 @@ class table;
 
 namespace roofsim {
 
+// The kernel instructions a GPU generation offers, as its hardware file declares them ([arch]).
+// The kernel models choose paths from these, not from a chip's name or rates: CUTLASS's
+// mixed-input GEMMs and XQA's Hopper kernel need wgmma, DeepGEMM's loads need the TMA, the
+// previous generation's mma.sync runs at matrix.mma_sync_rate where a newer MMA is native.
+struct ArchFeatures {
+  bool mma_sync = false;  // warp-level MMA (Ampere's native path; kept by Hopper and Blackwell)
+  bool wgmma = false;     // warpgroup MMA, asynchronous (Hopper, sm_90a only)
+  bool tma = false;       // the Tensor Memory Accelerator's bulk tensor copies (Hopper, Blackwell)
+  bool tcgen05 = false;   // fifth-generation tensor-core MMA on tensor memory (Blackwell)
+  // The chip's native MMA issues asynchronously, so a kernel can run one warpgroup's softmax
+  // under another's MMAs (FlashAttention-3's ping-pong).
+  bool async_mma() const { return wgmma || tcgen05; }
+};
+
 struct MatrixSpec {
   std::string kind;  // "systolic" (TPU MXU) or "tensor_core" (GPU SM's tensor cores)
   std::int64_t units = 0;  // MXUs or SMs
@@ -97,10 +111,10 @@ struct MatrixSpec {
   // another instruction (Hopper's warpgroup wgmma). Below 1 such kernels run at the SMs' boost
   // clock (vector.clock_mhz), not the sustained clock of full-rate MMAs. 1: the native path.
   double mma_sync_rate = 1;
+  ArchFeatures arch;  // [arch]
   // A chip that reaches its rate through a warpgroup MMA (Hopper's wgmma) runs CUTLASS's
-  // mixed-input kernels for weight-only GEMMs (4- or 8-bit weights, 16-bit activations):
-  // mma.sync is the previous generation's instruction there (mma_sync_rate below 1).
-  bool warpgroup_mma() const { return mma_sync_rate < 1; }
+  // mixed-input kernels for weight-only GEMMs (4- or 8-bit weights, 16-bit activations).
+  bool warpgroup_mma() const { return arch.wgmma; }
   // Cycles a mixed-input GEMM kernel's SM spends converting one weight element to the
   // activations' type (and scaling it) in the warps that issue the MMAs, in series with them
   // (0: free). A kernel's instructions per element over the SM's issue rate.

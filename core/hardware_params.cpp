@@ -152,6 +152,25 @@ std::vector<HardwareParam> make_params() {
       {"matrix.dtype_efficiency.DTYPE", "", 1, K::fraction, false, 1,
        "Fraction of that rate the array sustains for a dtype, relative to bf16 (calibrated; default 1)", nullptr, false},
 
+      {"arch.mma_sync", "", 1, K::flag, false, 0,
+       "The chip has the warp-level MMA (mma.sync: Ampere's native path, kept by Hopper and Blackwell). Kernels built on it "
+       "(CUTLASS 2.x, e.g. TensorRT-LLM's SmoothQuant int8 GEMM) run at matrix.mma_sync_rate when a newer MMA is native",
+       FIELD(matrix.arch.mma_sync)},
+      {"arch.wgmma", "", 1, K::flag, false, 0,
+       "The chip reaches its rate through the warpgroup MMA (Hopper, sm_90a). Weight-only GEMMs of 5 or more tokens then run "
+       "CUTLASS's mixed-input kernels (matrix.mixed_input_convert_cycles), XQA's fp8-cache kernel is mha_sm90 "
+       "(matrix.gqa_decode_qgmma_cta_cycles; without wgmma those keys are unused), a fused attention may hide softmax under "
+       "MMAs (matrix.exp_exposed_share)",
+       FIELD(matrix.arch.wgmma)},
+      {"arch.tma", "", 1, K::flag, false, 0,
+       "The chip has the Tensor Memory Accelerator (Hopper, Blackwell): DeepGEMM's block-scaled fp8 kernel loads through it "
+       "(matrix.block_scaled_oob_row_cycles)",
+       FIELD(matrix.arch.tma)},
+      {"arch.tcgen05", "", 1, K::flag, false, 0,
+       "The chip reaches its rate through the fifth-generation tensor-core MMA on tensor memory (Blackwell, sm_100); like wgmma "
+       "it issues asynchronously (matrix.exp_exposed_share, matrix.mma_sync_rate)",
+       FIELD(matrix.arch.tcgen05)},
+
       {"vector.units", "", 1, K::count, true, 0, "Vector units (SMs' CUDA cores, a TPU core's VPU)", FIELD(vector.units)},
       {"vector.clock_mhz", "MHz", kMHz, K::positive, true, 0, "Vector units' clock", FIELD(vector.clock_hz)},
       {"vector.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "FP32 FLOPs per clock per unit", FIELD(vector.flops_per_clock)},
@@ -332,6 +351,7 @@ const std::vector<OptionalTable>& optional_hardware_tables() {
       {"matrix.dtype_efficiency", "every dtype runs at its full rate"},
       {"links", "the chip has no chip-to-chip links: single-chip runs only"},
       {"network", "no scale-out network: runs stay on one node (--nodes and nodes:NxL are refused)"},
+      {"arch", "the chip declares no kernel instructions: every flag false (a TPU; a GPU whose kernels take only its native path)"},
       {"pim", "no near-memory compute units"},
       {"host", "no host launch cost (ops launch as one graph)"},
       {"collectives", "collectives cost only their link transfers (no protocol, launch or channel costs)"},

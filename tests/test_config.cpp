@@ -142,6 +142,37 @@ TEST_CASE("a kernel's start and drain stated in cycles is paid at the chip's own
   CHECK(line == 10);
 }
 
+TEST_CASE("each GPU generation declares its kernel instructions, and a kernel key needs the instruction its kernel is built on", "[config]") {
+  const HardwareSpec a100 = load_hardware("a100_sxm4_80gb"), h100 = load_hardware("h100_sxm5"), b200 = load_hardware("b200");
+  const HardwareSpec h200 = load_hardware("h200_sxm"), tpu = load_hardware("tpu_v4");
+  CHECK(a100.matrix.arch.mma_sync);
+  CHECK_FALSE(a100.matrix.arch.wgmma);
+  CHECK_FALSE(a100.matrix.arch.tma);
+  CHECK((h100.matrix.arch.wgmma && h100.matrix.arch.tma && !h100.matrix.arch.tcgen05));
+  CHECK(h200.matrix.arch.wgmma);  // through its base
+  CHECK((b200.matrix.arch.tcgen05 && b200.matrix.arch.tma && !b200.matrix.arch.wgmma));
+  CHECK_FALSE((tpu.matrix.arch.mma_sync || tpu.matrix.arch.wgmma || tpu.matrix.arch.tma || tpu.matrix.arch.tcgen05));
+  // The H100 without wgmma keeps none of the kernel keys built on it: each is a located error.
+  std::string key;
+  long line = 0;
+  const std::string text = preset_text("hardware", "h100_sxm5");
+  CHECK_THAT(hw_error("wgmma = true", "wgmma = false", &line, &key), Catch::Contains("needs an asynchronous MMA: arch.wgmma or arch.tcgen05"));
+  CHECK(key == "matrix.exp_exposed_share");
+  CHECK(line == line_of(text, "exp_exposed_share = 0.8"));
+  CHECK_THAT(hw_error("tma = true", "tma = false", nullptr, &key), Catch::Contains("needs arch.tma = true"));
+  CHECK(key == "matrix.block_scaled_oob_row_cycles");
+  CHECK_THAT(hw_error("mma_sync = true", "mma_sync = false", nullptr, &key), Catch::Contains("needs arch.mma_sync"));
+  CHECK(key == "matrix.mma_sync_rate");
+  CHECK_THAT(hw_error("tma = true", "tma = true\ncp_async = true", &line, &key), Catch::Contains("unknown"));
+  CHECK(key == "arch.cp_async");
+  CHECK(line == line_of(text, "tma = true") + 1);
+  CHECK_THAT(hw_error("wgmma = true", "wgmma = 1", nullptr, &key), Catch::Contains("wgmma"));
+  // A systolic array has no GPU instructions.
+  const std::string tpu_path = write_temp(preset_text("hardware", "tpu_v4") + "\n[arch]\nwgmma = true\n", "hw");
+  CHECK_THROWS_WITH(load_hardware_file(tpu_path), Catch::Contains("arch.wgmma") && Catch::Contains("tensor_core"));
+  std::remove(tpu_path.c_str());
+}
+
 TEST_CASE("a missing file is an input error, not a crash", "[config]") {
   CHECK_THROWS_AS(load_hardware("/nonexistent/dir/x.toml"), InputError);
   CHECK_THROWS_WITH(load_hardware("no_such_chip"), Catch::Contains("h100_sxm5"));

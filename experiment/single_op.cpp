@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "workloads/attention_kernel.hpp"
+#include "workloads/fp8_linear_kernel.hpp"
 #include "workloads/moe_kernels.hpp"
 #include "workloads/moe_routing.hpp"
 
@@ -215,38 +216,9 @@ std::vector<OpSpec> fp8_dynamic_linear_ops(std::int64_t m, std::int64_t n, std::
   return ops;
 }
 
-// vLLM's CUTLASS scaled_mm on Hopper picks its CTA tile by M and N buckets
-// (csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh): M <= 64: 64x64 below
-// N 8192, else 64x128; M <= 128: 64x64 to N 4096, 64x128 to 8192, 128x128 to 16384, else
-// 128x64; M <= 256: 64x128 to N 4096, 128x128 to 8192, 128x256 to 16384, 128x128 to 24576,
-// else 256x128; M <= 3072: 128x128 to N 4096, 128x256 to 8192, 128x128 to 16384, 128x256 to
-// 24576, else 64x256; above, 128x128.
-std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n) {
-  struct Bucket {
-    std::int64_t m_max;  // the M bucket's upper bound (inclusive)
-    std::vector<std::array<std::int64_t, 3>> by_n;  // {N upper bound (inclusive), tile rows, tile columns}
-  };
-  constexpr std::int64_t K = 1024, any = INT64_MAX;
-  static const std::vector<Bucket> buckets = {
-      {64, {{8 * K - 1, 64, 64}, {any, 64, 128}}},
-      {128, {{4 * K, 64, 64}, {8 * K, 64, 128}, {16 * K, 128, 128}, {any, 128, 64}}},
-      {256, {{4 * K, 64, 128}, {8 * K, 128, 128}, {16 * K, 128, 256}, {24 * K, 128, 128}, {any, 256, 128}}},
-      {3072, {{4 * K, 128, 128}, {8 * K, 128, 256}, {16 * K, 128, 128}, {24 * K, 128, 256}, {any, 64, 256}}},
-      {any, {{any, 128, 128}}},
-  };
-  for (const Bucket& b : buckets) {
-    if (m > b.m_max) continue;
-    for (const auto& [n_max, tm, tn] : b.by_n) {
-      if (n <= n_max) return {tm, tn};
-    }
-  }
-  return {128, 128};
-}
-
 std::vector<OpSpec> fp8_static_linear_ops(std::int64_t m, std::int64_t n, std::int64_t k) {
   OpSpec gemm = quantized_gemm_op(m, n, k, DType::fp8, 0);
-  gemm.gemm.kernel_no_split_k = true;  // CUTLASS's scaled_mm as vLLM dispatches it has no split-K
-  std::tie(gemm.gemm.kernel_tile_m, gemm.gemm.kernel_tile_n) = vllm_fp8_tile(m, n);
+  apply_fp8_linear_kernel(gemm.gemm, Fp8LinearKernel::cutlass_scaled_mm);
   return {vector_op(fp8_token_quantize_shape(m, k), "fp8 quantize " + std::to_string(m) + "x" + std::to_string(k)), gemm};
 }
 

@@ -50,6 +50,8 @@ struct SoftwareStack {
   // Whether a per-tensor fp8 linear quantizes its input in a kernel of its own
   // (Precision::fp8_input_quantize); unset: roofsim's default (it does).
   std::optional<bool> fp8_input_quantize;
+  // The kernel of per-tensor fp8 linears (Precision::fp8_linear); unset: a library's.
+  std::optional<Fp8LinearKernel> fp8_linear;
   std::optional<Fusion> fusion;  // the element-wise ops its engine fuses (Experiment::fusion)
   std::optional<MoeKernel> moe;  // the kernels of its MoE layers (workloads/moe_kernels.hpp)  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order

@@ -7,9 +7,11 @@
 #include "experiment/hardware_edit.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/kernel_tables.hpp"
+#include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
 #include "serving/stack_serving.hpp"
 #include "tests/test_util.hpp"
+#include "workloads/transformer.hpp"
 
 using namespace roofsim;
 using namespace roofsim::test;
@@ -66,6 +68,41 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   Experiment refused;
   refused.hardware = load_hardware("h100_sxm5");
   CHECK_THROWS_WITH(apply_stack(load_stack(bad), refused, false, false), Catch::Contains("vector.token_cta_cycles"));
+}
+
+TEST_CASE("a stack picks the kernel of its per-tensor fp8 linears: vLLM's CUTLASS scaled_mm keeps a bucket's tile and never splits K", "[systemc][stack]") {
+  Experiment vllm, trtllm;
+  apply_stack(load_stack("vllm"), vllm, false, false);
+  apply_stack(load_stack("trtllm-1.x"), trtllm, false, false);
+  CHECK(vllm.precision.fp8_linear == Fp8LinearKernel::cutlass_scaled_mm);
+  CHECK(trtllm.precision.fp8_linear == Fp8LinearKernel::library);
+  const ModelConfig m = load_model("llama-3-8b");
+  auto qkv = [&](Precision p) {
+    p.weights = p.activations = DType::fp8;
+    const OpGraph g = build_forward(m, decode_pass(32, 512, 0), p, AttentionImpl::fused);
+    for (std::size_t id = 0; id < g.size(); ++id) {
+      if (g.op(id).op_class == "qkv") return g.op(id).gemm;
+    }
+    FAIL("no qkv GEMM");
+    return GemmShape{};
+  };
+  const GemmShape cutlass = qkv(vllm.precision), library = qkv(trtllm.precision);
+  CHECK(cutlass.kernel_no_split_k);
+  CHECK(std::pair{cutlass.kernel_tile_m, cutlass.kernel_tile_n} == vllm_fp8_tile(32, cutlass.n));
+  CHECK_FALSE(library.kernel_no_split_k);
+  CHECK(library.kernel_tile_m == 0);
+  // A 16-bit model's linears are no fp8 linears: untouched.
+  Precision bf16 = vllm.precision;
+  const OpGraph g = build_forward(m, decode_pass(32, 512, 0), bf16, AttentionImpl::fused);
+  for (std::size_t id = 0; id < g.size(); ++id) CHECK_FALSE(g.op(id).gemm.kernel_no_split_k);
+  // The kernel table's vLLM fp8 rows plan the same GEMM.
+  const GemmShape measured = fp8_static_linear_ops(32, cutlass.n, cutlass.k).back().gemm;
+  CHECK(measured.kernel_no_split_k);
+  CHECK(std::pair{measured.kernel_tile_m, measured.kernel_tile_n} == std::pair{cutlass.kernel_tile_m, cutlass.kernel_tile_n});
+  // An unknown kernel is refused, naming the file, line and key and the ones there are.
+  const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
+  CHECK_THROWS_WITH(load_stack(write_temp(head + "fp8_linear = \"cublas\"\n", "stack")),
+                    Catch::Contains(":4") && Catch::Contains("fp8_linear") && Catch::Contains("cutlass_scaled_mm"));
 }
 
 TEST_CASE("a stack file's errors name the file and key: unknown keys, kernels, parameters without a source", "[systemc][stack]") {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/registry.hpp"
+#include "workloads/fp8_linear_kernel.hpp"
 #include "workloads/graph.hpp"
 
 namespace roofsim {
@@ -30,6 +31,8 @@ struct Precision {
   // vLLM's Fp8LinearOp and SGLang's (scaled_fp8_quant) launch it. false: the quantization is
   // folded into the op that produces the input.
   bool fp8_input_quantize = true;
+  // The kernel of those per-tensor fp8 linears' GEMMs (a stack's fp8_linear).
+  Fp8LinearKernel fp8_linear = Fp8LinearKernel::library;
   // The routed experts' GEMMs when they differ from the dense linears' (gpt-oss's mxfp4 experts
   // beside 16-bit attention, a deployment with fp8 dense layers and block-scaled fp8 experts):
   // their weights, the type they compute in and their scale blocks. nullopt: as above.

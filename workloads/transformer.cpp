@@ -163,6 +163,7 @@ auto ForwardBuilder::gemm_op(const std::string& name, const std::string& cls, in
     // are fp8 already; the producer of a real engine writes them in bf16, which this pass reads.
     inputs = {{quantize_op(name, layer, fp8_token_quantize_shape(shape.m, shape.k), inputs), shape.m * shape.k}};
   }
+  if (fp8_linear && p_.scale_block_k == 0 && shape.a == DType::fp8) apply_fp8_linear_kernel(shape, p_.fp8_linear);
   OpNode op;
   op.name = layer_op_name(layer, name);
   op.op_class = cls;

@@ -1,0 +1,34 @@
+#pragma once
+// Which kernel runs a per-tensor fp8 linear (fp8 weights and activations, one scale each): a
+// software stack's choice (configs/stacks, key fp8_linear), read by the forward graph and by the
+// kernel tables' reader alike, so a serving run and a measured call of the same stack plan the
+// same GEMM.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "workloads/op_cost.hpp"
+
+namespace roofsim {
+
+enum class Fp8LinearKernel {
+  // A GEMM library's heuristic (cuBLASLt, as TensorRT-LLM's fp8 linear calls it): its tiles and
+  // split-K as roofsim's kernel planner chooses them for the chip.
+  library,
+  // vLLM's CUTLASS scaled_mm on Hopper (csrc/quantization/cutlass_w8a8/c3x): one CTA tile per
+  // bucket of M and N, a persistent schedule that never splits K.
+  cutlass_scaled_mm,
+};
+
+const char* fp8_linear_kernel_names();  // "library, cutlass_scaled_mm"
+std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name);
+const char* fp8_linear_kernel_name(Fp8LinearKernel k);
+
+// vLLM's CTA tile for an M x N scaled_mm (rows, columns).
+std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n);
+
+// Plans `g` (an fp8 x fp8 GEMM with per-tensor scales) as kernel `k` launches it.
+void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k);
+
+}  // namespace roofsim

@@ -101,6 +101,7 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
   const std::int64_t tn_min = std::min({tn_max, round_up(64, spec.granule_n), round_up(g.n, spec.granule_n)});
   std::vector<std::int64_t> tms, tns;
   const bool mixed_input = mixed_input_kernel(g, spec);
+  const bool swap = mixed_input || (g.kernel_swap_ab && g.kernel_tile_m > 0 && g.kernel_tile_n > 0);
   if (mixed_input) {
     // CUTLASS's Hopper mixed-input kernel (TensorRT-LLM's fpA_intB on sm90,
     // get_candidate_tiles_sm90): the converted weights are the MMA's register operand, so they
@@ -109,9 +110,10 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     tms = {256, 128, 64, 32, 16};
     tns = {128, 64};
   } else if (g.kernel_tile_m > 0 && g.kernel_tile_n > 0) {
-    // The path fixes its tile for this shape: the menu is that tile alone.
-    tms.push_back(round_up(g.kernel_tile_m, granule_m));
-    tns.push_back(round_up(g.kernel_tile_n, spec.granule_n));
+    // The path fixes its tile for this shape: the menu is that tile alone. Swapped, the
+    // tokens run across the MMA's N and the weights' columns down its M.
+    tms.push_back(round_up(g.kernel_tile_m, g.kernel_swap_ab ? spec.granule_n : granule_m));
+    tns.push_back(round_up(g.kernel_tile_n, g.kernel_swap_ab ? granule_m : spec.granule_n));
   } else {
     for (std::int64_t tm = tm_max; tm > granule_m; tm = round_up(tm / 2, granule_m)) tms.push_back(tm);
     tms.push_back(granule_m);
@@ -127,15 +129,15 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
                                      ? 1
                                      : std::min(lim.units / tiles, k_tiles);
       const std::int64_t waves = ceil_div(tiles * split, lim.units);
-      const TileShape mma = mixed_input ? TileShape{tn, tm, kc} : TileShape{tm, tn, kc};
+      const TileShape mma = swap ? TileShape{tn, tm, kc} : TileShape{tm, tn, kc};
       const double tile_cycles =
           std::max(matrix_tile_cycles(spec, mma, g.compute(), granule_m), weight_convert_cycles(g, spec, tn, kc));
       KernelTile t;
       t.tm = tm;
       t.tn = tn;
       t.split = split;
-      t.swap_ab = mixed_input;
-      t.whole_tiles = mixed_input;  // TMA fills zeros beyond the matrix; the MMAs span the tile
+      t.swap_ab = swap;
+      t.whole_tiles = swap;  // TMA fills zeros beyond the matrix; the MMAs span the tile
       menu.push_back({t, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
     }
   }
@@ -163,7 +165,10 @@ GemmPlan plan_gemm_kernel(const GemmShape& g, const MatrixSpec& spec, const Tili
   const std::int64_t bits = dtype_value_bits(g.compute());
   // A kernel on the previous generation's mma.sync (CUTLASS 2.x) takes Ampere's k-tile of 64
   // bytes (128x128x64 int8, 128x128x32 16-bit tiles).
-  const double k_bytes = g.kernel_mma_sync && spec.warpgroup_mma() ? kAmpereKernelKBytes : spec.kernel_k_bytes;
+  // A path may fix its own (GemmShape::kernel_k_bytes).
+  const double k_bytes = g.kernel_k_bytes > 0                            ? static_cast<double>(g.kernel_k_bytes)
+                         : g.kernel_mma_sync && spec.warpgroup_mma() ? kAmpereKernelKBytes
+                                                                     : spec.kernel_k_bytes;
   const std::int64_t kc = std::min(round_up(std::max<std::int64_t>(1, static_cast<std::int64_t>(k_bytes) * 8 / bits), spec.granule_k),
                                    round_up(g.k, spec.granule_k));
   // Block-scaled fp8 runs DeepGEMM's kernel, everything else a library's.

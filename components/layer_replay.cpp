@@ -23,11 +23,11 @@ std::uint64_t bits(double d) {
 void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
   const GemmShape& g = op.gemm;
   const VectorShape& v = op.vector;
-  for (std::int64_t x : {g.batch, g.m, g.n, g.k, g.v_n, g.kernel_ctas, g.kernel_k_splits, g.kernel_ctas_per_unit, g.scale_block_k, g.kernel_keys, g.kernel_key_tile, g.kernel_window_key_steps, g.kernel_fp8_cache_key_tiles, g.kernel_head_dim, g.kernel_value_dim, g.kernel_cta_query_elements, g.kernel_tile_m, g.kernel_tile_n, v.kernel_ctas, v.kernel_ctas_per_unit, v.inflight_bytes_per_unit, v.elements_in, v.elements_out, op.collective_elements}) {
+  for (std::int64_t x : {g.batch, g.m, g.n, g.k, g.v_n, g.kernel_ctas, g.kernel_k_splits, g.kernel_ctas_per_unit, g.scale_block_k, g.kernel_keys, g.kernel_key_tile, g.kernel_window_key_steps, g.kernel_fp8_cache_key_tiles, g.kernel_head_dim, g.kernel_value_dim, g.kernel_cta_query_elements, g.kernel_tile_m, g.kernel_tile_n, g.kernel_k_bytes, v.kernel_ctas, v.kernel_ctas_per_unit, v.inflight_bytes_per_unit, v.elements_in, v.elements_out, op.collective_elements}) {
     out.push_back(static_cast<std::uint64_t>(x));
   }
   for (DType d : {g.a, g.b, g.c, v.dtype, v.out_dtype}) out.push_back(static_cast<std::uint64_t>(d));
-  for (bool b : {op.is_gemm, g.fused_attention, g.shared_kv, g.decode_kernel, g.gqa_decode_kernel, g.gqa_decode_qgmma, g.grouped, g.kernel_no_split_k, g.kernel_mma_sync, g.gated_output, v.decode_kernel, v.per_token_ctas, v.out_same_as_in, op.is_collective, op.send_to_next, op.all_to_all,
+  for (bool b : {op.is_gemm, g.fused_attention, g.shared_kv, g.decode_kernel, g.gqa_decode_kernel, g.gqa_decode_qgmma, g.grouped, g.kernel_no_split_k, g.kernel_mma_sync, g.kernel_swap_ab, g.gated_output, v.decode_kernel, v.per_token_ctas, v.out_same_as_in, op.is_collective, op.send_to_next, op.all_to_all,
                  op.ep_exchange == OpNode::EpExchange::allgather, op.ep_exchange == OpNode::EpExchange::reducescatter,
                  op.continues_host_call}) {
     out.push_back(b);

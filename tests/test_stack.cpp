@@ -88,7 +88,10 @@ TEST_CASE("a stack picks the kernel of its per-tensor fp8 linears: vLLM's CUTLAS
   };
   const GemmShape cutlass = qkv(vllm.precision), library = qkv(trtllm.precision);
   CHECK(cutlass.kernel_no_split_k);
-  CHECK(std::pair{cutlass.kernel_tile_m, cutlass.kernel_tile_n} == vllm_fp8_tile(32, cutlass.n));
+  CHECK(cutlass.kernel_tile_m == vllm_fp8_tile(32, cutlass.n).rows);
+  CHECK(cutlass.kernel_tile_n == 64);  // 32 tokens: the weights down the MMA's 64 rows
+  CHECK(cutlass.kernel_swap_ab);
+  CHECK(cutlass.kernel_k_bytes == 256);
   CHECK_FALSE(library.kernel_no_split_k);
   CHECK(library.kernel_tile_m == 0);
   // A 16-bit model's linears are no fp8 linears: untouched.
@@ -98,7 +101,8 @@ TEST_CASE("a stack picks the kernel of its per-tensor fp8 linears: vLLM's CUTLAS
   // The kernel table's vLLM fp8 rows plan the same GEMM.
   const GemmShape measured = fp8_static_linear_ops(32, cutlass.n, cutlass.k).back().gemm;
   CHECK(measured.kernel_no_split_k);
-  CHECK(std::pair{measured.kernel_tile_m, measured.kernel_tile_n} == std::pair{cutlass.kernel_tile_m, cutlass.kernel_tile_n});
+  CHECK(std::tuple{measured.kernel_tile_m, measured.kernel_tile_n, measured.kernel_swap_ab, measured.kernel_k_bytes} ==
+        std::tuple{cutlass.kernel_tile_m, cutlass.kernel_tile_n, cutlass.kernel_swap_ab, cutlass.kernel_k_bytes});
   // An unknown kernel is refused, naming the file, line and key and the ones there are.
   const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
   CHECK_THROWS_WITH(load_stack(write_temp(head + "fp8_linear = \"cublas\"\n", "stack")),

@@ -88,6 +88,21 @@ TEST_CASE("GPU GEMMs are planned as kernels: k-tiles, full work tiles, split-K f
   const GemmPlan fixed_plan = plan_gemm(fixed, hw.matrix, lim);
   CHECK(fixed_plan.tm == 64);
   CHECK(fixed_plan.tn == 128);
+  // Swapped (vLLM's scaled_mm for few tokens): 16 tokens stay 16 across the MMA's N, the weights'
+  // 64 columns run down its M, and the path's k-tile of 256 bytes holds 256 fp8 values.
+  GemmShape swapped{1, 16, 4096, 8192, DType::fp8, DType::fp8, DType::bf16};
+  swapped.kernel_tile_m = 16;
+  swapped.kernel_tile_n = 64;
+  swapped.kernel_swap_ab = true;
+  swapped.kernel_k_bytes = 256;
+  swapped.kernel_no_split_k = true;
+  const GemmPlan swapped_plan = plan_gemm(swapped, hw.matrix, lim);
+  CHECK(swapped_plan.swap_ab);
+  CHECK(swapped_plan.tm == 16);
+  CHECK(swapped_plan.tn == 64);
+  CHECK(swapped_plan.tk == 256);
+  swapped.kernel_swap_ab = false;  // unswapped, the tokens pad to the MMA's 64 rows
+  CHECK(plan_gemm(swapped, hw.matrix, lim).tm == 64);
   CHECK(narrow.tiles_per_block() <= lim.units);
   CHECK(static_cast<double>(narrow.traffic_bytes()) == Approx(gemm_cost(narrow.shape).bytes()).epsilon(0.01));
   // A TPU compiler's tiling is untouched: no k-tiles.

@@ -1,9 +1,5 @@
 #include "workloads/fp8_linear_kernel.hpp"
 
-#include <array>
-#include <tuple>
-#include <vector>
-
 namespace roofsim {
 
 const char* fp8_linear_kernel_names() { return "library, cutlass_scaled_mm"; }
@@ -16,38 +12,27 @@ std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name) 
 
 const char* fp8_linear_kernel_name(Fp8LinearKernel k) { return k == Fp8LinearKernel::library ? "library" : "cutlass_scaled_mm"; }
 
-// vLLM's CUTLASS scaled_mm on Hopper picks its CTA tile by M and N buckets
-// (csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh): M <= 64: 64x64 below
-// N 8192, else 64x128; M <= 128: 64x64 to N 4096, 64x128 to 8192, 128x128 to 16384, else
-// 128x64; M <= 256: 64x128 to N 4096, 128x128 to 8192, 128x256 to 16384, 128x128 to 24576,
-// else 256x128; M <= 3072: 128x128 to N 4096, 128x256 to 8192, 128x128 to 16384, 128x256 to
-// 24576, else 64x256; above, 128x128.
-std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n) {
-  struct Bucket {
-    std::int64_t m_max;  // the M bucket's upper bound (inclusive)
-    std::vector<std::array<std::int64_t, 3>> by_n;  // {N upper bound (inclusive), tile rows, tile columns}
-  };
-  constexpr std::int64_t K = 1024, any = INT64_MAX;
-  static const std::vector<Bucket> buckets = {
-      {64, {{8 * K - 1, 64, 64}, {any, 64, 128}}},
-      {128, {{4 * K, 64, 64}, {8 * K, 64, 128}, {16 * K, 128, 128}, {any, 128, 64}}},
-      {256, {{4 * K, 64, 128}, {8 * K, 128, 128}, {16 * K, 128, 256}, {24 * K, 128, 128}, {any, 256, 128}}},
-      {3072, {{4 * K, 128, 128}, {8 * K, 128, 256}, {16 * K, 128, 128}, {24 * K, 128, 256}, {any, 64, 256}}},
-      {any, {{any, 128, 128}}},
-  };
-  for (const Bucket& b : buckets) {
-    if (m > b.m_max) continue;
-    for (const auto& [n_max, tm, tn] : b.by_n) {
-      if (n <= n_max) return {tm, tn};
-    }
-  }
-  return {128, 128};
+// vLLM's CUTLASS scaled_mm on Hopper (csrc/quantization/w8a8/cutlass/c3x/
+// scaled_mm_sm90_fp8_dispatch.cuh, the dispatch since the kernels moved under w8a8/): by M,
+// - at most 16 tokens: A and B swapped, 64 weight columns x 16 tokens x 256 bytes of K;
+// - 17 to 64: swapped, 64 x 16 x 256 up to N = 1280, else 64 x 64 x 256;
+// - 65 to 128: 64 tokens x 128 columns x 128 bytes; above, 128 x 128 x 128.
+// (The last two are launched in clusters of 2 along M, which this plan does not round to.)
+ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n) {
+  if (m <= 16) return {16, 64, true, 256};
+  if (m <= 64) return {n <= 1280 ? 16 : 64, 64, true, 256};
+  if (m <= 128) return {64, 128, false, 128};
+  return {128, 128, false, 128};
 }
 
 void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k) {
   if (k != Fp8LinearKernel::cutlass_scaled_mm) return;
   g.kernel_no_split_k = true;  // its persistent schedule gives each CTA a tile's whole K
-  std::tie(g.kernel_tile_m, g.kernel_tile_n) = vllm_fp8_tile(g.m, g.n);
+  const ScaledMmTile t = vllm_fp8_tile(g.m, g.n);
+  g.kernel_tile_m = t.rows;
+  g.kernel_tile_n = t.cols;
+  g.kernel_swap_ab = t.swap_ab;
+  g.kernel_k_bytes = t.k_bytes;
 }
 
 }  // namespace roofsim

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 
 #include "workloads/op_cost.hpp"
 
@@ -25,8 +24,15 @@ const char* fp8_linear_kernel_names();  // "library, cutlass_scaled_mm"
 std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name);
 const char* fp8_linear_kernel_name(Fp8LinearKernel k);
 
-// vLLM's CTA tile for an M x N scaled_mm (rows, columns).
-std::pair<std::int64_t, std::int64_t> vllm_fp8_tile(std::int64_t m, std::int64_t n);
+// The CTA tile a path fixes: token rows x weight columns, whether A and B are swapped (the
+// weights then run down the MMA's M), and the bytes of K per k-tile.
+struct ScaledMmTile {
+  std::int64_t rows = 0, cols = 0;
+  bool swap_ab = false;
+  std::int64_t k_bytes = 0;
+};
+// vLLM's CTA tile for an M x N scaled_mm.
+ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n);
 
 // Plans `g` (an fp8 x fp8 GEMM with per-tensor scales) as kernel `k` launches it.
 void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k);

@@ -89,6 +89,11 @@ struct GemmShape {
   // A library path that fixes its CTA tile for the shape (vLLM's CUTLASS scaled_mm dispatches
   // on M and N buckets): the work tile's rows and columns (0: the library's heuristic picks).
   std::int64_t kernel_tile_m = 0, kernel_tile_n = 0;
+  // That tile with A and B swapped (vLLM's scaled_mm for few tokens): the weights' columns run
+  // down the MMA's M, the tokens across its N, so few tokens are not padded to the MMA's rows.
+  bool kernel_swap_ab = false;
+  // Bytes of K that path's k-tile holds per row (0: the chip's matrix.kernel_k_bytes).
+  std::int64_t kernel_k_bytes = 0;
   // The operands are already in the tile buffer (an L2 that holds them from an earlier call, as
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.

@@ -27,7 +27,7 @@ void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
     out.push_back(static_cast<std::uint64_t>(x));
   }
   for (DType d : {g.a, g.b, g.c, v.dtype, v.out_dtype}) out.push_back(static_cast<std::uint64_t>(d));
-  for (bool b : {op.is_gemm, g.fused_attention, g.shared_kv, g.decode_kernel, g.gqa_decode_kernel, g.gqa_decode_qgmma, g.grouped, g.kernel_no_split_k, g.kernel_mma_sync, g.kernel_swap_ab, g.gated_output, v.decode_kernel, v.per_token_ctas, v.out_same_as_in, op.is_collective, op.send_to_next, op.all_to_all,
+  for (bool b : {op.is_gemm, g.fused_attention, g.shared_kv, g.decode_kernel, g.gqa_decode_kernel, g.gqa_decode_qgmma, g.grouped, g.kernel_no_split_k, g.kernel_mma_sync, g.kernel_swap_ab, g.kernel_pingpong, g.gated_output, v.decode_kernel, v.per_token_ctas, v.out_same_as_in, op.is_collective, op.send_to_next, op.all_to_all,
                  op.ep_exchange == OpNode::EpExchange::allgather, op.ep_exchange == OpNode::EpExchange::reducescatter,
                  op.continues_host_call}) {
     out.push_back(b);

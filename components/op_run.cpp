@@ -224,7 +224,10 @@ void GemmRun::dispatch(std::int64_t step) {
   // A fused-MoE kernel's grouped tiles keep the units busy a share of their time: one share for
   // 16-bit and fp8 experts, another for weight-only ones (their kernels convert the weights).
   const bool fused_moe_tiles = g.grouped && (g.b == DType::bf16 || g.b == DType::fp16 || g.b == DType::fp8);
-  const double kernel_share = fused_moe_tiles ? spec.fused_moe_mma_share : g.weight_only_grouped() ? spec.weight_only_moe_mma_share : 1.0;
+  const double kernel_share = fused_moe_tiles                ? spec.fused_moe_mma_share
+                              : g.weight_only_grouped()      ? spec.weight_only_moe_mma_share
+                              : g.kernel_pingpong            ? spec.pingpong_mma_share
+                                                             : 1.0;
   // A kernel on the previous generation's MMA issues a share of the rate per clock, at the SMs'
   // boost clock where that share leaves the tensor cores below their power-limited sustained
   // clock; never more than the native rate.

@@ -97,6 +97,11 @@ struct MatrixSpec {
   // so the MMAs wait on the loads between k steps). Weight-only formats run other kernels
   // (Marlin, TensorRT-LLM's mixed-input GEMMs) and keep 1. A software stack sets it.
   double fused_moe_mma_share = 1;
+  // Share of the units' rate that a ping-pong GEMM kernel's tiles sustain (GemmShape::
+  // kernel_pingpong: CUTLASS's KernelTmaWarpSpecializedPingpong, as vLLM's fp8 scaled_mm runs
+  // above 64 tokens): its two consumer warpgroups take turns at the tensor cores, each a whole
+  // tile's MMAs alone, against a cooperative kernel's two warpgroups on one tile. A stack sets it.
+  double pingpong_mma_share = 1;
   // The fewest token rows a grouped tile of weight-only experts takes, below the granule_m of
   // the unit's MMA: their kernels (Triton's for gpt-oss's mxfp4, Marlin) take 16-row blocks for
   // few rows per expert, not wgmma's 64 (0: the granule). At the unit's rate: at such rows the

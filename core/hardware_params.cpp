@@ -97,6 +97,12 @@ std::vector<HardwareParam> make_params() {
        "producer warps, so its MMAs wait on the loads. Weight-only formats (4- and 8-bit weights with 16-bit "
        "activations) run other kernels and keep 1 (1: as a dense kernel's; a software stack sets it)",
        FIELD(matrix.fused_moe_mma_share)},
+      {"matrix.pingpong_mma_share", "", 1, K::fraction, false, 1,
+       "Share of the matrix units' rate that a ping-pong GEMM kernel's tiles sustain (CUTLASS's "
+       "KernelTmaWarpSpecializedPingpong, as vLLM's fp8 scaled_mm runs above 64 tokens): its two consumer warpgroups "
+       "take turns at the tensor cores, each issuing a whole tile's MMAs alone (1: as the library's kernels; a software "
+       "stack sets it)",
+       FIELD(matrix.pingpong_mma_share)},
       {"matrix.weight_only_moe_min_tile_rows", "rows", 1, K::non_negative, false, 0,
        "The fewest token rows a grouped GEMM tile of weight-only experts takes, below the unit's granule_m (their "
        "kernels - Triton's for gpt-oss's mxfp4, Marlin - take 16-row blocks for few rows per expert, not wgmma's "

@@ -300,6 +300,17 @@ TEST_CASE("weight-only experts' tiles convert their weights at a share of the MM
   }
 }
 
+TEST_CASE("a ping-pong kernel's tiles run at the chip's ping-pong share of the rate, other kernels at the whole", "[systemc][gemm]") {
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  hw.matrix.pingpong_mma_share = 0.8;
+  OpSpec pingpong = gemm(4096, 8192, 8192, DType::fp8);  // compute-bound
+  pingpong.gemm.kernel_pingpong = true;
+  const OpSpec cooperative = gemm(4096, 8192, 8192, DType::fp8);
+  CHECK(run_one(hw, pingpong).seconds() / run_one(hw, cooperative).seconds() == Approx(1 / 0.8).epsilon(0.05));
+  hw.matrix.pingpong_mma_share = 1;  // the hardware file's own: no change
+  CHECK(run_one(hw, pingpong).seconds() == run_one(hw, cooperative).seconds());
+}
+
 TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate at the boost clock, and Ampere's is native", "[systemc][gemm]") {
   // A large int8 GEMM, compute-bound: TensorRT-LLM's SmoothQuant kernels (CUTLASS 2.x) on Hopper.
   OpSpec wgmma = gemm(8192, 8192, 8192, DType::int8);

@@ -103,6 +103,14 @@ TEST_CASE("a stack picks the kernel of its per-tensor fp8 linears: vLLM's CUTLAS
   CHECK(measured.kernel_no_split_k);
   CHECK(std::tuple{measured.kernel_tile_m, measured.kernel_tile_n, measured.kernel_swap_ab, measured.kernel_k_bytes} ==
         std::tuple{cutlass.kernel_tile_m, cutlass.kernel_tile_n, cutlass.kernel_swap_ab, cutlass.kernel_k_bytes});
+  // Above 64 tokens its tiles run CUTLASS's ping-pong schedule, at the stack's share of the rate.
+  GemmShape big{1, 4096, 8192, 8192, DType::fp8, DType::fp8, DType::bf16};
+  apply_fp8_linear_kernel(big, Fp8LinearKernel::cutlass_scaled_mm);
+  CHECK(big.kernel_pingpong);
+  CHECK_FALSE(cutlass.kernel_pingpong);  // 32 tokens: the swapped configuration
+  REQUIRE(vllm.hardware);
+  CHECK(vllm.hardware->matrix.pingpong_mma_share == Approx(0.8));
+  CHECK(load_hardware("h100_sxm5").matrix.pingpong_mma_share == 1);
   // An unknown kernel is refused, naming the file, line and key and the ones there are.
   const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n";
   CHECK_THROWS_WITH(load_stack(write_temp(head + "fp8_linear = \"cublas\"\n", "stack")),

@@ -16,13 +16,14 @@ const char* fp8_linear_kernel_name(Fp8LinearKernel k) { return k == Fp8LinearKer
 // scaled_mm_sm90_fp8_dispatch.cuh, the dispatch since the kernels moved under w8a8/): by M,
 // - at most 16 tokens: A and B swapped, 64 weight columns x 16 tokens x 256 bytes of K;
 // - 17 to 64: swapped, 64 x 16 x 256 up to N = 1280, else 64 x 64 x 256;
-// - 65 to 128: 64 tokens x 128 columns x 128 bytes; above, 128 x 128 x 128.
+// - 65 to 128: 64 tokens x 128 columns x 128 bytes; above, 128 x 128 x 128; both on the
+//   ping-pong schedule (KernelTmaWarpSpecializedPingpongFP8FastAccum), the swapped ones not.
 // (The last two are launched in clusters of 2 along M, which this plan does not round to.)
 ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n) {
-  if (m <= 16) return {16, 64, true, 256};
-  if (m <= 64) return {n <= 1280 ? 16 : 64, 64, true, 256};
-  if (m <= 128) return {64, 128, false, 128};
-  return {128, 128, false, 128};
+  if (m <= 16) return {16, 64, true, 256, false};
+  if (m <= 64) return {n <= 1280 ? 16 : 64, 64, true, 256, false};
+  if (m <= 128) return {64, 128, false, 128, true};
+  return {128, 128, false, 128, true};
 }
 
 void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k) {
@@ -33,6 +34,7 @@ void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k) {
   g.kernel_tile_n = t.cols;
   g.kernel_swap_ab = t.swap_ab;
   g.kernel_k_bytes = t.k_bytes;
+  g.kernel_pingpong = t.pingpong;
 }
 
 }  // namespace roofsim

@@ -30,6 +30,7 @@ struct ScaledMmTile {
   std::int64_t rows = 0, cols = 0;
   bool swap_ab = false;
   std::int64_t k_bytes = 0;
+  bool pingpong = false;  // KernelTmaWarpSpecializedPingpong (matrix.pingpong_mma_share)
 };
 // vLLM's CTA tile for an M x N scaled_mm.
 ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n);

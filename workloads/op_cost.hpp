@@ -92,6 +92,8 @@ struct GemmShape {
   // That tile with A and B swapped (vLLM's scaled_mm for few tokens): the weights' columns run
   // down the MMA's M, the tokens across its N, so few tokens are not padded to the MMA's rows.
   bool kernel_swap_ab = false;
+  // That path's kernel is a ping-pong one (matrix.pingpong_mma_share).
+  bool kernel_pingpong = false;
   // Bytes of K that path's k-tile holds per row (0: the chip's matrix.kernel_k_bytes).
   std::int64_t kernel_k_bytes = 0;
   // The operands are already in the tile buffer (an L2 that holds them from an earlier call, as

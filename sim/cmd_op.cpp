@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -245,7 +246,8 @@ void run_moe(const OpOptions& o, const HardwareSpec& hw, DType dtype) {
 
 void run_op(const OpOptions& o) {
   check_output_path(o.json, "--json");
-  HardwareSpec hw = hardware_for_run(o.stack.empty() ? load_hardware(o.hw) : stack_hardware(load_stack(o.stack), o.hw), o.ideal);
+  const std::optional<SoftwareStack> stack = o.stack.empty() ? std::nullopt : std::optional<SoftwareStack>(load_stack(o.stack));
+  HardwareSpec hw = hardware_for_run(stack ? stack_hardware(*stack, o.hw) : load_hardware(o.hw), o.ideal);
   DType dtype = dtype_from_flag("--dtype", o.dtype);
   if (!o.weights_dtype.empty() && o.op.gemm.empty()) throw InputError("--weights-dtype goes with --gemm");
   if (o.op.given() + !o.attention.empty() + !o.moe.empty() != 1) {
@@ -268,6 +270,10 @@ void run_op(const OpOptions& o) {
   }
   OpSpec spec = op_from_flags(o.op, dtype);
   if (spec.is_gemm) spec.gemm.scale_block_k = o.scale_block;
+  // An fp8 GEMM with per-tensor scales runs the stack's fp8 linear kernel (vLLM's scaled_mm).
+  if (spec.is_gemm && stack && stack->fp8_linear && dtype == DType::fp8 && o.scale_block == 0) {
+    apply_fp8_linear_kernel(spec.gemm, *stack->fp8_linear);
+  }
   if (!o.weights_dtype.empty()) {
     const DType weights = dtype_from_flag("--weights-dtype", o.weights_dtype);
     if (!weight_only_formats(dtype, weights)) {
@@ -378,7 +384,8 @@ void add_op_command(CLI::App& app) {
                    "mixed-input kernel from 5; give --stack trtllm-1.x for its conversion cost)");
   cmd->add_option("--stack", o->stack,
                   "A software stack whose kernel parameters the chip takes (configs/stacks: NAME or a .toml), as `run --stack` "
-                  "and `validate --kernels` apply them (default: none, the hardware file alone)");
+                  "and `validate --kernels` apply them, and, for an fp8 --gemm with per-tensor scales, its fp8 linear kernel "
+                  "(vllm: CUTLASS's scaled_mm, its tile by M and N, K never split) (default: none, the hardware file alone)");
   cmd->add_flag("--ideal", o->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   cmd->add_flag("--fine", o->fine, "One event per tile and smaller memory requests (slower; for granularity checks)");
   cmd->add_flag("--l2-resident", o->l2_resident,

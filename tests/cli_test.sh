@@ -146,6 +146,10 @@ contains "b200 nvfp4 weights shown" "nvfp4"
 expect_ok "b200 nvfp4 gemm" "$roofsim" op --hw b200 --gemm 4096,4096,4096 --dtype nvfp4
 expect_ok "weight-only gemm json" "$roofsim" op --hw h200_sxm --gemm 16,16384,10240 --weights-dtype int4 --stack trtllm-1.x --json "$tmp/wo.json"
 if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if "x int4 weights" in j["name"] and "A and B swapped" in j["plan"] and j["sim_time_s"] >= j["bound_time_s"] else 1)' "$tmp/wo.json"; then ok; else bad "weight-only gemm: $(cat "$tmp/wo.json")"; fi
+expect_ok "vllm fp8 gemm" "$roofsim" op --gemm 16,8192,8192 --dtype fp8 --stack vllm
+contains "vllm fp8 gemm: vLLM's scaled_mm, swapped below 64 tokens" "unit tile 16x64, 32 steps, 4 stages, A and B swapped"
+expect_ok "trtllm fp8 gemm" "$roofsim" op --gemm 16,8192,8192 --dtype fp8 --stack trtllm-1.x
+if grep -qF "A and B swapped" "$tmp/out"; then bad "trtllm fp8 gemm: the library's GEMM is not swapped"; else ok; fi
 expect_error "weight-only needs 16-bit activations" "--weights-dtype int4: a weight-only GEMM takes int4, int8, mxfp4 or nvfp4 weights with --dtype bf16 or fp16" "$roofsim" op --gemm 16,4096,4096 --weights-dtype int4 --dtype fp8
 expect_error "weight-only needs a gemm" "--weights-dtype goes with --gemm" "$roofsim" op --moe 16,4096,1024,8,2 --weights-dtype int4
 expect_error "op unknown stack" "'nosuch': unknown stacks preset" "$roofsim" op --gemm 16,4096,4096 --stack nosuch

@@ -57,7 +57,7 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   edited.hardware = load_hardware("a100_sxm4_80gb");
   edited.hardware->hbm.bandwidth *= 2;
   apply_stack(load_stack("vllm"), edited, false, false);
-  CHECK(edited.hardware->vector.token_cta_cycles == 3000);
+  CHECK(edited.hardware->vector.token_cta_cycles == 2500);
   CHECK(edited.hardware->hbm.bandwidth == 2 * load_hardware("a100_sxm4_80gb").hbm.bandwidth);  // the edit stays
   Experiment edited_old;
   edited_old.hardware = load_hardware("a100_sxm4_80gb");

@@ -91,9 +91,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   if (stack.has("allreduce")) s.allreduce = stack.one_of("allreduce", allreduce_kernel_names());
   if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
   if (stack.has("fp8_input_quantize")) s.fp8_input_quantize = stack.boolean("fp8_input_quantize");
-  if (stack.has("fp8_linear")) {
-    s.fp8_linear = parse_fp8_linear_kernel(stack.one_of("fp8_linear", {"library", "cutlass_scaled_mm"}));
-  }
+  if (stack.has("fp8_linear")) s.fp8_linear = parse_fp8_linear_kernel(stack.one_of("fp8_linear", fp8_linear_kernel_names()));
   if (stack.has("fuse")) {
     const std::string f = stack.string("fuse");
     const std::optional<Fusion> fusion = parse_fusion(f);

@@ -2,15 +2,18 @@
 
 namespace roofsim {
 
-const char* fp8_linear_kernel_names() { return "library, cutlass_scaled_mm"; }
-
-std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name) {
-  if (name == "library") return Fp8LinearKernel::library;
-  if (name == "cutlass_scaled_mm") return Fp8LinearKernel::cutlass_scaled_mm;
-  return std::nullopt;
+const std::vector<std::string>& fp8_linear_kernel_names() {
+  static const std::vector<std::string> names{"library", "cutlass_scaled_mm"};
+  return names;
 }
 
-const char* fp8_linear_kernel_name(Fp8LinearKernel k) { return k == Fp8LinearKernel::library ? "library" : "cutlass_scaled_mm"; }
+std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name) {
+  const std::vector<std::string>& names = fp8_linear_kernel_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<Fp8LinearKernel>(i);
+  }
+  return std::nullopt;
+}
 
 // vLLM's CUTLASS scaled_mm on Hopper (csrc/quantization/w8a8/cutlass/c3x/
 // scaled_mm_sm90_fp8_dispatch.cuh, the dispatch since the kernels moved under w8a8/): by M,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "workloads/op_cost.hpp"
 
@@ -15,14 +16,14 @@ enum class Fp8LinearKernel {
   // A GEMM library's heuristic (cuBLASLt, as TensorRT-LLM's fp8 linear calls it): its tiles and
   // split-K as roofsim's kernel planner chooses them for the chip.
   library,
-  // vLLM's CUTLASS scaled_mm on Hopper (csrc/quantization/cutlass_w8a8/c3x): one CTA tile per
+  // vLLM's CUTLASS scaled_mm on Hopper (csrc/quantization/w8a8/cutlass/c3x): one CTA tile per
   // bucket of M and N, a persistent schedule that never splits K.
   cutlass_scaled_mm,
 };
 
-const char* fp8_linear_kernel_names();  // "library, cutlass_scaled_mm"
+// The names a stack file gives them (fp8_linear = NAME), in the enum's order.
+const std::vector<std::string>& fp8_linear_kernel_names();
 std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name);
-const char* fp8_linear_kernel_name(Fp8LinearKernel k);
 
 // The CTA tile a path fixes: token rows x weight columns, whether A and B are swapped (the
 // weights then run down the MMA's M), and the bytes of K per k-tile.

@@ -68,7 +68,15 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
                 (plan.whole_tiles ? ", whole tiles at the edges" : "") + (plan.edge_rows_loaded ? ", edge boxes load past the last row" : "") +
                 (g.scale_block_k > 0 ? ", accumulators promoted per " + std::to_string(g.scale_block_k) + " of K" : "") +
                 (g.reads_resident ? ", operands resident in the " + hw_.tile_buffer : "");
-  auto run = std::make_unique<GemmRun>(*this, plan);
+  if (const std::int64_t padding = padding_tile_rows(g, plan.tm); padding > 0) {
+    result.plan += ", " + std::to_string(padding) + " padding row" + (padding > 1 ? "s" : "") + " of tiles (clusters of " +
+                   std::to_string(g.kernel_cluster_m) + " along M)";
+  }
+  // The plan is shared by every shape with the same key; the run takes this op's own shape
+  // (its kernel's CTA counts, schedule and clusters are not in the key).
+  GemmPlan op_plan = plan;
+  op_plan.shape = g;
+  auto run = std::make_unique<GemmRun>(*this, op_plan);
   run->set_reads_resident(g.reads_resident);
   run->trace_name = trace_.enabled ? trace_.intern(name) : -1;
   const std::int64_t parts = plan.reduce_parts;

@@ -28,6 +28,12 @@ double weight_convert_cycles(const GemmShape& g, const MatrixSpec& spec, std::in
   return static_cast<double>(weight_cols) * static_cast<double>(k) * spec.mixed_input_convert_cycles;
 }
 
+std::int64_t padding_tile_rows(const GemmShape& g, std::int64_t tm) {
+  if (g.kernel_cluster_m <= 1 || tm <= 0) return 0;
+  const std::int64_t rows = ceil_div(g.m, tm);
+  return round_up(rows, g.kernel_cluster_m) - rows;
+}
+
 namespace {
 
 // CUTLASS's Hopper kernels built with StageCountAutoCarveout (TensorRT-LLM's mixed-input

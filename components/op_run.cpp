@@ -176,7 +176,11 @@ void GemmRun::dispatch(std::int64_t step) {
   const std::int64_t tk = plan_.tk > 0 ? std::min(plan_.tk, s.k) : s.k;
   const std::int64_t parts = (s.k + tk - 1) / tk, edge_k = s.k - (parts - 1) * tk;
   const std::int64_t tiles_m = (s.m + plan_.tm - 1) / plan_.tm, tiles_n = (s.n + plan_.tn - 1) / plan_.tn;
-  const std::int64_t rows_of_tiles = tiles_m * s.batch_count;  // the batch elements side by side
+  // A kernel launched in clusters along M (GemmShape::kernel_cluster_m) runs padding rows of
+  // tiles after the last block's real ones: whole tiles of MMAs on zeros, nothing written.
+  const std::int64_t padding_m = s.mb == plan_.blocks_m() - 1 ? padding_tile_rows(g, plan_.tm) : 0;
+  const std::int64_t slots_m = tiles_m + padding_m;          // rows of tiles per batch element
+  const std::int64_t rows_of_tiles = slots_m * s.batch_count;  // the batch elements side by side
   // A fused attention's output has v_n columns for its n query/key columns: column x of n
   // maps to x * v_n / n (exact at the block's ends, so the tiles' writes sum to the output).
   // A gated epilogue's output column x / 2 likewise (its gate and up columns side by side).
@@ -279,7 +283,7 @@ void GemmRun::dispatch(std::int64_t step) {
   for (int bottom = 0; bottom < 2 && convert_cycles_per_element_ > 0; ++bottom) {
     for (int right = 0; right < 2; ++right) {
       for (int last = 0; last < 2; ++last) {
-        const std::int64_t rows = bottom ? s.batch_count : s.batch_count * (tiles_m - 1);
+        const std::int64_t rows = bottom ? s.batch_count : s.batch_count * (slots_m - 1);
         const std::int64_t jobs = rows * (right ? 1 : tiles_n - 1) * (last ? 1 : parts - 1);
         step_convert_cycles += convert_excess[bottom][right][last] * static_cast<double>(jobs);
       }
@@ -300,7 +304,7 @@ void GemmRun::dispatch(std::int64_t step) {
     return c_base_ + tensor_bytes(row * g.out_n() + out_col(s.nb * plan_.bn + n0), g.c);
   };
   if (!fine) {
-    const WaveCycles wave = coarse_wave(block_first_unit_, rows_of_tiles, tiles_m, tiles_n, parts, cycles);
+    const WaveCycles wave = coarse_wave(block_first_unit_, rows_of_tiles, tiles_m, padding_m, tiles_n, parts, cycles);
     padded_flops += mac_flops(wave.padded_cycles);
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
@@ -348,7 +352,8 @@ void GemmRun::dispatch(std::int64_t step) {
   }
   std::size_t u = block_first_unit_;
   for (std::int64_t r = 0; r < rows_of_tiles; ++r) {
-    const std::int64_t i = r % tiles_m;
+    const std::int64_t i = r % slots_m;
+    const bool padding = i >= tiles_m;  // a whole tile, not the bottom edge
     const int bottom = i == tiles_m - 1;
     for (std::int64_t j = 0; j < tiles_n; ++j) {
       const int right = j == tiles_n - 1;
@@ -360,8 +365,8 @@ void GemmRun::dispatch(std::int64_t step) {
         // One event per job; the C tile is written when its last part of the last k step is done.
         const std::int64_t m0 = i * plan_.tm, n0 = j * plan_.tn;
         const std::int64_t tm = bottom ? edge_m : plan_.tm, tn = right ? edge_n : plan_.tn;
-        const MemRange out{c_address(s.batch + r / tiles_m, m0, n0),
-                           s.last_k && last ? tensor_bytes(tm * (out_col(n0 + tn) - out_col(n0)), g.c) : 0};
+        const MemRange out{c_address(s.batch + r / slots_m, padding ? 0 : m0, n0),
+                           s.last_k && last && !padding ? tensor_bytes(tm * (out_col(n0 + tn) - out_col(n0)), g.c) : 0};
         jobs_added(step, 1);
         const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
         if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
@@ -377,7 +382,7 @@ void GemmRun::dispatch(std::int64_t step) {
 // part. Instead of dealing them one by one, deal runs of jobs with equal cycles: a run of L
 // jobs gives every unit L / U of them and the next L % U units one more. The units end with
 // exactly the jobs they would have got one at a time.
-GemmRun::WaveCycles GemmRun::coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m,
+GemmRun::WaveCycles GemmRun::coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t padding_m,
                                          std::int64_t tiles_n, std::int64_t parts, const double (&cycles)[2][2][2]) {
   const std::size_t units = unit_cycles_.size();
   WaveCycles wave;
@@ -421,85 +426,13 @@ GemmRun::WaveCycles GemmRun::coarse_wave(std::size_t first_unit, std::int64_t ro
       }
     }
   };
-  for (std::int64_t first = 0; first < rows_of_tiles; first += tiles_m) {
+  for (std::int64_t first = 0; first < rows_of_tiles; first += tiles_m + padding_m) {
     add_row(0, tiles_m - 1);
     add_row(1, 1);
+    add_row(0, padding_m);
   }
   deal();
   return wave;
-}
-
-VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
-    : OpRun(chip, plan.steps(), plan.stages), plan_(plan) {
-  in_base_ = allocate(tensor_bytes(plan.shape.elements_in, plan.shape.dtype));
-  out_base_ = allocate(tensor_bytes(plan.shape.elements_out, plan.shape.output_dtype()));
-  const VectorShape& v = plan.shape;
-  KernelCtas ctas{v.kernel_ctas, v.kernel_ctas_per_unit, v.decode_kernel};
-  ctas.per_token = v.per_token_ctas;
-  hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.vector_units(), ctas, chip.hw().matrix.sustained_clock_hz));  // the SM's clock under load
-}
-
-void VectorRun::loads(std::int64_t step, MemRange out[2]) const {
-  const VectorStep s = plan_.step(step);
-  out[0] = {in_base_ + tensor_bytes(s.first_element, plan_.shape.dtype), s.in_bytes};
-  out[1] = {};
-}
-
-void VectorRun::dispatch(std::int64_t step) {
-  const VectorStep s = plan_.step(step);
-  flops += s.flops;
-  padded_flops += s.flops;
-  const std::int64_t first_in = s.first_element;
-  const std::int64_t first_out = static_cast<std::int64_t>(
-      static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
-  const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.output_dtype()), s.out_bytes};
-  const std::size_t units = chip_.vector_units();
-  const Picoseconds now = now_ps();
-  if (cta_step_ps_ > 0) {
-    for (std::size_t u = 0; u < units; ++u) chip_.vector_unit(u).timeline().reserve(now, cta_step_ps_);
-  }
-  // Each unit's share of the step: even, or (a last partial wave) as many of the wave's CTAs as
-  // it holds, the same units step after step (a CTA stays on its unit). each_share calls
-  // f(unit, its parts of the step's `parts`) for every unit with a share.
-  const bool uneven = s.wave_ctas > 0;
-  const std::int64_t n = static_cast<std::int64_t>(units);
-  const double parts = static_cast<double>(uneven ? s.wave_ctas : n);
-  const std::int64_t active = uneven ? std::min(s.wave_ctas, n) : n;
-  auto each_share = [&](auto&& f) {
-    for (std::int64_t p = 0; p < active; ++p) {
-      if (!uneven) {
-        f(chip_.next_vector_unit(), 1.0);
-      } else {
-        f(static_cast<std::size_t>(p), static_cast<double>(s.wave_ctas / n + (p < s.wave_ctas % n ? 1 : 0)));
-      }
-    }
-  };
-  auto trace = [&](std::size_t u) {
-    if (trace_name < 0) return;
-    const Timeline& t = chip_.vector_unit(u).timeline();
-    chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
-  };
-  if (chip_.granularity() == Granularity::fine) {
-    // Eight pieces per unit, one event each; the chunk's output goes out with the last.
-    constexpr int kPieces = 8;
-    auto left = std::make_shared<std::size_t>(static_cast<std::size_t>(kPieces * active));
-    jobs_added(step, static_cast<std::int64_t>(*left));
-    for (int piece = 0; piece < kPieces; ++piece) {
-      each_share([&](std::size_t u, double share) {
-        const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops * share / (parts * kPieces));
-        trace(u);
-        chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
-      });
-    }
-    return;
-  }
-  Picoseconds ready = now;
-  each_share([&](std::size_t u, double share) {
-    ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops * share / parts));
-    trace(u);
-  });
-  jobs_added(step, 1);
-  chip_.vector_events().at(ready, [this, step, out] { job_done(step, out); });
 }
 
 }  // namespace roofsim

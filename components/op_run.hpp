@@ -107,7 +107,7 @@ class GemmRun : public OpRun {
     double every_unit = 0;     // cycles each unit gets on top of unit_cycles_
     double padded_cycles = 0;  // all jobs' cycles, tiles padded to the unit's shape
   };
-  WaveCycles coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t tiles_n,
+  WaveCycles coarse_wave(std::size_t first_unit, std::int64_t rows_of_tiles, std::int64_t tiles_m, std::int64_t padding_m, std::int64_t tiles_n,
                          std::int64_t parts, const double (&cycles)[2][2][2]);
   GemmPlan plan_;
   // The unit the current block's first job went to: every k step of a block deals its jobs to

@@ -91,6 +91,9 @@ bool mixed_input_kernel(const GemmShape& g, const MatrixSpec& spec);
 // Cycles a mixed-input kernel's tile spends converting its weights (`weight_cols` x `k`
 // elements) in the MMA warps (matrix.mixed_input_convert_cycles each); 0 for other GEMMs.
 double weight_convert_cycles(const GemmShape& g, const MatrixSpec& spec, std::int64_t weight_cols, std::int64_t k);
+// Rows of padding tiles a kernel launched in clusters along M runs after its last real row of
+// `tm`-row tiles (GemmShape::kernel_cluster_m): the tile rows rounded up to a whole cluster.
+std::int64_t padding_tile_rows(const GemmShape& g, std::int64_t tm);
 // Throws InputError when not even the smallest block fits the buffer. A matrix spec with
 // kernel_k_bytes plans as a GPU GEMM kernel does (work tiles from a menu, K in k-tiles,
 // split-K when the tiles cannot occupy the units); without, as a tiling compiler does.

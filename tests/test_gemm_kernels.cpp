@@ -311,6 +311,38 @@ TEST_CASE("a ping-pong kernel's tiles run at the chip's ping-pong share of the r
   CHECK(run_one(hw, pingpong).seconds() == run_one(hw, cooperative).seconds());
 }
 
+TEST_CASE("a kernel launched in clusters along M runs a padding row of tiles after an odd count, in both event granularities", "[systemc][gemm]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  // vLLM's scaled_mm above 128 tokens: 128 x 128 tiles in clusters of 2 along M.
+  auto scaled_mm = [](std::int64_t m, std::int64_t cluster) {
+    OpSpec op = gemm(m, 12288, 4096, DType::fp8);  // 96 columns of tiles: compute-bound waves
+    op.gemm.kernel_no_split_k = true;
+    op.gemm.kernel_tile_m = op.gemm.kernel_tile_n = 128;
+    op.gemm.kernel_k_bytes = 128;
+    op.gemm.kernel_cluster_m = cluster;
+    return op;
+  };
+  CHECK(padding_tile_rows(scaled_mm(384, 2).gemm, 128) == 1);  // three rows of tiles, one more
+  CHECK(padding_tile_rows(scaled_mm(512, 2).gemm, 128) == 0);
+  CHECK(padding_tile_rows(scaled_mm(384, 1).gemm, 128) == 0);
+  for (Granularity granularity : {Granularity::coarse, Granularity::fine}) {
+    auto result = [&](const OpSpec& op) { return run_ops(hw, false, {op}, granularity).ops.front().result; };
+    auto seconds = [&](const OpSpec& op) { return result(op).seconds(); };
+    // Three rows of tiles in clusters of two cost what four do; an even count pays nothing.
+    CHECK(seconds(scaled_mm(384, 2)) > 1.15 * seconds(scaled_mm(384, 1)));
+    CHECK(seconds(scaled_mm(384, 2)) == Approx(seconds(scaled_mm(512, 1))).epsilon(0.05));
+    CHECK(seconds(scaled_mm(512, 2)) == seconds(scaled_mm(512, 1)));
+    // The padding tiles read and write nothing.
+    const OpResult padded = result(scaled_mm(384, 2)), plain = result(scaled_mm(384, 1));
+    CHECK(padded.bytes_read == plain.bytes_read);
+    CHECK(padded.bytes_written == plain.bytes_written);
+    CHECK(padded.flops == plain.flops);
+  }
+  // The plan says so.
+  const OpResult r = run_one(hw, scaled_mm(384, 2));
+  CHECK_THAT(r.plan, Catch::Contains("1 padding row of tiles (clusters of 2 along M)"));
+}
+
 TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate at the boost clock, and Ampere's is native", "[systemc][gemm]") {
   // A large int8 GEMM, compute-bound: TensorRT-LLM's SmoothQuant kernels (CUTLASS 2.x) on Hopper.
   OpSpec wgmma = gemm(8192, 8192, 8192, DType::int8);

@@ -21,12 +21,13 @@ std::optional<Fp8LinearKernel> parse_fp8_linear_kernel(const std::string& name) 
 // - 17 to 64: swapped, 64 x 16 x 256 up to N = 1280, else 64 x 64 x 256;
 // - 65 to 128: 64 tokens x 128 columns x 128 bytes; above, 128 x 128 x 128; both on the
 //   ping-pong schedule (KernelTmaWarpSpecializedPingpongFP8FastAccum), the swapped ones not.
-// (The last two are launched in clusters of 2 along M, which this plan does not round to.)
+// Clusters along the tokens (the swapped configurations' cluster N is the tokens' dimension):
+// 1x2 at most 16 tokens and N <= 1280, 1x4 at 17-64 tokens and N <= 1280, 2x1 above 64.
 ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n) {
-  if (m <= 16) return {16, 64, true, 256, false};
-  if (m <= 64) return {n <= 1280 ? 16 : 64, 64, true, 256, false};
-  if (m <= 128) return {64, 128, false, 128, true};
-  return {128, 128, false, 128, true};
+  if (m <= 16) return {16, 64, true, 256, false, n <= 1280 ? 2 : 1};
+  if (m <= 64) return {n <= 1280 ? 16 : 64, 64, true, 256, false, n <= 1280 ? 4 : 1};
+  if (m <= 128) return {64, 128, false, 128, true, 2};
+  return {128, 128, false, 128, true, 2};
 }
 
 void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k) {
@@ -38,6 +39,7 @@ void apply_fp8_linear_kernel(GemmShape& g, Fp8LinearKernel k) {
   g.kernel_swap_ab = t.swap_ab;
   g.kernel_k_bytes = t.k_bytes;
   g.kernel_pingpong = t.pingpong;
+  g.kernel_cluster_m = t.cluster_m;
 }
 
 }  // namespace roofsim

@@ -32,6 +32,7 @@ struct ScaledMmTile {
   bool swap_ab = false;
   std::int64_t k_bytes = 0;
   bool pingpong = false;  // KernelTmaWarpSpecializedPingpong (matrix.pingpong_mma_share)
+  std::int64_t cluster_m = 1;  // CTAs per cluster along the tokens (the ClusterShape's)
 };
 // vLLM's CTA tile for an M x N scaled_mm.
 ScaledMmTile vllm_fp8_tile(std::int64_t m, std::int64_t n);

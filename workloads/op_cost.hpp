@@ -96,6 +96,11 @@ struct GemmShape {
   bool kernel_pingpong = false;
   // Bytes of K that path's k-tile holds per row (0: the chip's matrix.kernel_k_bytes).
   std::int64_t kernel_k_bytes = 0;
+  // That path launches its CTAs in clusters of this many along the tokens (M): CUTLASS's
+  // persistent scheduler rounds the tiles along M up to a multiple of it, and the padding
+  // tiles run their MMAs on zero-filled operands (TMA reads nothing out of bounds, the
+  // epilogue stores nothing), so an odd tile count pays one more row of tiles.
+  std::int64_t kernel_cluster_m = 1;
   // The operands are already in the tile buffer (an L2 that holds them from an earlier call, as
   // a benchmark replaying one call over a working set that fits keeps them): its reads are
   // served there, at that memory's bandwidth and latency. Writes still go to HBM.

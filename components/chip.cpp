@@ -97,6 +97,7 @@ void Chip::run_gemm(const GemmShape& g, OpResult& result, Callback done, const s
       res->end_ps = partials->end_ps;
       res->bytes_read += partials->bytes_read;
       res->bytes_written += partials->bytes_written;
+      res->onchip_bytes_read += partials->onchip_bytes_read;
       res->events += partials->events;
       if (done) done();
     }, name + " split-K reduction");
@@ -139,6 +140,7 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
     res->padded_flops = r->padded_flops;
     res->bytes_read = r->bytes_read;
     res->bytes_written = r->bytes_written;
+    res->onchip_bytes_read = r->onchip_bytes_read;
     res->events = r->events + 1;  // + the launch
     --in_flight_;
     // The run is freed by a later callback: this one is still executing inside it.

@@ -31,6 +31,7 @@ struct OpResult {
   double flops = 0;          // useful FLOPs executed
   double padded_flops = 0;   // FLOPs the units spent, padding included
   std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t onchip_bytes_read = 0;  // of bytes_read: operands read where resident in the tile buffer
   std::uint64_t events = 0;  // kernel events this op caused
   std::int64_t steps = 0;
   std::string plan;          // how it was tiled, for people

@@ -262,6 +262,12 @@ std::vector<Fabric::LinkUse> Fabric::link_use() const {
   return out;
 }
 
+std::uint64_t Fabric::link_bytes_total() const {
+  std::uint64_t total = 0;
+  for (std::uint64_t b : link_bytes_) total += b;
+  return total;
+}
+
 LinkDelta operator-(const LinkCounters& after, const LinkCounters& before) {
   LinkDelta d;
   d.events = after.events - before.events;

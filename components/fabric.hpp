@@ -148,6 +148,8 @@ class Fabric : public sc_core::sc_module {
     std::uint64_t bytes = 0;
   };
   std::vector<LinkUse> link_use() const;
+  // Bytes every link has carried so far, added up (a path's bytes once per hop).
+  std::uint64_t link_bytes_total() const;
   // Busy intervals per link (a track per link, in link_use's order), recorded for transfers
   // whose Wire names an op while tracing is on. The tracks are made when tracing is first
   // turned on: a fabric of 65536 chips names none it does not need.

@@ -35,6 +35,7 @@ void OpRun::issue_load() {
   auto left = std::make_shared<int>(2);
   for (const MemRange& r : ranges) {
     bytes_read += r.bytes;
+    if (reads_resident_) onchip_bytes_read += r.bytes;
     auto arrived = [this, step, left] {
       ++events;
       if (--*left > 0) return;

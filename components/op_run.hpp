@@ -52,6 +52,7 @@ class OpRun {
   double flops = 0;
   double padded_flops = 0;  // what the arrays spent, padding to their granule included
   std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t onchip_bytes_read = 0;  // of bytes_read: from the tile buffer, where resident
   std::uint64_t events = 0;
   int trace_name = -1;  // the op's name in the chip's trace, -1 when not tracing
 

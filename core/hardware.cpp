@@ -257,6 +257,11 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     hw.pim.present = true;
     read_table(*pim, hw);
   }
+  if (auto energy = top.optional_table("energy")) {
+    hw.energy.present = true;
+    read_table(*energy, hw);
+    if (!energy->has("near_memory_pj_per_bit")) hw.energy.near_memory_j_per_bit = hw.energy.hbm_j_per_bit;
+  }
   if (auto host = top.optional_table("host")) read_table(*host, hw);
   if (auto coll = top.optional_table("collectives")) read_table(*coll, hw);
 

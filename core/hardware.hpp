@@ -197,6 +197,19 @@ struct PimSpec {
   double step_bytes = 0;                 // weights per channel per step (simulation granularity)
 };
 
+// What the chip's events cost in energy ([energy]; issue 52): each FLOP, each bit moved, and
+// the power it draws doing nothing. Joules here (the file gives pJ and W).
+struct EnergySpec {
+  bool present = false;
+  double static_w = 0;            // board power with every unit idle, drawn the whole run
+  double matrix_j_per_flop = 0;   // matrix units at their 16-bit rate; a dtype at r x that rate: 1/r of it
+  double vector_j_per_flop = 0;   // vector units (CUDA cores)
+  double hbm_j_per_bit = 0;       // an HBM read or write, I/O included
+  double onchip_j_per_bit = 0;    // a read of operands resident in the tile buffer (the L2)
+  double link_j_per_bit = 0;      // a bit over one chip-to-chip link (one hop)
+  double near_memory_j_per_bit = 0;  // a bank read by the near-memory units (no I/O)
+};
+
 struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
   // How the chips' links join them: "switch", "mesh" or "torus"; "" = by kind (ici: torus,
@@ -273,6 +286,7 @@ struct HardwareSpec {
   NetworkSpec network;
   CollectiveKernelSpec collectives;
   PimSpec pim;
+  EnergySpec energy;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
   double op_overhead_cycles = 0;  // the same in SM cycles where the file states it so (0: stated in ns)
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time

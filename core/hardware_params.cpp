@@ -9,7 +9,7 @@ namespace roofsim {
 
 namespace {
 
-constexpr double kMHz = 1e6, kGBps = 1e9, kNs = 1e-9;
+constexpr double kMHz = 1e6, kGBps = 1e9, kNs = 1e-9, kPj = 1e-12;
 using K = ParamKind;
 
 // Short helpers so that each row reads as a declaration.
@@ -278,6 +278,24 @@ std::vector<HardwareParam> make_params() {
       {"pim.max_rows", "", 1, K::count, true, 0, "GEMMs with at most this many rows go to the near-memory units (--near-memory auto)", FIELD(pim.max_rows)},
       {"pim.step_bytes", "bytes", 1, K::positive, true, 0, "Weights per channel per step (simulation granularity)", FIELD(pim.step_bytes)},
 
+      {"energy.static_w", "W", 1, K::non_negative, true, 0,
+       "Board power with every unit idle (leakage, clocks, memory refresh), drawn for the whole run", FIELD(energy.static_w)},
+      {"energy.matrix_pj_per_flop", "pJ/FLOP", kPj, K::non_negative, true, 0,
+       "Matrix units' energy per FLOP they spend (padding included) at the 16-bit rate; a dtype at r times that rate "
+       "(matrix.dtype_rate) costs 1/r of it per FLOP (the units draw the same power per clock)",
+       FIELD(energy.matrix_j_per_flop)},
+      {"energy.vector_pj_per_flop", "pJ/FLOP", kPj, K::non_negative, true, 0, "Vector units' (CUDA cores') energy per FLOP",
+       FIELD(energy.vector_j_per_flop)},
+      {"energy.hbm_pj_per_bit", "pJ/bit", kPj, K::non_negative, true, 0, "One bit read from or written to HBM, the I/O included",
+       FIELD(energy.hbm_j_per_bit)},
+      {"energy.onchip_pj_per_bit", "pJ/bit", kPj, K::non_negative, false, 0,
+       "One bit of an operand read where it is resident in the tile buffer (chip.tile_buffer: the L2)", FIELD(energy.onchip_j_per_bit)},
+      {"energy.link_pj_per_bit", "pJ/bit", kPj, K::non_negative, false, 0, "One bit over one chip-to-chip link (each hop of a path)",
+       FIELD(energy.link_j_per_bit)},
+      {"energy.near_memory_pj_per_bit", "pJ/bit", kPj, K::non_negative, false, 0,
+       "One bit the near-memory units read from their banks (no I/O to the chip)", FIELD(energy.near_memory_j_per_bit), false,
+       "hbm_pj_per_bit"},
+
       {"host.launch_interval_ns", "ns", kNs, K::non_negative, true, 0,
        "Host time to launch one op when ops launch one by one (--launch per_op, and prefill_per_op in steps that hold a prefill)", FIELD(host_launch_interval_s), false},
       {"host.link_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0,
@@ -333,6 +351,8 @@ ParamRange param_range(const HardwareParam& p) {
   if (unit == "cycles/element") return {1e-3, 1e4, zero_ok};
   if (unit == "FLOP/clock" || unit == "MAC/clock") return {1e-3, 1e9, zero_ok};
   if (unit == "x" || unit == "x bf16") return {1e-3, 1e3, zero_ok};
+  if (unit == "W") return {1e-3, 1e5, zero_ok};
+  if (unit == "pJ/FLOP" || unit == "pJ/bit") return {1e-4, 1e4, zero_ok};
   return {1, 1e6, zero_ok};  // counts
 }
 
@@ -359,6 +379,7 @@ const std::vector<OptionalTable>& optional_hardware_tables() {
       {"network", "no scale-out network: runs stay on one node (--nodes and nodes:NxL are refused)"},
       {"arch", "the chip declares no kernel instructions: every flag false (a TPU; a GPU whose kernels take only its native path)"},
       {"pim", "no near-memory compute units"},
+      {"energy", "no energy model: runs report no energy or power"},
       {"host", "no host launch cost (ops launch as one graph)"},
       {"collectives", "collectives cost only their link transfers (no protocol, launch or channel costs)"},
   };

@@ -48,6 +48,7 @@ class InferenceDriver : public sc_core::sc_module {
   bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
   std::vector<Picoseconds> phase_start, phase_end;
+  std::vector<std::uint64_t> phase_link_bytes;  // bytes over all links during each phase
   int replayed_segments = 0;
 
  private:
@@ -80,8 +81,10 @@ class InferenceDriver : public sc_core::sc_module {
     runs_.back()->replay_layers(r_.setup.all_layers ? nullptr : replay_memory_);
     runs_.back()->launch_per_op(r_.launched_per_op.at(i));
     runs_.back()->use_allreduce(r_.setup.allreduce);
-    runs_.back()->start([this, i] {
+    const std::uint64_t link_bytes_before = fabric_ ? fabric_->link_bytes_total() : 0;
+    runs_.back()->start([this, i, link_bytes_before] {
       phase_end.push_back(now_ps());
+      phase_link_bytes.push_back(fabric_ ? fabric_->link_bytes_total() - link_bytes_before : 0);
       replayed_segments += runs_.back()->replayed_segments();
       run_phase(i + 1);
     });
@@ -187,6 +190,7 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
     r.link_trace = fabric->trace_sink();
   }
   r.step_end_ps = driver.phase_end;
+  r.step_link_bytes = driver.phase_link_bytes;
   r.replayed_segments = driver.replayed_segments;
 
   PhaseResults out;

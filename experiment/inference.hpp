@@ -154,6 +154,7 @@ struct ExperimentResult {
   std::vector<TraceSink> traces;
   TraceSink link_trace;
   std::vector<Picoseconds> step_end_ps;  // per simulated step: when it ended (the next one started)
+  std::vector<std::uint64_t> step_link_bytes;  // per simulated step: bytes over all links, each hop counted
   std::string topology;           // "" for one chip
   // How the run departs from an even split, for people to see (KV heads replicated, stages
   // with unequal layers).

@@ -2,6 +2,7 @@
 
 
 #include "experiment/collective_settings.hpp"
+#include "experiment/energy.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_json.hpp"
 #include "validation/analytic.hpp"
@@ -175,6 +176,30 @@ void put_setup(nlohmann::json& j, const ExperimentResult& r) {
   j["kv_dtype"] = std::string(dtype_name(e.precision.kv));
   j["fp8_scaling"] = e.precision.scale_block_k > 0 ? "block" : "tensor";
 }
+
+// Energy and power from the run's events (experiment/energy.hpp); null where the chip has no
+// [energy] table.
+void put_energy(nlohmann::json& j, const ExperimentResult& r) {
+  const RunEnergy en = run_energy(r);
+  const bool tokens = en.modelled && en.per_output_token_j > 0;
+  j["energy_j"] = number_or_null(en.modelled, en.total_j());
+  j["energy_per_token_j"] = number_or_null(tokens, en.per_output_token_j);
+  j["tokens_per_j"] = number_or_null(tokens, tokens ? 1.0 / en.per_output_token_j : 0.0);
+  j["energy_per_request_j"] = number_or_null(en.modelled, en.per_request_j);
+  j["avg_power_w"] = number_or_null(en.modelled, en.avg_power_w);
+  j["peak_power_w"] = number_or_null(en.modelled, en.peak_power_w);
+  if (!en.modelled) {
+    j["energy"] = nullptr;
+    return;
+  }
+  auto parts = [](const EnergyParts& p) {
+    return nlohmann::json{{"matrix_j", p.matrix}, {"vector_j", p.vector},           {"hbm_j", p.hbm},
+                          {"onchip_j", p.onchip}, {"near_memory_j", p.near_memory}, {"links_j", p.links},
+                          {"idle_j", p.idle},     {"total_j", p.total()}};
+  };
+  j["energy"] = {{"prefill", parts(en.prefill)}, {"decode", parts(en.decode)}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const ExperimentResult& r) {
@@ -199,6 +224,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["decode_speed_of_light_s"] = number_or_null(decode, r.decode_speed_of_light_s);
   j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
   j["decode_intensity"] = number_or_null(decode, r.decode_flops / r.decode_bytes);
+  put_energy(j, r);
   j["tp"] = e.tp;
   j["pp"] = e.pp;
   j["ep"] = e.ep;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "experiment/energy.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/results.hpp"
 #include "experiment/worker_pool.hpp"
@@ -81,6 +82,8 @@ SweepPoint point_from_json(const nlohmann::json& p, std::size_t axes) {
   s.tpot_s = num("tpot_s");
   s.throughput_tok_s = num("throughput_tok_s");
   s.decode_tok_s = num("decode_tok_s");
+  s.energy_per_token_j = num("energy_per_token_j");
+  s.avg_power_w = num("avg_power_w");
   s.decode_intensity = num("decode_intensity");
   s.prefill_intensity = num("prefill_intensity");
   s.decode_compute_share = num("decode_compute_share");
@@ -202,6 +205,9 @@ SweepPoint run_sweep_point(const Experiment& base, const HardwareDocument& hw, c
     p.decode_intensity = p.has_decode ? r.decode_flops / r.decode_bytes : 0.0;
     p.bound_tpot_s = r.bound_tpot_s;
     p.decode_compute_share = decode_compute_share(r);
+    const RunEnergy en = run_energy(r);
+    p.energy_per_token_j = en.per_output_token_j;
+    p.avg_power_w = en.avg_power_w;
   } catch (const InputError& err) {
     p.error = err.what();
   }
@@ -288,6 +294,8 @@ nlohmann::json point_json(const SweepPoint& p, const std::vector<std::string>& k
   j["prefill_intensity"] = p.prefill_intensity;
   j["decode_compute_share"] = p.decode_compute_share;
   j["bound_tpot_s"] = p.has_decode ? nlohmann::json(p.bound_tpot_s) : nlohmann::json(nullptr);
+  j["energy_per_token_j"] = p.energy_per_token_j > 0 ? nlohmann::json(p.energy_per_token_j) : nlohmann::json(nullptr);
+  j["avg_power_w"] = p.avg_power_w > 0 ? nlohmann::json(p.avg_power_w) : nlohmann::json(nullptr);
   return j;
 }
 

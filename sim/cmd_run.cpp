@@ -9,6 +9,7 @@
 #include "core/format.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
+#include "experiment/energy.hpp"
 #include "experiment/graph_drawing.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
@@ -32,6 +33,30 @@ struct RunOptions {
 };
 
 std::string percent(double bound, double sim) { return format_fixed(100.0 * bound / sim, 1) + "%"; }
+
+// Energy and power from the run's events, where the chip has an [energy] table.
+void print_energy(std::ostream& os, const ExperimentResult& r) {
+  const RunEnergy en = run_energy(r);
+  if (!en.modelled) return;
+  const double chips = static_cast<double>(r.replica_chips());
+  const EnergyParts all = [&] {
+    EnergyParts p = en.prefill;
+    p += en.decode;
+    return p;
+  }();
+  auto share = [&](double j) { return format_fixed(100.0 * j / en.total_j(), 1) + "%"; };
+  os << "\nenergy   " << format_si(en.total_j(), "J", 3) << (chips > 1 ? " (" + format_fixed(chips, 0) + " chips)" : std::string());
+  if (en.per_output_token_j > 0) {
+    os << ", " << format_si(en.per_output_token_j, "J", 3) << " per output token (" << format_fixed(1.0 / en.per_output_token_j, 2)
+       << " tokens/J)";
+  }
+  os << "; prefill " << format_si(en.prefill.total(), "J", 3) << ", decode " << format_si(en.decode.total(), "J", 3) << "\n"
+     << "power    " << format_fixed(en.avg_power_w, 0) << " W per chip on average, " << format_fixed(en.peak_power_w, 0)
+     << " W in the busiest step (static " << format_fixed(r.hw.energy.static_w, 0) << " W)\n"
+     << "         matrix " << share(all.matrix) << ", vector " << share(all.vector) << ", HBM " << share(all.hbm) << ", on-chip "
+     << share(all.onchip) << (all.near_memory > 0 ? ", near-memory " + share(all.near_memory) : std::string())
+     << (all.links > 0 ? ", links " + share(all.links) : std::string()) << ", static " << share(all.idle) << "\n";
+}
 
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {
   const Experiment& e = r.setup;
@@ -63,6 +88,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
              format_fixed(static_cast<double>(e.batch * e.generate) / r.bound_total_s, 1), percent(r.bound_total_s, r.total_s)});
   t.add_row({"total", format_seconds(r.total_s), format_seconds(r.bound_total_s), percent(r.bound_total_s, r.total_s)});
   t.print(os);
+  print_energy(os, r);
   if (e.nodes > 0 || e.replicas > 1) {
     // Replicas exchange nothing in inference: the one simulated stands for each.
     os << "\nscale-out " << e.replicas << (e.replicas == 1 ? " replica" : " replicas") << " x " << chips << (chips == 1 ? " chip" : " chips")

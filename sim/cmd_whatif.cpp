@@ -11,6 +11,7 @@
 #include "core/parse.hpp"
 #include "core/format.hpp"
 #include "core/presets.hpp"
+#include "experiment/energy.hpp"
 #include "experiment/results.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/whatif.hpp"
@@ -46,12 +47,16 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
   const ExperimentResult& base = w.runs[0].result;
   os << "roofsim whatif: " << base.model.name << ", batch " << base.setup.batch << ", prompt " << base.setup.prompt
      << ", generate " << base.setup.generate << "\n\n";
-  TextTable t({"variant", "TTFT", "prefill speed-up", "TPOT", "decode speed-up", "tokens/s"});
+  // Energy from each variant's events, where its chip has an [energy] table.
+  TextTable t({"variant", "TTFT", "prefill speed-up", "TPOT", "decode speed-up", "tokens/s", "J/token", "tokens/J", "avg W/chip"});
   for (const WhatifRun& v : w.runs) {
     const bool decode = v.result.decode_steps > 0;
+    const RunEnergy en = run_energy(v.result);
+    const bool energy = en.modelled && en.per_output_token_j > 0;
     t.add_row({v.name, format_seconds(v.result.ttft_s), format_fixed(v.prefill_speedup, 2) + "x",
                decode ? format_seconds(v.result.tpot_s) : "-", decode ? format_fixed(v.decode_speedup, 2) + "x" : "-",
-               format_fixed(v.result.throughput_tok_s(), 1)});
+               format_fixed(v.result.throughput_tok_s(), 1), energy ? format_fixed(en.per_output_token_j, 3) : "-",
+               energy ? format_fixed(1.0 / en.per_output_token_j, 2) : "-", en.modelled ? format_fixed(en.avg_power_w, 0) : "-"});
   }
   t.print(os);
   // Each variant's rooflines: where its roofs are, and where near-memory units stop winning.

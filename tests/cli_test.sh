@@ -252,6 +252,14 @@ prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $
 if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \
      'BEGIN { exit !(bd > 1.6 && bp < 1.2 && cp > 1.4 && cd < 1.1 && bp >= 1 && cd >= 1) }'; then ok; else
   bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
+# ... and its energy: twice the bandwidth moves the same bits in less time (less static energy).
+contains "whatif energy columns" "J/token"
+energy=($(grep -E '^ *"energy_per_token_j"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
+if awk -v a="${energy[0]}" -v b="${energy[1]}" 'BEGIN { exit !(a > 0 && b > 0 && b < a) }'; then ok; else
+  bad "whatif energy per token: base ${energy[0]}, bandwidth x2 ${energy[1]}"; fi
+expect_ok "run energy" "$roofsim" run --gen 4
+contains "run prints energy" "J per output token"
+contains "run prints power" "W per chip on average"
 # explain: the gap to the bound, part by part, as text, JSON and CSV.
 expect_ok "explain" "$roofsim" explain --gen 4 --json "$tmp/explain.json" --csv "$tmp/explain.csv"
 contains "explain table" "time per output token"

@@ -1,0 +1,37 @@
+// Energy and power of a run, from its simulated events (issue 52): what each op's units spent
+// (FLOPs, padding included, on the units that ran them), the bytes it moved through HBM or read
+// from the tile buffer, the bytes the links carried in each step, and the chips' static power
+// over the run's time, at the hardware file's [energy] constants. Nothing here times anything:
+// the times are the simulation's.
+#pragma once
+
+#include "experiment/inference.hpp"
+
+namespace roofsim {
+
+// Joules, by where they went.
+struct EnergyParts {
+  double matrix = 0, vector = 0, hbm = 0, onchip = 0, near_memory = 0, links = 0;
+  double idle = 0;  // the static power over the time
+  double dynamic() const { return matrix + vector + hbm + onchip + near_memory + links; }
+  double total() const { return dynamic() + idle; }
+  EnergyParts& operator+=(const EnergyParts& o);
+};
+EnergyParts operator*(EnergyParts p, double factor);
+
+// One op's dynamic energy on the chip that ran it.
+EnergyParts op_energy(const HardwareSpec& hw, const OpNode& op, const OpResult& result);
+
+// A run's energy: one replica, all its chips.
+struct RunEnergy {
+  bool modelled = false;  // the chip has an [energy] table; the rest is zero without one
+  EnergyParts prefill, decode;  // decode: every step, interpolated ones included
+  double total_j() const { return prefill.total() + decode.total(); }
+  double per_output_token_j = 0;  // total / (batch x generated tokens); 0 when nothing is generated
+  double per_request_j = 0;       // total / batch
+  double avg_power_w = 0;         // per chip, over the whole run
+  double peak_power_w = 0;        // per chip: the most of any simulated step's average
+};
+RunEnergy run_energy(const ExperimentResult& r);
+
+}  // namespace roofsim

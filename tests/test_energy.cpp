@@ -1,0 +1,110 @@
+// Energy and power from a run's events (experiment/energy.hpp, issue 52). One experiment per
+// few checks: each is a short Llama-3-8B run.
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "experiment/energy.hpp"
+#include "experiment/results.hpp"
+#include "tests/test_util.hpp"
+
+using namespace roofsim;
+using roofsim::test::write_temp;
+
+namespace {
+Experiment short_run(const std::string& hw, std::int64_t batch) {
+  Experiment e;
+  e.hw = hw;
+  e.model = "llama-3-8b";
+  e.batch = batch;
+  e.prompt = 128;
+  e.generate = 8;
+  return e;
+}
+
+RunEnergy energy_of(const Experiment& e) { return run_energy(run_experiment(e, RunControl{})); }
+}  // namespace
+
+TEST_CASE("a run's energy is its events at the chip's constants: static power over the time, HBM bits, the units' FLOPs",
+          "[systemc][energy]") {
+  const Experiment e = short_run("h100_sxm5", 1);
+  const ExperimentResult r = run_experiment(e, RunControl{});
+  const RunEnergy en = run_energy(r);
+  REQUIRE(en.modelled);
+  const EnergySpec& k = r.hw.energy;
+  // Static power over the whole run, prefill and every decode step (interpolated ones too).
+  CHECK(en.prefill.idle + en.decode.idle == Approx(k.static_w * r.total_s).epsilon(1e-9));
+  // Every byte the simulation moved through HBM, weighted by the steps it stands for.
+  double hbm_bytes = 0, padded = 0;
+  for (const OpInstance& o : r.ops) {
+    hbm_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written - o.result.onchip_bytes_read);
+    if (o.op->is_gemm && !o.op->is_collective) padded += o.weight * o.result.padded_flops;
+  }
+  CHECK(en.prefill.hbm + en.decode.hbm == Approx(hbm_bytes * 8 * k.hbm_j_per_bit).epsilon(1e-9));
+  CHECK(en.prefill.matrix + en.decode.matrix == Approx(padded * k.matrix_j_per_flop).epsilon(1e-9));  // bf16: the 16-bit rate
+  // One chip, no links.
+  CHECK(en.prefill.links + en.decode.links == 0);
+  CHECK(en.avg_power_w == Approx(en.total_j() / r.total_s));
+  CHECK(en.per_output_token_j == Approx(en.total_j() / 8));
+  CHECK(en.peak_power_w >= en.avg_power_w);
+  // Below the board's 700 W on average: decode at batch 1 waits on HBM.
+  CHECK(en.avg_power_w > k.static_w);
+  CHECK(en.avg_power_w < 700);
+  // The run JSON carries it; the numbers are the same.
+  const nlohmann::json j = to_json(r);
+  CHECK(j.at("energy_per_token_j").get<double>() == Approx(en.per_output_token_j));
+  CHECK(j.at("avg_power_w").get<double>() == Approx(en.avg_power_w));
+  CHECK(j.at("energy").at("decode").at("hbm_j").get<double>() == Approx(en.decode.hbm));
+}
+
+TEST_CASE("batching spends a step's weight reads on more tokens: energy per token falls with the batch", "[systemc][energy]") {
+  const RunEnergy one = energy_of(short_run("h100_sxm5", 1));
+  const RunEnergy sixteen = energy_of(short_run("h100_sxm5", 16));
+  CHECK(sixteen.per_output_token_j < 0.25 * one.per_output_token_j);
+  CHECK(sixteen.avg_power_w > one.avg_power_w);  // more work per second at the same weight reads
+}
+
+TEST_CASE("more HBM bandwidth moves the same bits in less time: HBM energy unchanged, static energy down", "[systemc][energy]") {
+  Experiment base = short_run("h100_sxm5", 1);
+  Experiment fast = base;
+  fast.hardware = load_hardware("h100_sxm5");
+  fast.hardware->hbm.bandwidth *= 2;
+  const RunEnergy a = energy_of(base), b = energy_of(fast);
+  CHECK(b.prefill.hbm + b.decode.hbm == Approx(a.prefill.hbm + a.decode.hbm).epsilon(0.01));
+  CHECK(b.decode.idle < 0.75 * a.decode.idle);
+  CHECK(b.per_output_token_j < a.per_output_token_j);
+}
+
+TEST_CASE("near-memory GEMVs read their banks without the chip's I/O: less energy per token than the same H100", "[systemc][energy]") {
+  const RunEnergy h100 = energy_of(short_run("h100_sxm5", 1));
+  const RunEnergy pim = energy_of(short_run("h100_pim", 1));
+  CHECK(pim.decode.near_memory > 0);
+  CHECK(pim.decode.hbm < 0.5 * h100.decode.hbm);
+  CHECK(pim.per_output_token_j < h100.per_output_token_j);
+}
+
+TEST_CASE("tensor parallelism: every chip's static power, the links' bits", "[systemc][energy]") {
+  Experiment e = short_run("h100_sxm5", 1);
+  e.tp = 2;
+  const ExperimentResult r = run_experiment(e, RunControl{});
+  const RunEnergy en = run_energy(r);
+  CHECK(en.prefill.idle + en.decode.idle == Approx(2 * r.hw.energy.static_w * r.total_s).epsilon(1e-9));
+  CHECK(en.decode.links > 0);
+  CHECK(en.avg_power_w == Approx(en.total_j() / r.total_s / 2));
+}
+
+TEST_CASE("a chip without [energy] reports none, and the table's values are checked as read", "[systemc][energy]") {
+  const ExperimentResult r = run_experiment(short_run("tpu_v4", 1), RunControl{});
+  CHECK_FALSE(run_energy(r).modelled);
+  const nlohmann::json j = to_json(r);
+  CHECK(j.at("energy_per_token_j").is_null());
+  CHECK(j.at("avg_power_w").is_null());
+  // A negative energy names the key; a missing required one is named.
+  const std::string head = "base = \"tpu_v4\"\n[energy]\n";
+  CHECK_THROWS_WITH(load_hardware(write_temp(head + "static_w = 70\nmatrix_pj_per_flop = -1\nvector_pj_per_flop = 1\nhbm_pj_per_bit = 4\n", "hw")),
+                    Catch::Contains("matrix_pj_per_flop"));
+  CHECK_THROWS_WITH(load_hardware(write_temp(head + "static_w = 70\n", "hw")), Catch::Contains("matrix_pj_per_flop"));
+  // With one, a TPU reports its energy too.
+  Experiment e = short_run("tpu_v4", 1);
+  e.hardware = load_hardware(write_temp(head + "static_w = 90\nmatrix_pj_per_flop = 1\nvector_pj_per_flop = 3\nhbm_pj_per_bit = 4\n", "hw"));
+  CHECK(energy_of(e).modelled);
+}

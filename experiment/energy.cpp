@@ -55,6 +55,14 @@ EnergyParts op_energy(const HardwareSpec& hw, const OpNode& op, const OpResult& 
   return p;
 }
 
+double pass_dynamic_energy_j(const HardwareSpec& hw, const OpGraph& g, const std::vector<OpResult>& results, double peers,
+                             std::uint64_t link_bytes) {
+  if (!hw.energy.present) return 0;
+  EnergyParts p;
+  for (OpId v = 0; v < g.size() && v < results.size(); ++v) p += op_energy(hw, g.op(v), results[v]);
+  return p.dynamic() * peers + static_cast<double>(link_bytes) * 8.0 * hw.energy.link_j_per_bit;
+}
+
 RunEnergy run_energy(const ExperimentResult& r) {
   RunEnergy out;
   const EnergySpec& e = r.hw.energy;

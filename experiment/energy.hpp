@@ -22,6 +22,11 @@ EnergyParts operator*(EnergyParts p, double factor);
 // One op's dynamic energy on the chip that ran it.
 EnergyParts op_energy(const HardwareSpec& hw, const OpNode& op, const OpResult& result);
 
+// One simulated pass's dynamic energy on all the chips that ran it: its ops' on the simulated
+// chip times that chip's tensor- and expert-parallel `peers`, and `link_bytes` over the links.
+double pass_dynamic_energy_j(const HardwareSpec& hw, const OpGraph& g, const std::vector<OpResult>& results, double peers,
+                             std::uint64_t link_bytes);
+
 // A run's energy: one replica, all its chips.
 struct RunEnergy {
   bool modelled = false;  // the chip has an [energy] table; the rest is zero without one

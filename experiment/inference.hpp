@@ -202,6 +202,8 @@ struct PassOutcome {
   double seconds = 0;             // from the first launch to the last op's end
   double flops = 0, bytes = 0;    // of the pass's ops
   double comm_s = 0;              // time in collectives
+  // Its dynamic energy on every chip of the instance (experiment/energy.hpp; 0 without [energy]).
+  double energy_j = 0;
   // The analytic bound of the pass (the run's: the longer of its critical path of op bounds and
   // its busiest resource), which the simulated time must not beat.
   double bound_s = 0;

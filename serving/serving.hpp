@@ -288,6 +288,12 @@ struct ServingSummary {
   // Expert parallelism: the busiest rank's tokens over an even share, summed over the
   // iterations (1: the ranks always evenly loaded; the iterations took as long as the busiest).
   double ep_imbalance = 1;
+  // Energy (the chip's [energy] table; all zero without one): every iteration's target pass's
+  // dynamic energy (draft passes not counted) and every chip's static power from the first
+  // iteration's start to the last one's end, per output token and request of all the requests
+  // run (warm-up included: the energy is the whole run's), and the average power per chip.
+  bool energy_modelled = false;
+  double energy_j = 0, energy_per_output_token_j = 0, energy_per_request_j = 0, avg_power_w = 0;
 };
 
 struct ServingResult {

@@ -29,6 +29,30 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
+// The run's energy from its iterations' passes and the chips' static power over their span.
+void add_energy(const ServingResult& r, ServingSummary& s) {
+  const EnergySpec& e = r.hw.energy;
+  if (!e.present || r.iterations.empty()) return;
+  double dynamic = 0, begin = INFINITY, end = 0;
+  for (const IterationRecord& it : r.iterations) {
+    dynamic += r.shapes[static_cast<std::size_t>(it.shape)].outcome.energy_j;
+    begin = std::min(begin, it.start_s);
+    end = std::max(end, it.start_s + it.seconds);
+  }
+  const double span = end - begin, chips = static_cast<double>(r.chips);
+  double out_tokens = 0, requests = 0;
+  for (const RequestRecord& q : r.requests) {
+    if (q.finish_s < 0) continue;
+    out_tokens += static_cast<double>(q.spec.output_tokens);
+    ++requests;
+  }
+  s.energy_modelled = true;
+  s.energy_j = dynamic + e.static_w * chips * span;
+  if (out_tokens > 0) s.energy_per_output_token_j = s.energy_j / out_tokens;
+  if (requests > 0) s.energy_per_request_j = s.energy_j / requests;
+  if (span > 0) s.avg_power_w = s.energy_j / span / chips;
+}
+
 }  // namespace
 
 ServingSummary summarize(const ServingResult& r) {
@@ -94,6 +118,7 @@ ServingSummary summarize(const ServingResult& r) {
   if (busy_s > 0) s.swap_share = swap_s / busy_s;
   if (pass_s > 0) s.roofline_share = bound_s / pass_s;
   if (tokens > 0) s.ep_imbalance = busiest_tokens * static_cast<double>(r.setup.machine.ep) / tokens;
+  add_energy(r, s);
   return s;
 }
 

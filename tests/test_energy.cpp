@@ -5,6 +5,8 @@
 #include "core/error.hpp"
 #include "experiment/energy.hpp"
 #include "experiment/results.hpp"
+#include "serving/report.hpp"
+#include "tests/serving_test_util.hpp"
 #include "tests/test_util.hpp"
 
 using namespace roofsim;
@@ -107,4 +109,29 @@ TEST_CASE("a chip without [energy] reports none, and the table's values are chec
   Experiment e = short_run("tpu_v4", 1);
   e.hardware = load_hardware(write_temp(head + "static_w = 90\nmatrix_pj_per_flop = 1\nvector_pj_per_flop = 3\nhbm_pj_per_bit = 4\n", "hw"));
   CHECK(energy_of(e).modelled);
+}
+
+TEST_CASE("a serving run's energy: every iteration's pass and every chip's static power over the run; more clients, less per token",
+          "[systemc][energy]") {
+  ServingSetup s = roofsim::test::serving_setup(24, 2, "128", "16");
+  const ServingResult two = run_serving(s);
+  const ServingSummary& m = two.summary;
+  REQUIRE(m.energy_modelled);
+  // At least the static power over the iterations' span, at most the board's TDP on average.
+  double begin = 1e300, end = 0, dynamic = 0;
+  for (const IterationRecord& it : two.iterations) {
+    begin = std::min(begin, it.start_s);
+    end = std::max(end, it.start_s + it.seconds);
+    dynamic += two.shapes[static_cast<std::size_t>(it.shape)].outcome.energy_j;
+  }
+  CHECK(dynamic > 0);
+  CHECK(m.energy_j == Approx(dynamic + two.hw.energy.static_w * (end - begin)));
+  CHECK(m.avg_power_w > two.hw.energy.static_w);
+  CHECK(m.avg_power_w < 700);
+  CHECK(m.energy_per_output_token_j == Approx(m.energy_j / (24 * 16)));
+  const nlohmann::json j = serving_json(two);
+  CHECK(j.at("summary").at("energy_per_token_j").get<double>() == Approx(m.energy_per_output_token_j));
+  // Eight clients share each step's weight reads: less energy per token.
+  s.workload.arrivals.concurrency = 8;
+  CHECK(run_serving(s).summary.energy_per_output_token_j < 0.6 * m.energy_per_output_token_j);
 }

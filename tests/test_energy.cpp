@@ -111,7 +111,7 @@ TEST_CASE("a chip without [energy] reports none, and the table's values are chec
   CHECK(energy_of(e).modelled);
 }
 
-TEST_CASE("a serving run's energy: every iteration's pass and every chip's static power over the run; more clients, less per token",
+TEST_CASE("a serving run's energy: every iteration's pass and every chip's static power over the run, and less per token with more clients",
           "[systemc][energy]") {
   ServingSetup s = roofsim::test::serving_setup(24, 2, "128", "16");
   const ServingResult two = run_serving(s);

@@ -149,6 +149,10 @@ async function main() {
       `${shown.throughput.sim} vs ${fmtRate(run.throughput_tok_s)}`);
     check(shown.ttft.bound === fmtMs(run.bound_ttft_s) && shown.tpot.bound === fmtMs(run.bound_tpot_s), 'bounds equal the CLI\'s',
       JSON.stringify(shown));
+    // Energy from the run's events: the CLI's tokens per joule and watts.
+    const tokensJ = await page.textContent('#m-tokensj-sim'), watts = await page.textContent('#m-power-sim');
+    check(tokensJ === run.tokens_per_j.toFixed(2) && watts === run.avg_power_w.toFixed(0), 'tokens/J and W per chip equal roofsim run --json',
+      `${tokensJ} ${watts} vs ${run.tokens_per_j} ${run.avg_power_w}`);
     const chart = await page.evaluate(() => {
       const s = window.roofsimState, a = s.analysis;
       const ops = s.result.ops.filter((o) => o.flops > 0 && o.sim_time_s > 0);

@@ -304,6 +304,9 @@ function metricRows(r, a) {
     decode: {sim: r && r.decode_tok_s, bound: bp ? batch / bp : null, time: false},
     throughput: {sim: r && r.throughput_tok_s, bound: batch * gen / btot, time: false},
     total: {sim: r && r.total_s, bound: btot, time: true},
+    // Energy from the run's events (null where the chip has no [energy] table); no bound.
+    tokensj: {sim: r && r.tokens_per_j, bound: null, time: false, digits: 2},
+    power: {sim: r && r.avg_power_w, bound: null, time: false, digits: 0},
   };
 }
 
@@ -311,14 +314,15 @@ function renderMetrics() {
   const base = metricRows(state.result, state.analysis);
   const variant = state.resultVar ? metricRows(state.resultVar, null) : null;
   document.body.classList.toggle('has-variant', !!(state.resultVar || state.analysisVar));
-  for (const m of ['ttft', 'tpot', 'decode', 'throughput', 'total']) {
+  for (const m of ['ttft', 'tpot', 'decode', 'throughput', 'tokensj', 'power', 'total']) {
     const b = base && base[m];
-    const f = b && b.time ? fmtMs : fmtRate;
+    const f = b && b.time ? fmtMs : b && b.digits != null ? (x) => (x == null ? dash : x.toFixed(b.digits)) : fmtRate;
     $(`m-${m}-sim`).textContent = b && b.sim != null ? f(b.sim) : dash;
     $(`m-${m}-bound`).textContent = b && b.bound != null ? f(b.bound) : dash;
     $(`m-${m}-pct`).textContent = b && b.sim != null && b.bound != null ? fmtPct(b.time ? b.bound / b.sim : b.sim / b.bound) : dash;
     const v = variant && variant[m];
     $(`m-${m}-var`).textContent = v && v.sim != null ? f(v.sim) : dash;
+    // A speed-up for times and rates; for power, the variant's over the base's.
     $(`m-${m}-up`).textContent = v && v.sim != null && b && b.sim != null ? fmtUp(b.time ? b.sim / v.sim : v.sim / b.sim) : dash;
   }
   const notes = (state.result && state.result.notes) || [];

@@ -431,6 +431,9 @@ function renderServe() {
     ['roofline share', fmtPct(sm.roofline_share) + ' (the passes\' analytic bound over their simulated time)'],
     ['preemptions', String(sm.preemptions)],
   ];
+  if (sm.energy_per_token_j != null) {
+    items.push(['energy', `${sm.energy_per_token_j.toPrecision(3)} J per output token (${(1 / sm.energy_per_token_j).toFixed(2)} tokens/J), ${sm.avg_power_w.toFixed(0)} W per chip on average`]);
+  }
   if (r.speculative) items.push(['speculation', `${r.speculative.tokens} tokens drafted (${r.speculative.draft}), ${sm.tokens_per_step == null ? '' : sm.tokens_per_step.toFixed(2) + ' tokens per step'}`]);
   if (r.disaggregation) items.push(['disaggregation', `${r.disaggregation.prefill_instances} prefill × tp ${r.disaggregation.prefill_tp}, ${r.disaggregation.decode_instances} decode × tp ${r.disaggregation.decode_tp}; ${r.disaggregation.kv_transfers} KV transfers`]);
   $('s-summary').innerHTML = '<dl>' + items.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd data-k="${escapeHtml(k)}">${escapeHtml(v)}</dd>`).join('') + '</dl>';

@@ -171,6 +171,12 @@ double HardwareSpec::matrix_peak_flops(DType t) const {
          matrix.clock_hz;
 }
 
+double HardwareSpec::power_roof_flops(DType t) const {
+  auto it = matrix.dtype_rate.find(t);
+  if (!energy.present || energy.tdp_w <= 0 || energy.matrix_j_per_flop <= 0 || it == matrix.dtype_rate.end()) return 0;
+  return (energy.tdp_w - energy.static_w) * it->second / energy.matrix_j_per_flop;
+}
+
 double HardwareSpec::vector_peak_flops() const {
   return static_cast<double>(vector.units) * vector.flops_per_clock * vector.clock_hz;
 }
@@ -178,6 +184,24 @@ double HardwareSpec::vector_peak_flops() const {
 HardwareSpec load_hardware_file(const std::string& path) {
   return load_hardware_document(read_hardware_toml(path), path, std::filesystem::path(path).stem().string());
 }
+
+namespace {
+
+// A third roof (issue 52): the matrix units at their full 16-bit rate draw energy per FLOP x
+// FLOP/s on top of the static power. Where that passes the TDP at the fitted sustained clock,
+// the clock falls to where it does not, as the GPU's power management lowers it; below the
+// limit the fitted clock (which also stands for stalls the model lacks) is kept.
+void apply_power_limit(HardwareSpec& hw) {
+  const double flops_per_clock = static_cast<double>(hw.matrix.units) * hw.matrix.macs_per_clock * 2.0;
+  if (flops_per_clock <= 0 || hw.energy.matrix_j_per_flop <= 0) return;
+  const double clock = (hw.energy.tdp_w - hw.energy.static_w) / (flops_per_clock * hw.energy.matrix_j_per_flop);
+  if (clock >= hw.matrix.sustained_clock_hz) return;
+  hw.energy.unlimited_clock_hz = hw.matrix.sustained_clock_hz;
+  hw.energy.power_limited_clock_hz = clock;
+  hw.matrix.sustained_clock_hz = clock;
+}
+
+}  // namespace
 
 HardwareSpec load_hardware_document(const toml::table& doc, const std::string& path, const std::string& name) {
   ConfigTable top(doc, path, "");
@@ -261,6 +285,10 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     hw.energy.present = true;
     read_table(*energy, hw);
     if (!energy->has("near_memory_pj_per_bit")) hw.energy.near_memory_j_per_bit = hw.energy.hbm_j_per_bit;
+    if (hw.energy.tdp_w > 0) {
+      if (hw.energy.tdp_w <= hw.energy.static_w) energy->fail("tdp_w", "must exceed static_w (the board's idle power)");
+      apply_power_limit(hw);
+    }
   }
   if (auto host = top.optional_table("host")) read_table(*host, hw);
   if (auto coll = top.optional_table("collectives")) read_table(*coll, hw);

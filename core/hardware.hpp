@@ -208,6 +208,12 @@ struct EnergySpec {
   double onchip_j_per_bit = 0;    // a read of operands resident in the tile buffer (the L2)
   double link_j_per_bit = 0;      // a bit over one chip-to-chip link (one hop)
   double near_memory_j_per_bit = 0;  // a bank read by the near-memory units (no I/O)
+  // The board's power limit (0: none). Where the matrix units at their full 16-bit rate would
+  // draw more than it allows (static power included), the matrix clock is held down to where
+  // they do not: power_limited_clock_hz (0: the limit does not bind), in place of the fitted
+  // sustained clock, which is kept in unlimited_clock_hz.
+  double tdp_w = 0;
+  double power_limited_clock_hz = 0, unlimited_clock_hz = 0;
 };
 
 struct LinkSpec {
@@ -304,6 +310,9 @@ struct HardwareSpec {
   // matrix units do not support it.
   double matrix_peak_flops(DType t) const;
   double vector_peak_flops() const;
+  // The FLOP/s of dtype `t` the power limit allows the matrix units: (TDP - static) / energy per
+  // FLOP; 0 without a limit (energy.tdp_w) or a dtype the units lack.
+  double power_roof_flops(DType t) const;
   double pim_peak_flops() const { return pim.present ? static_cast<double>(hbm.channels) * pim.flops_per_clock * pim.clock_hz : 0; }
   double pim_bandwidth() const { return pim.present ? hbm.bandwidth * pim.internal_bandwidth_factor : 0; }
   bool matrix_supports(DType t) const { return matrix.dtype_rate.count(t) > 0; }

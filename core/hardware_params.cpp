@@ -280,6 +280,10 @@ std::vector<HardwareParam> make_params() {
 
       {"energy.static_w", "W", 1, K::non_negative, true, 0,
        "Board power with every unit idle (leakage, clocks, memory refresh), drawn for the whole run", FIELD(energy.static_w)},
+      {"energy.tdp_w", "W", 1, K::non_negative, false, 0,
+       "The board's power limit: where the matrix units at their full 16-bit rate would draw more (static power "
+       "included), the matrix clock falls to where they do not, in place of matrix.sustained_clock_mhz (0: no limit)",
+       FIELD(energy.tdp_w), false},
       {"energy.matrix_pj_per_flop", "pJ/FLOP", kPj, K::non_negative, true, 0,
        "Matrix units' energy per FLOP they spend (padding included) at the 16-bit rate; a dtype at r times that rate "
        "(matrix.dtype_rate) costs 1/r of it per FLOP (the units draw the same power per clock)",

@@ -188,6 +188,11 @@ void put_energy(nlohmann::json& j, const ExperimentResult& r) {
   j["energy_per_request_j"] = number_or_null(en.modelled, en.per_request_j);
   j["avg_power_w"] = number_or_null(en.modelled, en.avg_power_w);
   j["peak_power_w"] = number_or_null(en.modelled, en.peak_power_w);
+  // The third roof: the power limit's FLOP/s and whether it held the matrix clock down.
+  const EnergySpec& k = r.hw.energy;
+  j["power_roof_flops"] = number_or_null(k.tdp_w > 0, r.hw.power_roof_flops(DType::bf16));
+  j["power_bound"] = k.power_limited_clock_hz > 0;
+  j["power_limited_clock_mhz"] = number_or_null(k.power_limited_clock_hz > 0, k.power_limited_clock_hz / 1e6);
   if (!en.modelled) {
     j["energy"] = nullptr;
     return;

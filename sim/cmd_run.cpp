@@ -56,6 +56,16 @@ void print_energy(std::ostream& os, const ExperimentResult& r) {
      << "         matrix " << share(all.matrix) << ", vector " << share(all.vector) << ", HBM " << share(all.hbm) << ", on-chip "
      << share(all.onchip) << (all.near_memory > 0 ? ", near-memory " + share(all.near_memory) : std::string())
      << (all.links > 0 ? ", links " + share(all.links) : std::string()) << ", static " << share(all.idle) << "\n";
+  const EnergySpec& k = r.hw.energy;
+  if (k.tdp_w <= 0) return;
+  // The third roof: what the power limit lets the matrix units do, and whether it held the clock.
+  os << "         power roof " << format_si(r.hw.power_roof_flops(DType::bf16), "FLOP/s") << " bf16 at the " << format_fixed(k.tdp_w, 0)
+     << " W TDP; "
+     << (k.power_limited_clock_hz > 0 ? "power-bound: it holds the matrix clock at " + format_fixed(k.power_limited_clock_hz / 1e6, 0) +
+                                            " MHz (the fitted sustained clock: " + format_fixed(k.unlimited_clock_hz / 1e6, 0) + " MHz)"
+                                      : "the sustained clock (" + format_fixed(r.hw.matrix.sustained_clock_hz / 1e6, 0) +
+                                            " MHz) stays under it: not power-bound")
+     << "\n";
 }
 
 void print_report(std::ostream& os, const ExperimentResult& r, const std::vector<OpSummary>& ops, int top) {

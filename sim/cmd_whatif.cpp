@@ -62,13 +62,19 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
   // Each variant's rooflines: where its roofs are, and where near-memory units stop winning.
   os << "\nrooflines (bf16; decode intensity of the base run "
      << format_fixed(base.decode_steps > 0 ? base.decode_flops / base.decode_bytes : 0.0, 1) << " FLOP/B):\n";
-  TextTable rt({"variant", "peak", "HBM bandwidth", "ridge", "near-memory peak", "inside the stacks", "its ridge",
+  TextTable rt({"variant", "peak", "HBM bandwidth", "ridge", "power roof", "near-memory peak", "inside the stacks", "its ridge",
                 "its roof meets the chip's slope at"});
   for (const WhatifRun& v : w.runs) {
     const HardwareSpec& h = v.result.hw;
     const double peak = h.matrix_peak_flops(DType::bf16);
     std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.hbm.bandwidth, "B/s", 2),
                                     format_fixed(peak / h.hbm.bandwidth, 1) + " FLOP/B"};
+    // The power limit's FLOP/s; where it holds the clock down, the clock it holds it to.
+    const double power = h.power_roof_flops(DType::bf16);
+    row.push_back(power <= 0 ? "-"
+                  : format_si(power, "FLOP/s") + (h.energy.power_limited_clock_hz > 0
+                                                      ? " (clock held at " + format_fixed(h.energy.power_limited_clock_hz / 1e6, 0) + " MHz)"
+                                                      : ""));
     if (h.pim.present) {
       row.push_back(format_si(h.pim_peak_flops(), "FLOP/s"));
       row.push_back(format_si(h.pim_bandwidth(), "B/s", 2));

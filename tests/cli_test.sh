@@ -247,13 +247,16 @@ expect_ok "serve ep with swap" "$roofsim" serve --model mixtral-8x7b --ep 2 --kv
 expect_ok "serve ep disaggregated" "$roofsim" serve --model mixtral-8x7b --ep 2 --disaggregate --requests 4 --prompt 64 --output 8
 contains "serve ep disaggregated names the ranks" "each 2 EP ranks"
 # The roofline's lesson in one command: bandwidth speeds up batch-1 decode, FLOP/s speed up prefill.
-expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json" --plot "$tmp/whatif.svg"
+expect_ok "whatif" "$roofsim" whatif --scale hbm.bandwidth=2 --scale compute=2,energy.tdp_w=2 --scale compute=2 --gen 8 --json "$tmp/whatif.json" --plot "$tmp/whatif.svg"
 if grep -q "<svg" "$tmp/whatif.svg"; then ok; else bad "whatif plot"; fi
 decode=($(grep -E '^      "decode_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
 prefill=($(grep -E '^      "prefill_speedup"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))
 if awk -v bd="${decode[0]}" -v bp="${prefill[0]}" -v cd="${decode[1]}" -v cp="${prefill[1]}" \
      'BEGIN { exit !(bd > 1.6 && bp < 1.2 && cp > 1.4 && cd < 1.1 && bp >= 1 && cd >= 1) }'; then ok; else
   bad "whatif lesson: bandwidth x2 decode ${decode[0]} prefill ${prefill[0]}; compute x2 decode ${decode[1]} prefill ${prefill[1]}"; fi
+# ... unless the power is short: twice the compute at the same TDP is power-bound (the third roof).
+contains "whatif power-bound clock" "clock held at"
+if awk -v p="${prefill[2]}" 'BEGIN { exit !(p > 1 && p < 1.15) }'; then ok; else bad "whatif compute x2 at the same TDP: prefill x${prefill[2]}"; fi
 # ... and its energy: twice the bandwidth moves the same bits in less time (less static energy).
 contains "whatif energy columns" "J/token"
 energy=($(grep -E '^ *"energy_per_token_j"' "$tmp/whatif.json" | awk '{print $2}' | tr -d ,))

@@ -135,3 +135,36 @@ TEST_CASE("a serving run's energy: every iteration's pass and every chip's stati
   s.workload.arrivals.concurrency = 8;
   CHECK(run_serving(s).summary.energy_per_output_token_j < 0.6 * m.energy_per_output_token_j);
 }
+
+TEST_CASE("the power limit holds the matrix clock where full-rate MMAs would pass the TDP: a third roof", "[systemc][energy]") {
+  const HardwareSpec h100 = load_hardware("h100_sxm5");
+  // As shipped the limit allows more than the fitted sustained clock: not power-bound.
+  CHECK(h100.energy.power_limited_clock_hz == 0);
+  CHECK(h100.matrix.sustained_clock_hz == Approx(1410e6));
+  const double roof = h100.power_roof_flops(DType::bf16);
+  CHECK(roof == Approx((h100.energy.tdp_w - h100.energy.static_w) / h100.energy.matrix_j_per_flop));
+  CHECK(h100.power_roof_flops(DType::fp8) == Approx(2 * roof));  // twice the rate at the same power per clock
+  // Twice the MACs per clock at the same energy per FLOP: the TDP holds the clock where the
+  // units at full rate draw what it allows, so they run at the power roof.
+  const HardwareSpec wide = load_hardware(write_temp("base = \"h100_sxm5\"\n[matrix]\nmacs_per_clock = 4096\n", "hw"));
+  REQUIRE(wide.energy.power_limited_clock_hz > 0);
+  CHECK(wide.energy.unlimited_clock_hz == Approx(1410e6));
+  CHECK(wide.matrix.sustained_clock_hz == wide.energy.power_limited_clock_hz);
+  const double full_rate = static_cast<double>(wide.matrix.units) * wide.matrix.macs_per_clock * 2 * wide.matrix.sustained_clock_hz;
+  CHECK(full_rate == Approx(roof));
+  // A compute-bound prefill gains what the power roof allows, not twice.
+  Experiment e;
+  e.batch = 4;
+  e.prompt = 2048;
+  e.generate = 1;
+  Experiment more = e;
+  more.hardware = wide;
+  const double base = run_experiment(e, RunControl{}).ttft_s, wider = run_experiment(more, RunControl{}).ttft_s;
+  CHECK(base / wider < 1.15);
+  CHECK(base / wider > 1.0);
+  const nlohmann::json j = to_json(run_experiment(more, RunControl{}));
+  CHECK(j.at("power_bound").get<bool>());
+  CHECK(j.at("power_limited_clock_mhz").get<double>() == Approx(wide.energy.power_limited_clock_hz / 1e6));
+  // A limit at or under the idle power is refused, naming the key.
+  CHECK_THROWS_WITH(load_hardware(write_temp("base = \"h100_sxm5\"\n[energy]\ntdp_w = 50\n", "hw")), Catch::Contains("tdp_w"));
+}

@@ -288,9 +288,9 @@ double Pool::swap_seconds(const Scheduler::SwapTraffic& t) const {
   return copies * hw.host_link_latency_s + tokens * memory_.kv_per_token / hw.host_link_bandwidth;
 }
 
-double Pool::draft_seconds(int shape) {
-  if (!draft_) return 0;
-  double total = 0;
+Pool::DraftCost Pool::draft_cost(int shape) {
+  DraftCost total;
+  if (!draft_) return total;
   for (const std::vector<SequenceGroup>& pass : draft_passes(r_.shapes[static_cast<std::size_t>(shape)].groups, setup_.speculative.tokens)) {
     const std::vector<std::int64_t> key = shape_key(pass);
     auto found = draft_index_.find(key);
@@ -298,9 +298,10 @@ double Pool::draft_seconds(int shape) {
       const auto t0 = Clock::now();
       const PassOutcome o = setup_.sample_layers ? draft_->simulate_sampled(mixed_pass(pass)) : draft_->simulate(mixed_pass(pass));
       r_.sim_wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
-      found = draft_index_.emplace(key, o.seconds).first;
+      found = draft_index_.emplace(key, DraftCost{o.seconds, o.energy_j}).first;
     }
-    total += found->second;
+    total.seconds += found->second.seconds;
+    total.energy_j += found->second.energy_j;
   }
   return total;
 }
@@ -412,7 +413,8 @@ bool Worker::start(double now) {
   if (ranks_.ranks() > 1) busiest_rank = ranks_.busiest(work, scheduler_);
   const std::vector<ScheduledWork>& simulated = ranks_.ranks() > 1 ? busiest_rank : work;
   const int shape = pool_.shape_of(simulated);
-  const double draft_s = pool_.draft_seconds(shape);
+  const Pool::DraftCost draft = pool_.draft_cost(shape);
+  const double draft_s = draft.seconds;
   IterationRecord record;
   const double host_s = setup_.iteration_overhead_s + setup_.sequence_overhead_s * static_cast<double>(work.size());
   // Swap preemption: the pass waits for this iteration's KV copies to and from the host.
@@ -442,6 +444,7 @@ bool Worker::start(double now) {
     stage_free_[s] = std::min(end, launch + before_pass + pass.stages[s].end_s + drafts);
   }
   record.draft_seconds = draft_s;
+  record.draft_energy_j = draft.energy_j;
   record.shape = shape;
   record.worker = id_;
   record.micro_batch = static_cast<std::int32_t>(started_++ % micro_batches_);

@@ -65,8 +65,12 @@ class Pool {
   std::int64_t ep_ranks() const { return ep_; }    // expert-parallel ranks, attention data parallel over them
   // The index in ServingResult::shapes of the target pass of `work`, simulated the first time.
   int shape_of(const std::vector<ScheduledWork>& work);
-  // The draft passes' time before the target pass of shape `shape` (0 without speculation).
-  double draft_seconds(int shape);
+  // The draft passes before the target pass of shape `shape`: their time and dynamic energy
+  // (both 0 without speculation).
+  struct DraftCost {
+    double seconds = 0, energy_j = 0;
+  };
+  DraftCost draft_cost(int shape);
   const PassOutcome& pass(int shape) const { return r_.shapes[static_cast<std::size_t>(shape)].outcome; }
   // Swap preemption's copies between a chip and host memory (serving.hpp, KvCacheConfig::Preemption).
   double swap_seconds(const Scheduler::SwapTraffic& t) const;
@@ -80,7 +84,7 @@ class Pool {
   MemoryPlan memory_;
   std::int64_t chips_ = 1, stages_ = 1, ep_ = 1;
   std::map<std::vector<std::int64_t>, int> index_;
-  std::map<std::vector<std::int64_t>, double> draft_index_;
+  std::map<std::vector<std::int64_t>, DraftCost> draft_index_;
 };
 
 // With pipeline stages a worker runs up to SchedulerConfig::micro_batches iterations at once:

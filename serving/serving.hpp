@@ -240,6 +240,7 @@ struct IterationRecord {
   std::int32_t waiting = 0;
   std::int32_t shape = 0;  // index into ServingResult::shapes
   double draft_seconds = 0;         // of `seconds`: the draft passes (speculative decoding)
+  double draft_energy_j = 0;        // their dynamic energy (0 without an [energy] table)
   double swap_seconds = 0;          // of `seconds`: KV copies to and from the host (swap preemption)
   std::int64_t swap_out_tokens = 0, swap_in_tokens = 0;
   std::int32_t worker = 0;          // the instance that ran it (disaggregated: prefill ones first)
@@ -288,8 +289,8 @@ struct ServingSummary {
   // Expert parallelism: the busiest rank's tokens over an even share, summed over the
   // iterations (1: the ranks always evenly loaded; the iterations took as long as the busiest).
   double ep_imbalance = 1;
-  // Energy (the chip's [energy] table; all zero without one): every iteration's target pass's
-  // dynamic energy (draft passes not counted) and every chip's static power from the first
+  // Energy (the chip's [energy] table; all zero without one): every iteration's passes' dynamic
+  // energy (draft and target) and every chip's static power from the first
   // iteration's start to the last one's end, per output token and request of all the requests
   // run (warm-up included: the energy is the whole run's), and the average power per chip.
   bool energy_modelled = false;

@@ -35,7 +35,7 @@ void add_energy(const ServingResult& r, ServingSummary& s) {
   if (!e.present || r.iterations.empty()) return;
   double dynamic = 0, begin = INFINITY, end = 0;
   for (const IterationRecord& it : r.iterations) {
-    dynamic += r.shapes[static_cast<std::size_t>(it.shape)].outcome.energy_j;
+    dynamic += r.shapes[static_cast<std::size_t>(it.shape)].outcome.energy_j + it.draft_energy_j;
     begin = std::min(begin, it.start_s);
     end = std::max(end, it.start_s + it.seconds);
   }

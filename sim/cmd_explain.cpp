@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "experiment/gap_explain.hpp"
+#include "sim/energy_report.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/gap_table.hpp"
@@ -39,6 +40,8 @@ void print_explanation(std::ostream& os, const GapExplanation& g, int top) {
   t.add_row(gap_cells({"time to first token"}, g.prefill));
   if (r.decode_steps > 0) t.add_row(gap_cells({"time per output token"}, g.decode));
   t.print(os);
+  // What the run cost in energy: the static share grows with every part of the gap above.
+  print_energy(os, r);
 
   std::vector<OpGap> ops = g.ops;
   std::stable_sort(ops.begin(), ops.end(), [](const OpGap& a, const OpGap& b) { return a.time.gap() > b.time.gap(); });

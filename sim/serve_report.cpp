@@ -125,7 +125,7 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
     os << "energy     " << format_si(m.energy_per_output_token_j, "J", 3) << " per output token ("
        << format_fixed(m.energy_per_output_token_j > 0 ? 1.0 / m.energy_per_output_token_j : 0.0, 2) << " tokens/J), "
        << format_si(m.energy_per_request_j, "J", 3) << " per request; " << format_fixed(m.avg_power_w, 0)
-       << " W per chip on average (static " << format_fixed(r.hw.energy.static_w, 0) << " W; draft passes not counted)\n";
+       << " W per chip on average (static " << format_fixed(r.hw.energy.static_w, 0) << " W)\n";
   }
   os << "\n" << m.requests << " requests counted" << (s.warmup_requests > 0 ? " (" + std::to_string(s.warmup_requests) + " warm-up left out)" : "")
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "

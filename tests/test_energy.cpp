@@ -168,3 +168,18 @@ TEST_CASE("the power limit holds the matrix clock where full-rate MMAs would pas
   // A limit at or under the idle power is refused, naming the key.
   CHECK_THROWS_WITH(load_hardware(write_temp("base = \"h100_sxm5\"\n[energy]\ntdp_w = 50\n", "hw")), Catch::Contains("tdp_w"));
 }
+
+TEST_CASE("a speculative serving run counts its draft passes' energy beside the target passes'", "[systemc][energy]") {
+  ServingSetup s = roofsim::test::serving_setup(16, 4, "128", "16");
+  s.speculative.tokens = 2;
+  const ServingResult r = run_serving(s);
+  double begin = 1e300, end = 0, target = 0, drafts = 0;
+  for (const IterationRecord& it : r.iterations) {
+    begin = std::min(begin, it.start_s);
+    end = std::max(end, it.start_s + it.seconds);
+    target += r.shapes[static_cast<std::size_t>(it.shape)].outcome.energy_j;
+    drafts += it.draft_energy_j;
+  }
+  CHECK(drafts > 0);
+  CHECK(r.summary.energy_j == Approx(target + drafts + r.hw.energy.static_w * (end - begin)));
+}

@@ -145,6 +145,10 @@ void write_variant_rooflines_plot(const std::string& path, const std::string& ti
       g << ", \\\n     near" << i << "(x) title " << gnuplot_quoted(series[i].name + " near-memory roof") << " lw 2 dashtype 2 lc rgb '" << c
         << "'";
     }
+    if (series[i].power_flops > 0 && series[i].power_flops < series[i].peak_flops) {
+      g << ", \\\n     " << series[i].power_flops / 1e12 << " title " << gnuplot_quoted(series[i].name + " power roof (TDP)")
+        << " lw 2 dashtype 3 lc rgb '" << c << "'";
+    }
     g << ", \\\n     " << gnuplot_quoted((dir / ("v" + std::to_string(i) + ".dat")).string()) << " using 1:2 title "
       << gnuplot_quoted(series[i].name + " ops") << " with points pt " << 5 + 2 * static_cast<int>(i) << " lc rgb '" << c << "'";
   }

@@ -53,6 +53,9 @@ struct RooflineSeries {
   std::vector<RooflinePoint> ops;
   // A chip's near-memory units: their own roof, drawn dashed in the series' colour (0: none).
   double near_peak_flops = 0, near_bandwidth = 0;
+  // The FLOP/s its power limit allows the matrix units (hardware energy.tdp_w): a third roof,
+  // drawn dotted where it is below the compute roof (0: none).
+  double power_flops = 0;
 };
 void write_variant_rooflines_plot(const std::string& path, const std::string& title,
                                   const std::vector<RooflineSeries>& series);

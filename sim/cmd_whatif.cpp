@@ -140,6 +140,7 @@ void plot_whatif(const std::string& path, const WhatifResult& w) {
   std::vector<RooflineSeries> series;
   for (const WhatifRun& v : w.runs) {
     RooflineSeries rs{v.name, v.result.hw.matrix_peak_flops(base.setup.precision.activations), v.result.hw.hbm.bandwidth, {}};
+    rs.power_flops = v.result.hw.power_roof_flops(base.setup.precision.activations);
     if (v.result.hw.pim.present && v.result.setup.near_memory != NearMemory::off) {
       rs.near_peak_flops = v.result.hw.pim_peak_flops();
       rs.near_bandwidth = v.result.hw.pim_bandwidth();

@@ -133,6 +133,8 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   };
   std::unordered_map<Key, std::size_t, KeyHash> index;
   std::vector<OpSummary> out;
+  // The simulated chip's tensor- and expert-parallel peers ran each op too (experiment/energy.cpp).
+  const double peers = static_cast<double>(r.setup.tp * r.setup.ep);
   std::vector<const OpInstance*> last;  // per summary: its last instance
   for (const OpInstance& o : r.ops) {
     const Key key{o.step == 0, base_name(o.op->name)};
@@ -152,6 +154,7 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
     s.bound_s += o.weight * o.bound.bound_time_s;
     s.sim_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written);
     s.padded_flops += o.weight * o.result.padded_flops;
+    s.energy_j += o.weight * op_energy(r.hw, *o.op, o.result).dynamic() * peers;
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     const OpInstance& o = *last[i];
@@ -258,7 +261,8 @@ nlohmann::json to_json(const ExperimentResult& r) {
     j["ops"].push_back({{"name", o.name}, {"phase", o.phase}, {"class", o.op_class}, {"count", o.count},
                         {"flops", o.flops}, {"bytes", o.bytes}, {"intensity", o.intensity()},
                         {"sim_time_s", o.sim_s}, {"bound_time_s", o.bound_s}, {"roof", o.roof},
-                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}, {"shape", o.shape}});
+                        {"sim_bytes", o.sim_bytes}, {"padded_flops", o.padded_flops}, {"shape", o.shape},
+                        {"energy_j", number_or_null(r.hw.energy.present, o.energy_j)}});
   }
   j["layers"] = nlohmann::json::array();
   for (const LayerSummary& l : summarize_layers(r)) {

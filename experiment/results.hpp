@@ -23,6 +23,7 @@ struct OpSummary {
   double count = 0;  // instances, interpolated decode steps included
   double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
   double sim_bytes = 0, padded_flops = 0;  // what the simulation moved and spent
+  double energy_j = 0;  // dynamic energy on all the chips that ran it (0 without an [energy] table)
   std::string roof;
   std::string shape;  // the last instance's (op_shape): decode attention grows with the context
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }

@@ -183,3 +183,13 @@ TEST_CASE("a speculative serving run counts its draft passes' energy beside the 
   CHECK(drafts > 0);
   CHECK(r.summary.energy_j == Approx(target + drafts + r.hw.energy.static_w * (end - begin)));
 }
+
+TEST_CASE("each op's dynamic energy, summed over layers and steps, adds up to the run's", "[systemc][energy]") {
+  const ExperimentResult r = run_experiment(short_run("h100_sxm5", 2), RunControl{});
+  const RunEnergy en = run_energy(r);
+  double ops = 0;
+  for (const OpSummary& o : summarize_ops(r)) ops += o.energy_j;
+  // One chip: no links, so the ops' dynamic energy is all of it.
+  CHECK(ops == Approx(en.prefill.dynamic() + en.decode.dynamic()).epsilon(1e-9));
+  CHECK(to_json(r).at("ops").at(0).at("energy_j").get<double>() > 0);
+}

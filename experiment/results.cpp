@@ -25,8 +25,6 @@ std::string_view base_name(std::string_view name) {
   return name;
 }
 
-nlohmann::json number_or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
-
 nlohmann::json link_records(const std::vector<Fabric::LinkUse>& links, double over_s) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& l : links) out.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / over_s}});
@@ -209,6 +207,8 @@ void put_energy(nlohmann::json& j, const ExperimentResult& r) {
 }
 
 }  // namespace
+
+nlohmann::json number_or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
 nlohmann::json to_json(const ExperimentResult& r) {
   const Experiment& e = r.setup;

@@ -41,6 +41,9 @@ std::vector<LayerSummary> summarize_layers(const ExperimentResult& r);
 // GEMM, elements in and out for vector work, values per chip for a collective.
 std::string op_shape(const OpNode& op);
 
+// A figure a result may lack (a decode time without decode, energy without [energy]): null then.
+nlohmann::json number_or_null(bool present, double value);
+
 // `run`: the experiment, its metrics beside their bounds, and the summed ops.
 nlohmann::json to_json(const ExperimentResult& r);
 // `run --csv`: one record per op instance (every layer of every simulated step).

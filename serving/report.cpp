@@ -12,9 +12,6 @@ namespace roofsim {
 
 namespace {
 
-// A figure the run may lack (energy without an [energy] table): null then.
-nlohmann::json or_null(bool present, double value) { return present ? nlohmann::json(value) : nlohmann::json(nullptr); }
-
 nlohmann::json percentiles_json(const Percentiles& p) {
   return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
 }
@@ -143,10 +140,10 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"draft_share", m.draft_share},
                   {"roofline_share", m.roofline_share},
                   {"ep_imbalance", m.ep_imbalance},
-                  {"energy_j", or_null(m.energy_modelled, m.energy_j)},
-                  {"energy_per_token_j", or_null(m.energy_modelled && m.energy_per_output_token_j > 0, m.energy_per_output_token_j)},
-                  {"energy_per_request_j", or_null(m.energy_modelled, m.energy_per_request_j)},
-                  {"avg_power_w", or_null(m.energy_modelled, m.avg_power_w)}};
+                  {"energy_j", number_or_null(m.energy_modelled, m.energy_j)},
+                  {"energy_per_token_j", number_or_null(m.energy_modelled && m.energy_per_output_token_j > 0, m.energy_per_output_token_j)},
+                  {"energy_per_request_j", number_or_null(m.energy_modelled, m.energy_per_request_j)},
+                  {"avg_power_w", number_or_null(m.energy_modelled, m.avg_power_w)}};
   const DisaggregationConfig& g = s.disaggregation;
   j["disaggregation"] = !g.enabled ? nlohmann::json(nullptr)
                                    : nlohmann::json{{"prefill_instances", g.prefill_instances},

@@ -4,6 +4,14 @@
 
 namespace roofsim {
 
+namespace {
+
+constexpr double kBitsPerByte = 8;
+
+double link_energy_j(const EnergySpec& e, std::uint64_t bytes) { return static_cast<double>(bytes) * kBitsPerByte * e.link_j_per_bit; }
+
+}  // namespace
+
 EnergyParts& EnergyParts::operator+=(const EnergyParts& o) {
   matrix += o.matrix;
   vector += o.vector;
@@ -30,20 +38,19 @@ EnergyParts op_energy(const HardwareSpec& hw, const OpNode& op, const OpResult& 
   const EnergySpec& e = hw.energy;
   EnergyParts p;
   if (!e.present) return p;
-  const double bits = 8.0;
   const double onchip_read = static_cast<double>(result.onchip_bytes_read);
   const double read = static_cast<double>(result.bytes_read) - onchip_read;
   const double written = static_cast<double>(result.bytes_written);
   if (result.near_memory) {
     // The near-memory units read their banks without the I/O to the chip, and compute beside
     // them (their MACs counted at the vector units' energy: an assumption).
-    p.near_memory = read * bits * e.near_memory_j_per_bit;
-    p.hbm = written * bits * e.hbm_j_per_bit;
+    p.near_memory = read * kBitsPerByte * e.near_memory_j_per_bit;
+    p.hbm = written * kBitsPerByte * e.hbm_j_per_bit;
     p.vector = result.padded_flops * e.vector_j_per_flop;
     return p;
   }
-  p.hbm = (read + written) * bits * e.hbm_j_per_bit;
-  p.onchip = onchip_read * bits * e.onchip_j_per_bit;
+  p.hbm = (read + written) * kBitsPerByte * e.hbm_j_per_bit;
+  p.onchip = onchip_read * kBitsPerByte * e.onchip_j_per_bit;
   if (op.is_gemm && !op.is_collective) {
     // A dtype at r times the 16-bit rate does r times the FLOPs per clock at the same power.
     const auto rate = hw.matrix.dtype_rate.find(op.gemm.compute());
@@ -60,7 +67,7 @@ double pass_dynamic_energy_j(const HardwareSpec& hw, const OpGraph& g, const std
   if (!hw.energy.present) return 0;
   EnergyParts p;
   for (OpId v = 0; v < g.size() && v < results.size(); ++v) p += op_energy(hw, g.op(v), results[v]);
-  return p.dynamic() * peers + static_cast<double>(link_bytes) * 8.0 * hw.energy.link_j_per_bit;
+  return p.dynamic() * peers + link_energy_j(hw.energy, link_bytes);
 }
 
 RunEnergy run_energy(const ExperimentResult& r) {
@@ -68,9 +75,8 @@ RunEnergy run_energy(const ExperimentResult& r) {
   const EnergySpec& e = r.hw.energy;
   if (!e.present) return out;
   out.modelled = true;
-  // One chip per pipeline stage was simulated; its tensor- and expert-parallel peers ran the
-  // same ops in lockstep. The fabric carried every chip's transfers.
-  const double peers = static_cast<double>(r.setup.tp * r.setup.ep);
+  // Each simulated op ran on stage_chips() chips; the fabric carried every chip's transfers.
+  const double peers = static_cast<double>(r.stage_chips());
   const double chips = static_cast<double>(r.replica_chips());
   std::vector<EnergyParts> step(r.graphs.size());
   std::size_t phase = 0;
@@ -78,9 +84,8 @@ RunEnergy run_energy(const ExperimentResult& r) {
     while (phase + 1 < r.simulated_steps.size() && r.simulated_steps[phase] != inst.step) ++phase;
     step[phase] += op_energy(r.hw, *inst.op, inst.result) * peers;
   }
-  const double bits = 8.0;
   for (std::size_t i = 0; i < step.size(); ++i) {
-    if (i < r.step_link_bytes.size()) step[i].links = static_cast<double>(r.step_link_bytes[i]) * bits * e.link_j_per_bit;
+    if (i < r.step_link_bytes.size()) step[i].links = link_energy_j(e, r.step_link_bytes[i]);
     // Steps run back to back: each starts where the one before ended.
     const double seconds = i == 0 ? r.ttft_s : to_seconds(r.step_end_ps.at(i) - r.step_end_ps.at(i - 1));
     step[i].idle = e.static_w * chips * seconds;

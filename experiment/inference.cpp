@@ -432,7 +432,7 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
   out.wall_s = r.wall_s;
   out.replayed_segments = r.replayed_segments;
   out.bound_s = graph_bound(e, machine, r.graphs[0]);
-  out.energy_j = pass_dynamic_energy_j(r.hw, r.graphs[0], phases.results[0], static_cast<double>(e.tp * e.ep),
+  out.energy_j = pass_dynamic_energy_j(r.hw, r.graphs[0], phases.results[0], static_cast<double>(r.stage_chips()),
                                        r.step_link_bytes.empty() ? 0 : r.step_link_bytes[0]);
   out.launched_per_op = r.launched_per_op[0];
   return out;

@@ -176,6 +176,9 @@ struct ExperimentResult {
   double replica_throughput_tok_s() const { return throughput_tok_s(); }
   double total_throughput_tok_s() const { return throughput_tok_s() * static_cast<double>(setup.replicas); }
   std::int64_t replica_chips() const { return setup.tp * setup.pp * setup.ep; }
+  // The chips that ran each simulated op: one chip per pipeline stage is simulated, and its
+  // tensor- and expert-parallel peers run the same ops in lockstep.
+  std::int64_t stage_chips() const { return setup.tp * setup.ep; }
   std::int64_t total_chips() const { return replica_chips() * setup.replicas; }
 };
 

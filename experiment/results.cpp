@@ -131,8 +131,7 @@ std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
   };
   std::unordered_map<Key, std::size_t, KeyHash> index;
   std::vector<OpSummary> out;
-  // The simulated chip's tensor- and expert-parallel peers ran each op too (experiment/energy.cpp).
-  const double peers = static_cast<double>(r.setup.tp * r.setup.ep);
+  const double peers = static_cast<double>(r.stage_chips());  // the chips that ran each op
   std::vector<const OpInstance*> last;  // per summary: its last instance
   for (const OpInstance& o : r.ops) {
     const Key key{o.step == 0, base_name(o.op->name)};

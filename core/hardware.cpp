@@ -286,7 +286,10 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     read_table(*energy, hw);
     if (!energy->has("near_memory_pj_per_bit")) hw.energy.near_memory_j_per_bit = hw.energy.hbm_j_per_bit;
     if (hw.energy.tdp_w > 0) {
-      if (hw.energy.tdp_w <= hw.energy.static_w) energy->fail("tdp_w", "must exceed static_w (the board's idle power)");
+      if (hw.energy.tdp_w <= hw.energy.static_w) {
+        energy->fail("tdp_w", "expected more than static_w (" + format_general(hw.energy.static_w) + " W, the board's idle power), got " +
+                                  format_general(hw.energy.tdp_w));
+      }
       apply_power_limit(hw);
     }
   }

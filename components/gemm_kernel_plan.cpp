@@ -143,7 +143,11 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
       t.tn = tn;
       t.split = split;
       t.swap_ab = swap;
-      t.whole_tiles = swap;  // TMA fills zeros beyond the matrix; the MMAs span the tile
+      // TMA fills zeros beyond the matrix and the MMAs span the tile: a CUTLASS kernel's tile is
+      // fixed at compile time, so where the path fixes it (vLLM's scaled_mm: 128 x 128 above 128
+      // tokens whatever N) a 32-column edge costs a whole tile. A library's menu (cuBLAS) holds
+      // narrower kernels for narrow edges, so its edges cost their columns.
+      t.whole_tiles = swap || (g.kernel_tile_m > 0 && g.kernel_tile_n > 0);
       menu.push_back({t, static_cast<double>(waves * ceil_div(k_tiles, split)) * tile_cycles});
     }
   }

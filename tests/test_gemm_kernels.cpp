@@ -343,6 +343,32 @@ TEST_CASE("a kernel launched in clusters along M runs a padding row of tiles aft
   CHECK_THAT(r.plan, Catch::Contains("1 padding row of tiles (clusters of 2 along M)"));
 }
 
+TEST_CASE("a path that fixes its CUTLASS tile runs whole tiles of MMAs at the edges, as TMA fills the rest with zeros", "[systemc][gemm]") {
+  const HardwareSpec hw = load_hardware("h100_sxm5");
+  // vLLM's scaled_mm above 128 tokens: 128 x 128 tiles whatever N; 32 columns fill a quarter of one.
+  auto scaled_mm = [](std::int64_t m, std::int64_t n, bool fixed) {
+    OpSpec op = gemm(m, n, 8192, DType::fp8);
+    op.gemm.kernel_no_split_k = true;
+    op.gemm.kernel_k_bytes = 128;
+    if (fixed) op.gemm.kernel_tile_m = op.gemm.kernel_tile_n = 128;
+    return op;
+  };
+  const OpResult narrow = run_one(hw, scaled_mm(4096, 32, true)), full = run_one(hw, scaled_mm(4096, 128, true));
+  CHECK_THAT(narrow.plan, Catch::Contains("whole tiles at the edges"));
+  // A 32-column tile's MMAs take what a 128-column one's do: a quarter of the FLOPs, the same cycles.
+  CHECK(narrow.flops == Approx(full.flops / 4));
+  CHECK(narrow.padded_flops == Approx(full.padded_flops));
+  // The edge column of a wider matrix costs a whole column of tiles: 33 columns of tiles,
+  // the last a quarter full, cost what 33 full ones do.
+  const OpResult edge = run_one(hw, scaled_mm(4096, 4096 + 32, true)), whole = run_one(hw, scaled_mm(4096, 4096 + 128, true));
+  CHECK(edge.padded_flops == Approx(whole.padded_flops));
+  CHECK(edge.seconds() == Approx(whole.seconds()).epsilon(0.02));
+  // A library picking its tile from its menu charges its edge tiles their own columns.
+  const OpResult library = run_one(hw, scaled_mm(4096, 32, false));
+  CHECK(library.plan.find("whole tiles") == std::string::npos);
+  CHECK(library.padded_flops < 0.5 * narrow.padded_flops);
+}
+
 TEST_CASE("a kernel on the previous generation's mma.sync issues half of Hopper's rate at the boost clock, and Ampere's is native", "[systemc][gemm]") {
   // A large int8 GEMM, compute-bound: TensorRT-LLM's SmoothQuant kernels (CUTLASS 2.x) on Hopper.
   OpSpec wgmma = gemm(8192, 8192, 8192, DType::int8);

@@ -293,6 +293,16 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
       apply_power_limit(hw);
     }
   }
+  if (auto area = top.optional_table("area")) {
+    hw.area.present = true;
+    read_table(*area, hw);
+  }
+  if (auto cost = top.optional_table("cost")) {
+    // The die's price follows from its area.
+    if (!hw.area.present) cost->fail("wafer_usd", "prices a die whose area the file does not give: add [area]");
+    hw.cost.present = true;
+    read_table(*cost, hw);
+  }
   if (auto host = top.optional_table("host")) read_table(*host, hw);
   if (auto coll = top.optional_table("collectives")) read_table(*coll, hw);
 

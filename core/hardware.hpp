@@ -216,6 +216,30 @@ struct EnergySpec {
   double power_limited_clock_hz = 0, unlimited_clock_hz = 0;
 };
 
+// What the chip is made of in silicon and what making one costs ([area], [cost]; issue 52): areas
+// per unit at the chip's process, so that a what-if that scales a unit scales its area; the die
+// (every unit's area plus the rest) priced as a share of a wafer over its yield, plus the HBM.
+// mm2 and USD here (the file gives um2 for the per-MAC and per-FLOP areas, and per-cm2 defects).
+struct AreaSpec {
+  bool present = false;
+  double matrix_mm2_per_mac = 0;   // matrix units, per MAC per clock at the 16-bit rate
+  double vector_mm2_per_flop = 0;  // vector units, per FP32 FLOP per clock
+  double unit_overhead_mm2 = 0;    // per matrix unit (SM, core): control, schedulers, register file, crossbar port
+  double sram_mm2_per_mib = 0;     // on-chip memories, per MiB of their capacity
+  double hbm_interface_mm2 = 0;    // per HBM stack: its PHY and memory controller
+  double link_interface_mm2 = 0;   // per chip-to-chip link: its PHY and controller
+  double other_mm2 = 0;            // the rest of the die (PCIe, media engines, I/O, spare units)
+};
+struct CostSpec {
+  bool present = false;
+  double wafer_usd = 0;               // one processed wafer of the chip's node
+  double wafer_diameter_mm = 300;
+  double defect_density_per_mm2 = 0;  // killer defects (the file: per cm2)
+  double yield_cluster = 3;           // the negative-binomial yield model's clustering
+  double hbm_usd_per_byte = 0;        // the memory's price (the file: per GB)
+  double package_usd = 0;             // packaging, assembly and test per chip (0: not counted)
+};
+
 struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
   // How the chips' links join them: "switch", "mesh" or "torus"; "" = by kind (ici: torus,
@@ -293,6 +317,8 @@ struct HardwareSpec {
   CollectiveKernelSpec collectives;
   PimSpec pim;
   EnergySpec energy;
+  AreaSpec area;
+  CostSpec cost;
   double op_overhead_s = 0;  // device-side fixed cost of one op (kernel start and drain)
   double op_overhead_cycles = 0;  // the same in SM cycles where the file states it so (0: stated in ns)
   // Host time to launch one op. The host runs ahead of the device, so launches only cost time

@@ -10,6 +10,8 @@ namespace roofsim {
 namespace {
 
 constexpr double kMHz = 1e6, kGBps = 1e9, kNs = 1e-9, kPj = 1e-12;
+// um2 -> mm2; per cm2 -> per mm2; per GB -> per byte.
+constexpr double kUm2 = 1e-6, kPerCm2 = 1e-2, kPerGB = 1e-9;
 using K = ParamKind;
 
 // Short helpers so that each row reads as a declaration.
@@ -300,6 +302,34 @@ std::vector<HardwareParam> make_params() {
        "One bit the near-memory units read from their banks (no I/O to the chip)", FIELD(energy.near_memory_j_per_bit), false,
        "hbm_pj_per_bit"},
 
+      {"area.matrix_um2_per_mac", "um2/MAC", kUm2, K::positive, true, 0,
+       "Silicon of the matrix units per MAC per clock at the 16-bit rate (a tensor core's or MXU's share of the die)",
+       FIELD(area.matrix_mm2_per_mac)},
+      {"area.vector_um2_per_flop", "um2/FLOP", kUm2, K::positive, true, 0, "Silicon of the vector units per FP32 FLOP per clock",
+       FIELD(area.vector_mm2_per_flop)},
+      {"area.unit_overhead_mm2", "mm2", 1, K::non_negative, true, 0,
+       "Per matrix unit (SM, core), besides its MACs and lanes: control, schedulers, register file, its port to the crossbar",
+       FIELD(area.unit_overhead_mm2)},
+      {"area.sram_mm2_per_mib", "mm2/MiB", 1, K::positive, true, 0, "On-chip memory ([onchip] capacities) per MiB, periphery included",
+       FIELD(area.sram_mm2_per_mib)},
+      {"area.hbm_interface_mm2", "mm2", 1, K::non_negative, true, 0, "Per HBM stack (hbm.stacks): its PHY and memory controller",
+       FIELD(area.hbm_interface_mm2)},
+      {"area.link_interface_mm2", "mm2", 1, K::non_negative, false, 0, "Per chip-to-chip link (links.count): its PHY and controller",
+       FIELD(area.link_interface_mm2)},
+      {"area.other_mm2", "mm2", 1, K::non_negative, false, 0,
+       "The rest of the die: PCIe, media engines, I/O, the units fabricated but not enabled", FIELD(area.other_mm2)},
+
+      {"cost.wafer_usd", "USD", 1, K::positive, true, 0, "One processed wafer of the chip's process node", FIELD(cost.wafer_usd)},
+      {"cost.wafer_diameter_mm", "mm", 1, K::positive, false, 300, "The wafer's diameter", FIELD(cost.wafer_diameter_mm)},
+      {"cost.defect_density_per_cm2", "1/cm2", kPerCm2, K::non_negative, true, 0,
+       "Killer defects per cm2 of the process: with the die's area they set its yield", FIELD(cost.defect_density_per_mm2)},
+      {"cost.yield_cluster", "", 1, K::positive, false, 3,
+       "Clustering of the defects in the negative-binomial yield model, (1 + area x density / this)^-this", FIELD(cost.yield_cluster)},
+      {"cost.hbm_usd_per_gb", "USD/GB", kPerGB, K::non_negative, true, 0, "The memory's price per GB of hbm.capacity_bytes",
+       FIELD(cost.hbm_usd_per_byte)},
+      {"cost.package_usd", "USD", 1, K::non_negative, false, 0,
+       "Packaging (interposer), assembly and test per chip; 0: not counted, as in LLMCompass's die cost", FIELD(cost.package_usd)},
+
       {"host.launch_interval_ns", "ns", kNs, K::non_negative, true, 0,
        "Host time to launch one op when ops launch one by one (--launch per_op, and prefill_per_op in steps that hold a prefill)", FIELD(host_launch_interval_s), false},
       {"host.link_gb_per_s", "GB/s", kGBps, K::non_negative, false, 0,
@@ -357,6 +387,12 @@ ParamRange param_range(const HardwareParam& p) {
   if (unit == "x" || unit == "x bf16") return {1e-3, 1e3, zero_ok};
   if (unit == "W") return {1e-3, 1e5, zero_ok};
   if (unit == "pJ/FLOP" || unit == "pJ/bit") return {1e-4, 1e4, zero_ok};
+  if (unit == "um2/MAC" || unit == "um2/FLOP") return {1e-3, 1e6, zero_ok};
+  if (unit == "mm2" || unit == "mm2/MiB") return {1e-6, 1e5, zero_ok};  // a 300 mm wafer is 70,686 mm2
+  if (unit == "mm") return {25, 450, zero_ok};
+  if (unit == "USD" || unit == "USD/GB") return {1e-3, 1e9, zero_ok};
+  if (unit == "1/cm2") return {1e-4, 100, zero_ok};
+  if (p.kind == K::positive && unit.empty()) return {1e-3, 1e6, zero_ok};  // a factor
   return {1, 1e6, zero_ok};  // counts
 }
 
@@ -384,6 +420,8 @@ const std::vector<OptionalTable>& optional_hardware_tables() {
       {"arch", "the chip declares no kernel instructions: every flag false (a TPU; a GPU whose kernels take only its native path)"},
       {"pim", "no near-memory compute units"},
       {"energy", "no energy model: runs report no energy or power"},
+      {"area", "no area model: runs report no silicon area, nor throughput per mm2"},
+      {"cost", "no cost model: runs report no chip cost, nor throughput per dollar (needs [area] for the die)"},
       {"host", "no host launch cost (ops launch as one graph)"},
       {"collectives", "collectives cost only their link transfers (no protocol, launch or channel costs)"},
   };

@@ -32,11 +32,13 @@ namespace {
 
 // The table a parameter belongs to is in the description: [links] only when the chip has
 // links, [network] only when it has a scale-out network, [pim] only when it has near-memory units,
-// [energy] only when it has an energy model.
+// [energy] only when it has an energy model, [area] and [cost] only when it has those models.
 bool table_present(const HardwareSpec& h, const std::string& key) {
   if (key.rfind("links.", 0) == 0) return h.links.count > 0;
   if (key.rfind("pim.", 0) == 0) return h.pim.present;
   if (key.rfind("energy.", 0) == 0) return h.energy.present;
+  if (key.rfind("area.", 0) == 0) return h.area.present;
+  if (key.rfind("cost.", 0) == 0) return h.cost.present;
   if (key.rfind("network.", 0) == 0) return h.network.present;
   return true;
 }

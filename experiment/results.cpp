@@ -3,6 +3,7 @@
 
 #include "experiment/collective_settings.hpp"
 #include "experiment/energy.hpp"
+#include "experiment/silicon.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/hardware_json.hpp"
 #include "validation/analytic.hpp"
@@ -179,6 +180,16 @@ void put_setup(nlohmann::json& j, const ExperimentResult& r) {
 
 // Energy and power from the run's events (experiment/energy.hpp); null where the chip has no
 // [energy] table.
+// Silicon and cost of the chips (core/chip_area.hpp) and the throughput per mm2 and per
+// thousand USD of them; null where the chip has no [area] (or [cost]) table.
+void put_silicon(nlohmann::json& j, const ExperimentResult& r) {
+  const RunSilicon s = run_silicon(r);
+  j["chip_area_mm2"] = number_or_null(s.area_modelled, s.chip_area.total());
+  j["chip_cost_usd"] = number_or_null(s.cost_modelled, s.chip_cost.total_usd());
+  j["tokens_per_s_per_mm2"] = number_or_null(s.area_modelled, s.tokens_per_s_per_mm2);
+  j["tokens_per_s_per_kusd"] = number_or_null(s.cost_modelled, s.tokens_per_s_per_kusd);
+}
+
 void put_energy(nlohmann::json& j, const ExperimentResult& r) {
   const RunEnergy en = run_energy(r);
   const bool tokens = en.modelled && en.per_output_token_j > 0;
@@ -232,6 +243,7 @@ nlohmann::json to_json(const ExperimentResult& r) {
   j["prefill_intensity"] = r.prefill_flops / r.prefill_bytes;
   j["decode_intensity"] = number_or_null(decode, r.decode_flops / r.decode_bytes);
   put_energy(j, r);
+  put_silicon(j, r);
   j["tp"] = e.tp;
   j["pp"] = e.pp;
   j["ep"] = e.ep;

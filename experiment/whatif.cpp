@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "experiment/energy.hpp"
+#include "experiment/silicon.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/results.hpp"
 #include "experiment/worker_pool.hpp"
@@ -84,6 +85,8 @@ SweepPoint point_from_json(const nlohmann::json& p, std::size_t axes) {
   s.decode_tok_s = num("decode_tok_s");
   s.energy_per_token_j = num("energy_per_token_j");
   s.avg_power_w = num("avg_power_w");
+  s.tokens_per_s_per_mm2 = num("tokens_per_s_per_mm2");
+  s.tokens_per_s_per_kusd = num("tokens_per_s_per_kusd");
   s.decode_intensity = num("decode_intensity");
   s.prefill_intensity = num("prefill_intensity");
   s.decode_compute_share = num("decode_compute_share");
@@ -208,6 +211,9 @@ SweepPoint run_sweep_point(const Experiment& base, const HardwareDocument& hw, c
     const RunEnergy en = run_energy(r);
     p.energy_per_token_j = en.per_output_token_j;
     p.avg_power_w = en.avg_power_w;
+    const RunSilicon silicon = run_silicon(r);
+    p.tokens_per_s_per_mm2 = silicon.tokens_per_s_per_mm2;
+    p.tokens_per_s_per_kusd = silicon.tokens_per_s_per_kusd;
   } catch (const InputError& err) {
     p.error = err.what();
   }
@@ -296,6 +302,8 @@ nlohmann::json point_json(const SweepPoint& p, const std::vector<std::string>& k
   j["bound_tpot_s"] = p.has_decode ? nlohmann::json(p.bound_tpot_s) : nlohmann::json(nullptr);
   j["energy_per_token_j"] = p.energy_per_token_j > 0 ? nlohmann::json(p.energy_per_token_j) : nlohmann::json(nullptr);
   j["avg_power_w"] = p.avg_power_w > 0 ? nlohmann::json(p.avg_power_w) : nlohmann::json(nullptr);
+  j["tokens_per_s_per_mm2"] = p.tokens_per_s_per_mm2 > 0 ? nlohmann::json(p.tokens_per_s_per_mm2) : nlohmann::json(nullptr);
+  j["tokens_per_s_per_kusd"] = p.tokens_per_s_per_kusd > 0 ? nlohmann::json(p.tokens_per_s_per_kusd) : nlohmann::json(nullptr);
   return j;
 }
 

@@ -56,6 +56,7 @@ struct SweepPoint {
   std::string error;            // the point could not run (does not fit, bad combination)
   double ttft_s = 0, tpot_s = 0, throughput_tok_s = 0, decode_tok_s = 0;
   double energy_per_token_j = 0, avg_power_w = 0;  // 0: the chip has no [energy] table
+  double tokens_per_s_per_mm2 = 0, tokens_per_s_per_kusd = 0;  // 0: the chip has no [area] / [cost] table
   double prefill_intensity = 0, decode_intensity = 0, bound_tpot_s = 0;
   double decode_compute_share = 0;  // decode time in compute-bound ops
   bool has_decode = false;

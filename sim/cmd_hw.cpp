@@ -8,6 +8,7 @@
 #include "core/hardware_params.hpp"
 #include "core/hardware_toml.hpp"
 #include "core/presets.hpp"
+#include "core/chip_area.hpp"
 #include "core/provenance.hpp"
 #include "sim/commands.hpp"
 #include "sim/output.hpp"
@@ -100,6 +101,22 @@ void add_hw_command(CLI::App& app) {
         if (per_kind["default"] > 0) std::cout << "; " << per_kind["default"] << " left at their default (not set in the file)";
         std::cout << "\n";
       }
+    }
+    // What the file's [area] and [cost] tables make of the chip.
+    const AreaParts area = chip_area(h);
+    const ChipCost cost = chip_cost(h);
+    if (h.area.present) {
+      j["area_mm2"] = {{"total", area.total()},          {"matrix", area.matrix}, {"vector", area.vector},
+                       {"unit_overhead", area.unit_overhead}, {"sram", area.sram},     {"hbm_interface", area.hbm_interface},
+                       {"link_interface", area.link_interface}, {"other", area.other}};
+    }
+    if (cost.modelled) {
+      j["cost_usd"] = {{"total", cost.total_usd()}, {"die", cost.die_usd}, {"hbm", cost.hbm_usd}, {"package", cost.package_usd},
+                       {"dies_per_wafer", cost.dies_per_wafer}, {"yield", cost.yield}};
+    }
+    if (opt->json != "-" && h.area.present) {
+      std::cout << "\ndie      " << area_text(area) << "\n";
+      if (cost.modelled) std::cout << "cost     " << cost_text(cost) << "\n";
     }
     if (!opt->json.empty()) write_json(opt->json, versioned(j));
   });

@@ -10,6 +10,7 @@
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/energy_report.hpp"
+#include "sim/silicon_report.hpp"
 #include "experiment/graph_drawing.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
@@ -65,6 +66,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
   t.add_row({"total", format_seconds(r.total_s), format_seconds(r.bound_total_s), percent(r.bound_total_s, r.total_s)});
   t.print(os);
   print_energy(os, r);
+  print_silicon(os, r);
   if (e.nodes > 0 || e.replicas > 1) {
     // Replicas exchange nothing in inference: the one simulated stands for each.
     os << "\nscale-out " << e.replicas << (e.replicas == 1 ? " replica" : " replicas") << " x " << chips << (chips == 1 ? " chip" : " chips")

@@ -12,6 +12,7 @@
 #include "core/format.hpp"
 #include "core/presets.hpp"
 #include "experiment/energy.hpp"
+#include "experiment/silicon.hpp"
 #include "experiment/results.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/whatif.hpp"
@@ -59,6 +60,23 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
                energy ? format_fixed(1.0 / en.per_output_token_j, 2) : "-", en.modelled ? format_fixed(en.avg_power_w, 0) : "-"});
   }
   t.print(os);
+  // Each variant's silicon and cost, where its chip has [area] (and [cost]) tables: what the
+  // speed-up costs in mm2 and dollars.
+  if (base.hw.area.present) {
+    os << "\nsilicon and cost per chip ([area], [cost]):\n";
+    TextTable st({"variant", "die", "chip cost", "tokens/s per 100 mm2", "tokens/s per 1,000 USD"});
+    for (const WhatifRun& v : w.runs) {
+      const RunSilicon s = run_silicon(v.result);
+      if (!s.area_modelled) {
+        st.add_row({v.name, "-", "-", "-", "-"});
+        continue;
+      }
+      st.add_row({v.name, format_fixed(s.chip_area.total(), 0) + " mm2",
+                  s.cost_modelled ? "USD " + format_fixed(s.chip_cost.total_usd(), 0) : "-",
+                  format_fixed(100.0 * s.tokens_per_s_per_mm2, 1), s.cost_modelled ? format_fixed(s.tokens_per_s_per_kusd, 1) : "-"});
+    }
+    st.print(os);
+  }
   // Each variant's rooflines: where its roofs are, and where near-memory units stop winning.
   os << "\nrooflines (bf16; decode intensity of the base run "
      << format_fixed(base.decode_steps > 0 ? base.decode_flops / base.decode_bytes : 0.0, 1) << " FLOP/B):\n";

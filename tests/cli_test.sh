@@ -265,6 +265,16 @@ if awk -v a="${energy[0]}" -v b="${energy[1]}" 'BEGIN { exit !(a > 0 && b > 0 &&
 expect_ok "run energy" "$roofsim" run --gen 4
 contains "run prints energy" "J per output token"
 contains "run prints power" "W per chip on average"
+# Silicon and cost: the die the units add up to, its price, and tokens/s per mm2 and per dollar.
+contains "run prints its die" "814 mm2 (matrix"
+contains "run prints tokens per dollar" "tokens/s per 1,000 USD of chips"
+expect_ok "hw show area" "$roofsim" hw show a100_sxm4_80gb
+contains "hw show prints the die" "826 mm2"
+contains "hw show prints the cost" "per wafer"
+if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); r = [j["base"]] + [x["result"] for x in j["variants"]]; a = [x["chip_area_mm2"] for x in r]; k = [x["tokens_per_s_per_kusd"] for x in r]; sys.exit(0 if a[0] == a[1] < a[2] and k[1] > k[0] else 1)' "$tmp/whatif.json"; then ok; else
+  bad "whatif silicon: bandwidth x2 should keep the die and raise tokens per dollar, compute x2 grow the die"; fi
+printf 'base = "tpu_v4"\n[cost]\nwafer_usd = 10000\ndefect_density_per_cm2 = 0.1\nhbm_usd_per_gb = 7\n' > "$tmp/cost_only.toml"
+expect_error "cost without area" "cost_only.toml:3: cost.wafer_usd" "$roofsim" hw show "$tmp/cost_only.toml"
 # explain: the gap to the bound, part by part, as text, JSON and CSV.
 expect_ok "explain" "$roofsim" explain --gen 4 --json "$tmp/explain.json" --csv "$tmp/explain.csv"
 contains "explain table" "time per output token"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/chip_area.hpp"
 #include "core/format.hpp"
 #include "experiment/plot.hpp"
 #include "serving/report.hpp"
@@ -126,6 +127,18 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
        << format_fixed(m.energy_per_output_token_j > 0 ? 1.0 / m.energy_per_output_token_j : 0.0, 2) << " tokens/J), "
        << format_si(m.energy_per_request_j, "J", 3) << " per request; " << format_fixed(m.avg_power_w, 0)
        << " W per chip on average (static " << format_fixed(r.hw.energy.static_w, 0) << " W)\n";
+  }
+  if (r.hw.area.present) {
+    // What the throughput costs in silicon and money, per chip ([area], [cost]).
+    const double die = chip_area(r.hw).total();
+    const ChipCost cost = chip_cost(r.hw);
+    os << "silicon    " << format_fixed(die, 0) << " mm2 per chip: " << format_fixed(100.0 * m.output_tok_s_per_chip / die, 1)
+       << " output tokens/s per 100 mm2";
+    if (cost.modelled) {
+      os << ", " << format_fixed(m.output_tok_s_per_chip / (cost.total_usd() / 1000), 1) << " per 1,000 USD of chips (USD "
+         << format_fixed(cost.total_usd(), 0) << " a chip)";
+    }
+    os << "\n";
   }
   os << "\n" << m.requests << " requests counted" << (s.warmup_requests > 0 ? " (" + std::to_string(s.warmup_requests) + " warm-up left out)" : "")
      << " over " << format_seconds(m.duration_s) << " simulated; " << r.iterations.size() << " iterations as "

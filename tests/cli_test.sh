@@ -237,6 +237,8 @@ contains "serve default arrivals" "Poisson arrivals at 20/s; prompt lognormal me
 if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); t = j["summary"]["ttft_s"]; sys.exit(0 if j["workload"]["arrivals"] == "poisson" and t["p99"] > 1.5 * t["p50"] else 1)' "$tmp/serve_default.json"; then ok; else bad "serve default: not Poisson, or p99 TTFT not above p50"; fi
 expect_ok "serve ramp alone" "$roofsim" serve --ramp-ms 100 --requests 16
 contains "serve prints its energy" "J per output token"
+contains "serve prints its silicon" "output tokens/s per 100 mm2"
+if grep -q '"tokens_per_s_per_kusd": [0-9]' "$tmp/serve_default.json"; then ok; else bad "serve json lacks tokens_per_s_per_kusd"; fi
 if grep -q '"energy_per_token_j": [0-9]' "$tmp/serve_default.json"; then ok; else bad "serve json lacks energy_per_token_j"; fi
 contains "serve ramp alone is a closed loop" "closed loop at concurrency 8"
 expect_ok "serve with ep" "$roofsim" serve --model mixtral-8x7b --tp 2 --ep 2 --requests 8 --concurrency 4 --prompt 64 --output 4

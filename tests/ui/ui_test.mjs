@@ -153,6 +153,10 @@ async function main() {
     const tokensJ = await page.textContent('#m-tokensj-sim'), watts = await page.textContent('#m-power-sim');
     check(tokensJ === run.tokens_per_j.toFixed(2) && watts === run.avg_power_w.toFixed(0), 'tokens/J and W per chip equal roofsim run --json',
       `${tokensJ} ${watts} vs ${run.tokens_per_j} ${run.avg_power_w}`);
+    // Silicon and cost: the CLI's tokens/s per 1,000 USD of chips.
+    const perKusd = await page.textContent('#m-kusd-sim');
+    check(perKusd === run.tokens_per_s_per_kusd.toFixed(1), 'tokens/s per 1,000 USD equals roofsim run --json',
+      `${perKusd} vs ${run.tokens_per_s_per_kusd}`);
     const chart = await page.evaluate(() => {
       const s = window.roofsimState, a = s.analysis;
       const ops = s.result.ops.filter((o) => o.flops > 0 && o.sim_time_s > 0);

@@ -307,6 +307,8 @@ function metricRows(r, a) {
     // Energy from the run's events (null where the chip has no [energy] table); no bound.
     tokensj: {sim: r && r.tokens_per_j, bound: null, time: false, digits: 2},
     power: {sim: r && r.avg_power_w, bound: null, time: false, digits: 0},
+    // Silicon and cost of the chips (null without [area] / [cost]): tokens/s per 1,000 USD of chips.
+    kusd: {sim: r && r.tokens_per_s_per_kusd, bound: null, time: false, digits: 1},
   };
 }
 
@@ -314,7 +316,7 @@ function renderMetrics() {
   const base = metricRows(state.result, state.analysis);
   const variant = state.resultVar ? metricRows(state.resultVar, null) : null;
   document.body.classList.toggle('has-variant', !!(state.resultVar || state.analysisVar));
-  for (const m of ['ttft', 'tpot', 'decode', 'throughput', 'tokensj', 'power', 'total']) {
+  for (const m of ['ttft', 'tpot', 'decode', 'throughput', 'tokensj', 'power', 'kusd', 'total']) {
     const b = base && base[m];
     const f = b && b.time ? fmtMs : b && b.digits != null ? (x) => (x == null ? dash : x.toFixed(b.digits)) : fmtRate;
     $(`m-${m}-sim`).textContent = b && b.sim != null ? f(b.sim) : dash;

@@ -74,6 +74,12 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     if (!param.always_shown && v.is_boolean() && v.get<bool>() == (param.fallback != 0)) continue;
     p[param.key] = v;
   }
+  // A clock the power limit holds down is the run's, not the file's: the description keeps the
+  // fitted sustained clock, so that a file written from it and read again (an edit in the UI,
+  // `run --from`) meets the same limit, and one whose TDP was raised does not keep the cap.
+  if (h.energy.power_limited_clock_hz > 0) {
+    p["matrix.sustained_clock_mhz"] = in_file_units(h.energy.unlimited_clock_hz, find_hardware_param("matrix.sustained_clock_mhz")->to_si);
+  }
   for (const auto& [t, rate] : h.matrix.dtype_rate) p["matrix.dtype_rate." + std::string(dtype_name(t))] = rate;
   for (const auto& [t, e] : h.matrix.dtype_efficiency) p["matrix.dtype_efficiency." + std::string(dtype_name(t))] = e;
   for (const auto& mem : h.onchip) {

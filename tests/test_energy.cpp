@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "experiment/energy.hpp"
+#include "experiment/hardware_json.hpp"
 #include "experiment/results.hpp"
 #include "serving/report.hpp"
 #include "tests/serving_test_util.hpp"
@@ -165,6 +166,9 @@ TEST_CASE("the power limit holds the matrix clock where full-rate MMAs would pas
   const nlohmann::json j = to_json(run_experiment(more, RunControl{}));
   CHECK(j.at("power_bound").get<bool>());
   CHECK(j.at("power_limited_clock_mhz").get<double>() == Approx(wide.energy.power_limited_clock_hz / 1e6));
+  // The chip's description keeps the fitted clock, not the capped one: a file written from it and
+  // read again meets the same limit, and one with the TDP raised runs at the fitted clock.
+  CHECK(hardware_json(wide).at("parameters").at("matrix.sustained_clock_mhz").get<double>() == Approx(1410));
   // A limit at or under the idle power is refused, naming the key.
   CHECK_THROWS_WITH(load_hardware(write_temp("base = \"h100_sxm5\"\n[energy]\ntdp_w = 50\n", "hw")), Catch::Contains("tdp_w"));
 }

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "core/error.hpp"
 #include "core/format.hpp"
 
 namespace roofsim {
@@ -39,8 +38,9 @@ ChipCost chip_cost(const HardwareSpec& hw) {
   const double d = k.wafer_diameter_mm;
   c.dies_per_wafer = std::floor(kPi * d * d / 4.0 / die - kPi * d / std::sqrt(2.0 * die));
   if (c.dies_per_wafer < 1) {
-    throw InputError(hw.name + ": a die of " + format_fixed(die, 0) + " mm2 ([area]) does not fit a " + format_fixed(d, 0) +
-                     " mm wafer (cost.wafer_diameter_mm)");
+    c.not_priced = "a die of " + format_fixed(die, 0) + " mm2 does not fit a " + format_fixed(d, 0) + " mm wafer (cost.wafer_diameter_mm)";
+    c.dies_per_wafer = 0;
+    return c;
   }
   // Negative-binomial yield: defects cluster, so a big die loses less than Poisson's exp(-A D).
   c.yield = std::pow(1.0 + die * k.defect_density_per_mm2 / k.yield_cluster, -k.yield_cluster);

@@ -20,7 +20,8 @@ struct AreaParts {
 AreaParts chip_area(const HardwareSpec& hw);
 
 struct ChipCost {
-  bool modelled = false;      // the chip has [area] and [cost]
+  bool modelled = false;      // the chip has [area] and [cost], and its die fits the wafer
+  std::string not_priced;     // why not, where [cost] is given but the die cannot be priced
   double dies_per_wafer = 0;  // whole dies on the wafer, its edge lost
   double yield = 0;           // share of them without a killer defect
   double die_usd = 0;         // the wafer's price over its good dies
@@ -29,7 +30,8 @@ struct ChipCost {
   double total_usd() const { return die_usd + hbm_usd + package_usd; }
 };
 
-// One chip's cost. Throws InputError naming the keys where the die does not fit the wafer.
+// One chip's cost. A die larger than the wafer holds (a what-if that multiplies the units) is
+// not priced: `not_priced` says so, and the run's other results stand.
 ChipCost chip_cost(const HardwareSpec& hw);
 
 // "814 mm2 (matrix 6%, vector 2%, ...)": for reports.

@@ -117,6 +117,7 @@ void add_hw_command(CLI::App& app) {
     if (opt->json != "-" && h.area.present) {
       std::cout << "\ndie      " << area_text(area) << "\n";
       if (cost.modelled) std::cout << "cost     " << cost_text(cost) << "\n";
+      if (!cost.not_priced.empty()) std::cout << "cost     not priced: " << cost.not_priced << "\n";
     }
     if (!opt->json.empty()) write_json(opt->json, versioned(j));
   });

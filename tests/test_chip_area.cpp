@@ -59,10 +59,12 @@ TEST_CASE("the area and cost tables are checked as read: a cost without an area,
   CHECK_THROWS_WITH(load_hardware(write_temp(base + cost, "hw")), Catch::Contains("add [area]"));
   CHECK_THROWS_WITH(load_hardware(write_temp(base + area + "other_mm2 = -5\n", "hw")), Catch::Contains("other_mm2"));
   CHECK_THROWS_WITH(load_hardware(write_temp(base + "[area]\nmatrix_um2_per_mac = 200\n", "hw")), Catch::Contains("vector_um2_per_flop"));
-  // A die of more than the wafer is no chip to price.
+  // A die of more than the wafer is no chip to price: not priced, and why, where the run's other
+  // results stand.
   const HardwareSpec huge = load_hardware(write_temp(base + area + "other_mm2 = 60000\n" + cost, "hw"));
-  CHECK_THROWS_AS(chip_cost(huge), InputError);
-  CHECK_THROWS_WITH(chip_cost(huge), Catch::Contains("cost.wafer_diameter_mm"));
+  const ChipCost none = chip_cost(huge);
+  CHECK_FALSE(none.modelled);
+  CHECK_THAT(none.not_priced, Catch::Contains("does not fit a 300 mm wafer"));
 }
 
 TEST_CASE("a run reports its tokens/s per mm2 and per 1,000 USD of its chips, null without [area]", "[systemc][area]") {

@@ -93,7 +93,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   j["kv_cache"] = {{"blocks_per_chip", r.kv_blocks},
                    {"block_tokens", s.kv.block_tokens},
                    {"bytes_per_block", r.kv_bytes_per_block},
-                   {"admission", admission_name(s.kv.admission)},
+                   {"admission", s.kv.admission},
                    {"preemption", preemption_name(s.kv.preemption)},
                    {"prefix_caching", s.kv.prefix_caching},
                    {"prefix_hits", r.prefix_hits},

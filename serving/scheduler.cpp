@@ -113,14 +113,13 @@ void Scheduler::swap_in(LiveRequest& r) {
   swap_.in_blocks += pool_.blocks_for(r.cached);
 }
 
-// Admits the request at the head of the queue if its KV blocks are free: all of prompt and
-// output when reserving, the first chunk's otherwise.
+// Admits the request at the head of the queue if the blocks its admission policy asks for are
+// free (serving/kv_admissions/).
 bool Scheduler::admit_head(std::int64_t first_chunk) {
   LiveRequest& r = waiting_.front();
   // Verifying drafts writes up to verify_tokens - 1 keys beyond the last one kept.
-  const std::int64_t tokens = admission_ == KvCacheConfig::Admission::reserve
-                                  ? r.prompt + (r.output - r.generated) + (config_.verify_tokens - 1)
-                                  : r.cached + first_chunk;
+  const std::int64_t tokens = admission_->tokens_at_admission(
+      {r.prompt, r.output - r.generated, config_.verify_tokens - 1, r.cached, first_chunk});
   if (!grow(r, tokens)) return false;
   swap_in(r);
   running_.push_back(r);

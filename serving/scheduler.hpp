@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "serving/kv_cache.hpp"
+#include "serving/kv_admission.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving.hpp"
 
@@ -45,11 +46,11 @@ struct ScheduledWork {
 
 class Scheduler {
  public:
-  Scheduler(const SchedulerConfig& config, KvCacheConfig::Admission admission, KvBlockPool& pool, bool prefix_caching = false,
+  Scheduler(const SchedulerConfig& config, const std::string& admission, KvBlockPool& pool, bool prefix_caching = false,
             KvCacheConfig::Preemption preemption = KvCacheConfig::Preemption::recompute)
       : config_(config),
         priority_(&priorities().get(config.priority, "priority")),
-        admission_(admission),
+        admission_(&kv_admissions().get(admission, "kv_admission")),
         preemption_(preemption),
         pool_(pool),
         prefix_caching_(prefix_caching) {}
@@ -129,7 +130,7 @@ class Scheduler {
 
   SchedulerConfig config_;
   const PriorityPolicy* priority_;  // config_.priority's policy
-  KvCacheConfig::Admission admission_;
+  const KvAdmissionPolicy* admission_;  // the admission's policy
   KvCacheConfig::Preemption preemption_;
   KvBlockPool& pool_;
   std::deque<LiveRequest> waiting_;

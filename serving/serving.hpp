@@ -142,15 +142,10 @@ struct DisaggregationConfig {
 };
 
 struct KvCacheConfig {
-  enum class Admission {
-    // Admit a request only when blocks for its whole prompt and output are free, and reserve
-    // them (TensorRT-LLM's GUARANTEED_NO_EVICT): never preempts.
-    reserve,
-    // Allocate blocks as tokens arrive (vLLM); when a running request needs a block and none
-    // is free, the most recently admitted request is preempted and later recomputed.
-    on_demand,
-  };
-  Admission admission = Admission::reserve;
+  // How a waiting request is admitted into the cache: a policy of serving/kv_admissions/ by
+  // name (reserve: its whole prompt and output up front, never preempting; on_demand: blocks as
+  // tokens arrive, preempting the newest request when the cache is full).
+  std::string admission = "reserve";
   // What a preempted request's KV cache becomes.
   enum class Preemption {
     // Freed; the request later prefills its prompt and what it generated again (vLLM's default).

@@ -7,6 +7,7 @@
 #include "core/limits.hpp"
 #include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
+#include "serving/kv_admission.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 #include "workloads/transformer.hpp"
@@ -197,13 +198,12 @@ std::vector<ServingSetting> make_serving_settings() {
          [](ServingSetup& s, const json& v) { s.scheduler.limits_per_rank = v.get<bool>(); });
 
   t.group = "KV cache";
-  t.choice("kv_admission", {"reserve", "on_demand"},
-           "reserve: admit a request when blocks for its whole prompt and output are free (TensorRT-LLM's "
-           "GUARANTEED_NO_EVICT); on_demand: allocate as tokens come, preempt the newest request and recompute it later "
-           "when the cache is full (vLLM)",
-           [](ServingSetup& s, const json& v) {
-             s.kv.admission = v == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
-           });
+  t.choice("kv_admission", kv_admissions().names(),
+           "How a waiting request enters the paged KV cache (serving/kv_admissions/): reserve, admit it when blocks for its "
+           "whole prompt and output are free (TensorRT-LLM's GUARANTEED_NO_EVICT); on_demand, allocate as tokens come, "
+           "preempt the newest request and recompute it later when the cache is full (vLLM)",
+           [](ServingSetup& s, const json& v) { s.kv.admission = v.get<std::string>(); });
+  t.rows.back().spec.default_text = d.kv.admission;
   t.choice("kv_preemption", {"recompute", "swap"},
            "What a preempted request's KV cache becomes: recompute (freed; the request prefills again, vLLM's default) or "
            "swap (copied to host memory over the host link and back when readmitted; needs host.link_gb_per_s)",

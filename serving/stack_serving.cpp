@@ -9,9 +9,7 @@ void apply_stack_serving(const StackServing& v, ServingSetup& s, const std::func
   set("chunked_prefill", v.chunked_prefill, [&](bool x) { s.scheduler.chunked_prefill = x; });
   set("priority", v.priority, [&](const std::string& x) { s.scheduler.priority = x; });
   set("max_tokens", v.max_num_tokens, [&](std::int64_t x) { s.scheduler.max_tokens = x; });
-  set("admission", v.kv_admission, [&](const std::string& x) {
-    s.kv.admission = x == "on_demand" ? KvCacheConfig::Admission::on_demand : KvCacheConfig::Admission::reserve;
-  });
+  set("admission", v.kv_admission, [&](const std::string& x) { s.kv.admission = x; });
   set("max_prompts", v.max_prompts, [&](std::int64_t x) { s.scheduler.max_prompts = x; });
   set("late_release", v.late_release, [&](bool x) { s.scheduler.late_release = x; });
   set("schedule_ahead", v.schedule_ahead, [&](bool x) { s.scheduler.schedule_ahead = x; });

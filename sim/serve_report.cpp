@@ -7,6 +7,7 @@
 #include "core/chip_area.hpp"
 #include "core/format.hpp"
 #include "experiment/plot.hpp"
+#include "serving/kv_admission.hpp"
 #include "serving/report.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/timeline.hpp"
@@ -49,7 +50,7 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
      << format_si(static_cast<double>(r.kv_blocks) * r.kv_bytes_per_block, "B", 2) << "; weights "
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
      << format_si(r.hw.hbm.capacity_bytes, "B", 2) << "), "
-     << (s.kv.admission == KvCacheConfig::Admission::reserve ? "reserved at admission" : "allocated on demand, preempting")
+     << kv_admissions().get(s.kv.admission, "kv_admission").summary()
      << (s.kv.preemption == KvCacheConfig::Preemption::swap ? " by swapping to the host" : "")
      << (s.kv.prefix_caching ? "; prefix caching: " + std::to_string(r.prefix_hits) + " hits, " +
                                    std::to_string(r.prefix_tokens_reused) + " prompt tokens not computed, " +

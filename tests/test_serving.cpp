@@ -57,7 +57,7 @@ TEST_CASE("the scheduler keeps to the token budget, the batch limit and first co
   c.max_tokens = 2048;
   c.max_batch = 3;
   KvBlockPool pool(1000, 16);
-  Scheduler s(c, KvCacheConfig::Admission::reserve, pool);
+  Scheduler s(c, "reserve", pool);
   for (int i = 0; i < 5; ++i) s.arrive({i, 1000, 1000, 4, 0, 0, 0});
   std::vector<ScheduledWork> w = s.plan();
   REQUIRE(w.size() == 2);  // two whole prompts fit 2048 tokens, a third does not
@@ -78,7 +78,7 @@ TEST_CASE("a prompt limit starts at most that many new requests per iteration", 
     SchedulerConfig config;
     config.max_prompts = max_prompts;
     KvBlockPool blocks(1000, 16);
-    Scheduler scheduler(config, KvCacheConfig::Admission::reserve, blocks);
+    Scheduler scheduler(config, "reserve", blocks);
     for (int id = 0; id < 3; ++id) scheduler.arrive({id, 1000, 1000, 4, 0, 0, 0});
     std::vector<std::vector<ScheduledWork>> planned{scheduler.plan()};
     scheduler.complete(planned[0]);
@@ -103,7 +103,7 @@ TEST_CASE("batch waiting holds new prompts while decodes run, until enough token
     config.batch_wait_iters = iters;
     config.batch_wait_tokens_ratio = ratio;
     KvBlockPool blocks(1000, 16);
-    Scheduler scheduler(config, KvCacheConfig::Admission::reserve, blocks);
+    Scheduler scheduler(config, "reserve", blocks);
     if (with_decode) {
       scheduler.arrive({0, 50, 50, 1000, 0, 0, 0});
       scheduler.complete(scheduler.plan());  // its prompt, alone: nothing decodes yet, nothing is held
@@ -129,7 +129,7 @@ TEST_CASE("batch waiting holds new prompts while decodes run, until enough token
 TEST_CASE("on-demand admission preempts the newest request when the cache runs out, and recomputes it", "[systemc][serving]") {
   SchedulerConfig c;
   KvBlockPool pool(6, 16);
-  Scheduler s(c, KvCacheConfig::Admission::on_demand, pool);
+  Scheduler s(c, "on_demand", pool);
   s.arrive({0, 32, 32, 100, 0, 0, 0});
   s.arrive({1, 32, 32, 100, 0, 0, 0});
   std::vector<ScheduledWork> w = s.plan();
@@ -147,7 +147,7 @@ TEST_CASE("on-demand admission preempts the newest request when the cache runs o
 TEST_CASE("swap preemption copies a preempted request's cache out and back, and never recomputes it", "[systemc][serving]") {
   SchedulerConfig c;
   KvBlockPool pool(6, 16);
-  Scheduler s(c, KvCacheConfig::Admission::on_demand, pool, false, KvCacheConfig::Preemption::swap);
+  Scheduler s(c, "on_demand", pool, false, KvCacheConfig::Preemption::swap);
   // 72 tokens each (5 blocks of 16): one fits the 6 blocks, both do not.
   s.arrive({0, 32, 32, 40, 0, 0, 0});
   s.arrive({1, 32, 32, 40, 0, 0, 0});
@@ -177,7 +177,7 @@ TEST_CASE("swap preemption copies a preempted request's cache out and back, and 
 
 TEST_CASE("swap preemption: no prompt is computed twice, and the iterations wait for exactly their copies", "[systemc][serving]") {
   ServingSetup s = serving_setup(24, 12, "uniform:300:600", "uniform:60:120");
-  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.admission = "on_demand";
   s.kv.blocks = 120;
   const ServingResult recompute = run_serving(s);
   s.kv.preemption = KvCacheConfig::Preemption::swap;
@@ -244,7 +244,7 @@ TEST_CASE("continuous batching beats static batching on throughput for mixed len
 
 TEST_CASE("a larger KV cache never lowers throughput", "[systemc][serving]") {
   ServingSetup s = serving_setup(40, 32, "uniform:128:512", "uniform:32:128");
-  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.admission = "on_demand";
   s.kv.block_tokens = 16;
   double previous = 0;
   std::int64_t previous_preemptions = -1;

@@ -34,7 +34,7 @@ ServingSetup moe_setup(std::int64_t tp, std::int64_t ep) {
 TEST_CASE("expert parallelism pins each request to the rank holding the fewest, and the busiest rank's work is simulated", "[systemc][serving]") {
   KvBlockPool pool(100000, 16);
   SchedulerConfig c;
-  Scheduler scheduler(c, KvCacheConfig::Admission::reserve, pool);
+  Scheduler scheduler(c, "reserve", pool);
   // Four requests on two ranks: 0 and 2 on rank 0, 1 and 3 on rank 1 (the fewest requests,
   // then the fewest prompt tokens, then the lower rank).
   EpRanks ranks(2);
@@ -179,7 +179,7 @@ TEST_CASE("speculative decoding with expert parallelism: the MTP head's experts 
 
 TEST_CASE("swap preemption with expert parallelism: each rank's chips copy their share of the blocks", "[systemc][serving]") {
   ServingSetup s = moe_setup(1, 2);
-  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.admission = "on_demand";
   s.kv.blocks = 40;
   s.kv.preemption = KvCacheConfig::Preemption::swap;
   const ServingResult swap = run_serving(s);

@@ -39,7 +39,7 @@ TEST_CASE("micro-batches: a request in flight is not planned again, max_batch li
   c.max_batch = 2;
   c.micro_batches = 2;
   KvBlockPool pool(1000, 16);
-  Scheduler s(c, KvCacheConfig::Admission::reserve, pool);
+  Scheduler s(c, "reserve", pool);
   for (int i = 0; i < 5; ++i) s.arrive({i, 100, 100, 4, 0, 0, 0});
   const std::vector<ScheduledWork> first = s.plan(), second = s.plan();
   CHECK(records(first) == std::set<std::int64_t>{0, 1});
@@ -189,7 +189,7 @@ TEST_CASE("swap preemption with pipeline stages: each stage's chips copy their o
   ServingSetup s = pipelined(2, 0, "uniform:300:600", "uniform:60:120");
   s.workload.requests = 24;
   s.workload.arrivals.concurrency = 12;
-  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.admission = "on_demand";
   s.kv.blocks = 120;
   s.kv.preemption = KvCacheConfig::Preemption::swap;
   const ServingResult swap = run_serving(s);

@@ -259,7 +259,7 @@ TEST_CASE("prefix caching computes a shared prefix once and evicts unused prefix
   // A cache of 20 blocks holds one request (11-12 blocks) and one other prefix (8) at most:
   // unused prefixes are evicted instead of refusing work, and every request still finishes.
   s.kv.blocks = 20;
-  s.kv.admission = KvCacheConfig::Admission::on_demand;
+  s.kv.admission = "on_demand";
   const ServingResult tight = run_serving(s);
   CHECK(tight.prefix_evictions > 0);
   CHECK(tight.prefix_hits < cached.prefix_hits);

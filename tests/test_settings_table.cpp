@@ -11,6 +11,7 @@
 #include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
 #include "serving/instance_routing.hpp"
+#include "serving/kv_admission.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 
@@ -208,4 +209,10 @@ TEST_CASE("a serving policy registered by its file is a choice of its setting at
   CHECK(priorities().names() == std::vector<std::string>{"decode_first", "prefill_first"});
   CHECK(find_serving_setting("priority")->spec.choices() == priorities().names());
   CHECK(priorities().get("prefill_first", "priority").summary() == "prefills first");
+  // And how a request enters the KV cache (serving/kv_admissions/): what each asks for.
+  CHECK(kv_admissions().names() == std::vector<std::string>{"on_demand", "reserve"});
+  CHECK(find_serving_setting("kv_admission")->spec.choices() == kv_admissions().names());
+  const AdmissionAsk ask{1000, 200, 2, 64, 512};  // prompt, output left, draft keys, cached, first chunk
+  CHECK(kv_admissions().get("reserve", "kv_admission").tokens_at_admission(ask) == 1202);
+  CHECK(kv_admissions().get("on_demand", "kv_admission").tokens_at_admission(ask) == 576);
 }

@@ -189,7 +189,7 @@ TEST_CASE("a stack's [serving] table: its scheduler and host costs, each fitted 
   ServingSetup setup;
   apply_stack_serving(vllm.serving, setup, [](const std::string& name) { return name == "max_tokens"; });
   CHECK(setup.scheduler.chunked_prefill);
-  CHECK(setup.kv.admission == KvCacheConfig::Admission::on_demand);
+  CHECK(setup.kv.admission == "on_demand");
   CHECK(setup.scheduler.max_tokens == SchedulerConfig{}.max_tokens);
 }
 

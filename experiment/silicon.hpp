@@ -15,6 +15,9 @@ struct RunSilicon {
   double tokens_per_s_per_mm2 = 0;   // one replica's throughput over its chips' silicon
   double tokens_per_s_per_kusd = 0;  // ... over its chips' cost in thousands of USD
 };
+// `tok_s` tokens/s of `chips` chips over their silicon and their cost.
+RunSilicon silicon_value(const HardwareSpec& hw, double chips, double tok_s);
+// One replica's throughput over its chips.
 RunSilicon run_silicon(const ExperimentResult& r);
 
 }  // namespace roofsim

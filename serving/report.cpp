@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/chip_area.hpp"
 #include "core/format.hpp"
 #include "experiment/results.hpp"
+#include "experiment/silicon.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 
@@ -147,13 +147,11 @@ nlohmann::json serving_json(const ServingResult& r) {
                   {"avg_power_w", number_or_null(m.energy_modelled, m.avg_power_w)}};
   // Silicon and cost of the chips (core/chip_area.hpp): each chip's output tokens/s over its die's
   // mm2 and over its cost in thousands of USD; null without [area] / [cost].
-  const bool area = r.hw.area.present;
-  const ChipCost cost = chip_cost(r.hw);
-  const double die = chip_area(r.hw).total();
-  j["summary"]["chip_area_mm2"] = number_or_null(area, die);
-  j["summary"]["chip_cost_usd"] = number_or_null(cost.modelled, cost.total_usd());
-  j["summary"]["tokens_per_s_per_mm2"] = number_or_null(area, area ? m.output_tok_s_per_chip / die : 0.0);
-  j["summary"]["tokens_per_s_per_kusd"] = number_or_null(cost.modelled, cost.modelled ? m.output_tok_s_per_chip / (cost.total_usd() / 1000) : 0.0);
+  const RunSilicon v = silicon_value(r.hw, 1, m.output_tok_s_per_chip);
+  j["summary"]["chip_area_mm2"] = number_or_null(v.area_modelled, v.chip_area.total());
+  j["summary"]["chip_cost_usd"] = number_or_null(v.cost_modelled, v.chip_cost.total_usd());
+  j["summary"]["tokens_per_s_per_mm2"] = number_or_null(v.area_modelled, v.tokens_per_s_per_mm2);
+  j["summary"]["tokens_per_s_per_kusd"] = number_or_null(v.cost_modelled, v.tokens_per_s_per_kusd);
   const DisaggregationConfig& g = s.disaggregation;
   j["disaggregation"] = !g.enabled ? nlohmann::json(nullptr)
                                    : nlohmann::json{{"prefill_instances", g.prefill_instances},

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <iostream>
 
-#include "core/chip_area.hpp"
 #include "core/format.hpp"
 #include "experiment/plot.hpp"
+#include "experiment/silicon.hpp"
 #include "serving/kv_admission.hpp"
 #include "serving/report.hpp"
 #include "serving/instance_routing.hpp"
@@ -129,15 +129,13 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
        << format_si(m.energy_per_request_j, "J", 3) << " per request; " << format_fixed(m.avg_power_w, 0)
        << " W per chip on average (static " << format_fixed(r.hw.energy.static_w, 0) << " W)\n";
   }
-  if (r.hw.area.present) {
-    // What the throughput costs in silicon and money, per chip ([area], [cost]).
-    const double die = chip_area(r.hw).total();
-    const ChipCost cost = chip_cost(r.hw);
-    os << "silicon    " << format_fixed(die, 0) << " mm2 per chip: " << format_fixed(100.0 * m.output_tok_s_per_chip / die, 1)
+  // What the throughput costs in silicon and money, per chip ([area], [cost]).
+  if (const RunSilicon v = silicon_value(r.hw, 1, m.output_tok_s_per_chip); v.area_modelled) {
+    os << "silicon    " << format_fixed(v.chip_area.total(), 0) << " mm2 per chip: " << format_fixed(100.0 * v.tokens_per_s_per_mm2, 1)
        << " output tokens/s per 100 mm2";
-    if (cost.modelled) {
-      os << ", " << format_fixed(m.output_tok_s_per_chip / (cost.total_usd() / 1000), 1) << " per 1,000 USD of chips (USD "
-         << format_fixed(cost.total_usd(), 0) << " a chip)";
+    if (v.cost_modelled) {
+      os << ", " << format_fixed(v.tokens_per_s_per_kusd, 1) << " per 1,000 USD of chips (USD " << format_fixed(v.chip_cost.total_usd(), 0)
+         << " a chip)";
     }
     os << "\n";
   }

@@ -10,10 +10,12 @@
 #include "core/error.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/inference.hpp"
+#include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/kv_admission.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
+#include "tests/test_util.hpp"
 
 using namespace roofsim;
 
@@ -215,4 +217,9 @@ TEST_CASE("a serving policy registered by its file is a choice of its setting at
   const AdmissionAsk ask{1000, 200, 2, 64, 512};  // prompt, output left, draft keys, cached, first chunk
   CHECK(kv_admissions().get("reserve", "kv_admission").tokens_at_admission(ask) == 1202);
   CHECK(kv_admissions().get("on_demand", "kv_admission").tokens_at_admission(ask) == 576);
+  // A software stack's [serving] table names them too, read by experiment/stack.cpp, which
+  // cannot see these registries and keeps its own list: every registered name must load there.
+  const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n[serving]\n";
+  for (const std::string& n : priorities().names()) CHECK_NOTHROW(load_stack(roofsim::test::write_temp(head + "priority = \"" + n + "\"\n", "stack")));
+  for (const std::string& n : kv_admissions().names()) CHECK_NOTHROW(load_stack(roofsim::test::write_temp(head + "kv_admission = \"" + n + "\"\n", "stack")));
 }

@@ -110,7 +110,8 @@ const GemmPlan& Chip::gemm_plan(const GemmShape& g) {
   // split-K and a path's fixed tile.
   const GemmPlanKey key{g.batch, g.m, g.n, g.k, static_cast<int>(g.a), static_cast<int>(g.b), static_cast<int>(g.c),
                         g.fused_attention, g.v_n, g.shared_kv, g.kernel_k_splits, g.scale_block_k, g.kernel_ctas > 0, g.decode_kernel, g.grouped,
-                        g.kernel_no_split_k, g.kernel_tile_m, g.kernel_tile_n, g.kernel_mma_sync, g.kernel_swap_ab, g.kernel_k_bytes};
+                        g.kernel_no_split_k, g.kernel_tile_m, g.kernel_tile_n, g.kernel_mma_sync, g.kernel_swap_ab, g.kernel_k_bytes,
+                        g.kernel_tuned_m};
   auto it = plans_.find(key);
   if (it == plans_.end()) it = plans_.emplace(key, plan_gemm(g, hw_.matrix, limits_)).first;
   return it->second;

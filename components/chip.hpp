@@ -156,7 +156,7 @@ class Chip : public sc_core::sc_module {
   std::uint64_t next_address_ = 0;
   // Everything of a GemmShape that plan_gemm reads (gemm_plan_key in chip.cpp).
   using GemmPlanKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, bool, std::int64_t, bool,
-                                 std::int64_t, std::int64_t, bool, bool, bool, bool, std::int64_t, std::int64_t, bool, bool, std::int64_t>;
+                                 std::int64_t, std::int64_t, bool, bool, bool, bool, std::int64_t, std::int64_t, bool, bool, std::int64_t, std::int64_t>;
   std::map<GemmPlanKey, GemmPlan> plans_;
 };
 

@@ -126,10 +126,12 @@ KernelTile library_tile(const GemmShape& g, const MatrixSpec& spec, const Tiling
     for (std::int64_t tn = tn_max; tn > tn_min; tn = round_up(tn / 2, spec.granule_n)) tns.push_back(tn);
     tns.push_back(tn_min);
   }
+  // The choice is made at the token count the path tuned its kernel at; the call runs it at its own.
+  const std::int64_t choice_m = g.kernel_tuned_m > 0 ? g.kernel_tuned_m : g.m;
   std::vector<Choice> menu;
   for (std::int64_t tm : tms) {
     for (std::int64_t tn : tns) {
-      const std::int64_t tiles = g.batch * ceil_div(g.m, tm) * ceil_div(g.n, tn);
+      const std::int64_t tiles = g.batch * ceil_div(choice_m, tm) * ceil_div(g.n, tn);
       const bool short_k = static_cast<double>(k_tiles) < spec.split_k_min_k_tiles;
       const std::int64_t split = tiles >= lim.units || g.batch > 1 || short_k || g.kernel_no_split_k || mixed_input
                                      ? 1

@@ -23,7 +23,7 @@ std::uint64_t bits(double d) {
 void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
   const GemmShape& g = op.gemm;
   const VectorShape& v = op.vector;
-  for (std::int64_t x : {g.batch, g.m, g.n, g.k, g.v_n, g.kernel_ctas, g.kernel_k_splits, g.kernel_ctas_per_unit, g.scale_block_k, g.kernel_keys, g.kernel_key_tile, g.kernel_window_key_steps, g.kernel_fp8_cache_key_tiles, g.kernel_head_dim, g.kernel_value_dim, g.kernel_cta_query_elements, g.kernel_tile_m, g.kernel_tile_n, g.kernel_k_bytes, g.kernel_cluster_m, v.kernel_ctas, v.kernel_ctas_per_unit, v.inflight_bytes_per_unit, v.elements_in, v.elements_out, op.collective_elements}) {
+  for (std::int64_t x : {g.batch, g.m, g.n, g.k, g.v_n, g.kernel_ctas, g.kernel_k_splits, g.kernel_ctas_per_unit, g.scale_block_k, g.kernel_keys, g.kernel_key_tile, g.kernel_window_key_steps, g.kernel_fp8_cache_key_tiles, g.kernel_head_dim, g.kernel_value_dim, g.kernel_cta_query_elements, g.kernel_tile_m, g.kernel_tile_n, g.kernel_k_bytes, g.kernel_cluster_m, g.kernel_tuned_m, v.kernel_ctas, v.kernel_ctas_per_unit, v.inflight_bytes_per_unit, v.elements_in, v.elements_out, op.collective_elements}) {
     out.push_back(static_cast<std::uint64_t>(x));
   }
   for (DType d : {g.a, g.b, g.c, v.dtype, v.out_dtype}) out.push_back(static_cast<std::uint64_t>(d));
@@ -33,6 +33,8 @@ void describe_op(const OpNode& op, std::vector<std::uint64_t>& out) {
     out.push_back(b);
   }
   out.push_back(bits(v.flops_per_element));
+  out.push_back(bits(v.gemv_steps));
+  out.push_back(static_cast<std::uint64_t>(v.gemv_step_converts));
   out.push_back(bits(op.eager_host_s));
   out.push_back(static_cast<std::uint64_t>(op.device));
 }

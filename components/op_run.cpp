@@ -110,11 +110,20 @@ Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const Kerne
   // XQA's mha_sm90 is built on wgmma: elsewhere mha.cu's costs.
   const double gqa_wave =
       k.qgmma && m.arch.wgmma && m.gqa_decode_qgmma_cta_cycles > 0 ? m.gqa_decode_qgmma_cta_cycles : m.gqa_decode_cta_cycles;
-  const double wave_cycles = k.per_token    ? hw.vector.token_cta_cycles
+  // A CUDA-core GEMV's wave lasts its threads' chain: each step a memory round trip, then the
+  // step's weight elements converted one after another.
+  const double chain_cycles =
+      k.chain_steps * (hw.hbm.access_latency_s * clock_hz + static_cast<double>(k.chain_step_converts) * hw.vector.gemv_convert_cycles);
+  const double wave_cycles = k.chain_steps > 0 ? chain_cycles
+                             : k.per_token    ? hw.vector.token_cta_cycles
                              : k.gqa_decode ? gqa_wave
                              : k.decode     ? m.decode_attention_cta_cycles
                                             : m.attention_cta_cycles;
-  const double cta_cycles = k.gqa_decode ? m.gqa_decode_cycles_per_query_element * static_cast<double>(k.query_elements) : 0.0;
+  // Work each CTA does on its unit, one CTA after another: a GQA decode CTA's query tile; a
+  // CUDA-core GEMV CTA's launch, its partial sums reduced across warps, and its retirement.
+  const double cta_cycles = k.gqa_decode    ? m.gqa_decode_cycles_per_query_element * static_cast<double>(k.query_elements)
+                            : k.chain_steps > 0 ? hw.vector.gemv_cta_cycles
+                                                : 0.0;
   const std::int64_t n = static_cast<std::int64_t>(units);
   const std::int64_t resident = n * std::max<std::int64_t>(1, k.per_unit);
   // A token kernel's first wave is the kernel's start, which chip.op_overhead_ns holds (fitted

@@ -31,12 +31,15 @@ struct KernelCtas {
   std::int64_t window_key_steps = 0;  // an fp8 sliding-window FMHA's key-loop steps, all CTAs (matrix.fp8_window_key_tile_cycles)
   bool per_token = false;           // one CTA per token row (vector.token_cta_cycles)
   std::int64_t fp8_cache_key_tiles = 0;  // a decode kernel's 128-key tiles of an fp8 cache, all CTAs (matrix.fp8_cache_decode_key_tile_cycles)
+  double chain_steps = 0;                 // a CUDA-core GEMV's steps along K (VectorShape::gemv_steps)
+  std::int64_t chain_step_converts = 0;   // and the weight elements a thread converts per step
 };
 
 // The time each of `units` spends on a kernel's CTAs' fixed costs, at `clock_hz`: the fixed
 // cycles once per wave of units x per_unit resident CTAs (resident CTAs overlap their
-// prologues and epilogues) and, for a GQA decode kernel, its per-query-element cycles for
-// every CTA the unit runs (work the unit does, one CTA after another).
+// prologues and epilogues; a CUDA-core GEMV's wave lasts its threads' chain along K) and, for a
+// GQA decode kernel or a GEMV, the cycles of every CTA the unit runs (work the unit does, one
+// CTA after another).
 Picoseconds kernel_cta_ps(const HardwareSpec& hw, std::size_t units, const KernelCtas& k, double clock_hz);
 
 class OpRun {

@@ -15,6 +15,8 @@ VectorRun::VectorRun(Chip& chip, const VectorPlan& plan)
   const VectorShape& v = plan.shape;
   KernelCtas ctas{v.kernel_ctas, v.kernel_ctas_per_unit, v.decode_kernel};
   ctas.per_token = v.per_token_ctas;
+  ctas.chain_steps = v.gemv_steps;
+  ctas.chain_step_converts = v.gemv_step_converts;
   hold_units_for_ctas(kernel_cta_ps(chip.hw(), chip.vector_units(), ctas, chip.hw().matrix.sustained_clock_hz));  // the SM's clock under load
 }
 

@@ -352,7 +352,7 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.hbm.tile_efficiency = 1.0;
          hw.hbm.write_efficiency = 1.0;
        }},
-      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, a block-scaled kernel's loads past the matrix's edge, and an fp8 sliding-window FMHA's extra cycles per key step), where nothing hides them",
+      {"latency", "memory latency and the units' pipeline fill and drain (a systolic array's per fold where its folds do not overlap, an attention CTA's prologue and epilogue too, a block-scaled kernel's loads past the matrix's edge, an fp8 sliding-window FMHA's extra cycles per key step, and a CUDA-core GEMV's conversion chain), where nothing hides them",
        [](HardwareSpec& hw) {
          hw.hbm.access_latency_s = 0;
          for (OnChipMemory& m : hw.onchip) m.latency_s = 0;
@@ -368,6 +368,8 @@ const std::vector<NonIdealCost>& non_ideal_costs() {
          hw.matrix.fp8_window_key_tile_cycles = 0;
          hw.vector.pipeline_latency_cycles = 0;
          hw.vector.token_cta_cycles = 0;
+         hw.vector.gemv_convert_cycles = 0;
+         hw.vector.gemv_cta_cycles = 0;
        }},
       {"links", "collective kernels: protocol flags, per-step synchronisation, launch, link and network efficiency and latency",
        [](HardwareSpec& hw) {

@@ -154,6 +154,12 @@ struct VectorSpec {
   // Fixed cycles per wave of resident CTAs of a kernel that launches one CTA per token row
   // (VectorShape::per_token_ctas; 0: none).
   double token_cta_cycles = 0;
+  // Cycles a CUDA-core GEMV's thread spends per weight element it converts, in its dependent
+  // chain (VectorShape::gemv_steps; 0: free).
+  double gemv_convert_cycles = 0;
+  // And cycles per CTA of such a GEMV on its unit, one CTA after another (its launch, the
+  // reduction of its warps' partial sums through shared memory, its retirement; 0: free).
+  double gemv_cta_cycles = 0;
 };
 
 struct HbmSpec {

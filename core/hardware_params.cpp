@@ -188,6 +188,17 @@ std::vector<HardwareParam> make_params() {
        "quantization: a 1024-thread block per token, two resident per SM): its loads' round trips and the block's start "
        "and retirement, where the row's own bytes are few (0: none; a software stack sets it)",
        FIELD(vector.token_cta_cycles)},
+      {"vector.gemv_convert_cycles", "cycles/element", 1, K::non_negative, false, 0,
+       "Cycles one thread of a GEMV on the CUDA cores (TensorRT-LLM's batched weight-only GEMV below 5 tokens) "
+       "spends per 4- or 8-bit weight element it unpacks, converts to 16 bits and scales, one after another after "
+       "each step's loads arrive: a latency-bound chain, paid once per wave of resident CTAs (0: free; a software "
+       "stack sets it)",
+       FIELD(vector.gemv_convert_cycles)},
+      {"vector.gemv_cta_cycles", "cycles", 1, K::non_negative, false, 0,
+       "Cycles each CTA of such a GEMV costs its SM, one CTA after another however many are resident: its launch, "
+       "the reduction of its warps' partial sums through shared memory, and its retirement; it shows where many "
+       "128-thread CTAs each do little (0: free; a software stack sets it)",
+       FIELD(vector.gemv_cta_cycles)},
 
       {"hbm.capacity_bytes", "bytes", 1, K::positive, true, 0, "HBM capacity", FIELD(hbm.capacity_bytes)},
       {"hbm.stacks", "", 1, K::count, true, 0, "HBM stacks (trace tracks)", FIELD(hbm.stacks)},

@@ -19,6 +19,7 @@
 #include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
 #include "workloads/attention_kernel.hpp"
+#include "workloads/gemv_kernel.hpp"
 
 namespace roofsim {
 
@@ -129,7 +130,7 @@ std::string trt_profiled_layer_key(const std::string& kernel_source, std::int64_
       plugin.find_first_not_of("0123456789", suffix + 1) == std::string::npos) {
     plugin.resize(suffix);
   }
-  return plugin + (m <= 4 ? "_gemv" : "_cutlass");
+  return plugin + (m <= kGemvMaxTokens ? "_gemv" : "_cutlass");
 }
 
 // A host time in seconds from one of a stack's host-time tables ([eager_calls] or
@@ -233,12 +234,21 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     } else if (dtype == "int4_wo" || dtype == "int8_wo") {
       // Weight-only: 4- or 8-bit weights dequantized to bf16 in the kernel, bf16 activations
       // (TensorRT-LLM's WeightOnlyQuantMatmul); the matrix units compute in bf16.
-      GemmShape g;
-      g.m = m;
-      g.n = n;
-      g.k = k;
-      g.b = dtype == "int4_wo" ? DType::int4 : DType::int8;
-      ops.push_back(gemm_op(g, ""));
+      // At most four tokens the plugin runs its batched GEMV on the CUDA cores instead.
+      const DType weights = dtype == "int4_wo" ? DType::int4 : DType::int8;
+      if (m <= kGemvMaxTokens) {
+        ops.push_back(vector_op(weight_only_gemv_shape(m, n, k, weights), ""));
+      } else {
+        GemmShape g;
+        g.m = m;
+        g.n = n;
+        g.k = k;
+        g.b = weights;
+        ops.push_back(gemm_op(g, ""));
+      }
+    } else if (dtype == "sq" && m <= kGemvMaxTokens) {
+      // SmoothQuant's plugin runs its int8_sq GEMV on the CUDA cores for at most four tokens.
+      ops.push_back(vector_op(smoothquant_gemv_shape(m, n, k), ""));
     } else if (dtype == "sq") {
       // SmoothQuant W8A8: int8 activations (quantized where the layer before writes them) and
       // int8 weights on the int8 matrix rate, bf16 out.
@@ -247,11 +257,10 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       if (hw.matrix_supports(DType::int8)) {
         ops.push_back(quantized_gemm_op(m, n, k, DType::int8, 0));
         ops.back().gemm.kernel_mma_sync = true;
-        // From 5 tokens on (the CUTLASS path; below, the plugin's CUDA-core int8_sq kernel) one CTA
-        // walks the whole of K for its tile: at few tiles the measured calls grow with K alone (K =
-        // 8k / 12k / 16k: 31 / 45 / 57 us at 8 to 256 tokens, 32 to 768 columns), the profiled tactic
-        // does not split K.
-        if (m > 4) ops.back().gemm.kernel_no_split_k = true;
+        // Its CUTLASS path (from 5 tokens) gives one CTA the whole of K for its tile: at few tiles
+        // the measured calls grow with K alone (K = 8k / 12k / 16k: 31 / 45 / 57 us at 8 to 256
+        // tokens, 32 to 768 columns), the profiled tactic does not split K.
+        ops.back().gemm.kernel_no_split_k = true;
       } else {
         p.not_simulated_reason = hw.name + " does not compute in int8";
       }
@@ -291,6 +300,15 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
     }
     // A TensorRT engine's layer, timed by its profiler, holds the host's enqueue of the plugin.
     if (p.not_simulated_reason.empty() && is_trt_engine_row(row)) {
+      // Its CUTLASS runners (from 5 tokens) run the tactic the plugin's profiler kept for the next
+      // power of two of the tokens (GemmPluginProfiler::getBestConfig, at most 8192).
+      if (m > kGemvMaxTokens) {
+        std::int64_t tuned = 1;
+        while (tuned < m && tuned < 8192) tuned *= 2;
+        for (OpSpec& op : ops) {
+          if (op.is_gemm) op.gemm.kernel_tuned_m = tuned;
+        }
+      }
       const std::string key = trt_profiled_layer_key(row.at("kernel_source"), m);
       if (const std::optional<double> host_s = table_host_s(trtllm_stack().profiled_layer_us, key)) {
         p.simulate = [&hw, ops, s = *host_s] { return profiled_layer_seconds(hw, ops, s); };

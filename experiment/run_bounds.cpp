@@ -76,18 +76,18 @@ double critical_path_bound(const OpGraph& g, const std::vector<OpBound>& bounds)
 }
 
 // The time a pass takes to read its weights and KV cache on the busiest pipeline stage: the B
-// operand of every GEMM (weights for the linear layers, K and V for attention) at the HBM's
+// operand of every GEMM (weights for the linear layers, K and V for attention) and a CUDA-core GEMV's weights at the HBM's
 // bandwidth, or at the near-memory units' internal one for the GEMVs they run. Activations are
 // not counted: the speed of light.
 double decode_read_time_s(const OpGraph& g, const HardwareSpec& hw, NearMemory policy) {
   std::vector<double> per_device;
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
-    if (!op.is_gemm) continue;
+    const double bytes = op.weight_bytes();
+    if (bytes <= 0) continue;
     if (per_device.size() <= static_cast<std::size_t>(op.device)) per_device.resize(static_cast<std::size_t>(op.device) + 1, 0.0);
-    const double bytes = static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
     // A GEMV the near-memory units run reads its weights at their internal bandwidth.
-    const bool near = runs_near_memory(hw, policy, op.gemm);
+    const bool near = op.is_gemm && runs_near_memory(hw, policy, op.gemm);
     per_device[static_cast<std::size_t>(op.device)] += decode_step_bound_s(bytes, 0, near ? hw.pim_bandwidth() : hw.hbm.bandwidth);
   }
   return per_device.empty() ? 0.0 : *std::max_element(per_device.begin(), per_device.end());

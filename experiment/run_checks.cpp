@@ -50,7 +50,7 @@ MemoryNeed memory_need_of(const ModelConfig& m, const Experiment& e, const OpGra
     OpCost c = op.cost();
     // Weights and the KV cache are counted above; what remains is activation traffic.
     double act = c.bytes();
-    if (op.is_gemm) act -= static_cast<double>(op.gemm.batch * op.gemm.b_elements_per_batch()) * dtype_bytes(op.gemm.b);
+    act -= op.weight_bytes();
     if (op.is_collective) act = 2.0 * static_cast<double>(op.collective_bytes());
     largest = std::max(largest, act);
   }

@@ -92,6 +92,7 @@ SoftwareStack load_stack(const std::string& name_or_path) {
   if (stack.has("moe")) s.moe = *parse_moe_kernel(stack.one_of("moe", moe_kernel_names()));
   if (stack.has("fp8_input_quantize")) s.fp8_input_quantize = stack.boolean("fp8_input_quantize");
   if (stack.has("fp8_linear")) s.fp8_linear = parse_fp8_linear_kernel(stack.one_of("fp8_linear", fp8_linear_kernel_names()));
+  if (stack.has("weight_only_gemv")) s.weight_only_gemv = stack.boolean("weight_only_gemv");
   if (stack.has("fuse")) {
     const std::string f = stack.string("fuse");
     const std::optional<Fusion> fusion = parse_fusion(f);
@@ -251,6 +252,7 @@ void apply_stack(const SoftwareStack& stack, Experiment& e, bool keep_attention,
   }
   if (stack.fp8_input_quantize) e.precision.fp8_input_quantize = *stack.fp8_input_quantize;
   if (stack.fp8_linear) e.precision.fp8_linear = *stack.fp8_linear;
+  if (stack.weight_only_gemv) e.precision.weight_only_gemv = *stack.weight_only_gemv;
   if (stack.fusion) e.fusion = *stack.fusion;
   e.stack = stack.given;
   e.source += ", stack " + stack.name;

@@ -52,6 +52,9 @@ struct SoftwareStack {
   std::optional<bool> fp8_input_quantize;
   // The kernel of per-tensor fp8 linears (Precision::fp8_linear); unset: a library's.
   std::optional<Fp8LinearKernel> fp8_linear;
+  // Whether its weight-only linears of at most four tokens run a GEMV on the CUDA cores
+  // (Precision::weight_only_gemv); unset: they run its weight-only GEMM.
+  std::optional<bool> weight_only_gemv;
   std::optional<Fusion> fusion;  // the element-wise ops its engine fuses (Experiment::fusion)
   std::optional<MoeKernel> moe;  // the kernels of its MoE layers (workloads/moe_kernels.hpp)  // the framework's all-reduce kernel (Experiment::allreduce)
   std::vector<HardwareEdit> hardware;  // set on the hardware document, in file order

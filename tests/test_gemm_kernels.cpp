@@ -8,6 +8,7 @@
 #include "experiment/single_op.hpp"
 #include "experiment/stack.hpp"
 #include "tests/test_util.hpp"
+#include "workloads/gemv_kernel.hpp"
 #include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
@@ -436,6 +437,50 @@ TEST_CASE("a weight-only GEMM on Hopper runs the mixed-input kernel: weights dow
   CHECK(run_one(converting, wide).seconds() == Approx(run_one(h200, wide).seconds()).epsilon(0.02));
   // The trtllm-1.x stack states its kernel's conversion cost.
   CHECK(stack_matrix("trtllm-1.x").mixed_input_convert_cycles > 0);
+}
+
+TEST_CASE("TensorRT-LLM's CUDA-core GEMV walks K in each CTA's threads: its time grows with K, not with the columns while the CTAs fit the SMs, and many small CTAs pay each its start", "[systemc][gemm]") {
+  // The kernels as their sources lay them out: 128-thread CTAs of 8 columns (weight-only) or 2
+  // (SmoothQuant's int8_sq), 16 bytes of a column's weights per thread and step.
+  const VectorShape int4 = weight_only_gemv_shape(1, 256, 65536, DType::int4);
+  CHECK(int4.kernel_ctas == 32);
+  CHECK(int4.kernel_ctas_per_unit == 16);
+  CHECK(int4.gemv_steps == Approx(16));  // 65,536 / (128 threads x 32 weights)
+  CHECK(int4.gemv_step_converts == 8 * 32);
+  CHECK(int4.flops_per_element == 2);
+  const VectorShape sq = smoothquant_gemv_shape(4, 256, 65536);
+  CHECK(sq.kernel_ctas == 128);
+  CHECK(sq.gemv_steps == Approx(32));
+  CHECK(sq.gemv_step_converts == 0);  // dp4a multiplies the int8 weights as they are
+
+  Experiment e;
+  e.hw = "h200_sxm";
+  apply_stack(load_stack("trtllm-1.x"), e, false, false);
+  REQUIRE(e.hardware);
+  const HardwareSpec hw = *e.hardware;
+  REQUIRE(hw.vector.gemv_convert_cycles > 0);
+  REQUIRE(hw.vector.gemv_cta_cycles > 0);
+  auto seconds = [](const HardwareSpec& h, const VectorShape& v) { return run_one(h, vector_op(v, "gemv")).seconds(); };
+  // 32 or 64 CTAs each on its own SM: the same chain, whatever the columns (measured: 36-42 us
+  // for 32 to 512 columns at K = 65,536).
+  const double narrow = seconds(hw, int4);
+  CHECK(seconds(hw, weight_only_gemv_shape(1, 512, 65536, DType::int4)) == Approx(narrow).epsilon(0.02));
+  // Each of the 16 steps waits a memory round trip and converts 256 weights after it.
+  const double chain = 16 * (hw.hbm.access_latency_s + 256 * hw.vector.gemv_convert_cycles / hw.matrix.sustained_clock_hz);
+  CHECK(narrow > chain);
+  CHECK(narrow < chain + 10e-6);
+  // A quarter of K, a quarter of the chain.
+  CHECK(seconds(hw, weight_only_gemv_shape(1, 256, 16384, DType::int4)) < narrow / 2);
+  // Without the conversion the chain is the round trips alone.
+  HardwareSpec free_convert = hw;
+  free_convert.vector.gemv_convert_cycles = 0;
+  CHECK(seconds(free_convert, int4) < narrow - 0.9 * 16 * 256 * hw.vector.gemv_convert_cycles / hw.matrix.sustained_clock_hz);
+  // 8,192 CTAs of little work (K = 128): 63 on each SM, each paying its start after the last.
+  const VectorShape many = weight_only_gemv_shape(1, 65536, 128, DType::int4);
+  HardwareSpec free_ctas = hw;
+  free_ctas.vector.gemv_cta_cycles = 0;
+  const double per_sm = 63 * hw.vector.gemv_cta_cycles / hw.matrix.sustained_clock_hz;
+  CHECK(seconds(hw, many) - seconds(free_ctas, many) == Approx(per_sm).epsilon(0.05));
 }
 
 TEST_CASE("an mma.sync kernel on Hopper takes Ampere's 64-byte k-tile, and a kernel that does not split K walks it whole", "[systemc][gemm]") {

@@ -33,6 +33,9 @@ struct Precision {
   bool fp8_input_quantize = true;
   // The kernel of those per-tensor fp8 linears' GEMMs (a stack's fp8_linear).
   Fp8LinearKernel fp8_linear = Fp8LinearKernel::library;
+  // Weight-only linears of at most four tokens run a GEMV on the CUDA cores, as TensorRT-LLM's
+  // weight-only plugin does (workloads/gemv_kernel.hpp); false: its weight-only GEMM.
+  bool weight_only_gemv = false;
   // The routed experts' GEMMs when they differ from the dense linears' (gpt-oss's mxfp4 experts
   // beside 16-bit attention, a deployment with fp8 dense layers and block-scaled fp8 experts):
   // their weights, the type they compute in and their scale blocks. nullopt: as above.

@@ -21,6 +21,12 @@ OpCost OpNode::cost() const {
   return is_gemm ? gemm_cost(gemm) : vector_cost(vector);
 }
 
+double OpNode::weight_bytes() const {
+  if (is_collective) return 0;
+  if (is_gemm) return static_cast<double>(gemm.batch * gemm.b_elements_per_batch()) * dtype_bytes(gemm.b);
+  return vector.gemv_steps > 0 ? static_cast<double>(vector.elements_in) * dtype_bytes(vector.dtype) : 0.0;
+}
+
 OpId OpGraph::add(OpNode op) {
   // Boost's add_vertex(property, g) copies the property (its strings and vectors): add a
   // default op and move this one in.

@@ -51,6 +51,8 @@ struct OpNode {
   std::vector<std::int64_t> input_elements;
   std::int64_t output_elements() const;
   OpCost cost() const;
+  // The bytes of weights (or KV cache) it reads: a GEMM's B operand, a CUDA-core GEMV's input.
+  double weight_bytes() const;
 };
 
 struct TensorEdge {

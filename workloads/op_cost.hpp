@@ -92,6 +92,11 @@ struct GemmShape {
   // That tile with A and B swapped (vLLM's scaled_mm for few tokens): the weights' columns run
   // down the MMA's M, the tokens across its N, so few tokens are not padded to the MMA's rows.
   bool kernel_swap_ab = false;
+  // The token count the path chose its kernel at (0: the call's own m). TensorRT-LLM's GEMM
+  // plugins profile their tactics at powers of two of the tokens and run a call with the tactic
+  // of the next one up (GemmPluginProfiler::getBestConfig: min(nextPowerOfTwo(m), 8192)), so 160
+  // tokens run the tile chosen for 256.
+  std::int64_t kernel_tuned_m = 0;
   // That path's kernel is a ping-pong one (matrix.pingpong_mma_share).
   bool kernel_pingpong = false;
   // Bytes of K that path's k-tile holds per row (0: the chip's matrix.kernel_k_bytes).
@@ -146,6 +151,13 @@ struct VectorShape {
   // It streams in rounds of units x that many bytes, each computed before the next is loaded,
   // so its bandwidth is that window over the memory latency (Little's law). 0: the DMA window's.
   std::int64_t inflight_bytes_per_unit = 0;
+  // A GEMV on the CUDA cores (TensorRT-LLM's batched weight-only and SmoothQuant GEMV, below 5
+  // tokens; workloads/gemv_kernel.hpp): the steps each thread takes along K, each waiting for
+  // its loads (a memory round trip) and then converting gemv_step_converts weight elements one
+  // after another. Its CTAs resident on a unit run their chains side by side, so each wave of
+  // them holds its units that long, beside the FMAs and the streaming (0: not such a kernel).
+  double gemv_steps = 0;
+  std::int64_t gemv_step_converts = 0;
   bool reads_resident = false;  // as GemmShape::reads_resident
   DType output_dtype() const { return out_same_as_in ? dtype : out_dtype; }
 };

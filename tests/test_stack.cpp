@@ -70,6 +70,32 @@ TEST_CASE("a software stack sets its attention kernel, launch mode and kernel pa
   CHECK_THROWS_WITH(apply_stack(load_stack(bad), refused, false, false), Catch::Contains("vector.token_cta_cycles"));
 }
 
+TEST_CASE("TensorRT-LLM's stack runs weight-only linears of at most four tokens as its CUDA-core GEMV, more tokens as a GEMM", "[systemc][stack]") {
+  Experiment trtllm, vllm;
+  apply_stack(load_stack("trtllm-1.x"), trtllm, false, false);
+  apply_stack(load_stack("vllm"), vllm, false, false);
+  CHECK(trtllm.precision.weight_only_gemv);
+  CHECK_FALSE(vllm.precision.weight_only_gemv);
+  const ModelConfig m = load_model("llama-3-8b");
+  auto down = [&](Precision p, std::int64_t batch) {
+    p.weights = DType::int4;
+    const OpGraph g = build_forward(m, decode_pass(batch, 512, 0), p, AttentionImpl::fused);
+    for (std::size_t id = 0; id < g.size(); ++id) {
+      if (g.op(id).op_class == "mlp_down") return g.op(id);
+    }
+    FAIL("no down projection");
+    return OpNode{};
+  };
+  const OpNode gemv = down(trtllm.precision, 4);
+  CHECK_FALSE(gemv.is_gemm);
+  CHECK(gemv.vector.gemv_steps > 0);
+  CHECK(gemv.vector.dtype == DType::int4);
+  CHECK(gemv.vector.elements_in == m.hidden * m.intermediate);  // its weights
+  CHECK(gemv.weight_bytes() == Approx(0.5 * static_cast<double>(m.hidden * m.intermediate)));
+  CHECK(down(trtllm.precision, 5).is_gemm);
+  CHECK(down(vllm.precision, 1).is_gemm);
+}
+
 TEST_CASE("a stack picks the kernel of its per-tensor fp8 linears: vLLM's CUTLASS scaled_mm keeps a bucket's tile and never splits K", "[systemc][stack]") {
   Experiment vllm, trtllm;
   apply_stack(load_stack("vllm"), vllm, false, false);

@@ -13,9 +13,10 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
       memory_events_("memory_events", stats_), launcher_events_("launcher_events", stats_) {
   for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
   for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
-  hbm_ = std::make_unique<HbmChannels>(hw_.hbm, memory_events_);
+  hbm_ = std::make_unique<HbmChannels>("hbm", hw_.hbm, memory_events_);
   hbm_->attach_trace(&trace_, static_cast<int>(matrix_.size() + vector_.size()));
-  dma_ = std::make_unique<DmaEngine>(hw_.dma, *hbm_, hw_.tile_buffer_memory(), stats_);
+  dma_ = std::make_unique<DmaEngine>(hw_.dma, hw_.hbm, hw_.tile_buffer_memory(), memory_events_, stats_);
+  dma_->bind(*hbm_);
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
 }

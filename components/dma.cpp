@@ -5,12 +5,13 @@
 
 namespace roofsim {
 
-DmaEngine::DmaEngine(const DmaSpec& spec, HbmChannels& hbm, const OnChipMemory& resident_buffer, SimStats& stats)
-    : hbm_(hbm), stats_(stats),
+DmaEngine::DmaEngine(const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events,
+                     SimStats& stats)
+    : port_(sc_core::sc_gen_unique_name("dma_port")), events_(events), stats_(stats),
       max_inflight_(static_cast<std::uint64_t>(spec.max_inflight_bytes)),
       request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)),
-      tile_rate_(hbm.spec().tile_efficiency / hbm.spec().efficiency),
-      write_rate_(hbm.spec().write_efficiency / hbm.spec().efficiency),
+      tile_rate_(hbm.tile_efficiency / hbm.efficiency),
+      write_rate_(hbm.write_efficiency / hbm.efficiency),
       resident_ps_per_byte_(1e12 / resident_buffer.bandwidth),
       resident_latency_ps_(ceil_ps(resident_buffer.latency_s)) {}
 
@@ -25,7 +26,7 @@ void DmaEngine::transfer(std::uint64_t address, std::uint64_t bytes, bool write,
     if (done) done();
     return;
   }
-  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done), rate, resident}));
+  (write ? writes_ : reads_).push_back(std::make_shared<Transfer>(Transfer{address, bytes, 0, label, std::move(done), rate, write, resident}));
   pump();
 }
 
@@ -49,9 +50,10 @@ void DmaEngine::pump() {
     if (t->resident) {
       const Picoseconds now = now_ps();
       const Picoseconds service = static_cast<Picoseconds>(std::ceil(static_cast<double>(req) * resident_ps_per_byte_ - 1e-6));
-      hbm_.events().at(resident_.reserve(now, service) + resident_latency_ps_, std::move(arrived));
+      events_.at(resident_.reserve(now, service) + resident_latency_ps_, std::move(arrived));
     } else {
-      hbm_.access(address, req, t->label, std::move(arrived), t->rate);
+      const Picoseconds now = now_ps();
+      events_.at(now + port_.transport(t->write, address, req, t->rate, t->label), std::move(arrived));
     }
   }
 }

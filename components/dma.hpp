@@ -15,7 +15,11 @@ namespace roofsim {
 
 class DmaEngine {
  public:
-  DmaEngine(const DmaSpec& spec, HbmChannels& hbm, const OnChipMemory& resident_buffer, SimStats& stats);
+  // `hbm`'s efficiencies set the rates of tile reads and writes; `events` calls back when a
+  // request has arrived. Its port must then be bound to a memory (bind).
+  DmaEngine(const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events, SimStats& stats);
+  // Sends its requests to `memory` (the chip's HBM channels, or any memory target).
+  void bind(MemoryTarget& memory) { port_.bind(memory); }
 
   // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
   // arrived. Reads go before queued writes (as memory controllers favour reads): a load that
@@ -52,13 +56,15 @@ class DmaEngine {
     int label = -1;
     Callback done;
     double rate = 1.0;
+    bool write = false;
     bool resident = false;  // served by the tile buffer
   };
   void transfer(std::uint64_t address, std::uint64_t bytes, bool write, int label, Callback done, double rate = 1.0,
                 bool resident = false);
   void pump();
 
-  HbmChannels& hbm_;
+  MemoryPort port_;  // to the HBM, through TLM-2.0
+  EventQueue& events_;
   SimStats& stats_;
   std::uint64_t max_inflight_;
   std::uint64_t request_bytes_;

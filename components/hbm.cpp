@@ -5,8 +5,8 @@
 
 namespace roofsim {
 
-HbmChannels::HbmChannels(const HbmSpec& spec, EventQueue& events)
-    : spec_(spec), events_(events), channels_(static_cast<std::size_t>(spec.channels)),
+HbmChannels::HbmChannels(const sc_core::sc_module_name& name, const HbmSpec& spec, EventQueue& events)
+    : MemoryTarget(name), spec_(spec), events_(events), channels_(static_cast<std::size_t>(spec.channels)),
       channel_bandwidth_(spec.bandwidth / static_cast<double>(spec.channels) * spec.efficiency),
       ps_per_byte_(1e12 / channel_bandwidth_),
       latency_ps_(ceil_ps(spec.access_latency_s)) {}
@@ -31,12 +31,19 @@ Picoseconds HbmChannels::reserve_external(std::size_t c, std::uint64_t bytes, Pi
   return channels_[c].reserve(not_before, ceil_ps(static_cast<double>(bytes) * ps_per_byte_ * 1e-12)) + latency_ps_;
 }
 
-void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, Callback done, double rate) {
+void HbmChannels::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  // Loosely timed with the initiator at the kernel's time: its requests arrive with no delay.
+  sc_assert(delay == sc_core::SC_ZERO_TIME);
+  const MemoryRequest* request = nullptr;
+  trans.get_extension(request);
+  const Picoseconds arrived = serve(trans.get_address(), trans.get_data_length(), request ? request->label : -1, request ? request->rate : 1.0);
+  delay = sc_core::sc_time::from_value(arrived - now_ps());
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+Picoseconds HbmChannels::serve(std::uint64_t address, std::uint64_t bytes, int label, double rate) {
   const Picoseconds now = now_ps();
-  if (bytes == 0) {
-    events_.at(now, std::move(done));
-    return;
-  }
+  if (bytes == 0) return now;
   const std::uint64_t n = channels_.size();
   const std::uint64_t g = static_cast<std::uint64_t>(spec_.interleave_bytes);
   // The same arithmetic as split(), without building the vector: the hot path of every load.
@@ -101,7 +108,7 @@ void HbmChannels::access(std::uint64_t address, std::uint64_t bytes, int label, 
       if (stack_end_[s] > 0) trace_->record(first_track_ + static_cast<int>(s), label, stack_start_[s], stack_end_[s]);
     }
   }
-  events_.at(last + latency_ps_, std::move(done));
+  return last + latency_ps_;
 }
 
 }  // namespace roofsim

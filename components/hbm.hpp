@@ -4,24 +4,30 @@
 // piece per request. Each channel is a server at its share of peak bandwidth times an
 // efficiency; the data arrives an access latency after the channel has served it (pipelined:
 // the latency does not occupy the channel). The request completes, with one event, when its
-// last piece has arrived.
+// last piece has arrived. The channels are a memory target (components/memory_port.hpp): the
+// units' DMA engine reaches them through a TLM-2.0 socket.
 #include <cstdint>
 #include <vector>
 
+#include "components/memory_port.hpp"
 #include "components/server.hpp"
 #include "components/trace_sink.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
 
-class HbmChannels {
+class HbmChannels : public MemoryTarget {
  public:
-  HbmChannels(const HbmSpec& spec, EventQueue& events);
+  HbmChannels(const sc_core::sc_module_name& name, const HbmSpec& spec, EventQueue& events);
 
   const HbmSpec& spec() const { return spec_; }
-  // Moves `bytes` at `address`; `done` when all pieces have arrived.
+  // Moves `bytes` at `address`, starting now; returns when all pieces have arrived.
   // `rate` (<= 1) scales the channels' streaming rate for this request (operand tiles).
-  void access(std::uint64_t address, std::uint64_t bytes, int label, Callback done, double rate = 1.0);
+  Picoseconds serve(std::uint64_t address, std::uint64_t bytes, int label, double rate);
+  // The same, `done` called then (one event).
+  void access(std::uint64_t address, std::uint64_t bytes, int label, Callback done, double rate = 1.0) {
+    events_.at(serve(address, bytes, label, rate), std::move(done));
+  }
   void access(std::uint64_t address, std::uint64_t bytes, Callback done) { access(address, bytes, -1, std::move(done)); }
   // Records each request's busy span per stack (channels c * stacks / channels) on tracks
   // first_track + stack.
@@ -43,6 +49,10 @@ class HbmChannels {
   const Timeline& channel(std::size_t i) const { return channels_[i]; }
   Timeline& channel(std::size_t i) { return channels_[i]; }
   double channel_bandwidth() const { return channel_bandwidth_; }
+
+ protected:
+  // A transaction through the socket: served as `serve`, the delay annotated.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
 
  private:
   const HbmSpec& spec_;

@@ -1,6 +1,10 @@
 // Component tests: each block alone, with numbers that can be worked out by hand.
 #include <catch2/catch.hpp>
+
 #include <functional>
+#include <tuple>
+#include <type_traits>
+#include <vector>
 
 #include "components/time_intervals.hpp"
 #include "components/dma.hpp"
@@ -45,7 +49,7 @@ TEST_CASE("a channel serves exactly bytes / bandwidth, plus its latency", "[syst
   SimStats stats;
   EventQueue events("events", stats);
   HbmSpec spec = one_channel(1e12, 100e-9);
-  HbmChannels hbm(spec, events);
+  HbmChannels hbm("hbm", spec, events);
   Picoseconds first = 0, second = 0;
   AtTimeZero go("go", [&] {
     hbm.access(0, 1'000'000, [&] { first = now_ps(); });
@@ -64,7 +68,7 @@ TEST_CASE("interleaving spreads a request evenly over the channels", "[systemc][
   EventQueue events("events", stats);
   HbmSpec spec = one_channel(8e12, 0);
   spec.channels = 8;
-  HbmChannels hbm(spec, events);
+  HbmChannels hbm("hbm", spec, events);
   auto share = hbm.split(3, 256 * 8 * 10 + 256 * 3 + 100);
   std::uint64_t total = 0;
   for (auto s : share) total += s;
@@ -86,12 +90,14 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   EventQueue events("events", stats);
   const double bw = 1e12, latency = 1e-6;
   HbmSpec spec = one_channel(bw, latency);
-  HbmChannels hbm(spec, events);
+  HbmChannels hbm("hbm", spec, events);
   DmaSpec small{65536, 65536};        // one 64 KiB request in flight
   DmaSpec large{4 << 20, 1 << 20};    // 4 MiB in flight: four times bandwidth x latency
   const OnChipMemory l2{"l2", 50e6, 10e12, 200e-9};
-  DmaEngine dma_small(small, hbm, l2, stats);
-  DmaEngine dma_large(large, hbm, l2, stats);
+  DmaEngine dma_small(small, spec, l2, events, stats);
+  dma_small.bind(hbm);
+  DmaEngine dma_large(large, spec, l2, events, stats);
+  dma_large.bind(hbm);
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_small = 0, t_large = 0;
   AtTimeZero go("go", [&] {
@@ -112,14 +118,76 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   CHECK(stats.bytes_read == 2 * bytes);
 }
 
+namespace {
+// A memory of one's own behind the DMA engine's socket: a fixed latency and bandwidth, no
+// channels, and a log of what came through.
+class FixedMemory : public MemoryTarget {
+ public:
+  FixedMemory(const sc_core::sc_module_name& name, double bandwidth, Picoseconds latency)
+      : MemoryTarget(name), ps_per_byte_(1e12 / bandwidth), latency_(latency) {}
+  std::vector<std::tuple<tlm::tlm_command, std::uint64_t, unsigned, double>> log;
+
+ protected:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override {
+    const MemoryRequest* request = nullptr;
+    trans.get_extension(request);
+    log.emplace_back(trans.get_command(), trans.get_address(), trans.get_data_length(), request ? request->rate : 0.0);
+    const Picoseconds start = std::max(now_ps(), free_at_);
+    free_at_ = start + static_cast<Picoseconds>(static_cast<double>(trans.get_data_length()) * ps_per_byte_ / request->rate);
+    delay = sc_core::sc_time::from_value(free_at_ + latency_ - now_ps());
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+
+ private:
+  double ps_per_byte_;
+  Picoseconds latency_, free_at_ = 0;
+};
+}  // namespace
+
+TEST_CASE("the DMA engine reaches memory through a TLM-2.0 socket: a memory target of one's own, bound to it, serves its requests", "[systemc][dma]") {
+  SimulationContext kernel;
+  SimStats stats;
+  EventQueue events("events", stats);
+  HbmSpec spec = one_channel(1e12, 0);
+  spec.write_efficiency = 0.5;  // writes stream at half the rate of reads
+  FixedMemory memory("memory", 1e12, 100'000);
+  const OnChipMemory l2{"l2", 50e6, 4e12, 200e-9};
+  DmaEngine dma(DmaSpec{1 << 20, 1 << 20}, spec, l2, events, stats);  // one 1 MiB request at a time
+  dma.bind(memory);
+  Picoseconds read_done = 0, write_done = 0;
+  AtTimeZero go("go", [&] {
+    dma.read(4096, 3 << 20, -1, [&] {
+      read_done = now_ps();
+      dma.write(0, 1 << 20, -1, [&] { write_done = now_ps(); });
+    });
+  });
+  kernel.run();
+  // Three read transactions of 1 MiB, one after another (the window holds one), each 1 MiB at
+  // 1 TB/s plus the memory's 100 ns; then one write at half the rate.
+  REQUIRE(memory.log.size() == 4);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(std::get<0>(memory.log[i]) == tlm::TLM_READ_COMMAND);
+    CHECK(std::get<1>(memory.log[i]) == 4096u + (static_cast<std::uint64_t>(i) << 20));
+    CHECK(std::get<2>(memory.log[i]) == 1u << 20);
+  }
+  CHECK(std::get<0>(memory.log[3]) == tlm::TLM_WRITE_COMMAND);
+  CHECK(std::get<3>(memory.log[3]) == Approx(0.5));
+  const Picoseconds one_mib = Picoseconds{1} << 20;  // 1 MiB at 1 TB/s: a picosecond per byte
+  CHECK(read_done == 3 * (one_mib + 100'000));
+  CHECK(write_done - read_done == 2 * one_mib + 100'000);
+  // The chip's own HBM channels are such a target.
+  static_assert(std::is_base_of_v<MemoryTarget, HbmChannels>);
+}
+
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {
   SimulationContext kernel;
   SimStats stats;
   EventQueue events("events", stats);
   HbmSpec spec = one_channel(1e12, 1e-6);
-  HbmChannels hbm(spec, events);
+  HbmChannels hbm("hbm", spec, events);
   const OnChipMemory l2{"l2", 50e6, 4e12, 200e-9};  // four times HBM's bandwidth, a fifth of its latency
-  DmaEngine dma(DmaSpec{4 << 20, 1 << 20}, hbm, l2, stats);
+  DmaEngine dma(DmaSpec{4 << 20, 1 << 20}, spec, l2, events, stats);
+  dma.bind(hbm);
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_resident = 0, t_hbm = 0, one_request = 0;
   AtTimeZero go("go", [&] {

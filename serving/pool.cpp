@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "serving/kv_preemption.hpp"
 
 namespace roofsim {
 
@@ -245,8 +246,9 @@ Pool::Pool(const ServingSetup& setup, const Experiment& machine, std::string rol
     }
   }
   memory_ = plan_memory(setup, machine, sim_.hardware(), sim_.model(), draft_ ? &draft_->model() : nullptr);
-  if (setup.kv.preemption == KvCacheConfig::Preemption::swap && !(sim_.hardware().host_link_bandwidth > 0)) {
-    throw InputError("${kv_preemption} swap: " + sim_.hardware().name + " describes no host link (host.link_gb_per_s in " +
+  if (kv_preemptions().get(setup.kv.preemption, "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host &&
+      !(sim_.hardware().host_link_bandwidth > 0)) {
+    throw InputError("${kv_preemption} " + setup.kv.preemption + ": " + sim_.hardware().name + " describes no host link (host.link_gb_per_s in " +
                      sim_.hardware().source_file + "); give one, or preempt by recomputing");
   }
 }

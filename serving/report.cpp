@@ -94,7 +94,7 @@ nlohmann::json serving_json(const ServingResult& r) {
                    {"block_tokens", s.kv.block_tokens},
                    {"bytes_per_block", r.kv_bytes_per_block},
                    {"admission", s.kv.admission},
-                   {"preemption", preemption_name(s.kv.preemption)},
+                   {"preemption", s.kv.preemption},
                    {"prefix_caching", s.kv.prefix_caching},
                    {"prefix_hits", r.prefix_hits},
                    {"prefix_tokens_reused", r.prefix_tokens_reused},

@@ -83,17 +83,17 @@ void Scheduler::release_prefix(LiveRequest& r) {
   r.shared_blocks = 0;
 }
 
-// Preempts running_[i]: its blocks are freed and it waits at the head of the queue. Recompute
-// (vLLM's default): it prefills its prompt and what it has generated so far again. Swap: its
-// cached tokens (a cached prefix it read included) are copied to the host, to come back when it
-// is readmitted.
+// Preempts running_[i]: its blocks are freed and it waits at the head of the queue. What its
+// cached tokens become is the preemption policy's (serving/kv_preemptions/): dropped, it
+// prefills its prompt and what it has generated so far again; copied to the host (a cached
+// prefix it read included), they come back when it is readmitted.
 void Scheduler::preempt(std::size_t i) {
   LiveRequest r = running_[i];
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
   pool_.give_back(r.blocks);
   r.blocks = 0;
   release_prefix(r);
-  if (preemption_ == KvCacheConfig::Preemption::swap && r.cached > 0) {
+  if (preemption_->preempted_kv() == PreemptedKv::copied_to_host && r.cached > 0) {
     r.swapped = true;
     swap_.out_tokens += r.cached;
     swap_.out_blocks += pool_.blocks_for(r.cached);

@@ -10,6 +10,7 @@
 
 #include "serving/kv_cache.hpp"
 #include "serving/kv_admission.hpp"
+#include "serving/kv_preemption.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving.hpp"
 
@@ -47,11 +48,11 @@ struct ScheduledWork {
 class Scheduler {
  public:
   Scheduler(const SchedulerConfig& config, const std::string& admission, KvBlockPool& pool, bool prefix_caching = false,
-            KvCacheConfig::Preemption preemption = KvCacheConfig::Preemption::recompute)
+            const std::string& preemption = "recompute")
       : config_(config),
         priority_(&priorities().get(config.priority, "priority")),
         admission_(&kv_admissions().get(admission, "kv_admission")),
-        preemption_(preemption),
+        preemption_(&kv_preemptions().get(preemption, "kv_preemption")),
         pool_(pool),
         prefix_caching_(prefix_caching) {}
 
@@ -131,7 +132,7 @@ class Scheduler {
   SchedulerConfig config_;
   const PriorityPolicy* priority_;  // config_.priority's policy
   const KvAdmissionPolicy* admission_;  // the admission's policy
-  KvCacheConfig::Preemption preemption_;
+  const KvPreemptionPolicy* preemption_;
   KvBlockPool& pool_;
   std::deque<LiveRequest> waiting_;
   std::vector<LiveRequest> running_;  // in admission order

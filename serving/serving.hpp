@@ -146,17 +146,9 @@ struct KvCacheConfig {
   // name (reserve: its whole prompt and output up front, never preempting; on_demand: blocks as
   // tokens arrive, preempting the newest request when the cache is full).
   std::string admission = "reserve";
-  // What a preempted request's KV cache becomes.
-  enum class Preemption {
-    // Freed; the request later prefills its prompt and what it generated again (vLLM's default).
-    recompute,
-    // Copied to host memory over the chip's host link (hardware host.link_gb_per_s), and back
-    // when the request is readmitted; each copy is one block of one layer's keys or values, as
-    // vLLM's swap_blocks issues them, paying host.link_latency_ns. The iteration that swaps
-    // waits for its copies.
-    swap,
-  };
-  Preemption preemption = Preemption::recompute;
+  // What a preempted request's KV cache becomes: a policy of serving/kv_preemptions/ by name
+  // (recompute: freed, the request prefills again; swap: copied to host memory and back).
+  std::string preemption = "recompute";
   std::int64_t block_tokens = 32;
   // Share of the HBM left after weights and activations that holds the KV cache
   // (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, vLLM's gpu_memory_utilization).

@@ -34,7 +34,6 @@ const NeedsAnother kNeeds[] = {
 const char* scheduler_policy_name(SchedulerConfig::Policy p) {
   return p == SchedulerConfig::Policy::static_batch ? "static" : "continuous";
 }
-const char* preemption_name(KvCacheConfig::Preemption p) { return p == KvCacheConfig::Preemption::swap ? "swap" : "recompute"; }
 const char* first_token_name(DisaggregationConfig::FirstToken f) {
   return f == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill";
 }
@@ -91,7 +90,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"schedule_ahead", c.schedule_ahead},
       {"limits_per_rank", c.limits_per_rank},
       {"kv_admission", s.kv.admission},
-      {"kv_preemption", preemption_name(s.kv.preemption)},
+      {"kv_preemption", s.kv.preemption},
       {"prefix_caching", s.kv.prefix_caching},
       {"block_tokens", s.kv.block_tokens},
       {"kv_memory_fraction", s.kv.memory_fraction},

@@ -8,6 +8,7 @@
 #include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/kv_admission.hpp"
+#include "serving/kv_preemption.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 #include "workloads/transformer.hpp"
@@ -204,12 +205,12 @@ std::vector<ServingSetting> make_serving_settings() {
            "preempt the newest request and recompute it later when the cache is full (vLLM)",
            [](ServingSetup& s, const json& v) { s.kv.admission = v.get<std::string>(); });
   t.rows.back().spec.default_text = d.kv.admission;
-  t.choice("kv_preemption", {"recompute", "swap"},
-           "What a preempted request's KV cache becomes: recompute (freed; the request prefills again, vLLM's default) or "
-           "swap (copied to host memory over the host link and back when readmitted; needs host.link_gb_per_s)",
-           [](ServingSetup& s, const json& v) {
-             s.kv.preemption = v == "swap" ? KvCacheConfig::Preemption::swap : KvCacheConfig::Preemption::recompute;
-           });
+  t.choice("kv_preemption", kv_preemptions().names(),
+           "What a preempted request's KV cache becomes (serving/kv_preemptions/): recompute (freed; the request prefills "
+           "again, vLLM's default) or swap (copied to host memory over the host link and back when readmitted; needs "
+           "host.link_gb_per_s)",
+           [](ServingSetup& s, const json& v) { s.kv.preemption = v.get<std::string>(); });
+  t.rows.back().spec.default_text = d.kv.preemption;
   t.flag("prefix_caching",
          "Keep the KV blocks of shared prompt prefixes (a trace's prefix_id and prefix_tokens columns) for later requests "
          "with the same prefix; unused ones are evicted first when the cache is full (vLLM, TensorRT-LLM)",

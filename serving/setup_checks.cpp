@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "serving/kv_preemption.hpp"
 
 namespace roofsim {
 
@@ -27,8 +28,10 @@ void check_serving_setup(const ServingSetup& s) {
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");
-  if (s.kv.preemption == KvCacheConfig::Preemption::swap && c.policy == SchedulerConfig::Policy::static_batch) {
-    throw InputError("${kv_preemption} swap: the static scheduler readmits no one mid-batch; swap needs continuous batching");
+  if (kv_preemptions().get(s.kv.preemption, "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host &&
+      c.policy == SchedulerConfig::Policy::static_batch) {
+    throw InputError("${kv_preemption} " + s.kv.preemption + ": the static scheduler readmits no one mid-batch; " + s.kv.preemption +
+                     " needs continuous batching");
   }
   if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead_ms} must be in [0, 1000) ms");
   if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead_us} must be in [0, 10000) us");

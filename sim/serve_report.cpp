@@ -8,6 +8,7 @@
 #include "experiment/plot.hpp"
 #include "experiment/silicon.hpp"
 #include "serving/kv_admission.hpp"
+#include "serving/kv_preemption.hpp"
 #include "serving/report.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/timeline.hpp"
@@ -19,6 +20,11 @@ namespace roofsim {
 namespace {
 
 std::string millis_2dp(double s) { return format_fixed(s * 1e3, 2); }
+
+// Whether the run's preemption policy copies a preempted request's KV cache to the host.
+bool swaps(const ServingSetup& s) {
+  return kv_preemptions().get(s.kv.preemption, "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host;
+}
 
 }  // namespace
 
@@ -51,7 +57,7 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
      << format_si(r.weights_bytes, "B", 2) << ", activations " << format_si(r.activations_bytes, "B", 2) << " of "
      << format_si(r.hw.hbm.capacity_bytes, "B", 2) << "), "
      << kv_admissions().get(s.kv.admission, "kv_admission").summary()
-     << (s.kv.preemption == KvCacheConfig::Preemption::swap ? " by swapping to the host" : "")
+     << (swaps(s) ? " by swapping to the host" : "")
      << (s.kv.prefix_caching ? "; prefix caching: " + std::to_string(r.prefix_hits) + " hits, " +
                                    std::to_string(r.prefix_tokens_reused) + " prompt tokens not computed, " +
                                    std::to_string(r.prefix_evictions) + " prefixes evicted"
@@ -101,7 +107,7 @@ void print_serve_report(std::ostream& os, const ServingResult& r) {
   }
   if (m.preemptions > 0) {
     os << "preempted  " << m.preemptions << " times";
-    if (s.kv.preemption == KvCacheConfig::Preemption::swap) {
+    if (swaps(s)) {
       os << "; " << m.swapped_out_tokens << " KV tokens swapped out to the host and " << m.swapped_in_tokens
          << " back in, " << format_fixed(100.0 * m.swap_share, 1) << "% of the time waiting for the copies";
     } else {

@@ -147,7 +147,7 @@ TEST_CASE("on-demand admission preempts the newest request when the cache runs o
 TEST_CASE("swap preemption copies a preempted request's cache out and back, and never recomputes it", "[systemc][serving]") {
   SchedulerConfig c;
   KvBlockPool pool(6, 16);
-  Scheduler s(c, "on_demand", pool, false, KvCacheConfig::Preemption::swap);
+  Scheduler s(c, "on_demand", pool, false, "swap");
   // 72 tokens each (5 blocks of 16): one fits the 6 blocks, both do not.
   s.arrive({0, 32, 32, 40, 0, 0, 0});
   s.arrive({1, 32, 32, 40, 0, 0, 0});
@@ -180,7 +180,7 @@ TEST_CASE("swap preemption: no prompt is computed twice, and the iterations wait
   s.kv.admission = "on_demand";
   s.kv.blocks = 120;
   const ServingResult recompute = run_serving(s);
-  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  s.kv.preemption = "swap";
   const ServingResult swap = run_serving(s);
   REQUIRE(recompute.summary.preemptions > 0);
   REQUIRE(swap.summary.preemptions > 0);

@@ -181,7 +181,7 @@ TEST_CASE("swap preemption with expert parallelism: each rank's chips copy their
   ServingSetup s = moe_setup(1, 2);
   s.kv.admission = "on_demand";
   s.kv.blocks = 40;
-  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  s.kv.preemption = "swap";
   const ServingResult swap = run_serving(s);
   REQUIRE(swap.summary.preemptions > 0);
   CHECK(swap.summary.requests == 96);

@@ -191,7 +191,7 @@ TEST_CASE("swap preemption with pipeline stages: each stage's chips copy their o
   s.workload.arrivals.concurrency = 12;
   s.kv.admission = "on_demand";
   s.kv.blocks = 120;
-  s.kv.preemption = KvCacheConfig::Preemption::swap;
+  s.kv.preemption = "swap";
   const ServingResult swap = run_serving(s);
   REQUIRE(swap.summary.preemptions > 0);
   CHECK(swap.summary.swapped_in_tokens == swap.summary.swapped_out_tokens);

@@ -13,6 +13,7 @@
 #include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/kv_admission.hpp"
+#include "serving/kv_preemption.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 #include "tests/test_util.hpp"
@@ -217,6 +218,12 @@ TEST_CASE("a serving policy registered by its file is a choice of its setting at
   const AdmissionAsk ask{1000, 200, 2, 64, 512};  // prompt, output left, draft keys, cached, first chunk
   CHECK(kv_admissions().get("reserve", "kv_admission").tokens_at_admission(ask) == 1202);
   CHECK(kv_admissions().get("on_demand", "kv_admission").tokens_at_admission(ask) == 576);
+  // And what a preempted request's KV cache becomes (serving/kv_preemptions/).
+  CHECK(kv_preemptions().names() == std::vector<std::string>{"recompute", "swap"});
+  CHECK(find_serving_setting("kv_preemption")->spec.choices() == kv_preemptions().names());
+  CHECK(kv_preemptions().get("recompute", "kv_preemption").preempted_kv() == PreemptedKv::dropped);
+  CHECK(kv_preemptions().get("swap", "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host);
+  CHECK_THROWS_WITH(s.set("kv_preemption", "discard"), "kv_preemption=\"discard\": expected recompute or swap");
   // A software stack's [serving] table names them too, read by experiment/stack.cpp, which
   // cannot see these registries and keeps its own list: every registered name must load there.
   const std::string head = "[stack]\nname = \"x\"\ndescription = \"d\"\n[serving]\n";

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `roofsim sweep FILE` killed with SIGKILL midway loses no finished point: a re-run runs only
 # the missing points, and its results equal an uninterrupted run's. Usage: sweep_resume_test.sh ROOFSIM
+# The sweep is long enough (about 5 s on two workers) for the kill to land midway on a loaded
+# machine: at 64 generated tokens it once ended (1.8 s) before the poller saw three points.
 set -euo pipefail
 R=$1
 dir=$(mktemp -d)
@@ -9,7 +11,7 @@ cat > "$dir/sweep.toml" <<'TOML'
 [base]
 model = "llama-3-8b"
 prompt = 512
-gen = 64
+gen = 256
 [grid]
 batch = [1, 2, 4, 8, 16, 32]
 "hbm.bandwidth_gb_per_s" = [2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000]

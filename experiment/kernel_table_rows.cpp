@@ -312,6 +312,22 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       const std::string key = trt_profiled_layer_key(row.at("kernel_source"), m);
       if (const std::optional<double> host_s = table_host_s(trtllm_stack().profiled_layer_us, key)) {
         p.simulate = [&hw, ops, s = *host_s] { return profiled_layer_seconds(hw, ops, s); };
+        // Above 4 tokens the weight-only plugin's profiler also timed its CUDA-core GEMV as a
+        // tactic, which runs where its dispatcher takes the tuned count and it was the faster.
+        if ((dtype == "int4_wo" || dtype == "int8_wo") && m > kGemvMaxTokens && ops.size() == 1 && ops.front().is_gemm) {
+          const GemmShape& g = ops.front().gemm;
+          if (g.kernel_tuned_m <= kGemvDispatchMaxTokens) {
+            GemmShape at_tuned = g;
+            at_tuned.m = g.kernel_tuned_m;
+            const std::vector<OpSpec> gemv{vector_op(weight_only_gemv_shape(m, n, k, g.b), "")};
+            const std::vector<OpSpec> gemv_tuned{vector_op(weight_only_gemv_shape(g.kernel_tuned_m, n, k, g.b), "")};
+            const std::vector<OpSpec> gemm_tuned{gemm_op(at_tuned, "")};
+            p.simulate = [&hw, ops, gemv, gemv_tuned, gemm_tuned, s = *host_s] {
+              const bool gemv_faster = call_seconds(hw, gemv_tuned) < call_seconds(hw, gemm_tuned);
+              return profiled_layer_seconds(hw, gemv_faster ? gemv : ops, s);
+            };
+          }
+        }
       } else {
         p.not_simulated_reason = "a TensorRT engine layer '" + row.at("kernel_source") + "': configs/stacks/trtllm-1.x.toml [profiled_layers] gives no host time for '" + key + "'";
       }

@@ -419,6 +419,13 @@ expect_ok "validate --kernels profiled layers" "$roofsim" validate --kernels "$t
 if awk -F, 'NR > 1 && $6 == "1x32x32" { a = $7 } NR > 1 && $6 == "16x32x32" { b = $7 } END { exit !(a > 5.8e-6 && a < 7e-6 && b - a > 1.6e-6 && b - a < 1.8e-6) }' "$tmp/v/rows8.csv"; then ok; else
   bad "validate --kernels: profiled weight-only layers want ~6.3 us (GEMV path) and 1.7 us more (CUTLASS path): $(cat "$tmp/v/rows8.csv")"; fi
 contains "validate --kernels: a plugin without host time listed" "gives no host time for 'MysteryGemm_cutlass'"
+# Above 4 tokens the plugin's profiler also times its CUDA-core GEMV as a tactic (its dispatcher
+# takes up to 15 tokens): at 8 tokens and a long K over few columns the GEMV runs, well under the
+# CUTLASS kernel that 16 tokens get (measured on H200: 10.8 and 21.5 us).
+printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nTRTLLM,trt_flow_/l/PLUGIN_V2_WeightOnlyQuantMatmul_0,int4_wo,8,512,8192,0.0108\nTRTLLM,trt_flow_/l/PLUGIN_V2_WeightOnlyQuantMatmul_0,int4_wo,16,512,8192,0.0215\n' >"$tmp/every/gemm_weight_only.csv"
+expect_ok "validate --kernels GEMV tactic" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k9.md" --rows-csv "$tmp/v/rows9.csv"
+if awk -F, 'NR > 1 && $6 == "8x512x8192" { a = $7 } NR > 1 && $6 == "16x512x8192" { b = $7 } END { exit !(a > 0 && a < 0.7 * b) }' "$tmp/v/rows9.csv"; then ok; else
+  bad "validate --kernels: 8 tokens want the GEMV tactic, well under 16 tokens' CUTLASS kernel: $(cat "$tmp/v/rows9.csv")"; fi
 printf 'gemm_dtype,m,n,k,latency\nint4_wo,16,4096,4096,0.02\nint8_wo,16,4096,4096,0.02\nsq,16,4096,4096,0.02\n' >"$tmp/every/gemm_weight_only.csv"
 printf 'framework,kernel_source,gemm_dtype,m,n,k,latency\nVLLM,torch.nn.functional.linear,bfloat16,64,64,64,0.003\n' >"$tmp/every/gemm_vllm.csv"
 expect_ok "validate --kernels every file" "$roofsim" validate --kernels "$tmp/every" --report "$tmp/v/k6.md" --json "$tmp/v/k6.json"

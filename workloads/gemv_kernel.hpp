@@ -11,6 +11,11 @@ namespace roofsim {
 // The most tokens those plugins give their GEMV (WeightOnlyQuantMatmulPlugin's
 // SMALL_M_FAST_PATH = 5 runs it below 5; the SmoothQuant plugin's int8_sq dispatches m = 1..4).
 inline constexpr std::int64_t kGemvMaxTokens = 4;
+// The most tokens the weight-only GEMV's dispatcher runs (kernelDispatcher.h: m = 1 to 15). Its
+// plugin's profiler times it beside the CUTLASS tactics (cutlass_heuristic.cpp adds an
+// enableCudaKernel config to a weight-only runner's candidates), so up to this many tokens the
+// faster of the two at the tuned count runs.
+inline constexpr std::int64_t kGemvDispatchMaxTokens = 15;
 
 // The weight-only plugin's batched GEMV (kernels/weightOnlyBatchedGemv, per-channel scales,
 // Hopper's interleaved layout): 128-thread CTAs of 8 weight columns; each thread loads 16 bytes

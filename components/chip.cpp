@@ -1,5 +1,6 @@
 #include "components/chip.hpp"
 
+#include "components/memory_model.hpp"
 #include "components/op_run.hpp"
 #include "components/pim_run.hpp"
 
@@ -16,7 +17,9 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   hbm_ = std::make_unique<HbmChannels>("hbm", hw_.hbm, memory_events_);
   hbm_->attach_trace(&trace_, static_cast<int>(matrix_.size() + vector_.size()));
   dma_ = std::make_unique<DmaEngine>(hw_.dma, hw_.hbm, hw_.tile_buffer_memory(), memory_events_, stats_);
-  dma_->bind(*hbm_);
+  // The DMA engine reaches HBM through the memory model the hardware file names.
+  front_memory_ = memory_model_of(hw_).build("memory", hw_, *hbm_);
+  dma_->bind(front_memory_ ? *front_memory_ : static_cast<MemoryTarget&>(*hbm_));
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
   launcher_ = std::make_unique<Server>("launcher", stats_);
 }
@@ -40,6 +43,9 @@ std::uint64_t Chip::server_jobs() const {
   for (const auto& u : vector_) jobs += u.timeline().jobs();
   for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
   jobs += dma_->resident_server().jobs();
+  if (front_memory_) {
+    for (const Timeline* t : front_memory_->servers()) jobs += t->jobs();
+  }
   return jobs;
 }
 
@@ -159,8 +165,8 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
 }
 
 bool ChipState::operator==(const ChipState& o) const {
-  return std::tie(matrix, vector, channels, resident, launcher, address_phase, cleanups) ==
-         std::tie(o.matrix, o.vector, o.channels, o.resident, o.launcher, o.address_phase, o.cleanups);
+  return std::tie(matrix, vector, channels, resident, memory, launcher, address_phase, cleanups) ==
+         std::tie(o.matrix, o.vector, o.channels, o.resident, o.memory, o.launcher, o.address_phase, o.cleanups);
 }
 
 ChipCounters ChipCounters::operator-(const ChipCounters& o) const {
@@ -201,6 +207,9 @@ ChipState Chip::state(Picoseconds now) const {
   s.vector = from_next(next_vector_ % vector_.size(), vector_.size(), [&](std::size_t i) { return vector_[i].timeline().busy_after(now); });
   s.channels = from_next((next_address_ / granule) % channels, channels, [&](std::size_t i) { return hbm_->channel(i).busy_after(now); });
   s.resident = dma_->resident_server().busy_after(now);
+  if (front_memory_) {
+    for (const Timeline* t : front_memory_->servers()) s.memory.push_back(t->busy_after(now));
+  }
   s.launcher = launcher_->timeline().busy_after(now);
   // Near-memory units split their weights over the channels by position, not by address: with
   // them, channels are not interchangeable and the address must fall on the same channel.
@@ -230,6 +239,10 @@ void Chip::skip_to(Picoseconds until, const ChipState& end, const ChipCounters& 
     hbm_->channel((c + i) % hbm_->channel_count()).skip(until + end.channels[i], 0, 0);
   }
   dma_->resident_server().skip(until + end.resident, 0, 0);
+  if (front_memory_) {
+    const std::vector<Timeline*> servers = front_memory_->servers();
+    for (std::size_t i = 0; i < servers.size(); ++i) servers[i]->skip(until + end.memory[i], 0, 0);
+  }
   launcher_->timeline().skip(until + end.launcher, 0, 0);
 }
 

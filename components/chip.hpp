@@ -48,6 +48,7 @@ class OpRun;
 struct ChipState {
   std::vector<Picoseconds> matrix, vector, channels;
   Picoseconds resident = 0;  // the tile buffer's server for resident reads
+  std::vector<Picoseconds> memory;  // the servers of the memory model in front of HBM ([memory] model)
   Picoseconds launcher = 0;
   std::uint64_t address_phase = 0;
   std::size_t cleanups = 0;  // finished ops' clean-up callbacks still queued (each an event)
@@ -144,6 +145,7 @@ class Chip : public sc_core::sc_module {
   EventQueue matrix_events_, vector_events_, memory_events_, launcher_events_;
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
+  std::unique_ptr<MemoryTarget> front_memory_;  // [memory] model's, in front of hbm_ (null: none)
   std::unique_ptr<Server> launcher_;  // device front end: starts one op at a time
   Timeline host_;                     // the host thread that launches ops
   TraceSink trace_;

@@ -8,8 +8,11 @@
 // data: roofsim times bytes, it does not move them.
 #include <systemc>
 #include <tlm>
+#include <vector>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+
+#include "components/server.hpp"
 
 namespace roofsim {
 
@@ -30,6 +33,10 @@ struct MemoryRequest : tlm::tlm_extension<MemoryRequest> {
 class MemoryTarget : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<MemoryTarget, 32, tlm::tlm_base_protocol_types, 0, sc_core::SC_ZERO_OR_MORE_BOUND> socket;
+  // Its own servers, which layer replay saves and skips like the chip's (components/layer_replay.hpp)
+  // and whose jobs the run counts; a memory that keeps other state between transactions cannot
+  // be replayed.
+  virtual std::vector<Timeline*> servers() { return {}; }
 
  protected:
   explicit MemoryTarget(const sc_core::sc_module_name& name) : sc_core::sc_module(name), socket("socket") {

@@ -1,5 +1,6 @@
 #include "core/hardware.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -157,6 +158,12 @@ bool document_has(const toml::table& doc, const std::string& dotted) {
 
 }  // namespace
 
+double HardwareSpec::memory_bandwidth() const {
+  if (memory.model != "l2_hit_rate" || !(memory.hit_rate > 0)) return hbm.bandwidth;
+  const double l2 = tile_buffer_memory().bandwidth / memory.hit_rate;
+  return memory.hit_rate >= 1 ? l2 : std::min(hbm.bandwidth / (1 - memory.hit_rate), l2);
+}
+
 const OnChipMemory& HardwareSpec::tile_buffer_memory() const {
   for (const auto& m : onchip) {
     if (m.name == tile_buffer) return m;
@@ -260,6 +267,12 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
                       "names '" + hw.tile_buffer + "', which is not a table under [onchip]");
   }
 
+  if (auto memory = top.optional_table("memory")) {
+    read_table(*memory, hw);
+    if (hw.memory.model.empty()) hw.memory.model = "hbm";
+    if (memory->has("model")) hw.memory.model_line = static_cast<int>(memory->line_of("model"));
+    if (memory->has("hit_rate") && hw.memory.model != "l2_hit_rate") memory->fail("hit_rate", "is for model = \"l2_hit_rate\"");
+  }
   if (auto links = top.optional_table("links")) {
     read_table(*links, hw);
     if (links->has("fabric")) links->one_of("fabric", {"switch", "mesh", "torus"});

@@ -308,6 +308,15 @@ struct CollectiveKernelSpec {
   double custom_efficiency = 1;
 };
 
+// What the units' DMA engine reads and writes through (components/memory_models/): the HBM
+// channels themselves ("hbm"), or a memory model in front of them, by name.
+struct MemorySpec {
+  std::string model = "hbm";
+  // l2_hit_rate: the share of each read's bytes the tile buffer (chip.tile_buffer) serves.
+  double hit_rate = 0;
+  int model_line = 0;  // where the file names the model (0: it does not), for errors
+};
+
 struct HardwareSpec {
   std::string name;         // preset name or file stem
   std::string description;  // human name of the chip
@@ -316,6 +325,7 @@ struct HardwareSpec {
   VectorSpec vector;
   HbmSpec hbm;
   DmaSpec dma;
+  MemorySpec memory;
   std::vector<OnChipMemory> onchip;
   std::string tile_buffer;  // which on-chip memory holds an op's tiles
   LinkSpec links;
@@ -347,6 +357,10 @@ struct HardwareSpec {
   double power_roof_flops(DType t) const;
   double pim_peak_flops() const { return pim.present ? static_cast<double>(hbm.channels) * pim.flops_per_clock * pim.clock_hz : 0; }
   double pim_bandwidth() const { return pim.present ? hbm.bandwidth * pim.internal_bandwidth_factor : 0; }
+  // The bandwidth the analytic bounds read memory at: HBM's peak, or with the tile buffer in
+  // front serving memory.hit_rate h of the reads (model l2_hit_rate), what the two stream side
+  // by side: min(HBM / (1 - h), L2 / h). The roofline's slope and ridge follow it.
+  double memory_bandwidth() const;
   bool matrix_supports(DType t) const { return matrix.dtype_rate.count(t) > 0; }
 };
 

@@ -218,6 +218,14 @@ std::vector<HardwareParam> make_params() {
        "Bytes the DMA engine keeps outstanding: short transfers cannot reach peak (Little's law)", FIELD(dma.max_inflight_bytes)},
       {"dma.request_bytes", "bytes", 1, K::positive, true, 0, "One request to the memory system (at most max_inflight_bytes)", FIELD(dma.request_bytes)},
 
+      {"memory.model", "", 1, K::text, false, 0,
+       "What the DMA engine's reads and writes go through (components/memory_models/): hbm, the HBM channels "
+       "themselves; l2_hit_rate, the tile buffer in front of them serving memory.hit_rate of each read",
+       FIELD(memory.model), false, "hbm"},
+      {"memory.hit_rate", "", 1, K::fraction, false, 0,
+       "l2_hit_rate: the share of each read's bytes the tile buffer (chip.tile_buffer) serves at its bandwidth and "
+       "latency; the rest, and every write, goes on to HBM", FIELD(memory.hit_rate), false},
+
       {"onchip.NAME.capacity_bytes", "bytes", 1, K::positive, true, 0, "Capacity of an on-chip memory (L2, shared memory, CMEM, ...)", nullptr},
       {"onchip.NAME.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0,
        "Its aggregate bandwidth. The tile buffer (chip.tile_buffer) serves the reads of operands resident in it at this "

@@ -20,7 +20,7 @@ nlohmann::json hardware_summary_json(const HardwareSpec& h) {
     double p = peak_flops(h, t);
     if (p <= 0) continue;
     j["peak_flops"][std::string(dtype_name(t))] = p;
-    j["ridge"][std::string(dtype_name(t))] = p / h.hbm.bandwidth;
+    j["ridge"][std::string(dtype_name(t))] = p / h.memory_bandwidth();
   }
   j["bandwidth"] = h.hbm.bandwidth;
   j["hbm_capacity_bytes"] = h.hbm.capacity_bytes;

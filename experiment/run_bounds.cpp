@@ -88,7 +88,7 @@ double decode_read_time_s(const OpGraph& g, const HardwareSpec& hw, NearMemory p
     if (per_device.size() <= static_cast<std::size_t>(op.device)) per_device.resize(static_cast<std::size_t>(op.device) + 1, 0.0);
     // A GEMV the near-memory units run reads its weights at their internal bandwidth.
     const bool near = op.is_gemm && runs_near_memory(hw, policy, op.gemm);
-    per_device[static_cast<std::size_t>(op.device)] += decode_step_bound_s(bytes, 0, near ? hw.pim_bandwidth() : hw.hbm.bandwidth);
+    per_device[static_cast<std::size_t>(op.device)] += decode_step_bound_s(bytes, 0, near ? hw.pim_bandwidth() : hw.memory_bandwidth());
   }
   return per_device.empty() ? 0.0 : *std::max_element(per_device.begin(), per_device.end());
 }

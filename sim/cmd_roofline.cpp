@@ -61,8 +61,8 @@ void run(const RooflineOptions& o) {
       double p = peak_flops(hw, d);
       if (p <= 0) continue;
       t.add_row({std::string(dtype_name(d)), hw.matrix_supports(d) ? "matrix" : "vector",
-                 format_si(p, "FLOP/s"), format_si(hw.hbm.bandwidth, "B/s", 2),
-                 format_fixed(p / hw.hbm.bandwidth, 1) + " FLOP/B"});
+                 format_si(p, "FLOP/s"), format_si(hw.memory_bandwidth(), "B/s", 2),
+                 format_fixed(p / hw.memory_bandwidth(), 1) + " FLOP/B"});
     }
     // Near-memory units: their own compute roof over the stacks' internal bandwidth (bf16 GEMVs
     // of at most pim.max_rows rows run there).

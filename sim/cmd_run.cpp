@@ -92,7 +92,7 @@ void print_report(std::ostream& os, const ExperimentResult& r, const std::vector
     // a step does not read (it gathers one row per sequence): say what that difference is.
     if (chips == 1 && !r.model.tied_embeddings && r.hw.hbm.bandwidth > 0) {
       const double table = static_cast<double>(r.model.vocab) * static_cast<double>(r.model.hidden) * dtype_bytes(e.precision.weights);
-      const double counted_s = r.decode_speed_of_light_s + table / r.hw.hbm.bandwidth;
+      const double counted_s = r.decode_speed_of_light_s + table / r.hw.memory_bandwidth();
       os << "  the embedding table (" << format_si(table, "B", 2) << ") is not read: a step gathers one row per sequence; counting it, as "
          << "parameters x bytes / bandwidth estimates do, gives " << format_fixed(static_cast<double>(e.batch) / counted_s, 1)
          << " tokens/s at batch " << e.batch << "\n";

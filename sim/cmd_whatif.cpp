@@ -85,8 +85,8 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
   for (const WhatifRun& v : w.runs) {
     const HardwareSpec& h = v.result.hw;
     const double peak = h.matrix_peak_flops(DType::bf16);
-    std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.hbm.bandwidth, "B/s", 2),
-                                    format_fixed(peak / h.hbm.bandwidth, 1) + " FLOP/B"};
+    std::vector<std::string> row = {v.name, format_si(peak, "FLOP/s"), format_si(h.memory_bandwidth(), "B/s", 2),
+                                    format_fixed(peak / h.memory_bandwidth(), 1) + " FLOP/B"};
     // The power limit's FLOP/s; where it holds the clock down, the clock it holds it to.
     const double power = h.power_roof_flops(DType::bf16);
     row.push_back(power <= 0 ? "-"
@@ -97,7 +97,7 @@ void print_whatif(std::ostream& os, const WhatifResult& w) {
       row.push_back(format_si(h.pim_peak_flops(), "FLOP/s"));
       row.push_back(format_si(h.pim_bandwidth(), "B/s", 2));
       row.push_back(format_fixed(h.pim_peak_flops() / h.pim_bandwidth(), 1) + " FLOP/B");
-      row.push_back(format_fixed(h.pim_peak_flops() / h.hbm.bandwidth, 1) + " FLOP/B");
+      row.push_back(format_fixed(h.pim_peak_flops() / h.memory_bandwidth(), 1) + " FLOP/B");
     } else {
       row.insert(row.end(), {"-", "-", "-", "-"});
     }
@@ -157,7 +157,7 @@ void plot_whatif(const std::string& path, const WhatifResult& w) {
   const ExperimentResult& base = w.runs[0].result;
   std::vector<RooflineSeries> series;
   for (const WhatifRun& v : w.runs) {
-    RooflineSeries rs{v.name, v.result.hw.matrix_peak_flops(base.setup.precision.activations), v.result.hw.hbm.bandwidth, {}};
+    RooflineSeries rs{v.name, v.result.hw.matrix_peak_flops(base.setup.precision.activations), v.result.hw.memory_bandwidth(), {}};
     rs.power_flops = v.result.hw.power_roof_flops(base.setup.precision.activations);
     if (v.result.hw.pim.present && v.result.setup.near_memory != NearMemory::off) {
       rs.near_peak_flops = v.result.hw.pim_peak_flops();

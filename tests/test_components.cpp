@@ -1,6 +1,7 @@
 // Component tests: each block alone, with numbers that can be worked out by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <tuple>
 #include <type_traits>
@@ -11,6 +12,9 @@
 #include "components/hbm.hpp"
 #include "components/sim_context.hpp"
 #include "components/simulation.hpp"
+#include "tests/test_util.hpp"
+#include "experiment/single_op.hpp"
+#include "core/hardware.hpp"
 
 using namespace roofsim;
 
@@ -177,6 +181,38 @@ TEST_CASE("the DMA engine reaches memory through a TLM-2.0 socket: a memory targ
   CHECK(write_done - read_done == 2 * one_mib + 100'000);
   // The chip's own HBM channels are such a target.
   static_assert(std::is_base_of_v<MemoryTarget, HbmChannels>);
+}
+
+TEST_CASE("the hardware file names the memory the DMA engine reaches: hbm, or an L2 in front of it serving a share of the reads", "[systemc][dma]") {
+  // The file's [memory] table, and provenance for each key it sets.
+  auto file = [](const std::string& memory) {
+    std::string provenance = "[provenance]\n";
+    for (const char* key : {"model", "hit_rate"}) {
+      if (memory.find(std::string("\n") + key + " =") != std::string::npos) provenance += "\"memory." + std::string(key) + "\" = \"a\"\n";
+    }
+    return load_hardware(roofsim::test::write_temp("base = \"h100_sxm5\"\n" + memory + provenance, "memory.toml"));
+  };
+  const HardwareSpec hbm = load_hardware("h100_sxm5");
+  CHECK(hbm.memory.model == "hbm");
+  CHECK(hbm.memory_bandwidth() == hbm.hbm.bandwidth);
+  const HardwareSpec half = file("[memory]\nmodel = \"l2_hit_rate\"\nhit_rate = 0.5\n");
+  // The bound streams half the bytes from each side: HBM's share is the slower.
+  CHECK(half.memory_bandwidth() == Approx(std::min(2 * half.hbm.bandwidth, half.tile_buffer_memory().bandwidth / 0.5)));
+  // A memory-bound op: 1 GiB read, a FLOP per element.
+  const OpSpec stream = vector_op(VectorShape{1ll << 29, 1ll << 29, 1.0, DType::bf16, DType::bf16, true}, "stream");
+  const double from_hbm = run_ops(hbm, false, {stream}).ops.front().result.seconds();
+  const double with_l2 = run_ops(half, false, {stream}).ops.front().result.seconds();
+  // Half the reads leave HBM: the op takes well under its HBM time, and not under its bound.
+  CHECK(with_l2 < 0.8 * from_hbm);
+  CHECK(with_l2 > 2.0 * (1ll << 30) / half.memory_bandwidth() * 0.5);
+  // A small hit rate changes little: the rest goes on to HBM through the L2's own port.
+  const HardwareSpec few = file("[memory]\nmodel = \"l2_hit_rate\"\nhit_rate = 0.01\n");
+  CHECK(run_ops(few, false, {stream}).ops.front().result.seconds() == Approx(from_hbm).epsilon(0.03));
+  // An unknown model: the file, the line and the key, and the models there are.
+  const HardwareSpec unknown = file("[memory]\nmodel = \"l3_magic\"\n");
+  CHECK_THROWS_WITH(run_ops(unknown, false, {stream}),
+                    Catch::Contains(".toml:3: memory.model") && Catch::Contains("hbm, l2_hit_rate"));
+  CHECK_THROWS_WITH(file("[memory]\nhit_rate = 0.5\n"), Catch::Contains("hit_rate") && Catch::Contains("l2_hit_rate"));
 }
 
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {

@@ -8,6 +8,7 @@
 #include "core/presets.hpp"
 #include "experiment/inference.hpp"
 #include "experiment/results.hpp"
+#include "tests/test_util.hpp"
 
 using namespace roofsim;
 
@@ -55,6 +56,14 @@ TEST_CASE("layer replay gives the results of simulating every layer, on every ha
     INFO(hw);
     check_exact(short_run(hw, "llama-2-7b"));
   }
+}
+
+TEST_CASE("layer replay is exact with a memory model in front of HBM (its own server saved and skipped)", "[systemc][fast_path]") {
+  const std::string file = roofsim::test::write_temp(
+      "base = \"h100_sxm5\"\n[memory]\nmodel = \"l2_hit_rate\"\nhit_rate = 0.4\n"
+      "[provenance]\n\"memory.model\" = \"assumed\"\n\"memory.hit_rate\" = \"assumed\"\n",
+      "l2.toml");
+  check_exact(short_run(file, "llama-2-7b"));
 }
 
 TEST_CASE("layer replay is exact with tensor parallelism on a switch (tp 2, tp 8, a framework all-reduce)", "[systemc][fast_path]") {

@@ -21,11 +21,11 @@ Roofline roofline_for(const HardwareSpec& hw, DType t) {
   if (p <= 0) {
     throw InputError("${dtype} " + std::string(dtype_name(t)) + ": no unit of " + hw.name + " computes in it");
   }
-  return Roofline{p, hw.hbm.bandwidth};
+  return Roofline{p, hw.memory_bandwidth()};
 }
 
 Roofline roofline_for(const HardwareSpec& hw, Engine e, DType t) {
-  if (e == Engine::vector) return Roofline{hw.vector_peak_flops(), hw.hbm.bandwidth};
+  if (e == Engine::vector) return Roofline{hw.vector_peak_flops(), hw.memory_bandwidth()};
   return roofline_for(hw, t);
 }
 

@@ -80,7 +80,7 @@ PhaseBound phase(double flops, double bytes, const HardwareSpec& hw, DType compu
   p.flops = flops;
   p.bytes = bytes;
   p.compute_time_s = flops / peak_flops(hw, compute);
-  p.memory_time_s = bytes / hw.hbm.bandwidth;
+  p.memory_time_s = bytes / hw.memory_bandwidth();
   p.bound_time_s = std::max(p.compute_time_s, p.memory_time_s);
   return p;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 #include <systemc>
 
+#include "components/plugins.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "sim/commands.hpp"
@@ -82,6 +83,32 @@ void check_command_line(const CLI::App& app, int argc, char* argv[]) {
   }
 }
 
+// Takes --plugin FILE (or --plugin=FILE; repeatable, anywhere on the line) out of the arguments,
+// loads each library, and adds it to ROOFSIM_PLUGINS for the processes a command starts. Then
+// loads what ROOFSIM_PLUGINS named already (a worker started by a sweep).
+std::vector<char*> load_plugins(int argc, char* argv[]) {
+  std::vector<char*> rest;
+  std::vector<std::string> paths;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--plugin") {
+      if (i + 1 >= argc) throw roofsim::InputError("--plugin: expected a shared library's path after it");
+      paths.push_back(argv[++i]);
+    } else if (arg.rfind("--plugin=", 0) == 0) {
+      paths.push_back(arg.substr(9));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  roofsim::load_plugins_from_environment();
+  for (const std::string& p : paths) {
+    roofsim::load_plugin(p);
+    const char* before = std::getenv("ROOFSIM_PLUGINS");
+    setenv("ROOFSIM_PLUGINS", (before && *before ? std::string(before) + ":" + p : p).c_str(), 1);
+  }
+  return rest;
+}
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
@@ -89,6 +116,9 @@ int sc_main(int argc, char* argv[]) {
       "roofsim: simulate transformer inference on hardware models where the roofline emerges\n"
       "from matrix units, vector units, HBM channels and links waiting on each other."};
   app.require_subcommand(1);
+  app.footer("Unit libraries: --plugin FILE.so (before or after the subcommand, repeatable; also the environment "
+             "variable ROOFSIM_PLUGINS=a.so:b.so) loads implementations registered by name, such as memory models "
+             "for a hardware file's [memory] model (docs/extending.md)");
   app.set_help_all_flag("--help-all", "Show help for all subcommands");
   roofsim::add_hw_command(app);
   roofsim::add_models_command(app);
@@ -108,8 +138,9 @@ int sc_main(int argc, char* argv[]) {
   // One error path: every refusal of bad input is one line on standard error and exit 2;
   // anything else is a bug in roofsim and exits 3.
   try {
-    check_command_line(app, argc, argv);
-    app.parse(argc, argv);
+    std::vector<char*> args = load_plugins(argc, argv);
+    check_command_line(app, static_cast<int>(args.size()), args.data());
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::RuntimeError& e) {  // exit codes chosen by a command, such as `cases run` failing
     return e.get_exit_code();  // the command has said why (CLI11 would add "Runtime error")
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A memory model from a shared library: unknown without --plugin (refused with the file, line and
+# the models there are), loaded with it (or ROOFSIM_PLUGINS) and run: a decode step reads its
+# weights through the model's link hops, so it takes longer than on the HBM alone.
+# Usage: plugin_test.sh ROOFSIM PLUGIN.so
+set -euo pipefail
+R=$1
+P=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/cxl.toml" <<'TOML'
+base = "h100_sxm5"
+[chip]
+description = "H100 SXM5 with its HBM behind a CXL link"
+[memory]
+model = "cxl_expander"
+[provenance]
+"memory.model" = "hypothetical: examples/memory_plugin/cxl_expander.cpp"
+TOML
+fail() { echo "FAIL: $*"; exit 1; }
+set +e
+err=$("$R" run --hw "$dir/cxl.toml" --gen 4 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "an unknown model wants exit 2, got $rc: $err"
+echo "$err" | grep -q "cxl.toml:5: memory.model: unknown model 'cxl_expander' (expected one of hbm, l2_hit_rate)" || fail "the refusal: $err"
+tpot() { sed -n 's/^time per output token *\([0-9.]*\) ms.*/\1/p'; }
+base=$("$R" run --gen 4 | tpot)
+cxl=$("$R" run --plugin "$P" --hw "$dir/cxl.toml" --gen 4 | tpot)
+env=$(ROOFSIM_PLUGINS="$P" "$R" run --hw "$dir/cxl.toml" --gen 4 | tpot)
+after=$("$R" run --hw "$dir/cxl.toml" --gen 4 --plugin="$P" | tpot)
+echo "TPOT: HBM $base ms, behind CXL $cxl ms (ROOFSIM_PLUGINS: $env, --plugin after the subcommand: $after)"
+python3 -c "import sys; b, c = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if c > b * 1.001 else 1)" "$base" "$cxl" ||
+  fail "the link hops want a slower decode step"
+[ "$env" = "$cxl" ] && [ "$after" = "$cxl" ] || fail "the same library by ROOFSIM_PLUGINS or after the subcommand wants the same result"
+set +e
+err=$("$R" --plugin "$dir/none.so" run 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "plugin $dir/none.so: cannot be loaded" || fail "a missing library wants exit 2 naming it: $rc $err"
+echo PASS

@@ -1,3 +1,4 @@
+#include "serving/batching_policy.hpp"
 #include "serving/report.hpp"
 
 #include <cstdio>
@@ -51,7 +52,7 @@ std::string describe_adp_balance(const SchedulerConfig& c) {
 
 std::string describe_scheduler(const SchedulerConfig& c, std::int64_t stages) {
   const std::int64_t micro_batches = c.micro_batches_on(stages);
-  if (c.policy == SchedulerConfig::Policy::static_batch) return "static batches of up to " + std::to_string(c.max_batch);
+  if (!batchings().get(c.policy, "scheduler").iteration_level()) return c.policy + " batches of up to " + std::to_string(c.max_batch);
   return std::string("continuous batching, ") +
          priorities().get(c.priority, "priority").summary() + ", max batch " +
          std::to_string(c.max_batch) + ", max " + std::to_string(c.max_tokens) + " tokens per iteration" +

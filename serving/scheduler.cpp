@@ -5,10 +5,6 @@
 
 namespace roofsim {
 
-namespace {
-using Policy = SchedulerConfig::Policy;
-}  // namespace
-
 LiveRequest& Scheduler::running_request(const ScheduledWork& w) {
   // Where it was planned, unless iterations that ended since removed requests before it.
   const std::size_t planned = static_cast<std::size_t>(w.live);
@@ -211,25 +207,36 @@ bool Scheduler::batch_wait_holds(const std::vector<ScheduledWork>& work) {
 
 std::vector<ScheduledWork> Scheduler::plan() {
   std::vector<ScheduledWork> work;
-  if (config_.policy == Policy::static_batch) {
-    // A batch runs to its end before the next one is admitted; its prompts prefill together.
-    if (running_.empty()) {
-      while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < config_.max_batch) {
-        use_cached_prefix(waiting_.front());
-        const std::int64_t n = waiting_.front().prompt - waiting_.front().cached;
-        if (!admit_head(n)) break;
-        work.push_back({static_cast<std::int64_t>(running_.size() - 1), running_.back().record, n, running_.back().cached + n, true});
-      }
-      return work;
+  // The batching policy (serving/batchings/) plans the iteration through these steps.
+  struct Steps : BatchSteps {
+    Scheduler& s;
+    std::vector<ScheduledWork>& work;
+    Steps(Scheduler& s, std::vector<ScheduledWork>& work) : s(s), work(work) {}
+    bool batch_running() const override { return !s.running_.empty(); }
+    bool admit_whole_prompt() override {
+      if (s.waiting_.empty() || static_cast<std::int64_t>(s.running_.size()) >= s.config_.max_batch) return false;
+      s.use_cached_prefix(s.waiting_.front());
+      const std::int64_t n = s.waiting_.front().prompt - s.waiting_.front().cached;
+      if (!s.admit_head(n)) return false;
+      work.push_back({static_cast<std::int64_t>(s.running_.size() - 1), s.running_.back().record, n, s.running_.back().cached + n, true});
+      return true;
     }
-    std::int64_t unlimited = static_cast<std::int64_t>(running_.size());
-    plan_decodes(work, unlimited);
-    return work;
-  }
-  // Requests whose KV cache is already there (sent by a prefill instance) join at once.
-  while (!waiting_.empty() && !waiting_.front().in_prefill() && running_below_limit() && admit_head(0)) {
-  }
-  // The priority policy (serving/priorities/) orders the planning steps within the budget.
+    void plan_every_decode() override {
+      std::int64_t unlimited = static_cast<std::int64_t>(s.running_.size());
+      s.plan_decodes(work, unlimited);
+    }
+    void admit_arrived_caches() override {
+      while (!s.waiting_.empty() && !s.waiting_.front().in_prefill() && s.running_below_limit() && s.admit_head(0)) {
+      }
+    }
+    void plan_by_priority() override { s.plan_by_priority(work); }
+  } steps(*this, work);
+  batching_->plan(steps);
+  return work;
+}
+
+// The priority policy (serving/priorities/) orders the planning steps within the budget.
+void Scheduler::plan_by_priority(std::vector<ScheduledWork>& work) {
   struct Steps : IterationPlanner {
     Scheduler& s;
     std::vector<ScheduledWork>& work;
@@ -249,7 +256,6 @@ std::vector<ScheduledWork> Scheduler::plan() {
   } steps(*this, work, config_.max_tokens);
   priority_->plan(steps);
   for (const ScheduledWork& w : work) running_[static_cast<std::size_t>(w.live)].in_flight = true;
-  return work;
 }
 
 Scheduler::Progress Scheduler::complete(const std::vector<ScheduledWork>& work, const std::vector<std::int64_t>& emitted) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "serving/kv_cache.hpp"
+#include "serving/batching_policy.hpp"
 #include "serving/kv_admission.hpp"
 #include "serving/kv_preemption.hpp"
 #include "serving/priority_policy.hpp"
@@ -50,6 +51,7 @@ class Scheduler {
   Scheduler(const SchedulerConfig& config, const std::string& admission, KvBlockPool& pool, bool prefix_caching = false,
             const std::string& preemption = "recompute")
       : config_(config),
+        batching_(&batchings().get(config.policy, "scheduler")),
         priority_(&priorities().get(config.priority, "priority")),
         admission_(&kv_admissions().get(admission, "kv_admission")),
         preemption_(&kv_preemptions().get(preemption, "kv_preemption")),
@@ -127,9 +129,11 @@ class Scheduler {
   void release_prefix(LiveRequest& r);
   void plan_prefill(std::vector<ScheduledWork>& work, std::int64_t& budget);
   void plan_decodes(std::vector<ScheduledWork>& work, std::int64_t& budget);
+  void plan_by_priority(std::vector<ScheduledWork>& work);
   bool batch_wait_holds(const std::vector<ScheduledWork>& work);  // TensorRT-LLM's batch waiting holds this plan's prompts
 
   SchedulerConfig config_;
+  const BatchingPolicy* batching_;  // config_.policy's
   const PriorityPolicy* priority_;  // config_.priority's policy
   const KvAdmissionPolicy* admission_;  // the admission's policy
   const KvPreemptionPolicy* preemption_;

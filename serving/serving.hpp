@@ -18,15 +18,9 @@
 namespace roofsim {
 
 struct SchedulerConfig {
-  enum class Policy {
-    // Iteration-level continuous batching (Orca, TensorRT-LLM in-flight batching, vLLM):
-    // requests join and leave the batch at every iteration.
-    continuous,
-    // Static batching (TensorRT-LLM 0.9 gptSessionBenchmark): up to max_batch waiting requests
-    // prefill together and decode until the last of them finishes; then the next batch.
-    static_batch,
-  };
-  Policy policy = Policy::continuous;
+  // How each iteration's batch is formed: a policy of batchings() (serving/batchings/:
+  // continuous, iteration-level; static, a batch runs to its end), by name.
+  std::string policy = "continuous";
   // What a continuous iteration plans first: a policy of priorities() (serving/priorities/:
   // decode_first, prefill_first, ...), by name.
   std::string priority = "decode_first";

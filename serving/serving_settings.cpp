@@ -31,9 +31,6 @@ const NeedsAnother kNeeds[] = {
 
 }  // namespace
 
-const char* scheduler_policy_name(SchedulerConfig::Policy p) {
-  return p == SchedulerConfig::Policy::static_batch ? "static" : "continuous";
-}
 const char* first_token_name(DisaggregationConfig::FirstToken f) {
   return f == DisaggregationConfig::FirstToken::decode ? "decode" : "prefill";
 }
@@ -75,7 +72,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"output", when(a.kind != Arrivals::Kind::trace, length_form(s.workload.output))},
       {"seed", s.workload.seed},
       {"warmup", s.warmup_requests},
-      {"scheduler", scheduler_policy_name(c.policy)},
+      {"scheduler", c.policy},
       {"priority", c.priority},
       {"max_batch", c.max_batch},
       {"max_tokens", c.max_tokens},

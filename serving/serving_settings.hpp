@@ -36,7 +36,6 @@ bool for_serving(const std::string& key);
 bool for_serving_machine(const std::string& key);
 
 // The names the settings (and the reports) give the values of the serving enums.
-const char* scheduler_policy_name(SchedulerConfig::Policy p);
 const char* first_token_name(DisaggregationConfig::FirstToken f);
 
 class ServingSettings;

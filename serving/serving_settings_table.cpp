@@ -6,6 +6,7 @@
 #include "core/format.hpp"
 #include "core/limits.hpp"
 #include "experiment/stack.hpp"
+#include "serving/batching_policy.hpp"
 #include "serving/instance_routing.hpp"
 #include "serving/kv_admission.hpp"
 #include "serving/kv_preemption.hpp"
@@ -137,12 +138,11 @@ std::vector<ServingSetting> make_serving_settings() {
           [](ServingSetup& s, const json& v) { s.warmup_requests = v.get<std::int64_t>(); });
 
   t.group = "scheduler";
-  t.choice("scheduler", {"continuous", "static"},
-           "continuous: iteration-level batching, requests join and leave every iteration; static: a batch prefills "
-           "together and decodes until its last request finishes",
-           [](ServingSetup& s, const json& v) {
-             s.scheduler.policy = v == "static" ? SchedulerConfig::Policy::static_batch : SchedulerConfig::Policy::continuous;
-           });
+  t.choice("scheduler", batchings().names(),
+           "How each iteration's batch is formed (serving/batchings/): continuous, iteration-level batching, requests join "
+           "and leave every iteration; static, a batch prefills together and decodes until its last request finishes",
+           [](ServingSetup& s, const json& v) { s.scheduler.policy = v.get<std::string>(); });
+  t.rows.back().spec.default_text = d.scheduler.policy;
   t.choice("priority", priorities().names(),
            "What a continuous iteration plans first within its token budget (serving/priorities/): decode_first, running "
            "decodes take the budget and prefills fill the rest of the same iteration (TensorRT-LLM, Sarathi); "

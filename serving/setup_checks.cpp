@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "serving/batching_policy.hpp"
 #include "serving/kv_preemption.hpp"
 
 namespace roofsim {
@@ -28,10 +29,10 @@ void check_serving_setup(const ServingSetup& s) {
   if (s.kv.block_tokens < 1 || s.kv.block_tokens > 65536) throw InputError("${block_tokens} must be between 1 and 65536");
   if (!(s.kv.memory_fraction > 0 && s.kv.memory_fraction <= 1)) throw InputError("${kv_memory_fraction} must be in (0, 1]");
   if (s.kv.blocks < 0) throw InputError("${kv_blocks} must not be negative");
-  if (kv_preemptions().get(s.kv.preemption, "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host &&
-      c.policy == SchedulerConfig::Policy::static_batch) {
-    throw InputError("${kv_preemption} " + s.kv.preemption + ": the static scheduler readmits no one mid-batch; " + s.kv.preemption +
-                     " needs continuous batching");
+  const BatchingPolicy& batching = batchings().get(c.policy, "scheduler");
+  if (kv_preemptions().get(s.kv.preemption, "kv_preemption").preempted_kv() == PreemptedKv::copied_to_host && !batching.iteration_level()) {
+    throw InputError("${kv_preemption} " + s.kv.preemption + ": the " + c.policy + " scheduler readmits no one mid-batch; " +
+                     s.kv.preemption + " needs continuous batching");
   }
   if (!(s.iteration_overhead_s >= 0 && s.iteration_overhead_s < 1)) throw InputError("${iteration_overhead_ms} must be in [0, 1000) ms");
   if (!(s.sequence_overhead_s >= 0 && s.sequence_overhead_s < 0.01)) throw InputError("${sequence_overhead_us} must be in [0, 10000) us");
@@ -52,8 +53,8 @@ void check_serving_setup(const ServingSetup& s) {
   }
   if (s.machine.pp > 1) {
     // Pipelined micro-batches are built for the continuous scheduler's iterations.
-    if (c.policy == SchedulerConfig::Policy::static_batch) {
-      throw InputError("${pp}: the static scheduler runs one batch through the stages at a time; pipeline stages serve with continuous batching so far");
+    if (!batching.iteration_level()) {
+      throw InputError("${pp}: the " + c.policy + " scheduler runs one batch through the stages at a time; pipeline stages serve with continuous batching so far");
     }
   }
   const DisaggregationConfig& g = s.disaggregation;
@@ -83,8 +84,8 @@ void check_serving_setup(const ServingSetup& s) {
     if (!s.machine.topology.empty()) {
       throw InputError("${topology}: disaggregated instances each take the default topology of their chips so far");
     }
-    if (s.scheduler.policy != SchedulerConfig::Policy::continuous) {
-      throw InputError("${scheduler} static: disaggregated instances batch continuously");
+    if (!batching.iteration_level()) {
+      throw InputError("${scheduler} " + c.policy + ": disaggregated instances batch continuously");
     }
   }
   if (s.warmup_requests < 0) throw InputError("${warmup} must not be negative");

@@ -214,14 +214,14 @@ TEST_CASE("swap preemption: no prompt is computed twice, and the iterations wait
   no_link.machine.hw = "a100_sxm4_80gb";
   CHECK_THROWS_WITH(run_serving(no_link), Catch::Contains("no host link") && Catch::Contains("host.link_gb_per_s"));
   ServingSetup static_batch = s;
-  static_batch.scheduler.policy = SchedulerConfig::Policy::static_batch;
+  static_batch.scheduler.policy = "static";
   CHECK_THROWS_WITH(run_serving(static_batch), Catch::Contains("static scheduler"));
 }
 
 TEST_CASE("continuous batching beats static batching on throughput for mixed lengths", "[systemc][serving]") {
   ServingSetup s = serving_setup(48, 16, "uniform:64:512", "uniform:8:128");
   const ServingResult continuous = run_serving(s);
-  s.scheduler.policy = SchedulerConfig::Policy::static_batch;
+  s.scheduler.policy = "static";
   s.scheduler.max_batch = 16;
   const ServingResult static_batches = run_serving(s);
   INFO("continuous " << continuous.summary.output_tok_s << " tok/s, static " << static_batches.summary.output_tok_s);

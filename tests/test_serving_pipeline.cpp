@@ -177,7 +177,7 @@ TEST_CASE("speculative decoding on pipeline stages: the drafts hold the last sta
 
 TEST_CASE("pipeline stages refuse what they do not model yet, naming the settings", "[systemc][serving]") {
   ServingSetup s = pipelined(2, 0, "256", "16");
-  s.scheduler.policy = SchedulerConfig::Policy::static_batch;
+  s.scheduler.policy = "static";
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("static scheduler") && Catch::Contains("pipeline stages"));
   s = pipelined(2, -1, "256", "16");
   CHECK_THROWS_WITH(run_serving(s), Catch::Contains("micro_batches must be between 0"));

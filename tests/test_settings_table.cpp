@@ -12,6 +12,7 @@
 #include "experiment/inference.hpp"
 #include "experiment/stack.hpp"
 #include "serving/instance_routing.hpp"
+#include "serving/batching_policy.hpp"
 #include "serving/kv_admission.hpp"
 #include "serving/kv_preemption.hpp"
 #include "serving/priority_policy.hpp"
@@ -218,6 +219,11 @@ TEST_CASE("a serving policy registered by its file is a choice of its setting at
   const AdmissionAsk ask{1000, 200, 2, 64, 512};  // prompt, output left, draft keys, cached, first chunk
   CHECK(kv_admissions().get("reserve", "kv_admission").tokens_at_admission(ask) == 1202);
   CHECK(kv_admissions().get("on_demand", "kv_admission").tokens_at_admission(ask) == 576);
+  // And how each iteration's batch is formed (serving/batchings/).
+  CHECK(batchings().names() == std::vector<std::string>{"continuous", "static"});
+  CHECK(find_serving_setting("scheduler")->spec.choices() == batchings().names());
+  CHECK(batchings().get("continuous", "scheduler").iteration_level());
+  CHECK_FALSE(batchings().get("static", "scheduler").iteration_level());
   // And what a preempted request's KV cache becomes (serving/kv_preemptions/).
   CHECK(kv_preemptions().names() == std::vector<std::string>{"recompute", "swap"});
   CHECK(find_serving_setting("kv_preemption")->spec.choices() == kv_preemptions().names());

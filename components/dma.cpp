@@ -47,12 +47,11 @@ void DmaEngine::pump() {
       if (--t->outstanding == 0 && t->left_to_issue == 0 && t->done) t->done();
       pump();
     };
+    const Picoseconds now = now_ps();
     if (t->resident) {
-      const Picoseconds now = now_ps();
       const Picoseconds service = static_cast<Picoseconds>(std::ceil(static_cast<double>(req) * resident_ps_per_byte_ - 1e-6));
       events_.at(resident_.reserve(now, service) + resident_latency_ps_, std::move(arrived));
     } else {
-      const Picoseconds now = now_ps();
       events_.at(now + port_.transport(t->write, address, req, t->rate, t->label), std::move(arrived));
     }
   }

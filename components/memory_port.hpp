@@ -54,7 +54,6 @@ class MemoryTarget : public sc_core::sc_module {
 class MemoryPort : public sc_core::sc_module {
  public:
   explicit MemoryPort(const sc_core::sc_module_name& name);
-  tlm_utils::simple_initiator_socket<MemoryPort>& socket() { return socket_; }
   // Binds this port to a memory.
   void bind(MemoryTarget& memory) { socket_.bind(memory.socket); }
   // Sends a read or write of `bytes` at `address` now; returns the delay until it has arrived,

@@ -303,8 +303,7 @@ std::vector<PendingRow> gemm_rows(const std::string& path, const HardwareSpec& h
       // Its CUTLASS runners (from 5 tokens) run the tactic the plugin's profiler kept for the next
       // power of two of the tokens (GemmPluginProfiler::getBestConfig, at most 8192).
       if (m > kGemvMaxTokens) {
-        std::int64_t tuned = 1;
-        while (tuned < m && tuned < 8192) tuned *= 2;
+        const std::int64_t tuned = std::min<std::int64_t>(power_of_two_at_least(m, 1), 8192);
         for (OpSpec& op : ops) {
           if (op.is_gemm) op.gemm.kernel_tuned_m = tuned;
         }

@@ -1,4 +1,3 @@
-#include "serving/batching_policy.hpp"
 #include "serving/report.hpp"
 
 #include <cstdio>
@@ -7,6 +6,7 @@
 #include "core/format.hpp"
 #include "experiment/results.hpp"
 #include "experiment/silicon.hpp"
+#include "serving/batching_policy.hpp"
 #include "serving/priority_policy.hpp"
 #include "serving/serving_settings.hpp"
 

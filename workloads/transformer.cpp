@@ -165,21 +165,17 @@ auto ForwardBuilder::gemm_op(const std::string& name, const std::string& cls, in
     inputs = {{quantize_op(name, layer, fp8_token_quantize_shape(shape.m, shape.k), inputs), shape.m * shape.k}};
   }
   if (fp8_linear && p_.scale_block_k == 0 && shape.a == DType::fp8) apply_fp8_linear_kernel(shape, p_.fp8_linear);
-  if (p_.weight_only_gemv && weight_only_formats(shape.a, shape.b) && shape.batch == 1 && !shape.fused_attention && !shape.grouped &&
-      shape.m <= kGemvMaxTokens) {
-    OpNode gemv;
-    gemv.name = layer_op_name(layer, name);
-    gemv.op_class = cls;
-    gemv.layer = layer;
-    gemv.is_gemm = false;
-    gemv.vector = weight_only_gemv_shape(shape.m, shape.n, shape.k, shape.b);
-    return add(std::move(gemv), inputs);
-  }
   OpNode op;
   op.name = layer_op_name(layer, name);
   op.op_class = cls;
   op.layer = layer;
-  op.gemm = shape;
+  if (p_.weight_only_gemv && weight_only_formats(shape.a, shape.b) && shape.batch == 1 && !shape.fused_attention && !shape.grouped &&
+      shape.m <= kGemvMaxTokens) {
+    op.is_gemm = false;  // the stack's CUDA-core GEMV (workloads/gemv_kernel.hpp)
+    op.vector = weight_only_gemv_shape(shape.m, shape.n, shape.k, shape.b);
+  } else {
+    op.gemm = shape;
+  }
   return add(std::move(op), inputs);
 }
 

@@ -11,7 +11,7 @@
 
 namespace roofsim {
 
-void load_plugin(const std::string& path) {
+void load_plugin(const std::string& path, const std::string& source) {
   static std::set<std::string> loaded;
   if (!loaded.insert(path).second) return;
   // RTLD_GLOBAL: a library may hold types another library it loads after uses.
@@ -19,13 +19,13 @@ void load_plugin(const std::string& path) {
   if (!handle) {
     loaded.erase(path);
     const char* why = dlerror();
-    throw InputError("--plugin " + path + ": cannot be loaded (" + std::string(why ? why : "unknown reason") + ")");
+    throw InputError(source + " " + path + ": cannot be loaded (" + std::string(why ? why : "unknown reason") + ")");
   }
   using Register = void (*)();
   auto reg = reinterpret_cast<Register>(dlsym(handle, "roofsim_register_plugin"));
   if (!reg) {
     loaded.erase(path);
-    throw InputError("--plugin " + path + ": defines no roofsim_register_plugin() (see components/plugins.hpp)");
+    throw InputError(source + " " + path + ": defines no roofsim_register_plugin() (see components/plugins.hpp)");
   }
   reg();
 }
@@ -36,7 +36,7 @@ void load_plugins_from_environment() {
   std::stringstream in(list);
   std::string path;
   while (std::getline(in, path, ':')) {
-    if (!path.empty()) load_plugin(path);
+    if (!path.empty()) load_plugin(path, "ROOFSIM_PLUGINS");
   }
 }
 

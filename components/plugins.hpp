@@ -11,9 +11,10 @@
 
 namespace roofsim {
 
-// Loads `path` (once per process) and runs its registration; InputError naming the path when it
-// cannot be opened or has no roofsim_register_plugin.
-void load_plugin(const std::string& path);
+// Loads `path` (once per process) and runs its registration; InputError naming `source` (the
+// flag or variable that gave it) and the path when it cannot be opened or has no
+// roofsim_register_plugin.
+void load_plugin(const std::string& path, const std::string& source = "--plugin");
 
 // Loads every library ROOFSIM_PLUGINS names.
 void load_plugins_from_environment();

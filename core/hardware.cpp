@@ -272,6 +272,9 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
     if (hw.memory.model.empty()) hw.memory.model = "hbm";
     if (memory->has("model")) hw.memory.model_line = static_cast<int>(memory->line_of("model"));
     if (memory->has("hit_rate") && hw.memory.model != "l2_hit_rate") memory->fail("hit_rate", "is for model = \"l2_hit_rate\"");
+    if (!memory->has("hit_rate") && hw.memory.model == "l2_hit_rate") {
+      memory->fail("hit_rate", "missing: model = \"l2_hit_rate\" serves this share of each read from the tile buffer");
+    }
   }
   if (auto links = top.optional_table("links")) {
     read_table(*links, hw);

@@ -38,4 +38,9 @@ err=$("$R" --plugin "$dir/none.so" run 2>&1 >/dev/null)
 rc=$?
 set -e
 [ "$rc" -eq 2 ] && echo "$err" | grep -q "plugin $dir/none.so: cannot be loaded" || fail "a missing library wants exit 2 naming it: $rc $err"
+set +e
+err=$(ROOFSIM_PLUGINS="$dir/none.so" "$R" run 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "ROOFSIM_PLUGINS $dir/none.so: cannot be loaded" || fail "a missing library named by ROOFSIM_PLUGINS wants exit 2 naming the variable: $rc $err"
 echo PASS

@@ -213,6 +213,8 @@ TEST_CASE("the hardware file names the memory the DMA engine reaches: hbm, or an
   CHECK_THROWS_WITH(run_ops(unknown, false, {stream}),
                     Catch::Contains(".toml:3: memory.model") && Catch::Contains("hbm, l2_hit_rate"));
   CHECK_THROWS_WITH(file("[memory]\nhit_rate = 0.5\n"), Catch::Contains("hit_rate") && Catch::Contains("l2_hit_rate"));
+  // The model without its share would serve nothing: refused, not silently HBM.
+  CHECK_THROWS_WITH(file("[memory]\nmodel = \"l2_hit_rate\"\n"), Catch::Contains("memory.hit_rate") && Catch::Contains("missing"));
 }
 
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {

@@ -5,6 +5,8 @@
 // kernel_tables.cpp simulates them and summarises the errors.
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +44,17 @@ std::string kernel_row_source(const std::string& path, const CsvRow& row);
 double kernel_row_measured_seconds(const std::string& path, const CsvRow& row);
 std::string kernel_latency_bucket(double seconds);
 std::string kernel_size_bucket(double bytes);
+
+// How the row readers time a measured call (experiment/kernel_table_rows.cpp).
+struct OpSpec;
+struct SoftwareStack;
+// The call's ops one after another, from the first's start to the last's end.
+double call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& ops);
+// The call replayed eagerly, back to back: the host spends `host_s` launching each call.
+double eager_call_seconds(const HardwareSpec& hw, const std::vector<OpSpec>& call, double host_s);
+// A host time in seconds from a stack's host-time table (microseconds); none without the key.
+std::optional<double> table_host_s(const std::map<std::string, double>& table_us, const std::string& key);
+// The trtllm-1.x stack, loaded once.
+const SoftwareStack& trtllm_stack();
 
 }  // namespace roofsim

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "components/plugins.hpp"
 #include "core/error.hpp"
 #include "core/presets.hpp"
 #include "core/parse.hpp"
@@ -180,6 +181,8 @@ PYBIND11_MODULE(roofsim, m) {
   m.attr("schema_version") = kSchemaVersion;
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<Cancelled>(m, "Cancelled", PyExc_KeyboardInterrupt);
+  // Unit libraries the environment names, as the CLI and its workers load them.
+  load_plugins_from_environment();
 
   py::class_<Hardware>(m, "Hardware", "A hardware description (its TOML document), editable by key path before a run")
       .def(py::init([](const std::string& name) { return Hardware{HardwareDocument::load(name)}; }), py::arg("name"))
@@ -229,6 +232,16 @@ PYBIND11_MODULE(roofsim, m) {
       .def_property_readonly("active_params_per_token", &ModelConfig::active_params_per_token)
       .def("__repr__", [](const ModelConfig& c) { return "roofsim.Model('" + c.name + "')"; });
   m.def("model", &load_model, py::arg("name"), "Load a model preset, model .toml or Hugging Face config.json as a Model");
+
+  m.def("load_plugin", [](const std::string& path) {
+    load_plugin_and_pass_on(path, "load_plugin");
+    // os.environ is Python's copy of the environment: keep it the one the processes it starts get.
+    py::module_::import("os").attr("environ")["ROOFSIM_PLUGINS"] = std::getenv("ROOFSIM_PLUGINS");
+  }, py::arg("path"),
+        "Load a unit library (a shared object that registers implementations by name, such as a memory model a hardware "
+        "file's [memory] model names: docs/extending.md), as `roofsim --plugin FILE.so` does; loading one twice does "
+        "nothing. Also added to ROOFSIM_PLUGINS for the processes sweeps start. Load libraries before running "
+        "simulations on other threads.");
 
   m.def("presets", [](const std::string& kind) {
     if (kind != "hardware" && kind != "models" && kind != "stacks") {

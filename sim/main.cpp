@@ -101,11 +101,7 @@ std::vector<char*> load_plugins(int argc, char* argv[]) {
     }
   }
   roofsim::load_plugins_from_environment();
-  for (const std::string& p : paths) {
-    roofsim::load_plugin(p);
-    const char* before = std::getenv("ROOFSIM_PLUGINS");
-    setenv("ROOFSIM_PLUGINS", (before && *before ? std::string(before) + ":" + p : p).c_str(), 1);
-  }
+  for (const std::string& p : paths) roofsim::load_plugin_and_pass_on(p, "--plugin");
   return rest;
 }
 

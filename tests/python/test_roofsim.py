@@ -365,3 +365,25 @@ def test_results_record_their_settings_as_the_command_line_does():
     # every setting of the declared tables is in the object, and only those
     declared = roofsim.settings("run")["domains"]["run"]["settings"]
     assert sorted(s["name"] for s in declared) == sorted(first["settings"])
+
+
+def test_a_unit_library_loads_from_python_and_changes_what_it_models(tmp_path):
+    """examples/memory_plugin: a memory model unknown until its library loads; then a decode step
+    reads its weights through the model's link hops, so it takes longer than on the HBM alone."""
+    import os
+    library = os.environ.get("ROOFSIM_TEST_PLUGIN")
+    if not library:
+        pytest.skip("ROOFSIM_TEST_PLUGIN not set (ctest sets it to the example library)")
+    cxl = tmp_path / "cxl.toml"
+    cxl.write_text('base = "h100_sxm5"\n[memory]\nmodel = "cxl_expander"\n'
+                   '[provenance]\n"memory.model" = "hypothetical: examples/memory_plugin/cxl_expander.cpp"\n')
+    with pytest.raises(ValueError, match="cxl.toml:3: memory.model: unknown model 'cxl_expander'"):
+        roofsim.run(hw=str(cxl), gen=4)
+    with pytest.raises(ValueError, match="load_plugin .*none.so: cannot be loaded"):
+        roofsim.load_plugin(str(tmp_path / "none.so"))
+    roofsim.load_plugin(library)
+    roofsim.load_plugin(library)  # once per process
+    assert library in os.environ["ROOFSIM_PLUGINS"].split(":")
+    base = roofsim.run(gen=4)
+    behind_cxl = roofsim.run(hw=str(cxl), gen=4)
+    assert behind_cxl["tpot_s"] > base["tpot_s"] * 1.001

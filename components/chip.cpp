@@ -33,6 +33,8 @@ void Chip::set_tracing(bool on) {
     for (std::size_t i = 0; i < matrix_.size(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
     for (std::size_t i = 0; i < vector_.size(); ++i) trace_.add_track("vector unit " + std::to_string(i));
     for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
+    // The DMA engine's TLM transport calls to the memory it is bound to.
+    dma_->trace_into(trace_, hw_.memory.model == "hbm" ? "HBM" : "memory model " + hw_.memory.model);
   }
   trace_.enabled = on;
 }

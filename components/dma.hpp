@@ -20,6 +20,8 @@ class DmaEngine {
   DmaEngine(const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events, SimStats& stats);
   // Sends its requests to `memory` (the chip's HBM channels, or any memory target).
   void bind(MemoryTarget& memory) { port_.bind(memory); }
+  // Its transport calls on a track of `sink` ("transport DMA engine -> MEMORY").
+  void trace_into(TraceSink& sink, const std::string& memory) { port_.trace_into(sink, "DMA engine", memory); }
 
   // Queues a transfer of the bytes at HBM address `address`; `done` when every byte has
   // arrived. Reads go before queued writes (as memory controllers favour reads): a load that

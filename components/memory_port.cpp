@@ -21,7 +21,17 @@ std::uint64_t MemoryPort::transport(bool write, std::uint64_t address, std::uint
   request_->label = label;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket_->b_transport(payload_, delay);
+  if (trace_ && trace_->enabled && label >= 0) {
+    const Picoseconds now = now_ps();
+    trace_->record_transport(track_, label, now, now + delay.value(), bytes);
+  }
   return delay.value();
+}
+
+void MemoryPort::trace_into(TraceSink& sink, const std::string& initiator, const std::string& target) {
+  if (trace_ == &sink) return;
+  trace_ = &sink;
+  track_ = sink.add_track("transport " + initiator + " -> " + target);
 }
 
 }  // namespace roofsim

@@ -8,11 +8,13 @@
 // data: roofsim times bytes, it does not move them.
 #include <systemc>
 #include <tlm>
+#include <string>
 #include <vector>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "components/server.hpp"
+#include "components/trace_sink.hpp"
 
 namespace roofsim {
 
@@ -59,11 +61,17 @@ class MemoryPort : public sc_core::sc_module {
   // Sends a read or write of `bytes` at `address` now; returns the delay until it has arrived,
   // in picoseconds.
   std::uint64_t transport(bool write, std::uint64_t address, std::uint64_t bytes, double rate, int label);
+  // Records every labelled transport call from now on (while `sink` is enabled) on a track of
+  // its own, "transport INITIATOR -> TARGET", added to `sink` by the first call: a slice per op
+  // and run of calls, with their count and bytes.
+  void trace_into(TraceSink& sink, const std::string& initiator, const std::string& target);
 
  private:
   tlm_utils::simple_initiator_socket<MemoryPort> socket_;
   tlm::tlm_generic_payload payload_;
   MemoryRequest* request_;  // owned by payload_
+  TraceSink* trace_ = nullptr;
+  int track_ = -1;
 };
 
 }  // namespace roofsim

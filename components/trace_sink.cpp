@@ -16,6 +16,14 @@ int TraceSink::intern(const std::string& op_name) {
   return it->second;
 }
 
+void TraceSink::record_transport(int track, int name, Picoseconds start, Picoseconds end, std::uint64_t bytes) {
+  if (!enabled || end <= start) return;
+  record(track, name, start, end);
+  TraceSlice& s = slices_[static_cast<std::size_t>(last_slice_[static_cast<std::size_t>(track)])];
+  s.calls += 1;
+  s.bytes += bytes;
+}
+
 void TraceSink::record(int track, int name, Picoseconds start, Picoseconds end) {
   if (!enabled || end <= start) return;
   long& last = last_slice_[static_cast<std::size_t>(track)];

@@ -18,6 +18,8 @@ struct TraceSlice {
   int track = 0;
   int name = 0;  // index into names()
   Picoseconds start = 0, end = 0;
+  // On a transport track: the transport calls merged into the slice and the bytes they carried.
+  std::uint64_t calls = 0, bytes = 0;
 };
 
 class TraceSink {
@@ -25,6 +27,9 @@ class TraceSink {
   int add_track(const std::string& name);
   int intern(const std::string& op_name);
   void record(int track, int name, Picoseconds start, Picoseconds end);
+  // One TLM transport call of `bytes`, from its start to the end of its annotated delay: merged
+  // as record() merges, and counted.
+  void record_transport(int track, int name, Picoseconds start, Picoseconds end, std::uint64_t bytes);
   // Intervals recorded from now on are not merged into earlier ones (a step's stay in it).
   void new_step() { std::fill(last_slice_.begin(), last_slice_.end(), -1); }
   bool enabled = false;

@@ -93,7 +93,7 @@ TraceLayout::TraceLayout(const ExperimentResult& r) : r_(r) {
     for (std::size_t i = 0; i < sink.slices().size(); ++i) {
       const TraceSlice& s = sink.slices()[i];
       per_track[static_cast<std::size_t>(s.track)].push_back(
-          {to_ns(s.start), to_ns(s.end), step_at(s.start), s.name, static_cast<std::uint32_t>(i)});
+          {to_ns(s.start), to_ns(s.end), step_at(s.start), s.name, static_cast<std::uint32_t>(i), s.calls, s.bytes});
     }
     for (std::size_t t = 0; t < per_track.size(); ++t) {
       if (!skip_idle || !per_track[t].empty()) add_lanes(p, sink.tracks()[t], std::move(per_track[t]), false, &names);
@@ -208,6 +208,8 @@ std::string TraceLayout::json(int steps) const {
                                     {"roof", roof_name(o.bound.roof)}};
           out += ",\"args\":" + args.dump() + ",\"cat\":" + escaped(o.op->op_class) + ",\"name\":" + escaped(o.op->name);
         } else {
+          // A transport track's slice: the TLM calls it merges and the bytes they carried.
+          if (s.calls > 0) out += ",\"args\":{\"calls\":" + std::to_string(s.calls) + ",\"bytes\":" + std::to_string(s.bytes) + "}";
           out += ",\"name\":" + (*t.names)[static_cast<std::size_t>(s.name)];
         }
         out += ids;

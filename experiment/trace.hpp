@@ -41,6 +41,7 @@ class TraceLayout {
     int step = 0;                     // index among the traced steps
     int name = 0;                     // into the track's names, or into the result's ops
     std::uint32_t seq = 0;            // recording order: ties resolve by it
+    std::uint64_t calls = 0, bytes = 0;  // a transport track's TLM calls and their bytes
   };
   struct Track {
     std::string name;

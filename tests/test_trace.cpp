@@ -180,3 +180,38 @@ TEST_CASE("trace size limit: fewer steps, or a refusal naming the flag", "[syste
     CHECK(render_setting_names(err.raw(), SettingNames::flag).find("--trace-max-events") != std::string::npos);
   }
 }
+
+TEST_CASE("trace of the memory seam: every TLM transport call of the DMA engine, by initiator and target, with its bytes", "[systemc][trace]") {
+  Experiment e = two_layers("llama-3-8b", 2);
+  const ExperimentResult r = run_experiment(e, RunControl{});
+  const std::string text = trace_json(r);
+  check_layout(parse(text));
+  // The calls' bytes, summed over the transport track, are what the traced steps' ops moved
+  // through HBM: every read and write, less the reads served where resident in the tile buffer.
+  std::uint64_t traced = 0, calls = 0;
+  const nlohmann::json j = nlohmann::json::parse(text);
+  std::set<int> transport_tracks;
+  for (const nlohmann::json& ev : j.at("traceEvents")) {
+    if (ev.at("ph") == "M" && ev.at("name") == "thread_name" && ev.at("args").at("name") == "transport DMA engine -> HBM") {
+      transport_tracks.insert(ev.at("tid").get<int>());
+    }
+  }
+  REQUIRE(transport_tracks.size() == 1);
+  for (const nlohmann::json& ev : j.at("traceEvents")) {
+    if (ev.at("ph") != "X" || !transport_tracks.count(ev.at("tid").get<int>())) continue;
+    calls += ev.at("args").at("calls").get<std::uint64_t>();
+    traced += ev.at("args").at("bytes").get<std::uint64_t>();
+  }
+  std::uint64_t moved = 0;
+  for (const OpInstance& o : r.ops) {
+    if (o.step < e.trace_steps) moved += o.result.bytes_read + o.result.bytes_written - o.result.onchip_bytes_read;
+  }
+  CHECK(moved > 0);
+  CHECK(traced == moved);
+  CHECK(calls > 0);
+  // Another memory bound in the HBM's place is the transport's target.
+  e.hardware = load_hardware("h100_sxm5");
+  e.hardware->memory.model = "l2_hit_rate";
+  e.hardware->memory.hit_rate = 0.5;
+  CHECK(trace_json(run_experiment(e, RunControl{})).find("\"transport DMA engine -> memory model l2_hit_rate\"") != std::string::npos);
+}

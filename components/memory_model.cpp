@@ -1,6 +1,10 @@
 #include "components/memory_model.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace roofsim {
 
@@ -19,10 +23,52 @@ MemoryModelRegistry& memory_models() {
   return registry;
 }
 
+double MemoryModel::param(const HardwareSpec& hw, const std::string& key) const {
+  for (const MemoryModelParam& p : params()) {
+    if (p.key != key) continue;
+    auto given = hw.memory.params.find(key);
+    return given == hw.memory.params.end() ? p.default_value : given->second.value;
+  }
+  throw std::logic_error("memory model '" + name() + "' reads memory." + key + ", which it does not declare");
+}
+
 const MemoryModel& memory_model_of(const HardwareSpec& hw) {
-  if (const MemoryModel* m = memory_models().find(hw.memory.model)) return *m;
-  throw ConfigError(hw.source_file, hw.memory.model_line, "memory.model",
-                    "unknown model '" + hw.memory.model + "' (expected one of " + memory_models().list() + ")");
+  const MemoryModel* m = memory_models().find(hw.memory.model);
+  if (!m) {
+    throw ConfigError(hw.memory.model_file.empty() ? hw.source_file : hw.memory.model_file, hw.memory.model_line, "memory.model",
+                      "unknown model '" + hw.memory.model + "' (expected one of " + memory_models().list() + ")");
+  }
+  const std::vector<MemoryModelParam> declared = m->params();
+  for (const auto& [key, given] : hw.memory.params) {
+    auto p = std::find_if(declared.begin(), declared.end(), [&](const MemoryModelParam& d) { return d.key == key; });
+    if (p == declared.end()) {
+      std::string keys;
+      for (const MemoryModelParam& d : declared) keys += (keys.empty() ? "" : ", ") + d.key;
+      throw ConfigError(given.file, given.line, "memory." + key,
+                        "not a key of model '" + m->name() + "' (" + (keys.empty() ? "it has none of its own" : "its keys: " + keys) + ")");
+    }
+    if (given.value < p->min || given.value > p->max) {
+      throw ConfigError(given.file, given.line, "memory." + key,
+                        format_general(given.value) + " is outside " + format_general(p->min) + " to " + format_general(p->max) +
+                            (p->unit.empty() ? "" : " " + p->unit) + " (model '" + m->name() + "')");
+    }
+  }
+  return *m;
+}
+
+std::string memory_models_markdown() {
+  std::string out = "\n## Memory models (`[memory] model`) and their own keys\n\n";
+  out += "| model | what it is | its keys under [memory] (unit, default, range: meaning) |\n|---|---|---|\n";
+  for (const std::string& name : memory_models().names()) {
+    const MemoryModel& m = *memory_models().find(name);
+    std::string keys;
+    for (const MemoryModelParam& p : m.params()) {
+      keys += (keys.empty() ? "" : "; ") + ("`" + p.key + "` (" + (p.unit.empty() ? "" : p.unit + ", ") + format_general(p.default_value) +
+                                             ", " + format_general(p.min) + " to " + format_general(p.max) + "): " + p.meaning);
+    }
+    out += "| `" + name + "` | " + m.summary() + " | " + (keys.empty() ? "none" : keys) + " |\n";
+  }
+  return out;
 }
 
 }  // namespace roofsim

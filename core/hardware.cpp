@@ -268,9 +268,21 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   }
 
   if (auto memory = top.optional_table("memory")) {
-    read_table(*memory, hw);
+    read_declared(*memory, hw);
+    // The rest are the model's own parameters: numbers here, checked against its declaration
+    // where the model is built (memory_model_of).
+    for (const std::string& key : memory->keys()) {
+      if (find_hardware_param("memory." + key)) continue;
+      if (!memory->node(key).is_number()) {
+        memory->fail(key, "unknown key: [memory] holds model, hit_rate and numbers of the model's own");
+      }
+      hw.memory.params[key] = {memory->finite_number(key), memory->file_of(key), static_cast<int>(memory->line_of(key))};
+    }
     if (hw.memory.model.empty()) hw.memory.model = "hbm";
-    if (memory->has("model")) hw.memory.model_line = static_cast<int>(memory->line_of("model"));
+    if (memory->has("model")) {
+      hw.memory.model_line = static_cast<int>(memory->line_of("model"));
+      hw.memory.model_file = memory->file_of("model");
+    }
     if (memory->has("hit_rate") && hw.memory.model != "l2_hit_rate") memory->fail("hit_rate", "is for model = \"l2_hit_rate\"");
     if (!memory->has("hit_rate") && hw.memory.model == "l2_hit_rate") {
       memory->fail("hit_rate", "missing: model = \"l2_hit_rate\" serves this share of each read from the tile buffer");

@@ -314,7 +314,16 @@ struct MemorySpec {
   std::string model = "hbm";
   // l2_hit_rate: the share of each read's bytes the tile buffer (chip.tile_buffer) serves.
   double hit_rate = 0;
-  int model_line = 0;  // where the file names the model (0: it does not), for errors
+  int model_line = 0;       // where the file names the model (0: it does not), for errors
+  std::string model_file;   // the file that names it (a base file may); empty: source_file
+  // [memory] keys this table does not declare: the model's own parameters, a number each, with
+  // where the file gives it. The model declares and checks them (components/memory_model.hpp).
+  struct ModelParam {
+    double value = 0;
+    std::string file;
+    int line = 0;
+  };
+  std::map<std::string, ModelParam> params;
 };
 
 struct HardwareSpec {

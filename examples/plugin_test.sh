@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A memory model from a shared library: unknown without --plugin (refused with the file, line and
 # the models there are), loaded with it (or ROOFSIM_PLUGINS) and run: a decode step reads its
-# weights through the model's link hops, so it takes longer than on the HBM alone.
+# weights through the model's link hops, so it takes longer than on the HBM alone, and longer
+# again with a longer hop (the model's own hardware key, hop_ns).
 # Usage: plugin_test.sh ROOFSIM PLUGIN.so
 set -euo pipefail
 R=$1
@@ -33,6 +34,28 @@ echo "TPOT: HBM $base ms, behind CXL $cxl ms (ROOFSIM_PLUGINS: $env, --plugin af
 python3 -c "import sys; b, c = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if c > b * 1.001 else 1)" "$base" "$cxl" ||
   fail "the link hops want a slower decode step"
 [ "$env" = "$cxl" ] && [ "$after" = "$cxl" ] || fail "the same library by ROOFSIM_PLUGINS or after the subcommand wants the same result"
+# The model's own parameter: a longer hop, a slower step; a key it does not declare, or a value
+# outside its range, refused at the file's line; `hw keys` lists it with the library loaded.
+sed 's/^model = "cxl_expander"$/model = "cxl_expander"\nhop_ns = 1000/' "$dir/cxl.toml" > "$dir/far.toml"
+far=$("$R" run --plugin "$P" --hw "$dir/far.toml" --gen 4 | tpot)
+echo "TPOT with hop_ns = 1000 (default 250): $far ms"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > float(sys.argv[1]) * 1.001 else 1)" "$cxl" "$far" ||
+  fail "a longer hop wants a slower decode step"
+sed 's/^hop_ns = 1000$/hopns = 1000/' "$dir/far.toml" > "$dir/typo.toml"
+set +e
+err=$("$R" run --plugin "$P" --hw "$dir/typo.toml" --gen 4 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "typo.toml:6: memory.hopns: not a key of model 'cxl_expander' (its keys: hop_ns)" ||
+  fail "an undeclared key wants exit 2 at its line: $rc $err"
+sed 's/^hop_ns = 1000$/hop_ns = -1/' "$dir/far.toml" > "$dir/negative.toml"
+set +e
+err=$("$R" run --plugin "$P" --hw "$dir/negative.toml" --gen 4 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "negative.toml:6: memory.hop_ns: -1 is outside 0 to 1e+06 ns" ||
+  fail "a value outside the declared range wants exit 2 at its line: $rc $err"
+"$R" --plugin "$P" hw keys | grep -q '| `cxl_expander` | .* | `hop_ns` (ns, 250,' || fail "hw keys wants the library's model and key"
 set +e
 err=$("$R" --plugin "$dir/none.so" run 2>&1 >/dev/null)
 rc=$?

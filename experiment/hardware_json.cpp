@@ -88,6 +88,8 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     p["onchip." + mem.name + ".latency_ns"] = in_file_units(mem.latency_s, find_hardware_param("onchip.NAME.latency_ns")->to_si);
     p["onchip." + mem.name + ".resident_share"] = mem.resident_share;
   }
+  // The memory model's own parameters the file sets (their defaults are the model's to say).
+  for (const auto& [key, given] : h.memory.params) p["memory." + key] = given.value;
   if (h.pim.present) {
     j["pim_peak_flops"] = h.pim_peak_flops();
     j["pim_bandwidth"] = h.pim_bandwidth();

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "components/memory_model.hpp"
 #include "core/format.hpp"
 #include "core/hardware.hpp"
 #include "core/hardware_params.hpp"
@@ -122,9 +123,10 @@ void add_hw_command(CLI::App& app) {
     if (!opt->json.empty()) write_json(opt->json, versioned(j));
   });
 
-  hw->add_subcommand("keys", "Every hardware key a file may hold: unit, value, default and meaning (Markdown; "
-                             "docs/hardware-keys.md is this output)")
-      ->callback([] { std::cout << hardware_keys_markdown(); });
+  hw->add_subcommand("keys", "Every hardware key a file may hold: unit, value, default and meaning, then the memory "
+                             "models ([memory] model) and their own keys, those of libraries loaded with --plugin too "
+                             "(Markdown; docs/hardware-keys.md is this output without plugins)")
+      ->callback([] { std::cout << hardware_keys_markdown() << memory_models_markdown(); });
 }
 
 }  // namespace roofsim

@@ -215,6 +215,12 @@ TEST_CASE("the hardware file names the memory the DMA engine reaches: hbm, or an
   CHECK_THROWS_WITH(file("[memory]\nhit_rate = 0.5\n"), Catch::Contains("hit_rate") && Catch::Contains("l2_hit_rate"));
   // The model without its share would serve nothing: refused, not silently HBM.
   CHECK_THROWS_WITH(file("[memory]\nmodel = \"l2_hit_rate\"\n"), Catch::Contains("memory.hit_rate") && Catch::Contains("missing"));
+  // Other numbers are a model's own keys: one the model does not declare is refused at its line
+  // when the model is built; a key that is no number is no one's.
+  const HardwareSpec stray = file("[memory]\nmodel = \"l2_hit_rate\"\nhit_rate = 0.5\nways = 16\n");
+  CHECK_THROWS_WITH(run_ops(stray, false, {stream}),
+                    Catch::Contains(".toml:5: memory.ways: not a key of model 'l2_hit_rate' (it has none of its own)"));
+  CHECK_THROWS_WITH(file("[memory]\nways = \"16\"\n"), Catch::Contains("memory.ways: unknown key"));
 }
 
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {

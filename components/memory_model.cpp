@@ -23,6 +23,18 @@ MemoryModelRegistry& memory_models() {
   return registry;
 }
 
+namespace {
+// The analytic bounds (core) ask the chip's model for its bandwidth; an unknown name is refused
+// where the chip is built, so its bound stays HBM's.
+const bool bandwidth_installed = [] {
+  set_memory_bandwidth_of([](const HardwareSpec& hw) {
+    const MemoryModel* m = memory_models().find(hw.memory.model);
+    return m ? m->bandwidth(hw) : hw.hbm.bandwidth;
+  });
+  return true;
+}();
+}  // namespace
+
 double MemoryModel::param(const HardwareSpec& hw, const std::string& key) const {
   for (const MemoryModelParam& p : params()) {
     if (p.key != key) continue;

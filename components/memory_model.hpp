@@ -31,6 +31,10 @@ class MemoryModel {
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;  // for the docs and errors
   virtual std::vector<MemoryModelParam> params() const { return {}; }
+  // The most bytes per second it can deliver, for the analytic bounds (HardwareSpec::
+  // memory_bandwidth): never less than what its simulation reaches, so that no op beats its
+  // bound. By default HBM's peak: a model that only adds latency or forwards to the channels.
+  virtual double bandwidth(const HardwareSpec& hw) const { return hw.hbm.bandwidth; }
   // The value of a declared parameter in `hw`: the file's, else the default.
   double param(const HardwareSpec& hw, const std::string& key) const;
   // The chip's memory in front of `hbm`, a module named `module_name` of the chip under

@@ -1,6 +1,7 @@
 #include "core/hardware.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -158,10 +159,15 @@ bool document_has(const toml::table& doc, const std::string& dotted) {
 
 }  // namespace
 
+namespace {
+std::atomic<MemoryBandwidthOf> memory_bandwidth_of{nullptr};
+}  // namespace
+
+void set_memory_bandwidth_of(MemoryBandwidthOf of) { memory_bandwidth_of.store(of); }
+
 double HardwareSpec::memory_bandwidth() const {
-  if (memory.model != "l2_hit_rate" || !(memory.hit_rate > 0)) return hbm.bandwidth;
-  const double l2 = tile_buffer_memory().bandwidth / memory.hit_rate;
-  return memory.hit_rate >= 1 ? l2 : std::min(hbm.bandwidth / (1 - memory.hit_rate), l2);
+  const MemoryBandwidthOf of = memory_bandwidth_of.load();
+  return memory.model == "hbm" || !of ? hbm.bandwidth : of(*this);
 }
 
 const OnChipMemory& HardwareSpec::tile_buffer_memory() const {

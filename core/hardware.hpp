@@ -366,12 +366,17 @@ struct HardwareSpec {
   double power_roof_flops(DType t) const;
   double pim_peak_flops() const { return pim.present ? static_cast<double>(hbm.channels) * pim.flops_per_clock * pim.clock_hz : 0; }
   double pim_bandwidth() const { return pim.present ? hbm.bandwidth * pim.internal_bandwidth_factor : 0; }
-  // The bandwidth the analytic bounds read memory at: HBM's peak, or with the tile buffer in
-  // front serving memory.hit_rate h of the reads (model l2_hit_rate), what the two stream side
-  // by side: min(HBM / (1 - h), L2 / h). The roofline's slope and ridge follow it.
+  // The bandwidth the analytic bounds read memory at: HBM's peak, or what the memory model in
+  // front of it says it streams at most (MemoryModel::bandwidth, components/memory_model.hpp;
+  // l2_hit_rate: min(HBM / (1 - h), L2 / h)). The roofline's slope and ridge follow it.
   double memory_bandwidth() const;
   bool matrix_supports(DType t) const { return matrix.dtype_rate.count(t) > 0; }
 };
+
+// The memory models live above core (components/memory_model.hpp), which installs this: the
+// bandwidth a chip's memory model streams at most. Without it, or for "hbm", HBM's peak.
+using MemoryBandwidthOf = double (*)(const HardwareSpec&);
+void set_memory_bandwidth_of(MemoryBandwidthOf of);
 
 // Loads a hardware TOML file; throws ConfigError naming file, line and key on any problem.
 HardwareSpec load_hardware_file(const std::string& path);

@@ -10,6 +10,7 @@
 #include "components/time_intervals.hpp"
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
+#include "components/memory_model.hpp"
 #include "components/sim_context.hpp"
 #include "components/simulation.hpp"
 #include "tests/test_util.hpp"
@@ -221,6 +222,25 @@ TEST_CASE("the hardware file names the memory the DMA engine reaches: hbm, or an
   CHECK_THROWS_WITH(run_ops(stray, false, {stream}),
                     Catch::Contains(".toml:5: memory.ways: not a key of model 'l2_hit_rate' (it has none of its own)"));
   CHECK_THROWS_WITH(file("[memory]\nways = \"16\"\n"), Catch::Contains("memory.ways: unknown key"));
+}
+
+TEST_CASE("the analytic bound reads memory at the bandwidth the chip's memory model declares, a plugin's too", "[systemc][dma]") {
+  // A model registered as a library would register it: HBM behind nothing, twice as fast.
+  struct Doubled : MemoryModel {
+    std::string name() const override { return "test_doubled_bandwidth"; }
+    std::string summary() const override { return "test: declares twice HBM's bandwidth"; }
+    double bandwidth(const HardwareSpec& hw) const override { return 2 * hw.hbm.bandwidth; }
+    std::unique_ptr<MemoryTarget> build(const char*, const HardwareSpec&, HbmChannels&) const override { return nullptr; }
+  };
+  if (!memory_models().find("test_doubled_bandwidth")) memory_models().add(std::make_unique<Doubled>());
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  const double hbm = hw.memory_bandwidth();
+  CHECK(hbm == hw.hbm.bandwidth);
+  hw.memory.model = "test_doubled_bandwidth";
+  CHECK(hw.memory_bandwidth() == 2 * hbm);
+  // A name no model has: HBM's, until the chip built for it refuses the name.
+  hw.memory.model = "no_such_model";
+  CHECK(hw.memory_bandwidth() == hbm);
 }
 
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {

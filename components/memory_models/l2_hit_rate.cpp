@@ -52,6 +52,13 @@ class L2HitRate : public MemoryModel {
  public:
   std::string name() const override { return "l2_hit_rate"; }
   std::string summary() const override { return "the tile buffer in front of HBM, serving memory.hit_rate of each read"; }
+  // The two stream side by side: min(HBM / (1 - h), L2 / h).
+  double bandwidth(const HardwareSpec& hw) const override {
+    const double h = hw.memory.hit_rate;
+    if (!(h > 0)) return hw.hbm.bandwidth;
+    const double l2 = hw.tile_buffer_memory().bandwidth / h;
+    return h >= 1 ? l2 : std::min(hw.hbm.bandwidth / (1 - h), l2);
+  }
   std::unique_ptr<MemoryTarget> build(const char* module_name, const HardwareSpec& hw, HbmChannels& hbm) const override {
     return std::make_unique<L2HitRateMemory>(module_name, hw.tile_buffer_memory(), hw.memory.hit_rate, hbm);
   }

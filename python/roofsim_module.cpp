@@ -334,7 +334,7 @@ PYBIND11_MODULE(roofsim, m) {
     const HardwareSpec h = hardware_for_run(hardware_arg(hw), ideal);
     return to_python(to_json(run_roofline_sweep(h, ideal, dtype_arg("dtype", dtype), points)));
   }, py::arg("hw") = "h100_sxm5", py::arg("dtype") = "bf16", py::arg("points") = 31, py::arg("ideal") = false,
-     "GEMMs from about 1 to thousands of FLOP/B and the emergent ridge (as `roofsim sweep --json`)");
+     "GEMMs from about 1 to thousands of FLOP/B and the emergent ridge (as `roofsim roofline --sweep --json`)");
 
   m.def("collective", [](const py::object& hw, const py::kwargs& kw) {
     // The keywords are the collective settings (experiment/collective_settings.hpp), checked

@@ -1,5 +1,5 @@
-// `roofsim op`: simulate one op on one chip. `roofsim sweep`: simulate a range of GEMMs from
-// far below to far above the ridge and find the knee of the simulated roofline.
+// `roofsim op`: simulate one op on one chip. `roofsim sweep`: a design-space sweep file (run by
+// sim/cmd_sweep.cpp); without a file, the old name of `roofsim roofline --sweep`.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -19,10 +19,9 @@
 #include "sim/commands.hpp"
 #include "sim/gap_table.hpp"
 #include "sim/op_flags.hpp"
+#include "sim/op_tables.hpp"
 #include "sim/output.hpp"
-#include "experiment/plot.hpp"
 #include "validation/analytic.hpp"
-#include "validation/knee.hpp"
 
 namespace roofsim {
 
@@ -49,6 +48,8 @@ struct OpOptions {
   std::string json;
 };
 
+}  // namespace
+
 void print_ops(std::ostream& os, const std::vector<SimulatedOp>& ops) {
   TextTable t({"op", "intensity", "simulated", "bound", "achieved", "roof", "% of roof", "binds"});
   for (const auto& o : ops) {
@@ -66,6 +67,8 @@ void print_speed(std::ostream& os, const SimulationSpeed& out) {
      << format_seconds(out.wall_s) << ", " << format_si(static_cast<double>(out.events) / wall, "events/s")
      << ", " << format_si(static_cast<double>(out.server_jobs) / wall, "jobs/s") << "\n";
 }
+
+namespace {
 
 // --explain: the ops simulated again with one non-ideal cost taken away after another (as
 // `roofsim explain` does for a run): what each op's and the call's gap to the bound is made of.
@@ -310,45 +313,6 @@ void run_op(const OpOptions& o) {
   if (!o.json.empty()) write_json(o.json, j);
 }
 
-struct SweepOptions {
-  std::string hw = "h100_sxm5";
-  std::string dtype = "bf16";
-  bool ideal = false;
-  int points = 31;
-  std::string json;
-  std::string plot;
-  std::string file;  // a design-space sweep file: sim/cmd_sweep.cpp runs it
-};
-
-void run_sweep(const SweepOptions& o) {
-  check_output_path(o.json, "--json");
-  check_output_path(o.plot, "--plot");
-  HardwareSpec hw = hardware_for_run(load_hardware(o.hw), o.ideal);
-  DType dtype = dtype_from_flag("--dtype", o.dtype);
-  const RooflineSweepResult r = run_roofline_sweep(hw, o.ideal, dtype, o.points);
-  const Knee& knee = r.knee;
-  const Roofline& rl = r.analytic;
-  std::ostream& os = human_out(o.json);
-  os << hw.description << " (" << hw.name << (o.ideal ? ", ideal" : "") << "): simulated roofline sweep, "
-     << o.dtype << "\n\n";
-  print_ops(os, r.run.ops);
-  os << "\nsimulated bandwidth slope " << format_si(knee.bandwidth, "B/s", 2) << " (analytic "
-     << format_si(rl.bandwidth, "B/s", 2) << ")\n"
-     << "simulated compute roof    " << format_si(knee.peak_flops, "FLOP/s") << " (analytic "
-     << format_si(rl.peak_flops, "FLOP/s") << ")\n"
-     << "emergent ridge            " << format_fixed(knee.ridge(), 1) << " FLOP/B (analytic "
-     << format_fixed(rl.ridge(), 1) << ", " << format_fixed(100.0 * (knee.ridge() / rl.ridge() - 1), 1)
-     << "%)\n";
-  print_speed(os, r.run.speed);
-  if (!o.plot.empty()) {
-    std::vector<RooflinePoint> pts;
-    for (const auto& p : r.run.ops) pts.push_back({p.bound.intensity, p.achieved_flops()});
-    write_roofline_plot(o.plot, hw.description + (o.ideal ? " (ideal)" : "") + ", " + o.dtype, rl, pts, knee);
-    os << "plot written to " << o.plot << "\n";
-  }
-  if (!o.json.empty()) write_json(o.json, to_json(r));
-}
-
 }  // namespace
 
 void add_op_command(CLI::App& app) {
@@ -399,36 +363,40 @@ void add_op_command(CLI::App& app) {
   add_json_option(cmd, o->json);
   cmd->callback([o] { run_op(*o); });
 
-  auto s = std::make_shared<SweepOptions>();
+  // `sweep FILE`: a design-space sweep file. Without FILE it ran the GEMM intensity sweep, now
+  // `roofline --sweep`: kept as an alias for a release, with a note.
+  auto s = std::make_shared<IntensitySweepOptions>();
+  auto file = std::make_shared<std::string>();
   CLI::App* sw = app.add_subcommand(
-      "sweep", "Run a design-space sweep file (roofsim sweep FILE: a grid or sample of hardware keys, models, dtypes, "
-               "batch, lengths and parallelism, results kept in an SQLite store; docs/sweeps.md), or without FILE "
-               "simulate GEMMs from about 1 to several thousand FLOP/byte and find the emergent ridge");
-  sw->add_option("file", s->file, "A sweep file (TOML); without it, the GEMM intensity sweep");
-  const std::function<void()> run_file = add_sweep_file_options(sw, s->file);
+      "sweep", "Run a design-space sweep file: a grid or sample of hardware keys, models, dtypes, batch, lengths and "
+               "parallelism, results kept in an SQLite store (docs/sweeps.md). (Without FILE: the GEMM intensity sweep, "
+               "now `roofsim roofline --sweep`; this form is kept for a release.)");
+  sw->add_option("file", *file, "A sweep file (TOML)");
+  const std::function<void()> run_file = add_sweep_file_options(sw, *file);
+  const char* alias_group = "Without FILE (old name of roofsim roofline --sweep)";
   add_hw_option(sw, s->hw);
   add_dtype_option(sw, "--dtype", s->dtype, "Data type of the operands");
   sw->add_flag("--ideal", s->ideal, "Efficiency 1, zero latencies and overheads, datasheet clock");
   sw->add_option("--points", s->points, "Number of GEMM shapes in the sweep (6 to 1000)")->capture_default_str()->check(whole_number_between(6, 1000));
   add_json_option(sw, s->json);
   sw->add_option("--plot", s->plot, "Write a log-log roofline chart (FILE.png or FILE.svg, drawn by gnuplot)");
-  for (const char* gemm_only : {"--hw", "--dtype", "--ideal", "--points", "--json", "--plot"}) {
-    sw->get_option(gemm_only)->group("GEMM intensity sweep (roofsim sweep without FILE)");
-  }
-  sw->callback([s, sw, run_file] {
-    if (s->file.empty()) {
+  for (const char* gemm_only : {"--hw", "--dtype", "--ideal", "--points", "--json", "--plot"}) sw->get_option(gemm_only)->group(alias_group);
+  sw->callback([s, sw, file, run_file] {
+    if (file->empty()) {
       for (const CLI::Option* opt : sw->get_options()) {
         if (opt->count() > 0 && (opt->get_group().rfind("Sweep files", 0) == 0 || opt->get_group().rfind("Slurm", 0) == 0)) {
           throw InputError(opt->get_name() + " is for sweep files: give the FILE (roofsim sweep FILE " + opt->get_name() + " ...)");
         }
       }
-      run_sweep(*s);
+      std::cerr << "roofsim: note: `roofsim sweep` without a FILE is now `roofsim roofline --sweep` (the old form goes in a "
+                   "later release)\n";
+      run_intensity_sweep(*s);
       return;
     }
     for (const char* gemm_only : {"--hw", "--dtype", "--ideal", "--points", "--json", "--plot"}) {
       if (sw->get_option(gemm_only)->count() > 0) {
-        throw InputError(std::string(gemm_only) + " is for the GEMM sweep; a sweep file gives its settings in [base], [grid] "
-                         "or [sample] (docs/sweeps.md)");
+        throw InputError(std::string(gemm_only) + " is for the GEMM sweep (roofsim roofline --sweep); a sweep file gives its "
+                         "settings in [base], [grid] or [sample] (docs/sweeps.md)");
       }
     }
     run_file();

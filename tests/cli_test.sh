@@ -166,15 +166,20 @@ expect_ok "op" "$roofsim" op --gemm 1,4096,4096 --json "$tmp/op.json"
 for k in sim_time_s achieved_flops roof_flops intensity events wall_s; do
   if grep -q "\"$k\"" "$tmp/op.json"; then ok; else bad "op json lacks $k"; fi
 done
-expect_ok "sweep" "$roofsim" sweep --hw tpu_v4 --points 8 --json "$tmp/sweep.json" --plot "$tmp/sweep.svg"
+expect_ok "roofline --sweep" "$roofsim" roofline --sweep --hw tpu_v4 --points 8 --json "$tmp/sweep.json" --plot "$tmp/sweep.svg"
 for k in points emergent_ridge analytic_ridge; do
   if grep -q "\"$k\"" "$tmp/sweep.json"; then ok; else bad "sweep json lacks $k"; fi
 done
 if grep -q "<svg" "$tmp/sweep.svg"; then ok; else bad "sweep plot is not an svg"; fi
-expect_error "plot extension" "expected a .png or .svg" "$roofsim" sweep --points 6 --plot "$tmp/x.gif"
+expect_error "plot extension" "expected a .png or .svg" "$roofsim" roofline --sweep --points 6 --plot "$tmp/x.gif"
+# Its old name, `sweep` without a FILE, runs the same for a release and says so.
+"$roofsim" sweep --hw tpu_v4 --points 8 --json "$tmp/sweep_old.json" 2>"$tmp/sweep_old.err" >/dev/null
+if diff -q <(grep -v '"wall_s"' "$tmp/sweep.json") <(grep -v '"wall_s"' "$tmp/sweep_old.json") >/dev/null &&
+   grep -q "is now \`roofsim roofline --sweep\`" "$tmp/sweep_old.err"; then ok; else bad "sweep without FILE, the old name"; fi
+expect_error "sweep-only flags need --sweep" "--points is for the simulated sweep: add --sweep" "$roofsim" roofline --points 8
 # A chart's path may hold a quote (gnuplot's script quotes it).
 mkdir -p "$tmp/it's"
-expect_ok "plot path with a quote" "$roofsim" sweep --points 6 --plot "$tmp/it's/sweep.svg"
+expect_ok "plot path with a quote" "$roofsim" roofline --sweep --points 6 --plot "$tmp/it's/sweep.svg"
 if grep -q "<svg" "$tmp/it's/sweep.svg"; then ok; else bad "plot path with a quote"; fi
 expect_ok "collective" "$roofsim" collective --hw tpu_v4 --topology 4x4x4 --op allreduce --bytes 64MiB --json "$tmp/coll.json"
 for k in sim_time_s bound_time_s algbw busbw events wall_s; do
@@ -354,8 +359,8 @@ contains "hw keys" "hbm.bandwidth_gb_per_s"
 "$roofsim" run --gen 4 --json "$tmp/d1.json" --csv "$tmp/d1.csv" >/dev/null 2>&1
 "$roofsim" run --gen 4 --json "$tmp/d2.json" --csv "$tmp/d2.csv" >/dev/null 2>&1
 if cmp -s "$tmp/d1.csv" "$tmp/d2.csv" && diff -q <(grep -v '"wall_s"' "$tmp/d1.json") <(grep -v '"wall_s"' "$tmp/d2.json") >/dev/null; then ok; else bad "run is not deterministic"; fi
-"$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s1.json" >/dev/null 2>&1
-"$roofsim" sweep --hw tpu_v4 --points 6 --json "$tmp/s2.json" >/dev/null 2>&1
+"$roofsim" roofline --sweep --hw tpu_v4 --points 6 --json "$tmp/s1.json" >/dev/null 2>&1
+"$roofsim" roofline --sweep --hw tpu_v4 --points 6 --json "$tmp/s2.json" >/dev/null 2>&1
 if diff -q <(grep -v '"wall_s"' "$tmp/s1.json") <(grep -v '"wall_s"' "$tmp/s2.json") >/dev/null; then ok; else bad "sweep is not deterministic"; fi
 printf 'id,hw,model,batch,prompt,generate,weights,activations,kv,launch,metric,reference,unit\nmine,h100_sxm5,llama-3-8b,1,64,4,bf16,bf16,bf16,graph,decode_tok_s,209,tok/s\n' > "$tmp/mine.csv"
 # Decode attention on the vector units (TensorRT-LLM 0.9's kernel) binds on the SMs, not on

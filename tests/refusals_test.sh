@@ -138,7 +138,7 @@ printf '[experiment]\nhw = "my_hw.toml"\ngenerate = 2\nbatch = 2\n' > "$tmp/exp/
 if (cd / && timeout 60 "$roofsim" run "$tmp/exp/ok.toml" >"$tmp/out" 2>"$tmp/err"); then ok; else bad "relative hw path in experiment: $(cat "$tmp/err")"; fi
 refused "flag overrides file, named as flag" "--pp 90" "$roofsim" run "$tmp/exp/e.toml" --pp 90
 
-refused "sweep points bounded" "--points: '100000' is not a whole number from 6 to 1000" "$roofsim" sweep --points 100000
+refused "sweep points bounded" "--points: '100000' is not a whole number from 6 to 1000" "$roofsim" roofline --sweep --points 100000
 # Sweep files (docs/sweeps.md): flags of one mode are refused in the other; bad shards, stores, Slurm options.
 sweep_file="$here/configs/sweeps/bandwidth-vs-batch.toml"
 refused "sweep file flag without a file" "--store is for sweep files" "$roofsim" sweep --store x.db
@@ -323,7 +323,7 @@ long=$(printf 'a%.0s' $(seq 300))
 refused "hw name too long" "--hw '$long': unknown hardware preset" "$roofsim" run --hw "$long" --gen 2
 refused "model path too long" "--model $long/x.toml: File name too long" "$roofsim" run --model "$long/x.toml" --gen 2
 refused "kernels folder too long" "--kernels $long: not a folder" "$roofsim" validate --kernels "$long"
-refused "plot name too long, before the work" "--plot $long.png: a name in it is longer than 255 bytes" "$roofsim" sweep --points 8 --plot "$long.png"
+refused "plot name too long, before the work" "--plot $long.png: a name in it is longer than 255 bytes" "$roofsim" roofline --sweep --points 8 --plot "$long.png"
 refused "--from not JSON" "--from /dev/null: not JSON" "$roofsim" run --from /dev/null
 echo '{"kind": "serving", "settings": {}}' > "$tmp/serving_result.json"
 refused "--from a serving result to run" "the settings of a serving run (roofsim serve --from)" "$roofsim" run --from "$tmp/serving_result.json"

@@ -877,16 +877,16 @@ def gen_flags(b):
                    {}, VALID, flag_locators("--gemm"), json="out.json"))
         b.add(Case(f"flag-op-ideal-{g}", "flag_op", f"op --ideal --gemm {g}", ["op", "--ideal", "--gemm", g, "--json", "out.json"],
                    {}, VALID, flag_locators("--gemm"), json="out.json"))
-    # sweep --points.
+    # roofline --sweep --points.
     for slug, text in FLAG_VALUES:
         exp = ANY if slug == "plus4" else expect_flag_int(slug, huge=EXTREME)  # at least 6 points
-        b.add(Case(f"flag-sweep-points-{slug}", "flag_sweep", f"sweep --points {text!r}",
-                   ["sweep", "--points", text, "--json", "out.json"], {}, exp, flag_locators("--points"), json="out.json"))
+        b.add(Case(f"flag-sweep-points-{slug}", "flag_sweep", f"roofline --sweep --points {text!r}",
+                   ["roofline", "--sweep", "--points", text, "--json", "out.json"], {}, exp, flag_locators("--points"), json="out.json"))
     for p, exp in (("1", ANY), ("2", ANY), ("6", VALID), ("100000", EXTREME)):
-        b.add(Case(f"flag-sweep-points-n{p}", "flag_sweep", f"sweep --points {p}", ["sweep", "--points", p, "--json", "out.json"],
+        b.add(Case(f"flag-sweep-points-n{p}", "flag_sweep", f"roofline --sweep --points {p}", ["roofline", "--sweep", "--points", p, "--json", "out.json"],
                    {}, exp, flag_locators("--points"), json="out.json"))
     for plot, exp in (("chart.txt", INVALID), ("/dev/full", INVALID), ("nodir/chart.png", INVALID), ("chart.svg", VALID)):
-        b.add(Case(f"flag-sweep-plot-{plot}", "flag_sweep", f"sweep --plot {plot}", ["sweep", "--points", "8", "--plot", plot],
+        b.add(Case(f"flag-sweep-plot-{plot}", "flag_sweep", f"roofline --sweep --plot {plot}", ["roofline", "--sweep", "--points", "8", "--plot", plot],
                    {}, exp, flag_locators("--plot") + [re.escape(plot)]))
     # collective.
     coll = ["collective", "--bytes", "1MiB"]

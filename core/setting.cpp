@@ -67,6 +67,16 @@ std::string SettingSpec::flag() const {
   return f;
 }
 
+std::string SettingSpec::flag_names() const {
+  std::string names = flag();
+  for (const std::string& a : aliases) {
+    std::string f = "--" + a;
+    std::replace(f.begin(), f.end(), '_', '-');
+    names += "," + f;
+  }
+  return names;
+}
+
 std::string SettingSpec::expected() const {
   const std::string range = range_text(*this);
   switch (kind) {

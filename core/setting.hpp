@@ -47,6 +47,9 @@ struct SettingSpec {
   std::string group;                 // a heading for forms and --help ("arrivals", "KV cache"); "" for none
 
   std::string flag() const;      // "--decode-stride"
+  // The flag and the aliases' flags, as CLI11 takes several names ("--requests-from,--trace-file"):
+  // a renamed setting keeps its old flag for a release.
+  std::string flag_names() const;
   std::string expected() const;  // "a whole number from 1 to 16777216", "fused, unfused or vector"
   bool named(const std::string& key) const;  // the name or an alias
 };

@@ -65,7 +65,7 @@ nlohmann::json serving_settings_json(const ServingSetup& s) {
       {"rate", when(a.kind == Arrivals::Kind::poisson, a.rate_per_s)},
       {"burst", when(burst, a.burst_size)},
       {"burst_interval_ms", when(burst, in_unit(a.burst_interval_s, 1e3))},
-      {"trace_file", when(a.kind == Arrivals::Kind::trace, s.workload.trace_path)},
+      {"requests_from", when(a.kind == Arrivals::Kind::trace, s.workload.trace_path)},
       {"ramp_ms", when(closed, in_unit(a.ramp_s, 1e3))},
       {"requests", s.workload.requests},
       {"prompt", when(a.kind != Arrivals::Kind::trace, length_form(s.workload.prompt))},
@@ -158,8 +158,8 @@ void ServingSettings::set(const std::string& key, const nlohmann::json& v) {
 ServingSetup ServingSettings::finish(Experiment machine, const std::string& source, const std::set<std::string>& machine_given) const {
   ServingSetup s = s_;
   const auto given = [&](const std::string& name) { return given_.count(name) > 0; };
-  const int arrivals = given("concurrency") + given("rate") + given("burst") + given("trace_file");
-  if (arrivals > 1) throw InputError("give one of ${concurrency}, ${rate}, ${burst} and ${trace_file}");
+  const int arrivals = given("concurrency") + given("rate") + given("burst") + given("requests_from");
+  if (arrivals > 1) throw InputError("give one of ${concurrency}, ${rate}, ${burst} and ${requests_from}");
   for (const NeedsAnother& n : kNeeds) {
     const bool on = given(n.needed) && !(given_.at(n.needed) == false || given_.at(n.needed) == 0);
     for (const char* name : n.settings) {

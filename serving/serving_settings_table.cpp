@@ -81,7 +81,7 @@ std::vector<ServingSetting> make_serving_settings() {
   t.group = "arrivals";
   t.whole("concurrency", 1, 1 << 20, d.workload.arrivals.concurrency, "clients",
           "Closed loop: N clients, each sending its next request when the previous one finishes (as trtllm-bench and "
-          "vLLM's benchmark). One of ${concurrency}, ${rate}, ${burst} and ${trace_file}; none: Poisson arrivals at " +
+          "vLLM's benchmark). One of ${concurrency}, ${rate}, ${burst} and ${requests_from}; none: Poisson arrivals at " +
               number_text(d.workload.arrivals.rate_per_s) + " per second",
           [](ServingSetup& s, const json& v) {
             s.workload.arrivals.kind = Arrivals::Kind::closed_loop;
@@ -99,14 +99,16 @@ std::vector<ServingSetting> make_serving_settings() {
           });
   t.number("burst_interval_ms", 0, true, INFINITY, d.workload.arrivals.burst_interval_s / ms, "ms", "Time between bursts",
            [ms](ServingSetup& s, const json& v) { s.workload.arrivals.burst_interval_s = v.get<double>() * ms; });
-  SettingSpec& trace = t.add("trace_file", SettingKind::text, "none",
-                             "Requests from a CSV or JSONL trace (arrival_s or arrival_ms, prompt_tokens, output_tokens; "
-                             "configs/traces/ has examples)",
+  SettingSpec& trace = t.add("requests_from", SettingKind::text, "none",
+                             "Requests from a CSV or JSONL file: a recorded or made-up request trace (arrival_s or arrival_ms, "
+                             "prompt_tokens, output_tokens; configs/traces/ has examples). Was trace_file (--trace-file), still "
+                             "taken for a release",
                              [](ServingSetup& s, const json& v) {
                                s.workload.arrivals.kind = Arrivals::Kind::trace;
                                s.workload.trace_path = v.get<std::string>();
                              });
   trace.form = "an existing file";
+  trace.aliases = {"trace_file"};
   trace.accepts = [](const std::string& path) {
     std::error_code ec;  // a pipe or a device is a file too: the reader bounds what it reads
     return std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec);

@@ -236,7 +236,7 @@ std::string length_form(const LengthDistribution& d) {
 std::vector<RequestSpec> generate_requests(const WorkloadSpec& w) {
   const Arrivals& a = w.arrivals;
   if (a.kind == Arrivals::Kind::trace) {
-    if (w.trace_path.empty()) throw InputError("${trace_file}: trace arrivals need a trace file");
+    if (w.trace_path.empty()) throw InputError("${requests_from}: trace arrivals need a trace file");
     return read_trace(w.trace_path);
   }
   if (w.requests < 1 || w.requests > kMaxWorkloadRequests) {

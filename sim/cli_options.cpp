@@ -73,9 +73,9 @@ DType dtype_from_flag(const std::string& flag, const std::string& value) {
 CLI::Option* add_setting_flag(CLI::App* cmd, const SettingSpec& s, std::string& text) {
   std::string help = s.help;
   if (s.kind == SettingKind::choice && help.find(s.choices().front()) == std::string::npos) help += " (" + s.expected() + ")";
-  if (s.kind == SettingKind::flag) return cmd->add_flag(s.flag())->description(render_setting_names(help, SettingNames::flag));
+  if (s.kind == SettingKind::flag) return cmd->add_flag(s.flag_names())->description(render_setting_names(help, SettingNames::flag));
   help += " (default " + s.default_text + ")";
-  CLI::Option* o = cmd->add_option(s.flag(), text, render_setting_names(help, SettingNames::flag));
+  CLI::Option* o = cmd->add_option(s.flag_names(), text, render_setting_names(help, SettingNames::flag));
   const char* type = s.kind == SettingKind::whole ? "INT" : s.kind == SettingKind::number ? "FLOAT" : s.kind == SettingKind::choice ? "NAME" : "TEXT";
   o->type_name(type);
   if (s.kind != SettingKind::text || s.accepts) {

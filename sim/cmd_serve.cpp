@@ -48,7 +48,7 @@ void serve(const ServeOptions& o, const CLI::App& cmd) {
   if (!o.from.empty()) {
     // What the result records, under the flags given: an arrival flag replaces its arrivals.
     nlohmann::json recorded = read_result_settings(o.from, "serving", "--from");
-    if (cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--trace-file") > 0) {
+    if (cmd.count("--concurrency") + cmd.count("--rate") + cmd.count("--burst") + cmd.count("--requests-from") > 0) {
       for (const ServingSetting& s : serving_settings()) {
         if (s.spec.group == "arrivals") recorded.erase(s.spec.name);
       }

@@ -57,10 +57,13 @@ std::string default_sweep_store(const std::string& file) {
 
 std::string PointIdentities::of(const nlohmann::json& settings) {
   nlohmann::json id = {{"settings", settings}};
-  for (const char* key : {"hw", "model", "trace_file"}) {
+  // A file's contents are part of a point (a requests file by its new name or its old, trace_file,
+  // under which earlier stores recorded it).
+  for (const char* key : {"hw", "model", "trace_file", "requests_from"}) {
     if (!settings.contains(key)) continue;
     const std::string v = settings[key].get<std::string>();
-    if (std::string(key) != "trace_file" && !looks_like_config_path(v)) continue;  // presets are part of the roofsim version
+    const bool requests_file = std::string(key) == "trace_file" || std::string(key) == "requests_from";
+    if (!requests_file && !looks_like_config_path(v)) continue;  // presets are part of the roofsim version
     auto it = digests_.find(v);
     if (it == digests_.end()) it = digests_.emplace(v, file_digest(v)).first;
     id[std::string(key) + "_file"] = it->second;

@@ -26,11 +26,13 @@ class SettingChecker {
  public:
   SettingChecker(const std::filesystem::path& dir, bool serve) : dir_(dir), serve_(serve) {}
 
-  // A model or hardware path relative to the sweep file is relative to its directory.
+  // A model or hardware path relative to the sweep file is relative to its directory, and so is
+  // a requests file (requests_from, or its old name trace_file).
   nlohmann::json resolve(const std::string& key, nlohmann::json v) const {
-    if ((key == "hw" || key == "model" || key == "trace_file") && v.is_string()) {
+    const bool requests_file = key == "requests_from" || key == "trace_file";
+    if ((key == "hw" || key == "model" || requests_file) && v.is_string()) {
       const std::string s = v.get<std::string>();
-      if ((key == "trace_file" || looks_like_config_path(s)) && std::filesystem::path(s).is_relative()) {
+      if ((requests_file || looks_like_config_path(s)) && std::filesystem::path(s).is_relative()) {
         return (dir_ / s).lexically_normal().string();
       }
     }

@@ -180,16 +180,16 @@ refused "serve: prefill tp without disaggregation" "give --disaggregate too" "$r
 refused "serve: disaggregated static batches" "batch continuously" "$roofsim" serve --disaggregate --scheduler static
 refused "serve: plot of a disaggregated run" "use --trace" "$roofsim" serve --disaggregate --plot "$tmp/x.png"
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,8000,500\n' > "$tmp/long.csv"
-refused "serve: trace request beyond the context, by file and line" "long.csv:3: request 1" "$roofsim" serve --trace-file "$tmp/long.csv"
+refused "serve: trace request beyond the context, by file and line" "long.csv:3: request 1" "$roofsim" serve --requests-from "$tmp/long.csv"
 printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,3000,500\n' > "$tmp/big.csv"
 # Endless input is refused at its first line, not read until memory runs out (issue 54).
-refused "serve: a trace that never ends" "/dev/zero:1: a NUL byte" "$roofsim" serve --trace-file /dev/zero
+refused "serve: a trace that never ends" "/dev/zero:1: a NUL byte" "$roofsim" serve --requests-from /dev/zero
 refused "validate: cases that never end" "/dev/zero:1: a NUL byte" "$roofsim" validate --cases /dev/zero
 head -c 2000000 /dev/zero | tr '\0' 'a' >"$tmp/oneline.csv"
 refused "sweep: a device as the sweep file (no store made beside it)" "/dev/zero: not a regular file" "$roofsim" sweep /dev/zero
 refused "run: a device as the hardware file" "/dev/zero: not a regular file" "$roofsim" run --hw /dev/zero
-refused "serve: a line of 2 MB" "oneline.csv:1: a line longer than 1 MiB" "$roofsim" serve --trace-file "$tmp/oneline.csv"
-refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --trace-file "$tmp/big.csv" --kv-blocks 50
+refused "serve: a line of 2 MB" "oneline.csv:1: a line longer than 1 MiB" "$roofsim" serve --requests-from "$tmp/oneline.csv"
+refused "serve: trace request the cache cannot hold, by file and line" "big.csv:3: request 1 (3000 prompt + 500 output tokens): needs 110 KV blocks" "$roofsim" serve --requests-from "$tmp/big.csv" --kv-blocks 50
 refused "serve: two outputs to standard output" "--json already writes to standard output" "$roofsim" serve --json - --requests-csv -
 refused "serve: prefill tp the model cannot split, named as such" "--prefill-tp 3 must divide" "$roofsim" serve --disaggregate --prefill-tp 3
 refused "serve: host time per sequence, in its flag's unit" "--sequence-overhead-us must be in [0, 10000) us" "$roofsim" serve --sequence-overhead-us 20000

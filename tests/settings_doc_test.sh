@@ -14,7 +14,8 @@ fi
 json=$("$roofsim" settings --json - 2>/dev/null) || { echo "FAIL: settings --json"; exit 1; }
 help=$("$roofsim" run --help)
 while IFS=$'\t' read -r flag default; do
-  line=$(grep -F -- "  $flag " <<<"$help" | head -1)
+  # "  --gen INT", or with its aliases' flags after it: "  --gen,--generate INT"
+  line=$(grep -E -- "^ +$flag[ ,]" <<<"$help" | head -1)
   if [ -z "$line" ]; then
     echo "FAIL: run --help lacks $flag"
     fail=1

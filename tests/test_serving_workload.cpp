@@ -339,5 +339,5 @@ TEST_CASE("impossible workloads are refused, naming the setting", "[serving]") {
                w.prompt.stddev = 1e200;
              }),
              Catch::StartsWith("${prompt}: lognormal sd"));
-  CHECK_THAT(refuse([](WorkloadSpec& w) { w.arrivals.kind = Arrivals::Kind::trace; }), Catch::StartsWith("${trace_file}"));
+  CHECK_THAT(refuse([](WorkloadSpec& w) { w.arrivals.kind = Arrivals::Kind::trace; }), Catch::StartsWith("${requests_from}"));
 }

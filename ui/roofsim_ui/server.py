@@ -321,7 +321,7 @@ class App:
                                  "upload a file for anything else")
             else:
                 s[key] = value
-        for key in ("trace_steps", "trace_file"):
+        for key in ("trace_steps", "requests_from", "trace_file"):
             s.pop(key, None)
         if "stack" in s:
             # A preset (NAME or NAME@VERSION), never a file on the server.
@@ -577,9 +577,9 @@ class App:
         settings = body.get("settings", {})
         if not isinstance(settings, dict):
             raise BadRequest('settings: expected an object of serve settings ({"concurrency": 8, "requests": 64, ...})')
-        for key in ("trace_file",):
+        for key in ("requests_from", "trace_file"):
             if key in settings:
-                raise BadRequest(f"{key}: the page cannot name files on the server (use roofsim serve --trace-file)")
+                raise BadRequest(f"{key}: the page cannot name files on the server (use roofsim serve --requests-from)")
         s = self.resolve(settings, replace)
         draft = s.get("draft")
         if isinstance(draft, str) and draft not in ("", "mtp"):

@@ -342,7 +342,7 @@ const S_DEFAULTS = {hw: '', model: '', arrivals: 'rate', load: '', requests: '',
 // --json` as the page loads, so a setting added to a table appears here with no page code.
 // Files on the server (a trace) are not the page's to name.
 const S_GENERATED = [];
-const S_NOT_GENERATED = new Set(['hw', 'model', 'concurrency', 'rate', 'burst', 'trace_file']);
+const S_NOT_GENERATED = new Set(['hw', 'model', 'concurrency', 'rate', 'burst', 'requests_from']);
 
 function buildMoreSettings(presets) {
   const shown = new Set(S_FIELDS.concat([...S_NOT_GENERATED]));

@@ -21,7 +21,7 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   front_memory_ = memory_model_of(hw_).build("memory", hw_, *hbm_);
   dma_->bind(front_memory_ ? *front_memory_ : static_cast<MemoryTarget&>(*hbm_));
   if (granularity_ == Granularity::fine) dma_->set_request_bytes(dma_->request_bytes() / 8);
-  launcher_ = std::make_unique<Server>("launcher", stats_);
+  launcher_ = std::make_unique<QueuedResource>("launcher", stats_);
 }
 
 Chip::~Chip() = default;

@@ -146,7 +146,7 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<MemoryTarget> front_memory_;  // [memory] model's, in front of hbm_ (null: none)
-  std::unique_ptr<Server> launcher_;  // device front end: starts one op at a time
+  std::unique_ptr<QueuedResource> launcher_;  // device front end: starts one op at a time
   Timeline host_;                     // the host thread that launches ops
   TraceSink trace_;
   std::unordered_map<OpRun*, std::unique_ptr<OpRun>> runs_;  // ops in flight

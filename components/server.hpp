@@ -87,10 +87,11 @@ class EventQueue : public sc_core::sc_module {
   SimStats& stats_;
 };
 
-// A single resource with its own event queue (kernel launcher, link, test fixtures).
-class Server : public sc_core::sc_module {
+// A single resource with its own event queue (the kernel launcher). Not the serving API server
+// (serving/frontend.hpp) nor the web page's (ui/).
+class QueuedResource : public sc_core::sc_module {
  public:
-  Server(const sc_core::sc_module_name& name, SimStats& stats) : sc_core::sc_module(name), events_("events", stats) {}
+  QueuedResource(const sc_core::sc_module_name& name, SimStats& stats) : sc_core::sc_module(name), events_("events", stats) {}
   Picoseconds submit(Picoseconds service, Picoseconds latency, Callback done) {
     const Picoseconds ready = timeline_.reserve(now_ps(), service) + latency;
     events_.at(ready, std::move(done));

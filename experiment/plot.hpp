@@ -11,7 +11,7 @@
 
 namespace roofsim {
 
-// For charts drawn elsewhere (serving/timeline.cpp). The gnuplot terminal for FILE.png or
+// For charts drawn elsewhere (serving/serving_trace.cpp). The gnuplot terminal for FILE.png or
 // FILE.svg at a size in pixels; throws InputError (naming ${plot}) for any other extension, so
 // a command can check a chart's name before it runs.
 std::string plot_terminal(const std::string& path, int width = 1000, int height = 700);

@@ -16,7 +16,7 @@ namespace roofsim {
 
 namespace {
 
-struct Worker {
+struct WorkerProcess {
   pid_t pid = -1;
   int to = -1, from = -1;         // task numbers in, results out
   std::optional<std::size_t> task;  // what it is running
@@ -52,15 +52,15 @@ bool write_all(int fd, const std::string& text) {
   ::_exit(status);  // no destructors or atexit handlers of the parent's state
 }
 
-void stop_all(std::vector<Worker>& workers) {
-  for (Worker& w : workers) {
+void stop_all(std::vector<WorkerProcess>& workers) {
+  for (WorkerProcess& w : workers) {
     if (w.pid > 0) ::kill(w.pid, SIGKILL);
   }
-  for (Worker& w : workers) {
+  for (WorkerProcess& w : workers) {
     if (w.pid > 0) ::waitpid(w.pid, nullptr, 0);
     if (w.to >= 0) ::close(w.to);
     if (w.from >= 0) ::close(w.from);
-    w = Worker{};
+    w = WorkerProcess{};
   }
 }
 
@@ -82,12 +82,12 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
   struct sigaction ignore{}, previous{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &previous);
-  std::vector<Worker> workers(static_cast<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(jobs), tasks)));
+  std::vector<WorkerProcess> workers(static_cast<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(jobs), tasks)));
   auto cleanup = [&] {
     stop_all(workers);
     ::sigaction(SIGPIPE, &previous, nullptr);
   };
-  for (Worker& w : workers) {
+  for (WorkerProcess& w : workers) {
     int down[2], up[2];
     if (::pipe(down) != 0) {
       cleanup();
@@ -108,7 +108,7 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
     if (pid == 0) {
       ::close(down[1]);
       ::close(up[0]);
-      for (const Worker& other : workers) {  // the others' pipes are the parent's business
+      for (const WorkerProcess& other : workers) {  // the others' pipes are the parent's business
         if (other.to >= 0) ::close(other.to);
         if (other.from >= 0) ::close(other.from);
       }
@@ -122,7 +122,7 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
   }
 
   std::size_t next = 0, done = 0;
-  auto assign = [&](Worker& w) {
+  auto assign = [&](WorkerProcess& w) {
     while (next < tasks && take && !take(next)) {  // skipped: counted done, never sent
       ++next;
       ++done;
@@ -135,19 +135,19 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
       w.task.reset();
     }
   };
-  for (Worker& w : workers) assign(w);
+  for (WorkerProcess& w : workers) assign(w);
   try {
     while (done < tasks) {
       if (control.stop_requested()) throw Cancelled();
       std::vector<pollfd> polled;
-      for (const Worker& w : workers) {
+      for (const WorkerProcess& w : workers) {
         if (w.from >= 0) polled.push_back({w.from, POLLIN, 0});
       }
       if (polled.empty()) throw std::runtime_error("the workers stopped before every task finished");
       if (::poll(polled.data(), polled.size(), 200) < 0) continue;  // interrupted: poll again
       for (const pollfd& pf : polled) {
         if (!(pf.revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        Worker& w = *std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.from == pf.fd; });
+        WorkerProcess& w = *std::find_if(workers.begin(), workers.end(), [&](const WorkerProcess& x) { return x.from == pf.fd; });
         char buffer[65536];
         const ssize_t n = ::read(w.from, buffer, sizeof buffer);
         if (n <= 0) {
@@ -171,14 +171,14 @@ void run_in_workers(std::size_t tasks, int jobs, const std::function<nlohmann::j
     cleanup();
     throw;
   }
-  for (Worker& w : workers) {
+  for (WorkerProcess& w : workers) {
     if (w.to >= 0) ::close(w.to);
     w.to = -1;
   }
-  for (Worker& w : workers) {
+  for (WorkerProcess& w : workers) {
     ::waitpid(w.pid, nullptr, 0);
     if (w.from >= 0) ::close(w.from);
-    w = Worker{};
+    w = WorkerProcess{};
   }
   ::sigaction(SIGPIPE, &previous, nullptr);
 }

@@ -137,7 +137,7 @@ class ServingEngine {
     Pool pool(setup_, setup_.machine, "", r_);
     describe(pool);
     r_.chips = pool.chips();
-    Worker worker(pool, setup_, 0, acceptance_rng_);
+    EngineInstance worker(pool, setup_, 0, acceptance_rng_);
     const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
     check_serving_requests(setup_, specs, r_.model, worker.kv(), pool.ep_ranks());
     add_records(specs);
@@ -248,12 +248,12 @@ class ServingEngine {
     describe(decode);
     r_.prefill_kv_blocks = prefill.memory().blocks;
     r_.chips = d.prefill_instances * prefill.chips() + d.decode_instances * decode.chips();
-    std::vector<std::unique_ptr<Worker>> prefills, decodes;
+    std::vector<std::unique_ptr<EngineInstance>> prefills, decodes;
     for (std::int64_t i = 0; i < d.prefill_instances; ++i) {
-      prefills.push_back(std::make_unique<Worker>(prefill, setup_, static_cast<int>(i), acceptance_rng_));
+      prefills.push_back(std::make_unique<EngineInstance>(prefill, setup_, static_cast<int>(i), acceptance_rng_));
     }
     for (std::int64_t i = 0; i < d.decode_instances; ++i) {
-      decodes.push_back(std::make_unique<Worker>(decode, setup_, static_cast<int>(d.prefill_instances + i), acceptance_rng_));
+      decodes.push_back(std::make_unique<EngineInstance>(decode, setup_, static_cast<int>(d.prefill_instances + i), acceptance_rng_));
     }
     const std::vector<RequestSpec> specs = generate_requests(setup_.workload);
     check_serving_requests(setup_, specs, r_.model, decodes.front()->kv(), decode.ep_ranks());
@@ -289,7 +289,7 @@ class ServingEngine {
     };
     std::vector<Fetch> prefill_fetch(prefills.size()), decode_fetch(decodes.size());
     const bool prefill_ahead = d.prefill_schedule_ahead, decode_ahead = setup_.schedule_ahead();
-    auto start_instance = [](Worker& w, Fetch& f, double at) {
+    auto start_instance = [](EngineInstance& w, Fetch& f, double at) {
       for (int pass = 0; pass < 2 && !w.busy(); ++pass) {
         while (!f.waiting.empty() && (f.formed_ahead ? f.waiting.front().first < f.fetched_s : f.waiting.front().first <= at)) {
           w.scheduler().arrive(f.waiting.front().second);
@@ -310,7 +310,7 @@ class ServingEngine {
     std::size_t next_prefill = 0, next_decode = 0;
     const InstanceRouting& routing = instance_routings().get(d.routing, "instance_routing");
     std::vector<std::size_t> loads;
-    auto pick = [&](const std::vector<std::unique_ptr<Worker>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
+    auto pick = [&](const std::vector<std::unique_ptr<EngineInstance>>& workers, const std::vector<std::size_t>* extra, std::size_t& turn) {
       loads.resize(workers.size());
       for (std::size_t i = 0; i < workers.size(); ++i) loads[i] = workers[i]->load() + (extra ? (*extra)[i] : 0);
       return routing.pick(loads, turn);

@@ -322,7 +322,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
   // A prefill instance's requests leave with their prompt's KV cache, not by a decode step.
   c.late_release = setup.late_release() && pool.role() != "prefill";
   // TensorRT-LLM holds prompts back for batching only without attention data parallelism, and
-  // balances them over the ranks only with it (Worker::holds_for_balance).
+  // balances them over the ranks only with it (EngineInstance::holds_for_balance).
   if (pool.ep_ranks() > 1) c.batch_wait_iters = 0;
   if (pool.ep_ranks() <= 1) c.adp_balance_timeout_iters = c.adp_batching_wait_iters = 0;
   // One scheduler plans for every rank: limits that are each rank's count once per rank.
@@ -337,7 +337,7 @@ SchedulerConfig worker_scheduling(const ServingSetup& setup, const Pool& pool) {
 
 }  // namespace
 
-Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
+EngineInstance::EngineInstance(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng)
     : pool_(pool), setup_(setup), id_(id), rng_(acceptance_rng), kv_(pool.memory().blocks * pool.ep_ranks(), setup.kv.block_tokens),
       scheduler_(worker_scheduling(setup, pool), setup.kv.admission, kv_, setup.kv.prefix_caching, setup.kv.preemption),
       micro_batches_(setup.scheduler.micro_batches_on(pool.stages())),
@@ -366,7 +366,7 @@ Worker::Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& a
 // and a free slot (after adp_batching_wait_iters when every rank also decodes); otherwise they
 // wait, and the count of such iterations runs until the timeout or a rank with nothing to decode
 // lets them go. The count runs on iterations without prompts too, as TensorRT-LLM's does.
-bool Worker::holds_for_balance(const std::vector<ScheduledWork>& work) {
+bool EngineInstance::holds_for_balance(const std::vector<ScheduledWork>& work) {
   const auto ranks = static_cast<std::size_t>(ranks_.ranks());
   std::vector<std::int64_t> prompts(ranks, 0), decodes(ranks, 0);
   for (const ScheduledWork& w : work) {
@@ -396,11 +396,11 @@ bool Worker::holds_for_balance(const std::vector<ScheduledWork>& work) {
   return true;
 }
 
-double Worker::next_start_s() const {
+double EngineInstance::next_start_s() const {
   return static_cast<std::int64_t>(in_flight_.size()) < micro_batches_ ? stage_free_.front() : INFINITY;
 }
 
-bool Worker::start(double now) {
+bool EngineInstance::start(double now) {
   if (static_cast<std::int64_t>(in_flight_.size()) >= micro_batches_ || now < stage_free_.front()) return false;
   std::vector<ScheduledWork> work;
   while (true) {
@@ -466,7 +466,7 @@ bool Worker::start(double now) {
   return true;
 }
 
-Scheduler::Progress Worker::finish(ServingResult& r) {
+Scheduler::Progress EngineInstance::finish(ServingResult& r) {
   Iteration it = std::move(in_flight_.front());
   in_flight_.pop_front();
   // Each decode keeps its drafts up to the first rejected one, and the target's own token

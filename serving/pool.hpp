@@ -1,6 +1,6 @@
 #pragma once
 // The serving engine's parts (internal to serving/): a Pool is one kind of serving instance —
-// its machine, its simulators and the shapes it has simulated; a Worker is one instance of a
+// its machine, its simulators and the shapes it has simulated; an EngineInstance is one instance of a
 // pool, with its own KV cache and scheduler, running one iteration at a time.
 #include <cstdint>
 #include <deque>
@@ -91,11 +91,11 @@ class Pool {
 // a new one starts when the first stage is done with the last one started, each stage takes
 // it when done with the one before (the pass's stage spans shifted as a whole: a stage never
 // runs two at once), and they end in the order they started.
-class Worker {
+class EngineInstance {
  public:
-  Worker(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng);
-  Worker(const Worker&) = delete;  // the scheduler holds a reference to the KV pool
-  Worker& operator=(const Worker&) = delete;
+  EngineInstance(Pool& pool, const ServingSetup& setup, int id, std::mt19937_64& acceptance_rng);
+  EngineInstance(const EngineInstance&) = delete;  // the scheduler holds a reference to the KV pool
+  EngineInstance& operator=(const EngineInstance&) = delete;
 
   Scheduler& scheduler() { return scheduler_; }
   const KvBlockPool& kv() const { return kv_; }

@@ -14,7 +14,7 @@
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
 #include "serving/serving_settings.hpp"
-#include "serving/timeline.hpp"
+#include "serving/serving_trace.hpp"
 #include "sim/cli_options.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/result_settings.hpp"

@@ -11,7 +11,7 @@
 #include "serving/kv_preemption.hpp"
 #include "serving/report.hpp"
 #include "serving/instance_routing.hpp"
-#include "serving/timeline.hpp"
+#include "serving/serving_trace.hpp"
 #include "sim/output.hpp"
 #include "validation/analytic.hpp"
 

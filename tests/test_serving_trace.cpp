@@ -19,7 +19,7 @@
 #include "core/error.hpp"
 #include "serving/report.hpp"
 #include "serving/serving.hpp"
-#include "serving/timeline.hpp"
+#include "serving/serving_trace.hpp"
 #include "tests/serving_test_util.hpp"
 #include "tests/test_util.hpp"
 

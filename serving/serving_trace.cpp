@@ -1,4 +1,4 @@
-#include "serving/timeline.hpp"
+#include "serving/serving_trace.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,6 +12,8 @@
 #include "core/parse.hpp"
 #include "experiment/plot.hpp"
 #include "serving/search.hpp"
+#include "serving/serving_settings.hpp"
+#include "serving/workload.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/commands.hpp"
 #include "experiment/results.hpp"
@@ -25,12 +27,15 @@ namespace roofsim {
 
 namespace {
 
+// The serving settings a search takes as `serve` does: the same flags, defaults and checks, from
+// the serving table (serving/serving_settings.hpp).
+constexpr const char* kSearchServingSettings[] = {"prompt", "output", "max_batch", "max_tokens", "slo_ttft_ms", "slo_tpot_ms"};
+
 struct SearchOptions {
   ExperimentFlags x;
-  std::int64_t gpus = 8, requests_per_client = 8, max_batch = 256, max_tokens = 8192;
+  std::map<std::string, std::string> serving;  // kSearchServingSettings' flag texts
+  std::int64_t gpus = 8, requests_per_client = 8;
   std::string tps, pps = "1", eps = "1", concurrencies;
-  std::string prompt = "1024", output = "128";
-  double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool disaggregated = false;
   std::string csv, json, plot;
 };
@@ -119,12 +124,11 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   ServingSetup& s = spec.base;
   apply_experiment_flags(o.x, cmd, s.machine);
   s.source = "flags";
-  s.workload.prompt = parse_length_distribution(o.prompt, "--prompt");
-  s.workload.output = parse_length_distribution(o.output, "--output");
-  s.scheduler.max_batch = o.max_batch;
-  s.scheduler.max_tokens = o.max_tokens;
-  s.slo_ttft_s = o.slo_ttft_ms * 1e-3;
-  s.slo_tpot_s = o.slo_tpot_ms * 1e-3;
+  s.workload = default_serving_workload();  // serve's defaults; the search sets the arrivals
+  for (const char* name : kSearchServingSettings) {
+    const ServingSetting& setting = *find_serving_setting(name);
+    if (setting_flag_given(cmd, setting.spec)) setting.set(s, flag_setting_value(setting.spec, o.serving.at(name)));
+  }
   // A stack runs its server as its [serving] table says, as in `serve --stack`, where no flag
   // says otherwise (search's own flags: --max-tokens).
   if (cmd.count("--stack") && !o.x.value("stack").empty()) {
@@ -200,8 +204,9 @@ void add_search_command(CLI::App& app) {
       "batching) for each parallelism layout (tensor parallel groups of --tp chips, --ep of them expert parallel, in\n"
       "--pp pipeline stages, as many replicas as fit the GPUs; with --disaggregated also every split into prefill and decode instances) at each\n"
       "concurrency, and report the Pareto front of output tokens/s per GPU against tokens/s per user among the\n"
-      "points that meet the SLOs, with the best point of each layout. A replica is simulated once and its throughput\n"
-      "multiplied by the replicas.\n"
+      "points that meet the SLOs (90% of a point's requests meet both), with the best point of each layout. A replica is\n"
+      "simulated once and its throughput multiplied by the replicas. The workload and scheduler flags are serve's, with\n"
+      "its defaults.\n"
       "Example: roofsim search --model llama-3-8b --gpus 8 --prompt 1024 --output 256 --concurrency 1,4,16,64 \\\n"
       "           --slo-ttft-ms 1000 --slo-tpot-ms 50 --plot pareto.png --csv points.csv");
   add_experiment_flags(cmd, o->x, true);
@@ -225,15 +230,7 @@ void add_search_command(CLI::App& app) {
                                                      "with concurrency x D clients");
   cmd->add_option("--requests-per-client", o->requests_per_client, "Requests each run serves per client (default 8)")
       ->check(whole_number_between(1, 1000000));
-  cmd->add_option("--prompt", o->prompt, "Prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEAN:SD "
-                                         "(optionally :MIN:MAX after them; default 1024)");
-  cmd->add_option("--output", o->output, "Output tokens, the same forms (default 128)");
-  cmd->add_option("--max-batch", o->max_batch, "Most sequences in one iteration (default 256)")->check(whole_number_between(1, 1 << 20));
-  cmd->add_option("--max-tokens", o->max_tokens, "Most tokens in one iteration (default 8192)")->check(whole_number_between(1, 1 << 24));
-  cmd->add_option("--slo-ttft-ms", o->slo_ttft_ms, "Time-to-first-token objective: a point meets the SLOs when 90% of "
-                                                   "its requests meet both")
-      ->check(non_negative_number());
-  cmd->add_option("--slo-tpot-ms", o->slo_tpot_ms, "Time-per-output-token objective")->check(non_negative_number());
+  for (const char* name : kSearchServingSettings) add_setting_flag(cmd, find_serving_setting(name)->spec, o->serving[name]);
   cmd->add_option("--csv", o->csv, "Write every point (skipped ones with their error) to FILE ('-' = standard output)");
   add_json_option(cmd, o->json);
   cmd->add_option("--plot", o->plot, "Write the chart (FILE.png or FILE.svg, drawn by gnuplot): tokens/s per user "

@@ -395,6 +395,12 @@ mkdir -p "$tmp/b200" && printf 'gemm_dtype,m,n,k,latency\nnvfp4,1024,4096,4096,0
 expect_ok "validate --kernels nvfp4 on a B200" "$roofsim" validate --kernels "$tmp/b200" --report "$tmp/v/k5.md"
 contains "validate --kernels: nvfp4 simulated on the B200" "1 measured kernel rows simulated on b200"
 contains "validate --kernels: an unmodelled type listed" "gemm_dtype 'int4_awq' is not modelled"
+# search takes serve's workload and scheduler flags: the same help, the same defaults.
+for f in --prompt --output --max-batch --max-tokens --slo-ttft-ms --slo-tpot-ms; do
+  a=$("$roofsim" serve --help | grep -E -- "^ +$f (TEXT|INT|FLOAT)" | sed 's/^ *//')
+  b=$("$roofsim" search --help | grep -E -- "^ +$f (TEXT|INT|FLOAT)" | sed 's/^ *//')
+  if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "search $f differs from serve's: '$b' vs '$a'"; fi
+done
 # search runs a stack's server as its [serving] table says (here 200 ms of host time per
 # iteration): every decode step takes at least that.
 printf '[stack]\nname = "slowhost"\ndescription = "d"\n[serving]\niteration_overhead_us = 200000\n[provenance]\n"serving.iteration_overhead_us" = "a test"\n' >"$tmp/slowhost.toml"

@@ -133,6 +133,11 @@ std::vector<std::size_t> pareto_front(const std::vector<SearchPoint>& points) {
   return front;
 }
 
+const std::vector<std::string>& search_serving_settings() {
+  static const std::vector<std::string> names = {"prompt", "output", "max_batch", "max_tokens", "slo_ttft_ms", "slo_tpot_ms"};
+  return names;
+}
+
 std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& control) {
   if (spec.gpus < 1 || spec.gpus > kMaxChips) {
     throw InputError("${gpus} " + std::to_string(spec.gpus) + ": must be between 1 and " + std::to_string(kMaxChips));

@@ -74,6 +74,10 @@ std::vector<std::size_t> pareto_front(const std::vector<SearchPoint>& points);
 // every concurrency. A point the model or machine cannot run (InputError) is kept with its
 // error; anything else propagates. Marks the Pareto points. Throws InputError for a spec that
 // gives nothing to run, Cancelled when `control` asks. Progress: points done.
+// The serving settings a search takes, as serve takes them (the same flags, defaults and checks
+// from the serving table): the workload's lengths, the scheduler's limits, the SLOs.
+const std::vector<std::string>& search_serving_settings();
+
 std::vector<SearchPoint> run_search(const SearchSpec& spec, const RunControl& control = {});
 
 // One row per point (skipped ones with their error, settings named as `names` says).

@@ -27,13 +27,9 @@ namespace roofsim {
 
 namespace {
 
-// The serving settings a search takes as `serve` does: the same flags, defaults and checks, from
-// the serving table (serving/serving_settings.hpp).
-constexpr const char* kSearchServingSettings[] = {"prompt", "output", "max_batch", "max_tokens", "slo_ttft_ms", "slo_tpot_ms"};
-
 struct SearchOptions {
   ExperimentFlags x;
-  std::map<std::string, std::string> serving;  // kSearchServingSettings' flag texts
+  std::map<std::string, std::string> serving;  // the flag texts of search_serving_settings()
   std::int64_t gpus = 8, requests_per_client = 8;
   std::string tps, pps = "1", eps = "1", concurrencies;
   bool disaggregated = false;
@@ -125,7 +121,7 @@ void search(const SearchOptions& o, const CLI::App& cmd) {
   apply_experiment_flags(o.x, cmd, s.machine);
   s.source = "flags";
   s.workload = default_serving_workload();  // serve's defaults; the search sets the arrivals
-  for (const char* name : kSearchServingSettings) {
+  for (const std::string& name : search_serving_settings()) {
     const ServingSetting& setting = *find_serving_setting(name);
     if (setting_flag_given(cmd, setting.spec)) setting.set(s, flag_setting_value(setting.spec, o.serving.at(name)));
   }
@@ -230,7 +226,7 @@ void add_search_command(CLI::App& app) {
                                                      "with concurrency x D clients");
   cmd->add_option("--requests-per-client", o->requests_per_client, "Requests each run serves per client (default 8)")
       ->check(whole_number_between(1, 1000000));
-  for (const char* name : kSearchServingSettings) add_setting_flag(cmd, find_serving_setting(name)->spec, o->serving[name]);
+  for (const std::string& name : search_serving_settings()) add_setting_flag(cmd, find_serving_setting(name)->spec, o->serving[name]);
   cmd->add_option("--csv", o->csv, "Write every point (skipped ones with their error) to FILE ('-' = standard output)");
   add_json_option(cmd, o->json);
   cmd->add_option("--plot", o->plot, "Write the chart (FILE.png or FILE.svg, drawn by gnuplot): tokens/s per user "

@@ -1,10 +1,13 @@
 #include "sweep/settings_catalog.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "experiment/collective_settings.hpp"
 #include "experiment/experiment_settings.hpp"
 #include "experiment/results.hpp"
+#include "serving/search.hpp"
 #include "serving/serving_settings.hpp"
 
 namespace roofsim {
@@ -32,7 +35,11 @@ std::vector<SettingDomain> all_domains() {
                         "run settings, the keys of a `serve` sweep and the keyword arguments of `roofsim.serve()`. \"stack\" "
                         "is a run setting too: its kernels go on the machine, its [serving] table on the server.",
                         {}};
-  for (const ServingSetting& s : serving_settings()) serving.rows.push_back({&s.spec, "serve"});
+  const std::vector<std::string>& searched = search_serving_settings();
+  for (const ServingSetting& s : serving_settings()) {
+    const bool search = std::find(searched.begin(), searched.end(), s.spec.name) != searched.end();
+    serving.rows.push_back({&s.spec, search ? "serve, search" : "serve"});
+  }
   SettingDomain collective{"collective", "Collective settings",
                            "One collective on a fabric of chips: `roofsim collective`'s flags, the keyword arguments of "
                            "`roofsim.collective()` and the web page's collective form.",

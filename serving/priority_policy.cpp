@@ -6,8 +6,8 @@ namespace roofsim {
 #include "priorities.inc"
 #undef ROOFSIM_PRIORITY_FILE
 
-const PriorityRegistry& priorities() {
-  static const PriorityRegistry registry = [] {
+PriorityRegistry& priorities() {
+  static PriorityRegistry registry = [] {
     PriorityRegistry r;
 #define ROOFSIM_PRIORITY_FILE(file) register_priorities_##file(r);
 #include "priorities.inc"

@@ -30,6 +30,8 @@ class PriorityPolicy {
 
 using PriorityRegistry = Registry<PriorityPolicy>;
 
-const PriorityRegistry& priorities();
+// Mutable: a unit library loaded at run time may add its own (components/plugins.hpp,
+// examples/policy_plugin/).
+PriorityRegistry& priorities();
 
 }  // namespace roofsim

@@ -64,6 +64,13 @@ struct Table {
     s.choices = [names] { return names; };
     return s;
   }
+  // Choices read live from a registry, which a unit library loaded later may add to.
+  SettingSpec& choice(const char* name, const std::string& default_name, std::function<std::vector<std::string>()> names,
+                      std::string help, Setter set) {
+    SettingSpec& s = add(name, SettingKind::choice, default_name, std::move(help), std::move(set));
+    s.choices = std::move(names);
+    return s;
+  }
   SettingSpec& flag(const char* name, std::string help, Setter set) {
     return add(name, SettingKind::flag, "false", std::move(help), std::move(set));
   }
@@ -145,7 +152,7 @@ std::vector<ServingSetting> make_serving_settings() {
            "and leave every iteration; static, a batch prefills together and decodes until its last request finishes",
            [](ServingSetup& s, const json& v) { s.scheduler.policy = v.get<std::string>(); });
   t.rows.back().spec.default_text = d.scheduler.policy;
-  t.choice("priority", priorities().names(),
+  t.choice("priority", d.scheduler.priority, [] { return priorities().names(); },
            "What a continuous iteration plans first within its token budget (serving/priorities/): decode_first, running "
            "decodes take the budget and prefills fill the rest of the same iteration (TensorRT-LLM, Sarathi); "
            "prefill_first, iterations of prefills only while any can be admitted (vLLM v0)",

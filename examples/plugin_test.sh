@@ -19,12 +19,19 @@ model = "cxl_expander"
 "memory.model" = "hypothetical: examples/memory_plugin/cxl_expander.cpp"
 TOML
 fail() { echo "FAIL: $*"; exit 1; }
-set +e
-err=$("$R" run --hw "$dir/cxl.toml" --gen 4 2>&1 >/dev/null)
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "an unknown model wants exit 2, got $rc: $err"
-echo "$err" | grep -q "cxl.toml:5: memory.model: unknown model 'cxl_expander' (expected one of hbm, l2_hit_rate)" || fail "the refusal: $err"
+# refused WHAT PATTERN COMMAND...: the command exits 2 and its error matches PATTERN (grep).
+refused() {
+  local what=$1 pattern=$2
+  shift 2
+  set +e
+  local err
+  err=$("$@" 2>&1 >/dev/null)
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && echo "$err" | grep -q -- "$pattern" || fail "$what wants exit 2 and '$pattern': $rc $err"
+}
+refused "an unknown model" "cxl.toml:5: memory.model: unknown model 'cxl_expander' (expected one of hbm, l2_hit_rate)" \
+  "$R" run --hw "$dir/cxl.toml" --gen 4
 tpot() { sed -n 's/^time per output token *\([0-9.]*\) ms.*/\1/p'; }
 base=$("$R" run --gen 4 | tpot)
 cxl=$("$R" run --plugin "$P" --hw "$dir/cxl.toml" --gen 4 | tpot)
@@ -42,28 +49,13 @@ echo "TPOT with hop_ns = 1000 (default 250): $far ms"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > float(sys.argv[1]) * 1.001 else 1)" "$cxl" "$far" ||
   fail "a longer hop wants a slower decode step"
 sed 's/^hop_ns = 1000$/hopns = 1000/' "$dir/far.toml" > "$dir/typo.toml"
-set +e
-err=$("$R" run --plugin "$P" --hw "$dir/typo.toml" --gen 4 2>&1 >/dev/null)
-rc=$?
-set -e
-[ "$rc" -eq 2 ] && echo "$err" | grep -q "typo.toml:6: memory.hopns: not a key of model 'cxl_expander' (its keys: hop_ns)" ||
-  fail "an undeclared key wants exit 2 at its line: $rc $err"
+refused "an undeclared key" "typo.toml:6: memory.hopns: not a key of model 'cxl_expander' (its keys: hop_ns)" \
+  "$R" run --plugin "$P" --hw "$dir/typo.toml" --gen 4
 sed 's/^hop_ns = 1000$/hop_ns = -1/' "$dir/far.toml" > "$dir/negative.toml"
-set +e
-err=$("$R" run --plugin "$P" --hw "$dir/negative.toml" --gen 4 2>&1 >/dev/null)
-rc=$?
-set -e
-[ "$rc" -eq 2 ] && echo "$err" | grep -q "negative.toml:6: memory.hop_ns: -1 is outside 0 to 1e+06 ns" ||
-  fail "a value outside the declared range wants exit 2 at its line: $rc $err"
+refused "a value outside the declared range" "negative.toml:6: memory.hop_ns: -1 is outside 0 to 1e+06 ns" \
+  "$R" run --plugin "$P" --hw "$dir/negative.toml" --gen 4
 "$R" --plugin "$P" hw keys | grep -q '| `cxl_expander` | .* | `hop_ns` (ns, 250,' || fail "hw keys wants the library's model and key"
-set +e
-err=$("$R" --plugin "$dir/none.so" run 2>&1 >/dev/null)
-rc=$?
-set -e
-[ "$rc" -eq 2 ] && echo "$err" | grep -q "plugin $dir/none.so: cannot be loaded" || fail "a missing library wants exit 2 naming it: $rc $err"
-set +e
-err=$(ROOFSIM_PLUGINS="$dir/none.so" "$R" run 2>&1 >/dev/null)
-rc=$?
-set -e
-[ "$rc" -eq 2 ] && echo "$err" | grep -q "ROOFSIM_PLUGINS $dir/none.so: cannot be loaded" || fail "a missing library named by ROOFSIM_PLUGINS wants exit 2 naming the variable: $rc $err"
+refused "a missing library" "plugin $dir/none.so: cannot be loaded" "$R" --plugin "$dir/none.so" run
+refused "a missing library named by ROOFSIM_PLUGINS" "ROOFSIM_PLUGINS $dir/none.so: cannot be loaded" \
+  env ROOFSIM_PLUGINS="$dir/none.so" "$R" run
 echo PASS

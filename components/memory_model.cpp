@@ -26,7 +26,7 @@ MemoryModelRegistry& memory_models() {
 namespace {
 // The analytic bounds (core) ask the chip's model for its bandwidth; an unknown name is refused
 // where the chip is built, so its bound stays HBM's.
-const bool bandwidth_installed = [] {
+[[maybe_unused]] const bool bandwidth_installed = [] {
   set_memory_bandwidth_of([](const HardwareSpec& hw) {
     const MemoryModel* m = memory_models().find(hw.memory.model);
     return m ? m->bandwidth(hw) : hw.hbm.bandwidth;

@@ -60,8 +60,9 @@ void load_plugins_from_environment() {
 
 void load_plugin_and_pass_on(const std::string& path, const std::string& source) {
   load_plugin(path, source);
-  const char* before = std::getenv("ROOFSIM_PLUGINS");
-  setenv("ROOFSIM_PLUGINS", (before && *before ? std::string(before) + ":" + path : path).c_str(), 1);
+  const std::string before = std::getenv("ROOFSIM_PLUGINS") ? std::getenv("ROOFSIM_PLUGINS") : "";
+  if ((":" + before + ":").find(":" + path + ":") != std::string::npos) return;  // named already
+  setenv("ROOFSIM_PLUGINS", (before.empty() ? path : before + ":" + path).c_str(), 1);
 }
 
 }  // namespace roofsim

@@ -51,8 +51,10 @@ const MemoryModel& memory_model_of(const HardwareSpec& hw) {
                       "unknown model '" + hw.memory.model + "' (expected one of " + memory_models().list() + ")");
   }
   const std::vector<MemoryModelParam> declared = m->params();
-  for (const auto& [key, given] : hw.memory.params) {
-    auto p = std::find_if(declared.begin(), declared.end(), [&](const MemoryModelParam& d) { return d.key == key; });
+  for (const auto& entry : hw.memory.params) {
+    const std::string& key = entry.first;
+    const MemorySpec::ModelParam& given = entry.second;
+    auto p = std::find_if(declared.begin(), declared.end(), [&key](const MemoryModelParam& d) { return d.key == key; });
     if (p == declared.end()) {
       std::string keys;
       for (const MemoryModelParam& d : declared) keys += (keys.empty() ? "" : ", ") + d.key;

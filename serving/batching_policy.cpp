@@ -6,8 +6,8 @@ namespace roofsim {
 #include "batchings.inc"
 #undef ROOFSIM_BATCHING_FILE
 
-const BatchingRegistry& batchings() {
-  static const BatchingRegistry registry = [] {
+BatchingRegistry& batchings() {
+  static BatchingRegistry registry = [] {
     BatchingRegistry r;
 #define ROOFSIM_BATCHING_FILE(file) register_batchings_##file(r);
 #include "batchings.inc"

@@ -39,6 +39,7 @@ class BatchingPolicy {
 
 using BatchingRegistry = Registry<BatchingPolicy>;
 
-const BatchingRegistry& batchings();
+// Mutable: a unit library loaded at run time may add its own (components/plugins.hpp).
+BatchingRegistry& batchings();
 
 }  // namespace roofsim

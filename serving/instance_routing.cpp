@@ -6,8 +6,8 @@ namespace roofsim {
 #include "instance_routings.inc"
 #undef ROOFSIM_INSTANCE_ROUTING_FILE
 
-const InstanceRoutingRegistry& instance_routings() {
-  static const InstanceRoutingRegistry registry = [] {
+InstanceRoutingRegistry& instance_routings() {
+  static InstanceRoutingRegistry registry = [] {
     InstanceRoutingRegistry r;
 #define ROOFSIM_INSTANCE_ROUTING_FILE(file) register_instance_routings_##file(r);
 #include "instance_routings.inc"

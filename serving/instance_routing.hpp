@@ -25,6 +25,7 @@ class InstanceRouting {
 
 using InstanceRoutingRegistry = Registry<InstanceRouting>;
 
-const InstanceRoutingRegistry& instance_routings();
+// Mutable: a unit library loaded at run time may add its own (components/plugins.hpp).
+InstanceRoutingRegistry& instance_routings();
 
 }  // namespace roofsim

@@ -6,8 +6,8 @@ namespace roofsim {
 #include "kv_admissions.inc"
 #undef ROOFSIM_KV_ADMISSION_FILE
 
-const KvAdmissionRegistry& kv_admissions() {
-  static const KvAdmissionRegistry registry = [] {
+KvAdmissionRegistry& kv_admissions() {
+  static KvAdmissionRegistry registry = [] {
     KvAdmissionRegistry r;
 #define ROOFSIM_KV_ADMISSION_FILE(file) register_kv_admissions_##file(r);
 #include "kv_admissions.inc"

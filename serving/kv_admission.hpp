@@ -32,6 +32,7 @@ class KvAdmissionPolicy {
 
 using KvAdmissionRegistry = Registry<KvAdmissionPolicy>;
 
-const KvAdmissionRegistry& kv_admissions();
+// Mutable: a unit library loaded at run time may add its own (components/plugins.hpp).
+KvAdmissionRegistry& kv_admissions();
 
 }  // namespace roofsim

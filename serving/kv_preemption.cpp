@@ -6,8 +6,8 @@ namespace roofsim {
 #include "kv_preemptions.inc"
 #undef ROOFSIM_KV_PREEMPTION_FILE
 
-const KvPreemptionRegistry& kv_preemptions() {
-  static const KvPreemptionRegistry registry = [] {
+KvPreemptionRegistry& kv_preemptions() {
+  static KvPreemptionRegistry registry = [] {
     KvPreemptionRegistry r;
 #define ROOFSIM_KV_PREEMPTION_FILE(file) register_kv_preemptions_##file(r);
 #include "kv_preemptions.inc"

@@ -26,6 +26,7 @@ class KvPreemptionPolicy {
 
 using KvPreemptionRegistry = Registry<KvPreemptionPolicy>;
 
-const KvPreemptionRegistry& kv_preemptions();
+// Mutable: a unit library loaded at run time may add its own (components/plugins.hpp).
+KvPreemptionRegistry& kv_preemptions();
 
 }  // namespace roofsim

@@ -147,17 +147,15 @@ std::vector<ServingSetting> make_serving_settings() {
           [](ServingSetup& s, const json& v) { s.warmup_requests = v.get<std::int64_t>(); });
 
   t.group = "scheduler";
-  t.choice("scheduler", batchings().names(),
+  t.choice("scheduler", d.scheduler.policy, [] { return batchings().names(); },
            "How each iteration's batch is formed (serving/batchings/): continuous, iteration-level batching, requests join "
            "and leave every iteration; static, a batch prefills together and decodes until its last request finishes",
            [](ServingSetup& s, const json& v) { s.scheduler.policy = v.get<std::string>(); });
-  t.rows.back().spec.default_text = d.scheduler.policy;
   t.choice("priority", d.scheduler.priority, [] { return priorities().names(); },
            "What a continuous iteration plans first within its token budget (serving/priorities/): decode_first, running "
            "decodes take the budget and prefills fill the rest of the same iteration (TensorRT-LLM, Sarathi); "
            "prefill_first, iterations of prefills only while any can be admitted (vLLM v0)",
            [](ServingSetup& s, const json& v) { s.scheduler.priority = v.get<std::string>(); });
-  t.rows.back().spec.default_text = d.scheduler.priority;
   t.whole("max_batch", 1, kMaxBatch, d.scheduler.max_batch, "sequences", "Most sequences in one iteration",
           [](ServingSetup& s, const json& v) { s.scheduler.max_batch = v.get<std::int64_t>(); });
   t.whole("max_tokens", 1, kMaxTokens, d.scheduler.max_tokens, "tokens",
@@ -208,18 +206,16 @@ std::vector<ServingSetting> make_serving_settings() {
          [](ServingSetup& s, const json& v) { s.scheduler.limits_per_rank = v.get<bool>(); });
 
   t.group = "KV cache";
-  t.choice("kv_admission", kv_admissions().names(),
+  t.choice("kv_admission", d.kv.admission, [] { return kv_admissions().names(); },
            "How a waiting request enters the paged KV cache (serving/kv_admissions/): reserve, admit it when blocks for its "
            "whole prompt and output are free (TensorRT-LLM's GUARANTEED_NO_EVICT); on_demand, allocate as tokens come, "
            "preempt the newest request and recompute it later when the cache is full (vLLM)",
            [](ServingSetup& s, const json& v) { s.kv.admission = v.get<std::string>(); });
-  t.rows.back().spec.default_text = d.kv.admission;
-  t.choice("kv_preemption", kv_preemptions().names(),
+  t.choice("kv_preemption", d.kv.preemption, [] { return kv_preemptions().names(); },
            "What a preempted request's KV cache becomes (serving/kv_preemptions/): recompute (freed; the request prefills "
            "again, vLLM's default) or swap (copied to host memory over the host link and back when readmitted; needs "
            "host.link_gb_per_s)",
            [](ServingSetup& s, const json& v) { s.kv.preemption = v.get<std::string>(); });
-  t.rows.back().spec.default_text = d.kv.preemption;
   t.flag("prefix_caching",
          "Keep the KV blocks of shared prompt prefixes (a trace's prefix_id and prefix_tokens columns) for later requests "
          "with the same prefix; unused ones are evicted first when the cache is full (vLLM, TensorRT-LLM)",
@@ -283,10 +279,9 @@ std::vector<ServingSetting> make_serving_settings() {
           [](ServingSetup& s, const json& v) { s.disaggregation.prefill_max_tokens = v.get<std::int64_t>(); }).default_text = "${max_tokens}";
   std::string routings;
   for (const InstanceRouting* r : instance_routings().all()) routings += "; " + r->name() + ", " + r->summary();
-  t.choice("instance_routing", instance_routings().names(),
+  t.choice("instance_routing", d.disaggregation.routing, [] { return instance_routings().names(); },
            "How each request picks its prefill and decode instance (serving/instance_routings/)" + routings,
            [](ServingSetup& s, const json& v) { s.disaggregation.routing = v.get<std::string>(); });
-  t.rows.back().spec.default_text = d.disaggregation.routing;
   t.choice("first_token", {"prefill", "decode"},
            "Which instance gives the client its first token: prefill, the prefill instance as soon as it has it; decode, "
            "the decode instance in its first iteration with the request (Dynamo streams every token from the decode "

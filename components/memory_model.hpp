@@ -47,7 +47,6 @@ using MemoryModelRegistry = Registry<MemoryModel>;
 // The built-in models and any a plugin registered since.
 MemoryModelRegistry& memory_models();
 
-// The model `hw` names, or ConfigError naming its file, line and key and the models there are.
 // The model `hw` names, its parameters checked: ConfigError at the file and line of an unknown
 // model, of a key the model does not declare, or of a value outside its range.
 const MemoryModel& memory_model_of(const HardwareSpec& hw);

@@ -157,15 +157,15 @@ bool document_has(const toml::table& doc, const std::string& dotted) {
   return static_cast<bool>(doc.at_path(dotted));
 }
 
-}  // namespace
-
-namespace {
+// Installed by the memory models (components/memory_model.cpp): core does not know them.
 std::atomic<MemoryBandwidthOf> memory_bandwidth_of{nullptr};
+
 }  // namespace
 
 void set_memory_bandwidth_of(MemoryBandwidthOf of) { memory_bandwidth_of.store(of); }
 
 double HardwareSpec::memory_bandwidth() const {
+  // "hbm" is the channels themselves (the default model): no lookup on this path of every bound.
   const MemoryBandwidthOf of = memory_bandwidth_of.load();
   return memory.model == "hbm" || !of ? hbm.bandwidth : of(*this);
 }

@@ -60,9 +60,8 @@ struct Table {
     return s;
   }
   SettingSpec& choice(const char* name, std::vector<std::string> names, std::string help, Setter set) {
-    SettingSpec& s = add(name, SettingKind::choice, names.front(), std::move(help), std::move(set));
-    s.choices = [names] { return names; };
-    return s;
+    const std::string first = names.front();
+    return choice(name, first, [names] { return names; }, std::move(help), std::move(set));
   }
   // Choices read live from a registry, which a unit library loaded later may add to.
   SettingSpec& choice(const char* name, const std::string& default_name, std::function<std::vector<std::string>()> names,

@@ -24,13 +24,11 @@ MemoryModelRegistry& memory_models() {
 }
 
 namespace {
-// The analytic bounds (core) ask the chip's model for its bandwidth; an unknown name is refused
-// where the chip is built, so its bound stays HBM's.
+// The analytic bounds (core) ask the chip's model for its bandwidth, through the same check as the
+// chip it builds: an unknown model, or a key it does not take, is refused at its file and line
+// (`hw show` and `roofline` too), never bounded at HBM's bandwidth in silence.
 [[maybe_unused]] const bool bandwidth_installed = [] {
-  set_memory_bandwidth_of([](const HardwareSpec& hw) {
-    const MemoryModel* m = memory_models().find(hw.memory.model);
-    return m ? m->bandwidth(hw) : hw.hbm.bandwidth;
-  });
+  set_memory_bandwidth_of([](const HardwareSpec& hw) { return memory_model_of(hw).bandwidth(hw); });
   return true;
 }();
 }  // namespace

@@ -238,9 +238,9 @@ TEST_CASE("the analytic bound reads memory at the bandwidth the chip's memory mo
   CHECK(hbm == hw.hbm.bandwidth);
   hw.memory.model = "test_doubled_bandwidth";
   CHECK(hw.memory_bandwidth() == 2 * hbm);
-  // A name no model has: HBM's, until the chip built for it refuses the name.
+  // A name no model has is refused by the bound as by the chip built for it.
   hw.memory.model = "no_such_model";
-  CHECK(hw.memory_bandwidth() == hbm);
+  CHECK_THROWS_WITH(hw.memory_bandwidth(), Catch::Contains("memory.model: unknown model 'no_such_model'"));
 }
 
 TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth and latency, not by HBM", "[systemc][dma]") {

@@ -1,5 +1,6 @@
 #include "components/chip.hpp"
 
+#include "components/matrix_unit.hpp"
 #include "components/memory_model.hpp"
 #include "components/op_run.hpp"
 #include "components/pim_run.hpp"
@@ -11,11 +12,14 @@ namespace roofsim {
 Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granularity granularity)
     : sc_core::sc_module(name), hw_(hw), granularity_(granularity), limits_(tiling_limits(hw_)),
       matrix_events_("matrix_events", stats_), vector_events_("vector_events", stats_),
-      memory_events_("memory_events", stats_), launcher_events_("launcher_events", stats_) {
-  for (std::int64_t i = 0; i < hw_.matrix.units; ++i) matrix_.emplace_back(hw_.matrix);
-  for (std::int64_t i = 0; i < hw_.vector.units; ++i) vector_.emplace_back(hw_.vector);
+      memory_events_("memory_events", stats_), launcher_events_("launcher_events", stats_),
+      matrix_port_("matrix_port"), vector_port_("vector_port") {
+  matrix_ = std::make_unique<MatrixUnits>("matrix_units", hw_.matrix);
+  vector_ = std::make_unique<VectorUnits>("vector_units", hw_.vector);
+  matrix_port_.bind(*matrix_);
+  vector_port_.bind(*vector_);
   hbm_ = std::make_unique<HbmChannels>("hbm", hw_.hbm, memory_events_);
-  hbm_->attach_trace(&trace_, static_cast<int>(matrix_.size() + vector_.size()));
+  hbm_->attach_trace(&trace_, static_cast<int>(matrix_units() + vector_units()));
   dma_ = std::make_unique<DmaEngine>(hw_.dma, hw_.hbm, hw_.tile_buffer_memory(), memory_events_, stats_);
   // The DMA engine reaches HBM through the memory model the hardware file names.
   front_memory_ = memory_model_of(hw_).build("memory", hw_, *hbm_);
@@ -30,19 +34,24 @@ void Chip::set_tracing(bool on) {
   // The tracks are named when a step is first traced: most simulations trace nothing, and a
   // serving run builds a chip per pass.
   if (on && trace_.tracks().empty()) {
-    for (std::size_t i = 0; i < matrix_.size(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
-    for (std::size_t i = 0; i < vector_.size(); ++i) trace_.add_track("vector unit " + std::to_string(i));
+    for (std::size_t i = 0; i < matrix_units(); ++i) trace_.add_track("matrix unit " + std::to_string(i));
+    for (std::size_t i = 0; i < vector_units(); ++i) trace_.add_track("vector unit " + std::to_string(i));
     for (std::int64_t s = 0; s < hw_.hbm.stacks; ++s) trace_.add_track("HBM stack " + std::to_string(s));
-    // The DMA engine's TLM transport calls to the memory it is bound to.
+    matrix_->trace_into(trace_, matrix_track(0));
+    vector_->trace_into(trace_, vector_track(0));
+    // The TLM transport calls: the DMA engine's to the memory it is bound to, the op runs' to
+    // the unit families.
     dma_->trace_into(trace_, hw_.memory.model == "hbm" ? "HBM" : "memory model " + hw_.memory.model);
+    matrix_port_.trace_into(trace_, "ops", "matrix units");
+    vector_port_.trace_into(trace_, "ops", "vector units");
   }
   trace_.enabled = on;
 }
 
 std::uint64_t Chip::server_jobs() const {
   std::uint64_t jobs = skipped_jobs_ + launcher_->timeline().jobs();
-  for (const auto& u : matrix_) jobs += u.timeline().jobs();
-  for (const auto& u : vector_) jobs += u.timeline().jobs();
+  for (std::size_t i = 0; i < matrix_->units(); ++i) jobs += matrix_->server(i).jobs();
+  for (std::size_t i = 0; i < vector_->units(); ++i) jobs += vector_->server(i).jobs();
   for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
   jobs += dma_->resident_server().jobs();
   if (front_memory_) {
@@ -205,8 +214,9 @@ std::vector<Picoseconds> from_next(std::size_t first, std::size_t n, Busy busy) 
 ChipState Chip::state(Picoseconds now) const {
   ChipState s;
   const std::uint64_t granule = hbm_->interleave_bytes(), channels = hbm_->channel_count();
-  s.matrix = from_next(next_matrix_ % matrix_.size(), matrix_.size(), [&](std::size_t i) { return matrix_[i].timeline().busy_after(now); });
-  s.vector = from_next(next_vector_ % vector_.size(), vector_.size(), [&](std::size_t i) { return vector_[i].timeline().busy_after(now); });
+  const ComputeTarget &matrix = *matrix_, &vector = *vector_;
+  s.matrix = from_next(next_matrix_ % matrix.units(), matrix.units(), [&](std::size_t i) { return matrix.server(i).busy_after(now); });
+  s.vector = from_next(next_vector_ % vector.units(), vector.units(), [&](std::size_t i) { return vector.server(i).busy_after(now); });
   s.channels = from_next((next_address_ / granule) % channels, channels, [&](std::size_t i) { return hbm_->channel(i).busy_after(now); });
   s.resident = dma_->resident_server().busy_after(now);
   if (front_memory_) {
@@ -233,10 +243,11 @@ void Chip::skip_to(Picoseconds until, const ChipState& end, const ChipCounters& 
   next_matrix_ += delta.matrix_turns;
   next_vector_ += delta.vector_turns;
   next_address_ += delta.address;
-  const std::size_t m = next_matrix_ % matrix_.size(), v = next_vector_ % vector_.size();
+  const std::size_t units_m = matrix_->units(), units_v = vector_->units();
+  const std::size_t m = next_matrix_ % units_m, v = next_vector_ % units_v;
   const std::size_t c = (next_address_ / hbm_->interleave_bytes()) % hbm_->channel_count();
-  for (std::size_t i = 0; i < matrix_.size(); ++i) matrix_[(m + i) % matrix_.size()].timeline().skip(until + end.matrix[i], 0, 0);
-  for (std::size_t i = 0; i < vector_.size(); ++i) vector_[(v + i) % vector_.size()].timeline().skip(until + end.vector[i], 0, 0);
+  for (std::size_t i = 0; i < units_m; ++i) matrix_->server((m + i) % units_m).skip(until + end.matrix[i], 0, 0);
+  for (std::size_t i = 0; i < units_v; ++i) vector_->server((v + i) % units_v).skip(until + end.vector[i], 0, 0);
   for (std::size_t i = 0; i < hbm_->channel_count(); ++i) {
     hbm_->channel((c + i) % hbm_->channel_count()).skip(until + end.channels[i], 0, 0);
   }

@@ -12,7 +12,7 @@
 
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
-#include "components/matrix_unit.hpp"
+#include "components/compute_port.hpp"
 #include "components/tiling.hpp"
 #include "components/trace_sink.hpp"
 #include "core/hardware.hpp"
@@ -80,7 +80,7 @@ class Chip : public sc_core::sc_module {
   TraceSink& trace_sink() { return trace_; }
   void set_tracing(bool on);
   int matrix_track(std::size_t unit) const { return static_cast<int>(unit); }
-  int vector_track(std::size_t unit) const { return static_cast<int>(matrix_.size() + unit); }
+  int vector_track(std::size_t unit) const { return static_cast<int>(matrix_units() + unit); }
 
   const HardwareSpec& hw() const { return hw_; }
   // Which GEMMs the near-memory units take (when the hardware has them).
@@ -88,23 +88,23 @@ class Chip : public sc_core::sc_module {
   SimStats& stats() { return stats_; }
   Granularity granularity() const { return granularity_; }
   const TilingLimits& limits() const { return limits_; }
-  MatrixUnit& matrix_unit(std::size_t i) { return matrix_[i]; }
-  VectorUnit& vector_unit(std::size_t i) { return vector_[i]; }
+  // Where op runs send work for the matrix and vector units (components/compute_port.hpp).
+  ComputePort& matrix_port() { return matrix_port_; }
+  ComputePort& vector_port() { return vector_port_; }
   EventQueue& matrix_events() { return matrix_events_; }
   EventQueue& vector_events() { return vector_events_; }
-  std::size_t matrix_units() const { return matrix_.size(); }
-  std::size_t vector_units() const { return vector_.size(); }
+  std::size_t matrix_units() const { return matrix_->units(); }
+  std::size_t vector_units() const { return vector_->units(); }
   HbmChannels& hbm() { return *hbm_; }
   // Jobs every server has taken (tile waves per unit, request pieces per channel, launches):
   // the work the model did, which coarse events batch into fewer kernel wake-ups.
   std::uint64_t server_jobs() const;
   DmaEngine& dma() { return *dma_; }
   // Round-robin over units across ops and steps: work lands on the next unit in turn.
-  std::size_t next_matrix_unit() { return next_matrix_++ % matrix_.size(); }
-  std::size_t next_vector_unit() { return next_vector_++ % vector_.size(); }
+  std::size_t next_vector_unit() { return next_vector_++ % vector_units(); }
   // The next `n` matrix units in turn at once: returns the first, as n calls would.
   std::size_t take_matrix_units(std::uint64_t n) {
-    const std::size_t first = next_matrix_ % matrix_.size();
+    const std::size_t first = next_matrix_ % matrix_units();
     next_matrix_ += n;
     return first;
   }
@@ -140,9 +140,9 @@ class Chip : public sc_core::sc_module {
   Granularity granularity_;
   SimStats stats_;
   TilingLimits limits_;
-  std::vector<MatrixUnit> matrix_;
-  std::vector<VectorUnit> vector_;
   EventQueue matrix_events_, vector_events_, memory_events_, launcher_events_;
+  std::unique_ptr<ComputeTarget> matrix_, vector_;  // the unit families, behind the compute seam
+  ComputePort matrix_port_, vector_port_;           // the op runs' ends of it
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<MemoryTarget> front_memory_;  // [memory] model's, in front of hbm_ (null: none)

@@ -1,50 +1,34 @@
 #pragma once
-// A matrix engine (a TPU MXU or one GPU SM's tensor cores) and a vector engine: the timelines
-// of servers whose service time comes from the work's shape. Their completion events are
-// raised by whoever waits for them (a wave of tiles raises one).
+// A chip's matrix engines (TPU MXUs or GPU SMs' tensor cores) and vector engines as families of
+// units behind the compute seam (components/compute_port.hpp): servers whose service time comes
+// from the work's shape. A matrix unit's work is cycles of its array, a vector unit's FLOPs.
+#include "components/compute_port.hpp"
 #include "components/matrix_tile.hpp"
-#include "components/server.hpp"
 #include "core/hardware.hpp"
 
 namespace roofsim {
 
-class MatrixUnit {
+class MatrixUnits final : public UnitArray {
  public:
-  explicit MatrixUnit(const MatrixSpec& spec)
-      : spec_(spec), latency_ps_(cycles_to_ps(matrix_job_latency_cycles(spec))) {}
-  double tile_cycles(const TileShape& t, DType compute) const {
-    return matrix_tile_cycles(spec_, t, compute);
-  }
-  // Occupies the array for `cycles` from now (or when it frees up); returns when the result
-  // is ready, pipeline drain included.
-  Picoseconds run(Picoseconds now, double cycles) { return run_ps(now, cycles_to_ps(cycles)); }
-  // The same for a service time already converted (cycles_to_ps): a wave whose units take equal
-  // cycles converts them once.
-  Picoseconds run_ps(Picoseconds now, Picoseconds service) { return timeline_.reserve(now, service) + latency_ps_; }
-  Picoseconds cycles_to_ps(double cycles) const { return ceil_ps(cycles / spec_.sustained_clock_hz); }
-  const Timeline& timeline() const { return timeline_; }
-  Timeline& timeline() { return timeline_; }
+  MatrixUnits(const sc_core::sc_module_name& name, const MatrixSpec& spec)
+      : UnitArray(name, static_cast<std::size_t>(spec.units), cycles_to_ps(spec, matrix_job_latency_cycles(spec))), spec_(spec) {}
+  double tile_cycles(const TileShape& t, DType compute) const { return matrix_tile_cycles(spec_, t, compute); }
+  // A job's array cycles at the sustained clock; its result is ready the pipeline's drain later.
+  static Picoseconds cycles_to_ps(const MatrixSpec& spec, double cycles) { return ceil_ps(cycles / spec.sustained_clock_hz); }
 
  private:
+  Picoseconds service_ps(double cycles) const override { return cycles_to_ps(spec_, cycles); }
   const MatrixSpec& spec_;
-  Timeline timeline_;
-  Picoseconds latency_ps_;
 };
 
-class VectorUnit {
+class VectorUnits final : public UnitArray {
  public:
-  explicit VectorUnit(const VectorSpec& spec)
-      : spec_(spec), latency_ps_(ceil_ps(spec.pipeline_latency_cycles / spec.clock_hz)) {}
-  Picoseconds run(Picoseconds now, double flops) {
-    return timeline_.reserve(now, ceil_ps(flops / spec_.flops_per_clock / spec_.clock_hz)) + latency_ps_;
-  }
-  const Timeline& timeline() const { return timeline_; }
-  Timeline& timeline() { return timeline_; }
+  VectorUnits(const sc_core::sc_module_name& name, const VectorSpec& spec)
+      : UnitArray(name, static_cast<std::size_t>(spec.units), ceil_ps(spec.pipeline_latency_cycles / spec.clock_hz)), spec_(spec) {}
 
  private:
+  Picoseconds service_ps(double flops) const override { return ceil_ps(flops / spec_.flops_per_clock / spec_.clock_hz); }
   const VectorSpec& spec_;
-  Timeline timeline_;
-  Picoseconds latency_ps_;
 };
 
 }  // namespace roofsim

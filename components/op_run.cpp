@@ -172,12 +172,12 @@ void GemmRun::dispatch(std::int64_t step) {
   const GemmShape& g = plan_.shape;
   const DType compute = g.compute();
   const bool fine = chip_.granularity() == Granularity::fine;
-  const Picoseconds now = now_ps();
   const MatrixSpec& spec = chip_.hw().matrix;
-  // The kernel's CTA fixed cost holds every unit first (a coarse wave does it in its own loop
-  // over the units, below: the same reservations, one pass).
+  ComputePort& units = chip_.matrix_port();
+  // The kernel's CTA fixed cost holds every unit first (a coarse wave sends it with its work).
   if (cta_step_ps_ > 0 && fine) {
-    for (std::size_t u = 0; u < chip_.matrix_units(); ++u) chip_.matrix_unit(u).timeline().reserve(now, cta_step_ps_);
+    units.request().hold_ps = cta_step_ps_;
+    units.transport();
   }
   // A block has at most eight job shapes: full, short at the right edge, short at the bottom,
   // the corner, each with a full or short last k part. Their cycles are worked out once.
@@ -318,29 +318,16 @@ void GemmRun::dispatch(std::int64_t step) {
     padded_flops += mac_flops(wave.padded_cycles);
     const MemRange out{c_address(s.batch, 0, 0), s.last_k ? tensor_bytes(s.batch_count * s.m * out_col(s.n), g.c) : 0};
     // One wave: every unit works through its share; one event when the last is ready.
-    Picoseconds ready = now, last_started = now;  // the last unit's end, and when its share began
-    // Most units of a wave take the same cycles: each distinct amount is converted to time once.
-    double converted_cycles = -1;
-    Picoseconds converted_ps = 0;
-    for (std::size_t u = 0; u < unit_cycles_.size(); ++u) {
-      if (cta_step_ps_ > 0) chip_.matrix_unit(u).timeline().reserve(now, cta_step_ps_);
-      const double c = unit_cycles_[u] + wave.every_unit;
-      unit_cycles_[u] = 0;
-      if (c == 0) continue;
-      if (c != converted_cycles) {
-        converted_cycles = c;
-        converted_ps = chip_.matrix_unit(u).cycles_to_ps(c);
-      }
-      const Picoseconds done = chip_.matrix_unit(u).run_ps(now, converted_ps);
-      const Timeline& t = chip_.matrix_unit(u).timeline();
-      // Of the units that end last, the one that began last: a choice that does not depend on
-      // the units' numbering (layer replay treats idle units as interchangeable).
-      if (done > ready || (done == ready && t.last_start() > last_started)) {
-        ready = done;
-        last_started = t.last_start();
-      }
-      if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, t.last_start(), t.free_at());
-    }
+    UnitWave& w = units.request();
+    w.hold_ps = cta_step_ps_;
+    w.work = unit_cycles_.data();
+    w.count = unit_cycles_.size();
+    w.every_unit = wave.every_unit;
+    w.label = trace_name;
+    const UnitWave& reply = units.transport();
+    std::fill(unit_cycles_.begin(), unit_cycles_.end(), 0.0);
+    // The last unit's end, and when its share began.
+    const Picoseconds ready = reply.ready, last_started = reply.last_started;
     // The tiles' writes: a unit writes each output tile when it finishes it, so with several
     // rounds of tiles per unit the output leaves in as many parts over the units' work on this
     // step, the last at `ready`, not all at once at the end (which would leave a write-bound
@@ -378,9 +365,13 @@ void GemmRun::dispatch(std::int64_t step) {
         const MemRange out{c_address(s.batch + r / slots_m, padding ? 0 : m0, n0),
                            s.last_k && last && !padding ? tensor_bytes(tm * (out_col(n0 + tn) - out_col(n0)), g.c) : 0};
         jobs_added(step, 1);
-        const Picoseconds done_at = chip_.matrix_unit(u).run(now, c);
-        if (trace_name >= 0) chip_.trace_sink().record(chip_.matrix_track(u), trace_name, chip_.matrix_unit(u).timeline().last_start(), chip_.matrix_unit(u).timeline().free_at());
-        chip_.matrix_events().at(done_at, [this, step, out] { job_done(step, out); });
+        UnitWave& w = units.request();
+        w.work = &c;
+        w.first = u;
+        w.count = 1;
+        w.zero_jobs = true;
+        w.label = trace_name;
+        chip_.matrix_events().at(units.transport().ready, [this, step, out] { job_done(step, out); });
         if (++u == chip_.matrix_units()) u = 0;
       }
     }

@@ -133,6 +133,7 @@ class VectorRun : public OpRun {
   void dispatch(std::int64_t step) override;
   VectorPlan plan_;
   std::uint64_t in_base_, out_base_;
+  std::vector<double> unit_flops_;  // scratch: one wave's FLOPs per unit with a share, in turn
 };
 
 }  // namespace roofsim

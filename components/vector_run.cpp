@@ -35,13 +35,10 @@ void VectorRun::dispatch(std::int64_t step) {
       static_cast<__int128>(plan_.shape.elements_out) * first_in / plan_.shape.elements_in);
   const MemRange out{out_base_ + tensor_bytes(first_out, plan_.shape.output_dtype()), s.out_bytes};
   const std::size_t units = chip_.vector_units();
-  const Picoseconds now = now_ps();
-  if (cta_step_ps_ > 0) {
-    for (std::size_t u = 0; u < units; ++u) chip_.vector_unit(u).timeline().reserve(now, cta_step_ps_);
-  }
+  ComputePort& port = chip_.vector_port();
   // Each unit's share of the step: even, or (a last partial wave) as many of the wave's CTAs as
   // it holds, the same units step after step (a CTA stays on its unit). each_share calls
-  // f(unit, its parts of the step's `parts`) for every unit with a share.
+  // f(unit, its parts of the step's `parts`) for every unit with a share, units in turn.
   const bool uneven = s.wave_ctas > 0;
   const std::int64_t n = static_cast<std::int64_t>(units);
   const double parts = static_cast<double>(uneven ? s.wave_ctas : n);
@@ -55,32 +52,46 @@ void VectorRun::dispatch(std::int64_t step) {
       }
     }
   };
-  auto trace = [&](std::size_t u) {
-    if (trace_name < 0) return;
-    const Timeline& t = chip_.vector_unit(u).timeline();
-    chip_.trace_sink().record(chip_.vector_track(u), trace_name, t.last_start(), t.free_at());
-  };
   if (chip_.granularity() == Granularity::fine) {
+    // The kernel's CTA fixed cost holds every unit first.
+    if (cta_step_ps_ > 0) {
+      port.request().hold_ps = cta_step_ps_;
+      port.transport();
+    }
     // Eight pieces per unit, one event each; the chunk's output goes out with the last.
     constexpr int kPieces = 8;
     auto left = std::make_shared<std::size_t>(static_cast<std::size_t>(kPieces * active));
     jobs_added(step, static_cast<std::int64_t>(*left));
     for (int piece = 0; piece < kPieces; ++piece) {
       each_share([&](std::size_t u, double share) {
-        const Picoseconds ready = chip_.vector_unit(u).run(now, s.flops * share / (parts * kPieces));
-        trace(u);
-        chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
+        const double flops = s.flops * share / (parts * kPieces);
+        UnitWave& w = port.request();
+        w.work = &flops;
+        w.first = u;
+        w.count = 1;
+        w.zero_jobs = true;
+        w.label = trace_name;
+        chip_.vector_events().at(port.transport().ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
       });
     }
     return;
   }
-  Picoseconds ready = now;
+  // One wave over the units with a share, from the first in turn; one event when the last is ready.
+  unit_flops_.clear();
+  std::size_t first = 0;
   each_share([&](std::size_t u, double share) {
-    ready = std::max(ready, chip_.vector_unit(u).run(now, s.flops * share / parts));
-    trace(u);
+    if (unit_flops_.empty()) first = u;
+    unit_flops_.push_back(s.flops * share / parts);
   });
+  UnitWave& w = port.request();
+  w.hold_ps = cta_step_ps_;
+  w.work = unit_flops_.data();
+  w.first = first;
+  w.count = unit_flops_.size();
+  w.zero_jobs = true;
+  w.label = trace_name;
   jobs_added(step, 1);
-  chip_.vector_events().at(ready, [this, step, out] { job_done(step, out); });
+  chip_.vector_events().at(port.transport().ready, [this, step, out] { job_done(step, out); });
 }
 
 }  // namespace roofsim

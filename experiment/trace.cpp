@@ -208,8 +208,13 @@ std::string TraceLayout::json(int steps) const {
                                     {"roof", roof_name(o.bound.roof)}};
           out += ",\"args\":" + args.dump() + ",\"cat\":" + escaped(o.op->op_class) + ",\"name\":" + escaped(o.op->name);
         } else {
-          // A transport track's slice: the TLM calls it merges and the bytes they carried.
-          if (s.calls > 0) out += ",\"args\":{\"calls\":" + std::to_string(s.calls) + ",\"bytes\":" + std::to_string(s.bytes) + "}";
+          // A transport track's slice: the TLM calls it merges and the bytes they carried (a
+          // memory's; a compute family's calls carry work, no bytes).
+          if (s.calls > 0) {
+            out += ",\"args\":{\"calls\":" + std::to_string(s.calls);
+            if (s.bytes > 0) out += ",\"bytes\":" + std::to_string(s.bytes);
+            out += "}";
+          }
           out += ",\"name\":" + (*t.names)[static_cast<std::size_t>(s.name)];
         }
         out += ids;

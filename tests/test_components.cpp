@@ -10,6 +10,7 @@
 #include "components/time_intervals.hpp"
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
+#include "components/matrix_unit.hpp"
 #include "components/memory_model.hpp"
 #include "components/sim_context.hpp"
 #include "components/simulation.hpp"
@@ -277,21 +278,60 @@ TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth
 TEST_CASE("a matrix unit is busy for its tile's cycles at its clock, then drains", "[systemc][matrix]") {
   SimulationContext kernel;
   HardwareSpec tpu = load_hardware("tpu_v4");
+  tpu.matrix.units = 1;
   SimStats stats;
   EventQueue events("events", stats);
-  MatrixUnit mxu(tpu.matrix);
+  MatrixUnits mxu("mxu", tpu.matrix);
+  ComputePort port("port");
+  port.bind(mxu);
   Picoseconds first = 0, second = 0;
   const double cycles = mxu.tile_cycles({512, 128, 256}, DType::bf16);  // 2 passes of 512 rows
+  auto job = [&] {
+    UnitWave& w = port.request();
+    w.work = &cycles;
+    w.count = 1;
+    return port.transport().ready;
+  };
   AtTimeZero go("go", [&] {
-    events.at(mxu.run(now_ps(), cycles), [&] { first = now_ps(); });
-    events.at(mxu.run(now_ps(), cycles), [&] { second = now_ps(); });
+    events.at(job(), [&] { first = now_ps(); });
+    events.at(job(), [&] { second = now_ps(); });
   });
   kernel.run();
   const Picoseconds busy = ceil_ps(1024 / 1.05e9), drain = ceil_ps(256 / 1.05e9);
   CHECK(cycles == 1024);
   CHECK(first == busy + drain);
   CHECK(second == 2 * busy + drain);  // the second tile queues behind the first; drains overlap
-  CHECK(mxu.timeline().busy_ps() == 2 * busy);
+  CHECK(mxu.server(0).busy_ps() == 2 * busy);
+}
+
+TEST_CASE("a wave through the compute seam holds every unit, then serves each its work, and reports the last", "[systemc][matrix]") {
+  SimulationContext kernel;
+  HardwareSpec h100 = load_hardware("h100_sxm5");
+  h100.vector.units = 4;
+  VectorUnits units("vector_units", h100.vector);
+  ComputePort port("port");
+  port.bind(units);
+  const Picoseconds latency = ceil_ps(h100.vector.pipeline_latency_cycles / h100.vector.clock_hz);
+  auto flops_ps = [&](double f) { return ceil_ps(f / h100.vector.flops_per_clock / h100.vector.clock_hz); };
+  UnitWave reply;
+  AtTimeZero go("go", [&] {
+    // Units 2, 3, 0 in turn (starting at 2, wrapping); unit 3's amount of 0 is no job.
+    const double work[3] = {1000, 0, 4000};
+    UnitWave& w = port.request();
+    w.hold_ps = 500;
+    w.work = work;
+    w.first = 2;
+    w.count = 3;
+    w.every_unit = 0;
+    reply = port.transport();
+  });
+  kernel.run();
+  CHECK(units.server(0).jobs() == 2);  // the hold and its work
+  CHECK(units.server(1).jobs() == 1);  // the hold only
+  CHECK(units.server(3).jobs() == 1);  // its amount was 0
+  CHECK(units.server(0).free_at() == 500 + flops_ps(4000));
+  CHECK(reply.ready == 500 + flops_ps(4000) + latency);
+  CHECK(reply.last_started == 500);
 }
 
 TEST_CASE("exposed time is the communication no computation covers", "[systemc][intervals]") {

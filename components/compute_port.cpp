@@ -1,0 +1,72 @@
+// The compute seam's unit array and initiator port (declared in compute_port.hpp).
+#include "components/compute_port.hpp"
+
+namespace roofsim {
+
+void UnitArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  UnitWave& w = *trans.get_extension<UnitWave>();
+  const Picoseconds now = now_ps() + delay.value();
+  const std::size_t n = units_.size();
+  if (w.hold_ps > 0) {
+    for (Timeline& t : units_) t.reserve(now, w.hold_ps);
+  }
+  Picoseconds ready = now, last_started = now;
+  // Most units of a wave take the same work: each distinct amount is converted to time once.
+  double converted = -1;
+  Picoseconds converted_ps = 0;
+  std::size_t u = w.first % n;
+  for (std::size_t i = 0; i < w.count; ++i, u = u + 1 == n ? 0 : u + 1) {
+    const double amount = w.work[i] + w.every_unit;
+    if (amount == 0 && !w.zero_jobs) continue;
+    if (amount != converted) {
+      converted = amount;
+      converted_ps = service_ps(amount);
+    }
+    Timeline& t = units_[u];
+    const Picoseconds done = t.reserve(now, converted_ps) + latency_ps_;
+    if (done > ready || (done == ready && t.last_start() > last_started)) {
+      ready = done;
+      last_started = t.last_start();
+    }
+    traced(u, w.label, t.last_start(), t.free_at());
+  }
+  w.ready = ready;
+  w.last_started = last_started;
+  delay += sc_core::sc_time::from_value(ready - now);
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+ComputePort::ComputePort(const sc_core::sc_module_name& name)
+    : sc_core::sc_module(name), socket_("socket"), wave_(new UnitWave) {
+  payload_.set_extension(wave_);
+  payload_.set_command(tlm::TLM_IGNORE_COMMAND);
+  payload_.set_data_ptr(nullptr);
+  payload_.set_data_length(0);
+  payload_.set_streaming_width(0);
+  payload_.set_byte_enable_ptr(nullptr);
+  payload_.set_dmi_allowed(false);
+}
+
+UnitWave& ComputePort::request() {
+  *wave_ = UnitWave();
+  return *wave_;
+}
+
+const UnitWave& ComputePort::transport() {
+  payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  socket_->b_transport(payload_, delay);
+  if (trace_ && trace_->enabled && wave_->label >= 0) {
+    const Picoseconds now = now_ps();
+    trace_->record_transport(track_, wave_->label, now, now + delay.value(), 0);
+  }
+  return *wave_;
+}
+
+void ComputePort::trace_into(TraceSink& sink, const std::string& initiator, const std::string& target) {
+  if (trace_ == &sink) return;
+  trace_ = &sink;
+  track_ = sink.add_track("transport " + initiator + " -> " + target);
+}
+
+}  // namespace roofsim

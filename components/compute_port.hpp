@@ -1,0 +1,119 @@
+#pragma once
+// The seam between an op's run and the compute units it keeps busy: TLM-2.0 sockets, as between
+// the DMA engine and memory (components/memory_port.hpp). An op run sends a loosely-timed
+// transaction (a wave: an amount of work per unit, or one job on one unit) through its chip's
+// port to the family of units bound to it (matrix units, vector units); the family reserves its
+// own units' timelines and annotates the delay until the last job's result is ready, so
+// contention and queueing emerge in the family as before, and another model of the units (a
+// systolic array stepped cycle by cycle, a Verilator-generated block) is a module bound to the
+// same socket rather than edits in the op runs. The payload carries no data.
+#include <cstddef>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "components/server.hpp"
+#include "components/trace_sink.hpp"
+
+namespace roofsim {
+
+// What a compute transaction carries beyond the generic payload. Work is in the family's own
+// measure: cycles of a matrix unit, FLOPs of a vector unit.
+struct UnitWave : tlm::tlm_extension<UnitWave> {
+  // In.
+  Picoseconds hold_ps = 0;       // every unit is held this long first (a kernel's per-CTA cost)
+  // The jobs: `count` amounts, the i-th for unit (first + i) mod units, each plus `every_unit`
+  // (whole rounds of a wave). An amount of 0 is no job unless zero_jobs (a job that only waits
+  // for its unit to free up). count 0: only the hold.
+  const double* work = nullptr;
+  std::size_t first = 0, count = 0;
+  double every_unit = 0;
+  bool zero_jobs = false;
+  int label = -1;                // the op in the trace (-1: none)
+  // Out.
+  Picoseconds ready = 0;         // when the last job's result is ready (the call's time when none)
+  Picoseconds last_started = 0;  // of the units ending last, the latest start: a choice that does
+                                 // not depend on the units' numbering (layer replay renumbers them)
+  tlm::tlm_extension_base* clone() const override { return new UnitWave(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const UnitWave&>(other); }
+};
+
+// A family of compute units an op run sends work to. b_transport is called at the initiator's
+// current time and leaves in `delay` the time from then until the wave's last result is ready
+// (and the UnitWave's ready and last_started filled in).
+class ComputeTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ComputeTarget> socket;
+  // The units, one server each: layer replay saves and skips their timelines
+  // (components/layer_replay.hpp) and the run counts their jobs. Units are interchangeable: a
+  // model whose units keep other state between transactions cannot be replayed.
+  virtual std::size_t units() const = 0;
+  virtual Timeline& server(std::size_t unit) = 0;
+  const Timeline& server(std::size_t unit) const { return const_cast<ComputeTarget*>(this)->server(unit); }
+  // Records each unit's busy intervals (while `sink` is enabled) on tracks first_track,
+  // first_track + 1, ...
+  void trace_into(TraceSink& sink, int first_track) {
+    trace_ = &sink;
+    first_track_ = first_track;
+  }
+
+ protected:
+  explicit ComputeTarget(const sc_core::sc_module_name& name) : sc_core::sc_module(name), socket("socket") {
+    socket.register_b_transport(this, &ComputeTarget::b_transport);
+  }
+  virtual void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) = 0;
+  // The busy interval of `unit` just reserved, for the trace.
+  void traced(std::size_t unit, int label, Picoseconds start, Picoseconds end) {
+    if (trace_ && trace_->enabled && label >= 0) trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
+  }
+
+ private:
+  TraceSink* trace_ = nullptr;
+  int first_track_ = 0;
+};
+
+// Identical units that each serve one job after another (a timeline each), every job ready a
+// pipelined latency after its service ends: the matrix and vector units of a chip. A subclass
+// says how long an amount of its work takes.
+class UnitArray : public ComputeTarget {
+ public:
+  std::size_t units() const override { return units_.size(); }
+  Timeline& server(std::size_t unit) override { return units_[unit]; }
+
+ protected:
+  UnitArray(const sc_core::sc_module_name& name, std::size_t units, Picoseconds latency_ps)
+      : ComputeTarget(name), units_(units), latency_ps_(latency_ps) {}
+  virtual Picoseconds service_ps(double work) const = 0;
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+
+ private:
+  std::vector<Timeline> units_;
+  Picoseconds latency_ps_;
+};
+
+// An op run's end of the seam: one reusable payload (b_transport returns before the next is
+// sent), its UnitWave owned by the payload.
+class ComputePort : public sc_core::sc_module {
+ public:
+  explicit ComputePort(const sc_core::sc_module_name& name);
+  void bind(ComputeTarget& units) { socket_.bind(units.socket); }
+  // The request to fill in: cleared to its defaults, the previous call's reply included.
+  UnitWave& request();
+  // Sends the request now; returns it with its reply.
+  const UnitWave& transport();
+  // Records every labelled call from now on (while `sink` is enabled) on a track of its own,
+  // "transport INITIATOR -> TARGET", added to `sink` by the first call: a slice per op and run
+  // of calls, with their count.
+  void trace_into(TraceSink& sink, const std::string& initiator, const std::string& target);
+
+ private:
+  tlm_utils::simple_initiator_socket<ComputePort> socket_;
+  tlm::tlm_generic_payload payload_;
+  UnitWave* wave_;  // owned by payload_
+  TraceSink* trace_ = nullptr;
+  int track_ = -1;
+};
+
+}  // namespace roofsim

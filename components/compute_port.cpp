@@ -4,7 +4,7 @@
 namespace roofsim {
 
 void UnitArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  UnitWave& w = *trans.get_extension<UnitWave>();
+  UnitWave& w = UnitWave::of(trans);
   const Picoseconds now = now_ps() + delay.value();
   const std::size_t n = units_.size();
   if (w.hold_ps > 0) {
@@ -37,30 +37,29 @@ void UnitArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
 }
 
 ComputePort::ComputePort(const sc_core::sc_module_name& name)
-    : sc_core::sc_module(name), socket_("socket"), wave_(new UnitWave) {
-  payload_.set_extension(wave_);
-  payload_.set_command(tlm::TLM_IGNORE_COMMAND);
-  payload_.set_data_ptr(nullptr);
-  payload_.set_data_length(0);
+    : sc_core::sc_module(name), socket_("socket") {
+  payload_.set_command(tlm::TLM_WRITE_COMMAND);
+  payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wave_));
+  payload_.set_data_length(sizeof wave_);
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
 }
 
 UnitWave& ComputePort::request() {
-  *wave_ = UnitWave();
-  return *wave_;
+  wave_ = UnitWave();
+  return wave_;
 }
 
 const UnitWave& ComputePort::transport() {
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket_->b_transport(payload_, delay);
-  if (trace_ && trace_->enabled && wave_->label >= 0) {
+  if (trace_ && trace_->enabled && wave_.label >= 0) {
     const Picoseconds now = now_ps();
-    trace_->record_transport(track_, wave_->label, now, now + delay.value(), 0);
+    trace_->record_transport(track_, wave_.label, now, now + delay.value(), 0);
   }
-  return *wave_;
+  return wave_;
 }
 
 void ComputePort::trace_into(TraceSink& sink, const std::string& initiator, const std::string& target) {

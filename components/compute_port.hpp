@@ -12,16 +12,16 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "components/server.hpp"
 #include "components/trace_sink.hpp"
 
 namespace roofsim {
 
-// What a compute transaction carries beyond the generic payload. Work is in the family's own
-// measure: cycles of a matrix unit, FLOPs of a vector unit.
-struct UnitWave : tlm::tlm_extension<UnitWave> {
+// What a compute transaction carries, as the generic payload's data (its data pointer: read
+// inline, where an extension's lookup is a library call on the op runs' hottest path). Work is
+// in the family's own measure: cycles of a matrix unit, FLOPs of a vector unit.
+struct UnitWave {
   // In.
   Picoseconds hold_ps = 0;       // every unit is held this long first (a kernel's per-CTA cost)
   // The jobs: `count` amounts, the i-th for unit (first + i) mod units, each plus `every_unit`
@@ -36,16 +36,17 @@ struct UnitWave : tlm::tlm_extension<UnitWave> {
   Picoseconds ready = 0;         // when the last job's result is ready (the call's time when none)
   Picoseconds last_started = 0;  // of the units ending last, the latest start: a choice that does
                                  // not depend on the units' numbering (layer replay renumbers them)
-  tlm::tlm_extension_base* clone() const override { return new UnitWave(*this); }
-  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const UnitWave&>(other); }
+  static UnitWave& of(tlm::tlm_generic_payload& trans) { return *reinterpret_cast<UnitWave*>(trans.get_data_ptr()); }
 };
 
 // A family of compute units an op run sends work to. b_transport is called at the initiator's
 // current time and leaves in `delay` the time from then until the wave's last result is ready
 // (and the UnitWave's ready and last_started filled in).
-class ComputeTarget : public sc_core::sc_module {
+class ComputeTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<ComputeTarget> socket;
+  // Bound straight to this module's interface (no simple socket's dispatch in between: a
+  // transport call is one virtual call, on a hot path of the simulation).
+  tlm::tlm_target_socket<> socket;
   // The units, one server each: layer replay saves and skips their timelines
   // (components/layer_replay.hpp) and the run counts their jobs. Units are interchangeable: a
   // model whose units keep other state between transactions cannot be replayed.
@@ -61,9 +62,15 @@ class ComputeTarget : public sc_core::sc_module {
 
  protected:
   explicit ComputeTarget(const sc_core::sc_module_name& name) : sc_core::sc_module(name), socket("socket") {
-    socket.register_b_transport(this, &ComputeTarget::b_transport);
+    socket.bind(*this);
   }
-  virtual void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) = 0;
+  // Loosely timed only: no forward path, no direct memory, no debug access.
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time&) override {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
   // The busy interval of `unit` just reserved, for the trace.
   void traced(std::size_t unit, int label, Picoseconds start, Picoseconds end) {
     if (trace_ && trace_->enabled && label >= 0) trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
@@ -94,7 +101,7 @@ class UnitArray : public ComputeTarget {
 };
 
 // An op run's end of the seam: one reusable payload (b_transport returns before the next is
-// sent), its UnitWave owned by the payload.
+// sent) whose data is the port's UnitWave.
 class ComputePort : public sc_core::sc_module {
  public:
   explicit ComputePort(const sc_core::sc_module_name& name);
@@ -111,7 +118,7 @@ class ComputePort : public sc_core::sc_module {
  private:
   tlm_utils::simple_initiator_socket<ComputePort> socket_;
   tlm::tlm_generic_payload payload_;
-  UnitWave* wave_;  // owned by payload_
+  UnitWave wave_;
   TraceSink* trace_ = nullptr;
   int track_ = -1;
 };

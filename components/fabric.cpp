@@ -94,7 +94,7 @@ Topology parse_topology(const std::string& text) {
 Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, const Topology& topology)
     : sc_core::sc_module(name), hw_(hw), topology_(topology), events_("link_events", stats_),
       link_bandwidth_(hw.links.bandwidth_per_direction * hw.links.efficiency),
-      latency_ps_(ceil_ps(hw.links.latency_s)) {
+      latency_ps_(ceil_ps(hw.links.latency_s)), port_("transfers") {
   if (hw.links.count <= 0) {
     // Located as a missing key is: the file at its root table's line.
     throw InputError((hw.source_file.empty() ? hw.name : hw.source_file + ":1") +
@@ -102,15 +102,19 @@ Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, cons
   }
   const std::string refusal = topology.family->link_refusal(topology, hw);
   if (!refusal.empty()) throw InputError(refusal);
-  links_.resize(topology.family->link_count(topology));
-  link_bytes_.assign(links_.size(), 0);
+  links_ = std::make_unique<LinkArray>("links", static_cast<std::size_t>(topology.family->link_count(topology)));
+  port_.bind(*links_);
+  links_->trace_into(trace_);
 }
 
 int Fabric::neighbour(int chip, int dim, int direction) const {
-  std::vector<int> c = coords(chip);
+  // The chip's coordinate along `dim` moves by one (wrapping); the others stay: in the chip
+  // number (x fastest, Topology::coords), that coordinate's place value times the change.
+  int stride = 1;
+  for (int d = 0; d < dim; ++d) stride *= topology_.dims[static_cast<std::size_t>(d)];
   const int k = topology_.dims[static_cast<std::size_t>(dim)];
-  c[static_cast<std::size_t>(dim)] = (c[static_cast<std::size_t>(dim)] + direction + k) % k;
-  return chip_at(c);
+  const int c = (chip / stride) % k;
+  return chip + ((c + direction + k) % k - c) * stride;
 }
 
 int Fabric::link_index(int chip, int dim, int direction) const {
@@ -119,18 +123,11 @@ int Fabric::link_index(int chip, int dim, int direction) const {
 
 void Fabric::set_tracing(bool on) {
   if (on && trace_.tracks().empty()) {
-    for (std::size_t i = 0; i < links_.size(); ++i) trace_.add_track(topology_.family->link_name(topology_, i));
+    for (std::size_t i = 0; i < links_->links(); ++i) trace_.add_track(topology_.family->link_name(topology_, i));
+    // The TLM transport calls of the fabric's transfers to its links.
+    port_.trace_into(trace_, "transfers", "links");
   }
   trace_.enabled = on;
-}
-
-void Fabric::traced(std::size_t l, const Wire& wire) {
-  if (!trace_.enabled || wire.trace_name < 0) return;
-  trace_.record(static_cast<int>(l), wire.trace_name, links_[l].last_start(), links_[l].free_at());
-}
-
-Picoseconds Fabric::service(std::uint64_t bytes, double bandwidth) const {
-  return ceil_ps(static_cast<double>(bytes) / bandwidth);
 }
 
 double Fabric::rate(double bandwidth, const Wire& wire) {
@@ -139,30 +136,20 @@ double Fabric::rate(double bandwidth, const Wire& wire) {
 }
 
 void Fabric::send(int from, int dim, int direction, std::uint64_t bytes, Callback done, const Wire& wire) {
-  const int l = link_index(from, dim, direction);
   // A torus link carries one of the chip's links; a ring of a switched system is not routed here.
-  const Picoseconds end = links_[static_cast<std::size_t>(l)].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
-  link_bytes_[static_cast<std::size_t>(l)] += bytes;
-  traced(static_cast<std::size_t>(l), wire);
-  events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+  const LinkHop hop{static_cast<std::size_t>(link_index(from, dim, direction)), rate(link_bandwidth_, wire), 0, latency_ps_};
+  events_.at(port_.transport(&hop, 1, bytes, wire.trace_name).arrival + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
 void Fabric::send_switched(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
   const std::size_t p = static_cast<std::size_t>(chips());
-  Timeline& up = links_[static_cast<std::size_t>(from)];
-  Timeline& down = links_[p + static_cast<std::size_t>(to)];
-  const Picoseconds s = service(bytes, rate(port_bandwidth(), wire));
+  const double r = rate(port_bandwidth(), wire);
   // Cut-through with buffering in the switch: the data leaves through the receiver's port as
   // soon as it arrives and that port is free; a busy output port does not block the input.
-  const Picoseconds up_end = up.reserve(now_ps(), s);
-  const Picoseconds down_end = down.reserve(up.last_start(), s);
-  link_bytes_[static_cast<std::size_t>(from)] += bytes;
-  link_bytes_[p + static_cast<std::size_t>(to)] += bytes;
-  traced(static_cast<std::size_t>(from), wire);
-  traced(p + static_cast<std::size_t>(to), wire);
   // Switch traversal: one link latency into the switch and one out of it, and what the
   // protocol adds.
-  events_.at(std::max(up_end, down_end) + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+  const LinkHop hops[2] = {{static_cast<std::size_t>(from), r, 0, 2 * latency_ps_}, {p + static_cast<std::size_t>(to), r, 0, 2 * latency_ps_}};
+  events_.at(port_.transport(hops, 2, bytes, wire.trace_name).arrival + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
 void Fabric::send_direct(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
@@ -178,16 +165,10 @@ void Fabric::send_direct(int from, int to, std::uint64_t bytes, Callback done, c
 }
 
 void Fabric::send_path(const std::vector<PathLink>& path, std::uint64_t bytes, Callback done, const Wire& wire) {
-  Picoseconds earliest = now_ps(), arrival = now_ps();
-  for (const PathLink& h : path) {
-    Timeline& l = links_[h.link];
-    const Picoseconds end = l.reserve(earliest, service(bytes, rate(h.bandwidth, wire)));
-    link_bytes_[h.link] += bytes;
-    traced(h.link, wire);
-    arrival = std::max(arrival, end + ceil_ps(h.tail_latency_s));
-    earliest = l.last_start() + ceil_ps(h.head_delay_s);
-  }
-  events_.at(arrival + ceil_ps(wire.extra_latency_s), std::move(done));
+  std::vector<LinkHop> hops;
+  hops.reserve(path.size());
+  for (const PathLink& h : path) hops.push_back({h.link, rate(h.bandwidth, wire), ceil_ps(h.head_delay_s), ceil_ps(h.tail_latency_s)});
+  events_.at(port_.transport(hops.data(), hops.size(), bytes, wire.trace_name).arrival + ceil_ps(wire.extra_latency_s), std::move(done));
 }
 
 void Fabric::send_to(int from, int to, std::uint64_t bytes, Callback done, const Wire& wire) {
@@ -209,16 +190,14 @@ void Fabric::forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std
   // transfers in the order they arrive; claiming a whole route up front would hold links
   // idle for transfers still queued elsewhere.
   const Topology::Hop& h = (*hops)[i];
-  const std::size_t l = static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction));
-  const Picoseconds end = links_[l].reserve(now_ps(), service(bytes, rate(link_bandwidth_, wire)));
-  link_bytes_[l] += bytes;
-  traced(l, wire);
+  const LinkHop hop{static_cast<std::size_t>(link_index(h.chip, h.dim, h.direction)), rate(link_bandwidth_, wire), 0, latency_ps_};
+  const LinkTransfer& sent = port_.transport(&hop, 1, bytes, wire.trace_name);
   if (i + 1 == hops->size()) {
-    events_.at(end + latency_ps_ + ceil_ps(wire.extra_latency_s), std::move(done));
+    events_.at(sent.arrival + ceil_ps(wire.extra_latency_s), std::move(done));
     return;
   }
   // Cut-through: the head reaches the next link a latency after this link started sending.
-  events_.at(links_[l].last_start() + latency_ps_, [this, hops, i, bytes, wire, done = std::move(done)]() mutable {
+  events_.at(sent.last_start + latency_ps_, [this, hops, i, bytes, wire, done = std::move(done)]() mutable {
     forward(hops, i + 1, bytes, std::move(done), wire);
   });
 }
@@ -228,35 +207,27 @@ void Fabric::switch_reduce(std::uint64_t bytes, const std::vector<Callback>& don
   // The algorithm refused hardware without it before the kernel started.
   if (!hw_.links.in_switch_reduction) throw std::logic_error("switch_reduce on a switch that cannot reduce");
   const std::size_t p = static_cast<std::size_t>(chips());
-  const Picoseconds now = now_ps();
   // The data streams at the slower of the port and the switch's reduction rate.
   const double port = rate(port_bandwidth(), wire);
   const double reduce = hw_.links.switch_reduction_rate > 0 ? std::min(port, hw_.links.switch_reduction_rate) : port;
-  const Picoseconds s = service(bytes, reduce);
   // The switch reduces as the data streams in and multicasts the result as it streams out:
   // every member's port in and port out carry the buffer over the same interval.
-  std::vector<std::size_t> ports;
+  std::vector<LinkHop> ports;
   for (int c : group) {
-    ports.push_back(static_cast<std::size_t>(c));
-    ports.push_back(p + static_cast<std::size_t>(c));
+    ports.push_back({static_cast<std::size_t>(c), reduce, 0, 2 * latency_ps_});
+    ports.push_back({p + static_cast<std::size_t>(c), reduce, 0, 2 * latency_ps_});
   }
-  Picoseconds start = now;
-  for (std::size_t i : ports) start = std::max(start, links_[i].free_at());
-  for (std::size_t i : ports) {
-    links_[i].reserve(start, s);
-    link_bytes_[i] += bytes;
-    traced(i, wire);
-  }
-  for (const Callback& d : done) events_.at(start + s + 2 * latency_ps_ + ceil_ps(wire.extra_latency_s), d);
+  const Picoseconds arrival = port_.transport(ports.data(), ports.size(), bytes, wire.trace_name, true).arrival;
+  for (const Callback& d : done) events_.at(arrival + ceil_ps(wire.extra_latency_s), d);
 }
 
 std::vector<Fabric::LinkUse> Fabric::link_use() const {
   std::vector<LinkUse> out;
-  for (std::size_t i = 0; i < links_.size(); ++i) {
+  for (std::size_t i = 0; i < links_->links(); ++i) {
     LinkUse u;
     u.name = topology_.family->link_name(topology_, i);
-    u.busy = links_[i].busy_ps();
-    u.bytes = link_bytes_[i];
+    u.busy = links_->server(i).busy_ps();
+    u.bytes = links_->bytes()[i];
     out.push_back(u);
   }
   return out;
@@ -264,7 +235,7 @@ std::vector<Fabric::LinkUse> Fabric::link_use() const {
 
 std::uint64_t Fabric::link_bytes_total() const {
   std::uint64_t total = 0;
-  for (std::uint64_t b : link_bytes_) total += b;
+  for (std::uint64_t b : links_->bytes()) total += b;
   return total;
 }
 
@@ -279,18 +250,18 @@ LinkDelta operator-(const LinkCounters& after, const LinkCounters& before) {
 }
 
 std::vector<Picoseconds> Fabric::state(Picoseconds now) const {
-  std::vector<Picoseconds> s(links_.size());
-  for (std::size_t i = 0; i < links_.size(); ++i) s[i] = links_[i].busy_after(now);
+  std::vector<Picoseconds> s(links_->links());
+  for (std::size_t i = 0; i < links_->links(); ++i) s[i] = links_->server(i).busy_after(now);
   return s;
 }
 
 LinkCounters Fabric::counters() const {
   LinkCounters c;
   c.events = stats_.events;
-  c.bytes = link_bytes_;
-  for (const Timeline& l : links_) {
-    c.busy.push_back(l.busy_ps());
-    c.jobs.push_back(l.jobs());
+  c.bytes = links_->bytes();
+  for (std::size_t i = 0; i < links_->links(); ++i) {
+    c.busy.push_back(links_->server(i).busy_ps());
+    c.jobs.push_back(links_->server(i).jobs());
   }
   return c;
 }
@@ -298,13 +269,14 @@ LinkCounters Fabric::counters() const {
 void Fabric::credit(const LinkDelta& delta) {
   stats_.events += delta.events;
   for (const LinkDelta::Link& l : delta.links) {
-    links_[l.index].skip(links_[l.index].free_at(), l.busy, l.jobs);
-    link_bytes_[l.index] += l.bytes;
+    Timeline& link = links_->server(l.index);
+    link.skip(link.free_at(), l.busy, l.jobs);
+    links_->bytes(l.index) += l.bytes;
   }
 }
 
 void Fabric::skip_to(Picoseconds until, const std::vector<Picoseconds>& end) {
-  for (std::size_t i = 0; i < links_.size(); ++i) links_[i].skip(until + end[i], 0, 0);
+  for (std::size_t i = 0; i < links_->links(); ++i) links_->server(i).skip(until + end[i], 0, 0);
 }
 
 }  // namespace roofsim

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "components/link_port.hpp"
 #include "components/server.hpp"
 #include "components/topology_family.hpp"
 #include "components/trace_sink.hpp"
@@ -168,15 +169,12 @@ class Fabric : public sc_core::sc_module {
   EventQueue& events() { return events_; }
 
  private:
-  Picoseconds service(std::uint64_t bytes, double bandwidth) const;
   // A link's (or port's) effective bandwidth as `wire` uses it.
   static double rate(double bandwidth, const Wire& wire);
   // send_routed from hop i on, now that the data's head has reached that hop's link.
   void forward(std::shared_ptr<const std::vector<Topology::Hop>> hops, std::size_t i, std::uint64_t bytes, Callback done,
                const Wire& wire);
   int link_index(int chip, int dim, int direction) const;
-  // Traces link l's last reservation under the wire's op name.
-  void traced(std::size_t l, const Wire& wire);
 
   HardwareSpec hw_;
   Topology topology_;
@@ -184,11 +182,12 @@ class Fabric : public sc_core::sc_module {
   EventQueue events_;
   double link_bandwidth_;
   Picoseconds latency_ps_;
-  // As the family lays them out (ring/torus: chip x dim x direction; switch: up then down
-  // ports; mesh: per sending chip, its chips - 1 peers in order).
-  std::vector<Timeline> links_;
-  std::vector<std::uint64_t> link_bytes_;
   TraceSink trace_;
+  // As the family lays them out (ring/torus: chip x dim x direction; switch: up then down
+  // ports; mesh: per sending chip, its chips - 1 peers in order), behind the link seam
+  // (components/link_port.hpp).
+  std::unique_ptr<LinkArray> links_;
+  LinkPort port_;
 };
 
 }  // namespace roofsim

@@ -10,6 +10,7 @@
 #include "components/time_intervals.hpp"
 #include "components/dma.hpp"
 #include "components/hbm.hpp"
+#include "components/link_port.hpp"
 #include "components/matrix_unit.hpp"
 #include "components/memory_model.hpp"
 #include "components/sim_context.hpp"
@@ -332,6 +333,36 @@ TEST_CASE("a wave through the compute seam holds every unit, then serves each it
   CHECK(units.server(0).free_at() == 500 + flops_ps(4000));
   CHECK(reply.ready == 500 + flops_ps(4000) + latency);
   CHECK(reply.last_started == 500);
+}
+
+TEST_CASE("a transfer through the link seam claims its links cut-through, or all at once when together", "[systemc][links]") {
+  SimulationContext kernel;
+  LinkArray links("links", 3);
+  LinkPort port("port");
+  port.bind(links);
+  // 1 MB at 1 TB/s: 1 us per link; the head reaches the next link 100 ns after a link starts.
+  const double rate = 1e12;
+  const Picoseconds us = 1000000, head = 100000, tail = 50000;
+  LinkTransfer path, busy, together;
+  AtTimeZero go("go", [&] {
+    const LinkHop one[1] = {{2, rate, 0, 0}};
+    busy = port.transport(one, 1, 2000000, -1);  // link 2 busy for 2 us
+    const LinkHop hops[2] = {{0, rate, head, tail}, {2, rate, head, tail}};
+    path = port.transport(hops, 2, 1000000, -1);
+    const LinkHop all[2] = {{0, rate, 0, tail}, {1, rate, 0, tail}};
+    together = port.transport(all, 2, 1000000, -1, true);
+  });
+  kernel.run();
+  CHECK(busy.arrival == 2 * us);
+  // Link 0 from 0 to 1 us; link 2 from when it frees (2 us, not at 100 ns) to 3 us.
+  CHECK(path.last_start == 2 * us);
+  CHECK(path.arrival == 3 * us + tail);
+  // Links 0 (free at 1 us) and 1 (idle) carry it over the same interval, from 1 us.
+  CHECK(together.last_start == us);
+  CHECK(together.arrival == 2 * us + tail);
+  CHECK(links.server(1).last_start() == us);
+  CHECK(links.bytes()[0] == 2000000);
+  CHECK(links.bytes()[2] == 3000000);
 }
 
 TEST_CASE("exposed time is the communication no computation covers", "[systemc][intervals]") {

@@ -19,8 +19,13 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
   matrix_port_.bind(*matrix_);
   vector_port_.bind(*vector_);
   hbm_ = std::make_unique<HbmChannels>("hbm", hw_.hbm, memory_events_);
+  if (hw_.pim.present) {
+    near_memory_units_ = std::make_unique<NearMemoryUnits>("near_memory_units", hw_.pim, hbm_->channel_count());
+    near_memory_port_ = std::make_unique<ComputePort>("near_memory_port");
+    near_memory_port_->bind(*near_memory_units_);
+  }
   hbm_->attach_trace(&trace_, static_cast<int>(matrix_units() + vector_units()));
-  dma_ = std::make_unique<DmaEngine>(hw_.dma, hw_.hbm, hw_.tile_buffer_memory(), memory_events_, stats_);
+  dma_ = std::make_unique<DmaEngine>("dma", hw_.dma, hw_.hbm, hw_.tile_buffer_memory(), memory_events_, stats_);
   // The DMA engine reaches HBM through the memory model the hardware file names.
   front_memory_ = memory_model_of(hw_).build("memory", hw_, *hbm_);
   dma_->bind(front_memory_ ? *front_memory_ : static_cast<MemoryTarget&>(*hbm_));
@@ -53,6 +58,7 @@ std::uint64_t Chip::server_jobs() const {
   for (std::size_t i = 0; i < matrix_->units(); ++i) jobs += matrix_->server(i).jobs();
   for (std::size_t i = 0; i < vector_->units(); ++i) jobs += vector_->server(i).jobs();
   for (std::size_t c = 0; c < hbm_->channel_count(); ++c) jobs += hbm_->channel(c).jobs();
+  for (std::size_t i = 0; near_memory_units_ && i < near_memory_units_->units(); ++i) jobs += near_memory_units_->server(i).jobs();
   jobs += dma_->resident_server().jobs();
   if (front_memory_) {
     for (const Timeline* t : front_memory_->servers()) jobs += t->jobs();
@@ -176,8 +182,8 @@ void Chip::launch(std::unique_ptr<OpRun> run, OpResult& result, Callback done) {
 }
 
 bool ChipState::operator==(const ChipState& o) const {
-  return std::tie(matrix, vector, channels, resident, memory, launcher, address_phase, cleanups) ==
-         std::tie(o.matrix, o.vector, o.channels, o.resident, o.memory, o.launcher, o.address_phase, o.cleanups);
+  return std::tie(matrix, vector, channels, near_memory, resident, memory, launcher, address_phase, cleanups) ==
+         std::tie(o.matrix, o.vector, o.channels, o.near_memory, o.resident, o.memory, o.launcher, o.address_phase, o.cleanups);
 }
 
 ChipCounters ChipCounters::operator-(const ChipCounters& o) const {
@@ -218,6 +224,7 @@ ChipState Chip::state(Picoseconds now) const {
   s.matrix = from_next(next_matrix_ % matrix.units(), matrix.units(), [&](std::size_t i) { return matrix.server(i).busy_after(now); });
   s.vector = from_next(next_vector_ % vector.units(), vector.units(), [&](std::size_t i) { return vector.server(i).busy_after(now); });
   s.channels = from_next((next_address_ / granule) % channels, channels, [&](std::size_t i) { return hbm_->channel(i).busy_after(now); });
+  for (std::size_t i = 0; near_memory_units_ && i < near_memory_units_->units(); ++i) s.near_memory.push_back(near_memory_units_->server(i).busy_after(now));
   s.resident = dma_->resident_server().busy_after(now);
   if (front_memory_) {
     for (const Timeline* t : front_memory_->servers()) s.memory.push_back(t->busy_after(now));
@@ -251,6 +258,7 @@ void Chip::skip_to(Picoseconds until, const ChipState& end, const ChipCounters& 
   for (std::size_t i = 0; i < hbm_->channel_count(); ++i) {
     hbm_->channel((c + i) % hbm_->channel_count()).skip(until + end.channels[i], 0, 0);
   }
+  for (std::size_t i = 0; near_memory_units_ && i < near_memory_units_->units(); ++i) near_memory_units_->server(i).skip(until + end.near_memory[i], 0, 0);
   dma_->resident_server().skip(until + end.resident, 0, 0);
   if (front_memory_) {
     const std::vector<Timeline*> servers = front_memory_->servers();

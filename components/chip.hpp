@@ -47,6 +47,7 @@ class OpRun;
 // states compare equal run the same ops in the same time, on units (and channels) renumbered.
 struct ChipState {
   std::vector<Picoseconds> matrix, vector, channels;
+  std::vector<Picoseconds> near_memory;  // its units, by channel (not interchangeable)
   Picoseconds resident = 0;  // the tile buffer's server for resident reads
   std::vector<Picoseconds> memory;  // the servers of the memory model in front of HBM ([memory] model)
   Picoseconds launcher = 0;
@@ -91,6 +92,8 @@ class Chip : public sc_core::sc_module {
   // Where op runs send work for the matrix and vector units (components/compute_port.hpp).
   ComputePort& matrix_port() { return matrix_port_; }
   ComputePort& vector_port() { return vector_port_; }
+  // The near-memory units' (hw.pim.present: one per HBM channel).
+  ComputePort& near_memory_port() { return *near_memory_port_; }
   EventQueue& matrix_events() { return matrix_events_; }
   EventQueue& vector_events() { return vector_events_; }
   std::size_t matrix_units() const { return matrix_->units(); }
@@ -143,6 +146,8 @@ class Chip : public sc_core::sc_module {
   EventQueue matrix_events_, vector_events_, memory_events_, launcher_events_;
   std::unique_ptr<ComputeTarget> matrix_, vector_;  // the unit families, behind the compute seam
   ComputePort matrix_port_, vector_port_;           // the op runs' ends of it
+  std::unique_ptr<ComputeTarget> near_memory_units_;  // both null: the chip has none
+  std::unique_ptr<ComputePort> near_memory_port_;
   std::unique_ptr<HbmChannels> hbm_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<MemoryTarget> front_memory_;  // [memory] model's, in front of hbm_ (null: none)

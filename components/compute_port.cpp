@@ -23,7 +23,8 @@ void UnitArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
       converted_ps = service_ps(amount);
     }
     Timeline& t = units_[u];
-    const Picoseconds done = t.reserve(now, converted_ps) + latency_ps_;
+    const Picoseconds at = w.not_before && w.not_before[i] > now ? w.not_before[i] : now;
+    const Picoseconds done = t.reserve(at, converted_ps) + latency_ps_;
     if (done > ready || (done == ready && t.last_start() > last_started)) {
       ready = done;
       last_started = t.last_start();

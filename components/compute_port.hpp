@@ -31,6 +31,7 @@ struct UnitWave {
   std::size_t first = 0, count = 0;
   double every_unit = 0;
   bool zero_jobs = false;
+  const Picoseconds* not_before = nullptr;  // per job: the earliest it may start (null: now)
   int label = -1;                // the op in the trace (-1: none)
   // Out.
   Picoseconds ready = 0;         // when the last job's result is ready (the call's time when none)

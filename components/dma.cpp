@@ -5,9 +5,9 @@
 
 namespace roofsim {
 
-DmaEngine::DmaEngine(const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events,
-                     SimStats& stats)
-    : port_(sc_core::sc_gen_unique_name("dma_port")), events_(events), stats_(stats),
+DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer,
+                     EventQueue& events, SimStats& stats)
+    : sc_core::sc_module(name), port_("port"), events_(events), stats_(stats),
       max_inflight_(static_cast<std::uint64_t>(spec.max_inflight_bytes)),
       request_bytes_(static_cast<std::uint64_t>(spec.request_bytes)),
       tile_rate_(hbm.tile_efficiency / hbm.efficiency),

@@ -13,11 +13,11 @@
 
 namespace roofsim {
 
-class DmaEngine {
+class DmaEngine : public sc_core::sc_module {
  public:
   // `hbm`'s efficiencies set the rates of tile reads and writes; `events` calls back when a
   // request has arrived. Its port must then be bound to a memory (bind).
-  DmaEngine(const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events, SimStats& stats);
+  DmaEngine(const sc_core::sc_module_name& name, const DmaSpec& spec, const HbmSpec& hbm, const OnChipMemory& resident_buffer, EventQueue& events, SimStats& stats);
   // Sends its requests to `memory` (the chip's HBM channels, or any memory target).
   void bind(MemoryTarget& memory) { port_.bind(memory); }
   // Its transport calls on a track of `sink` ("transport DMA engine -> MEMORY").
@@ -65,7 +65,7 @@ class DmaEngine {
                 bool resident = false);
   void pump();
 
-  MemoryPort port_;  // to the HBM, through TLM-2.0
+  MemoryPort port_;  // to the memory, through TLM-2.0 (a child module, "port")
   EventQueue& events_;
   SimStats& stats_;
   std::uint64_t max_inflight_;

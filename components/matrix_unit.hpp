@@ -1,7 +1,8 @@
 #pragma once
-// A chip's matrix engines (TPU MXUs or GPU SMs' tensor cores) and vector engines as families of
-// units behind the compute seam (components/compute_port.hpp): servers whose service time comes
-// from the work's shape. A matrix unit's work is cycles of its array, a vector unit's FLOPs.
+// A chip's matrix engines (TPU MXUs or GPU SMs' tensor cores), vector engines and near-memory
+// units as families of units behind the compute seam (components/compute_port.hpp): servers
+// whose service time comes from the work's shape. A matrix unit's work is cycles of its array,
+// a vector or near-memory unit's FLOPs.
 #include "components/compute_port.hpp"
 #include "components/matrix_tile.hpp"
 #include "core/hardware.hpp"
@@ -29,6 +30,18 @@ class VectorUnits final : public UnitArray {
  private:
   Picoseconds service_ps(double flops) const override { return ceil_ps(flops / spec_.flops_per_clock / spec_.clock_hz); }
   const VectorSpec& spec_;
+};
+
+// One unit beside each HBM channel (PimSpec): it multiplies what its channel's banks deliver,
+// its result ready as its multiply ends.
+class NearMemoryUnits final : public UnitArray {
+ public:
+  NearMemoryUnits(const sc_core::sc_module_name& name, const PimSpec& spec, std::size_t channels)
+      : UnitArray(name, channels, 0), spec_(spec) {}
+
+ private:
+  Picoseconds service_ps(double flops) const override { return ceil_ps(flops / (spec_.flops_per_clock * spec_.clock_hz)); }
+  const PimSpec& spec_;
 };
 
 }  // namespace roofsim

@@ -12,7 +12,6 @@ PimRun::PimRun(Chip& chip, const GemmShape& g) : OpRun(chip, 1, 2), g_(g) {
   const std::uint64_t per_step = static_cast<std::uint64_t>(pim.step_bytes) * chip.hbm().channel_count();
   steps_ = static_cast<std::int64_t>(std::max<std::uint64_t>(1, (weights + per_step - 1) / per_step));
   step_weight_bytes_ = (weights + static_cast<std::uint64_t>(steps_) - 1) / static_cast<std::uint64_t>(steps_);
-  unit_free_.assign(chip.hbm().channel_count(), 0);
 }
 
 void PimRun::start(Callback done) {
@@ -41,16 +40,20 @@ void PimRun::issue_step(std::int64_t s) {
   // up, and the op's FLOPs must still come to 2 m k n per batch.
   const double flops_per_weight = 2.0 * static_cast<double>(g_.m) * static_cast<double>(g_.batch * g_.k * g_.n) /
                                   static_cast<double>(total);
-  Picoseconds ready = now;
+  // Each channel's unit multiplies what its banks delivered, after the activations arrived: one
+  // wave through the near-memory units' port, a job per channel with weights this step.
+  step_flops_.assign(share.size(), 0.0);
+  delivered_.assign(share.size(), 0);
   for (std::size_t c = 0; c < share.size(); ++c) {
     if (share[c] == 0) continue;
-    const Picoseconds read_end = hbm.reserve_internal(c, share[c], pim.internal_bandwidth_factor, now);
-    // The unit multiplies what its banks delivered, after the activations arrived.
-    const Picoseconds start = std::max({read_end, a_ready_, unit_free_[c]});
-    const double f = flops_per_weight * static_cast<double>(share[c]);
-    unit_free_[c] = start + ceil_ps(f / (pim.flops_per_clock * pim.clock_hz));
-    ready = std::max(ready, unit_free_[c]);
+    delivered_[c] = std::max(hbm.reserve_internal(c, share[c], pim.internal_bandwidth_factor, now), a_ready_);
+    step_flops_[c] = flops_per_weight * static_cast<double>(share[c]);
   }
+  UnitWave& w = chip_.near_memory_port().request();
+  w.work = step_flops_.data();
+  w.count = step_flops_.size();
+  w.not_before = delivered_.data();
+  const Picoseconds ready = chip_.near_memory_port().transport().ready;
   const double step_flops = flops_per_weight * static_cast<double>(bytes);
   flops += step_flops;
   padded_flops += step_flops;

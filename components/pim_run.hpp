@@ -28,7 +28,9 @@ class PimRun : public OpRun {
   std::uint64_t step_weight_bytes_ = 0;  // per step, all channels
   Picoseconds a_ready_ = 0;              // the broadcast activations are in every unit
   std::int64_t next_step_ = 0, outstanding_ = 0;
-  std::vector<Picoseconds> unit_free_;   // the near-memory units' timelines
+  // Scratch for one step's wave: each channel's FLOPs and when its weights and activations are in.
+  std::vector<double> step_flops_;
+  std::vector<Picoseconds> delivered_;
   Callback done_;
 };
 

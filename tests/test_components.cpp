@@ -101,9 +101,9 @@ TEST_CASE("the DMA window gives Little's-law bandwidth", "[systemc][dma]") {
   DmaSpec small{65536, 65536};        // one 64 KiB request in flight
   DmaSpec large{4 << 20, 1 << 20};    // 4 MiB in flight: four times bandwidth x latency
   const OnChipMemory l2{"l2", 50e6, 10e12, 200e-9};
-  DmaEngine dma_small(small, spec, l2, events, stats);
+  DmaEngine dma_small("dma_small", small, spec, l2, events, stats);
   dma_small.bind(hbm);
-  DmaEngine dma_large(large, spec, l2, events, stats);
+  DmaEngine dma_large("dma_large", large, spec, l2, events, stats);
   dma_large.bind(hbm);
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_small = 0, t_large = 0;
@@ -159,7 +159,7 @@ TEST_CASE("the DMA engine reaches memory through a TLM-2.0 socket: a memory targ
   spec.write_efficiency = 0.5;  // writes stream at half the rate of reads
   FixedMemory memory("memory", 1e12, 100'000);
   const OnChipMemory l2{"l2", 50e6, 4e12, 200e-9};
-  DmaEngine dma(DmaSpec{1 << 20, 1 << 20}, spec, l2, events, stats);  // one 1 MiB request at a time
+  DmaEngine dma("dma", DmaSpec{1 << 20, 1 << 20}, spec, l2, events, stats);  // one 1 MiB request at a time
   dma.bind(memory);
   Picoseconds read_done = 0, write_done = 0;
   AtTimeZero go("go", [&] {
@@ -252,7 +252,7 @@ TEST_CASE("reads of resident data are served by the tile buffer at its bandwidth
   HbmSpec spec = one_channel(1e12, 1e-6);
   HbmChannels hbm("hbm", spec, events);
   const OnChipMemory l2{"l2", 50e6, 4e12, 200e-9};  // four times HBM's bandwidth, a fifth of its latency
-  DmaEngine dma(DmaSpec{4 << 20, 1 << 20}, spec, l2, events, stats);
+  DmaEngine dma("dma", DmaSpec{4 << 20, 1 << 20}, spec, l2, events, stats);
   dma.bind(hbm);
   const std::uint64_t bytes = 64ull << 20;
   Picoseconds t_resident = 0, t_hbm = 0, one_request = 0;

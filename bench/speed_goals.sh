@@ -73,3 +73,11 @@ else
   echo "cases serving: skipped ($serving has not the shared serving files; set ROOFSIM_SERVING_DIR)"
 fi
 row "collective --hw tpu_v4 --topology 16x16x16 allreduce 1GiB" 0.2 1 collective --hw tpu_v4 --topology 16x16x16 --op allreduce --bytes 1GiB
+# Peak resident memory of an exact 8,192-token decode (goal 500 MB): one run each (memory is not noisy).
+long=(run --prompt 128 --gen 8064 --decode-stride 1 --max-events 0)
+peak() { /usr/bin/time -f "%M" -o "$tmp/mem" "$@" >/dev/null 2>&1; awk '{ printf "%.0f", $1 / 1024 }' "$tmp/mem"; }
+if [[ -n "$old_bin" ]]; then
+  printf '%-58s %8s MiB  goal %6s MiB  | old %8s MiB\n' "peak memory, exact 8,192-token decode" "$(peak "$new_bin" "${long[@]}")" 500 "$(peak "$old_bin" "${long[@]}")"
+else
+  printf '%-58s %8s MiB  goal %6s MiB\n' "peak memory, exact 8,192-token decode" "$(peak "$new_bin" "${long[@]}")" 500
+fi

@@ -72,9 +72,11 @@ class ComputeTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if
   }
   bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
   unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
-  // The busy interval of `unit` just reserved, for the trace.
+  // Whether a transaction labelled `label` is traced now; the busy interval of `unit` just
+  // reserved, for the trace.
+  bool tracing_label(int label) const { return trace_ && trace_->enabled && label >= 0; }
   void traced(std::size_t unit, int label, Picoseconds start, Picoseconds end) {
-    if (trace_ && trace_->enabled && label >= 0) trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
+    if (tracing_label(label)) trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
   }
 
  private:

@@ -75,15 +75,11 @@ RunEnergy run_energy(const ExperimentResult& r) {
   const EnergySpec& e = r.hw.energy;
   if (!e.present) return out;
   out.modelled = true;
-  // Each simulated op ran on stage_chips() chips; the fabric carried every chip's transfers.
-  const double peers = static_cast<double>(r.stage_chips());
+  // The fabric carried every chip's transfers.
   const double chips = static_cast<double>(r.replica_chips());
-  std::vector<EnergyParts> step(r.graphs.size());
-  std::size_t phase = 0;
-  for (const OpInstance& inst : r.ops) {
-    while (phase + 1 < r.simulated_steps.size() && r.simulated_steps[phase] != inst.step) ++phase;
-    step[phase] += op_energy(r.hw, *inst.op, inst.result) * peers;
-  }
+  // Each simulated step's ops, on the chips that ran them (taken as the step ended).
+  std::vector<EnergyParts> step = r.step_op_energy;
+  step.resize(r.simulated_steps.size());
   for (std::size_t i = 0; i < step.size(); ++i) {
     if (i < r.step_link_bytes.size()) step[i].links = link_energy_j(e, r.step_link_bytes[i]);
     // Steps run back to back: each starts where the one before ended.

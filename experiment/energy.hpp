@@ -5,22 +5,10 @@
 // the times are the simulation's.
 #pragma once
 
+#include "experiment/energy_parts.hpp"
 #include "experiment/inference.hpp"
 
 namespace roofsim {
-
-// Joules, by where they went.
-struct EnergyParts {
-  double matrix = 0, vector = 0, hbm = 0, onchip = 0, near_memory = 0, links = 0;
-  double idle = 0;  // the static power over the time
-  double dynamic() const { return matrix + vector + hbm + onchip + near_memory + links; }
-  double total() const { return dynamic() + idle; }
-  EnergyParts& operator+=(const EnergyParts& o);
-};
-EnergyParts operator*(EnergyParts p, double factor);
-
-// One op's dynamic energy on the chip that ran it.
-EnergyParts op_energy(const HardwareSpec& hw, const OpNode& op, const OpResult& result);
 
 // One simulated pass's dynamic energy on all the chips that ran it: its ops' on the simulated
 // chip times that chip's tensor- and expert-parallel `peers`, and `link_bytes` over the links.

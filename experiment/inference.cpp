@@ -2,6 +2,7 @@
 #include "experiment/energy.hpp"
 #include "experiment/machine_setup.hpp"
 #include "experiment/run_checks.hpp"
+#include "experiment/step_accounts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +35,16 @@ namespace roofsim {
 
 namespace {
 
+// What the run around the driver does with its phases: builds each phase's graph in
+// r.graphs before the phase starts, takes each phase's results as it ends (from then on the
+// driver no longer needs them), and lets a phase's graph go once its run is gone. Unset: the
+// graphs are all built and the results stay in the driver.
+struct PhaseHooks {
+  std::function<void(std::size_t)> build;
+  std::function<void(std::size_t, std::vector<OpResult>&, Picoseconds, Picoseconds)> take;
+  std::function<void(std::size_t)> release;
+};
+
 // Drives the phases: prefill, then each decode step, each a graph run on the chip.
 class InferenceDriver : public sc_core::sc_module {
  public:
@@ -41,10 +52,22 @@ class InferenceDriver : public sc_core::sc_module {
   // `memory`: segments recorded on a machine like this one in earlier simulations (nullptr:
   // this simulation's own).
   InferenceDriver(const sc_core::sc_module_name& name, std::vector<Chip*> chips, Fabric* fabric, ChipLayout layout,
-                  ExperimentResult& r, const RunControl& control, ReplayMemory* memory)
+                  ExperimentResult& r, const RunControl& control, ReplayMemory* memory, PhaseHooks hooks)
       : sc_core::sc_module(name), chips_(std::move(chips)), fabric_(fabric), layout_(layout), r_(r), control_(control),
-        replay_memory_(memory ? memory : &own_memory_) {
+        replay_memory_(memory ? memory : &own_memory_), hooks_(std::move(hooks)) {
+    // GraphRun holds its phase's results by reference: they must not move.
+    results.reserve(r_.graphs.size());
     SC_METHOD(kickoff);
+  }
+  // The phases' runs that are over: their results and graphs may go.
+  void release_finished(std::size_t before) {
+    for (std::size_t p = 0; p < before && p < runs_.size(); ++p) {
+      if (!runs_[p]) continue;
+      runs_[p].reset();
+      if (!hooks_.take) continue;
+      std::vector<OpResult>().swap(results[p]);
+      if (hooks_.release) hooks_.release(p);
+    }
   }
   bool cancelled = false;
   std::vector<std::vector<OpResult>> results;
@@ -61,6 +84,8 @@ class InferenceDriver : public sc_core::sc_module {
     if (i > 0 && control_.progress) {
       control_.report(i, r_.graphs.size(), i == 1 ? "prefill" : "decode step " + std::to_string(r_.simulated_steps[i - 1]));
     }
+    // Phase i - 1's run is still on the stack (its end called this); the ones before are over.
+    if (i >= 2) release_finished(i - 1);
     if (i == r_.graphs.size()) return;
     // Stopping between phases leaves the kernel with nothing to do: sc_start returns.
     if (control_.stop_requested()) {
@@ -76,6 +101,7 @@ class InferenceDriver : public sc_core::sc_module {
       fabric_->set_tracing(tracing);
       fabric_->trace_sink().new_step();
     }
+    if (hooks_.build) hooks_.build(i);
     results.emplace_back();
     phase_start.push_back(now_ps());
     runs_.push_back(std::make_unique<GraphRun>(chips_, r_.graphs[i], results.back(), fabric_, layout_));
@@ -87,6 +113,7 @@ class InferenceDriver : public sc_core::sc_module {
       phase_end.push_back(now_ps());
       phase_link_bytes.push_back(fabric_ ? fabric_->link_bytes_total() - link_bytes_before : 0);
       replayed_segments += runs_.back()->replayed_segments();
+      if (hooks_.take) hooks_.take(i, results[i], phase_start[i], phase_end[i]);
       run_phase(i + 1);
     });
   }
@@ -98,7 +125,8 @@ class InferenceDriver : public sc_core::sc_module {
   const RunControl& control_;
   ReplayMemory own_memory_;
   ReplayMemory* replay_memory_;  // segments recorded in this simulation (or earlier ones), replayed in any of its steps
-  std::vector<std::unique_ptr<GraphRun>> runs_;
+  PhaseHooks hooks_;
+  std::vector<std::unique_ptr<GraphRun>> runs_;  // per phase; null once released
 };
 
 }  // namespace
@@ -159,7 +187,7 @@ struct PhaseResults {
 // fresh SystemC kernel; fills r's counters, traces, link use and step ends. `memory` keeps
 // the segments recorded on this machine by earlier simulations (nullptr: none).
 PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine, const RunControl& control,
-                            ReplayMemory* memory = nullptr) {
+                            ReplayMemory* memory = nullptr, PhaseHooks hooks = {}) {
   const Experiment& e = r.setup;
   const std::unique_ptr<Topology>& topology = machine.topology;
   const ChipLayout layout = machine.layout;
@@ -175,8 +203,9 @@ PhaseResults execute_phases(ExperimentResult& r, const PreparedMachine& machine,
   }
   std::unique_ptr<Fabric> fabric;
   if (topology) fabric = std::make_unique<Fabric>("fabric", r.hw, *topology);
-  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control, memory);
+  InferenceDriver driver("driver", chip_ptrs, fabric.get(), layout, r, control, memory, std::move(hooks));
   kernel.run();
+  driver.release_finished(driver.results.size());
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = 0;
   r.server_jobs = 0;
@@ -280,85 +309,44 @@ ExperimentResult simulate_experiment(const Experiment& given, const RunControl& 
     r.estimated_work = check_experiment_work(r, e, r.graphs[0], steps.size() > 1 ? &r.graphs[1] : nullptr,
                                   last ? &*last : steps.size() > 1 ? &r.graphs[1] : nullptr);
   }
-  for (std::size_t i = 2; i + 1 < steps.size(); ++i) r.graphs.push_back(graph_of(steps[i]));
+  // The other steps' graphs are built as their steps start, and go once taken (StepAccounts).
+  r.graphs.resize(steps.size() > 2 ? steps.size() - 1 : steps.size());
   if (last) r.graphs.push_back(std::move(*last));
+  std::vector<bool> built(steps.size(), false);
+  for (std::size_t i = 0; i < steps.size() && i < 2; ++i) built[i] = true;
+  built.back() = true;
   for (int step : steps) r.launched_per_op.push_back(launches_per_op(e.launch, step == 0));
-
-  PhaseResults driver;
+  // The first steps' op records are kept: the graph drawing's two, and every traced step.
+  StepAccounts accounts(r, links, control.keep_every_op ? steps.size() : std::max<std::size_t>(2, static_cast<std::size_t>(std::max(0, e.trace_steps))));
+  PhaseHooks hooks;
+  hooks.build = [&](std::size_t i) {
+    if (!built[i]) r.graphs[i] = graph_of(steps[i]);
+    built[i] = true;
+  };
+  hooks.take = [&](std::size_t i, std::vector<OpResult>& results, Picoseconds start, Picoseconds end) { accounts.take(i, results, start, end); };
+  hooks.release = [&](std::size_t i) {
+    if (i >= accounts.kept()) r.graphs[i] = OpGraph();
+  };
   if (simulate) {
-    driver = execute_phases(r, machine, control);
+    const PhaseResults driver = execute_phases(r, machine, control, nullptr, hooks);
     if (driver.cancelled) throw Cancelled();
     if (driver.phase_end.size() != r.graphs.size()) throw std::logic_error("simulation stopped before the last phase");
   } else {
     // No simulated time: every phase and op starts and ends at 0; where an op would run
     // (near-memory or not) is decided as the chips decide it.
-    driver.phase_start.assign(r.graphs.size(), 0);
-    driver.phase_end.assign(r.graphs.size(), 0);
-    for (const OpGraph& g : r.graphs) {
-      driver.results.emplace_back(g.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      hooks.build(i);
+      const OpGraph& g = r.graphs[i];
+      std::vector<OpResult> results(g.size());
       for (OpId v = 0; v < g.size(); ++v) {
         const OpNode& op = g.op(v);
-        driver.results.back()[v].near_memory = op.is_gemm && !op.is_collective && runs_near_memory(r.hw, e.near_memory, op.gemm);
+        results[v].near_memory = op.is_gemm && !op.is_collective && runs_near_memory(r.hw, e.near_memory, op.gemm);
       }
+      accounts.take(i, results, 0, 0);
+      hooks.release(i);
     }
   }
-
-  // Results and bounds, phase by phase.
-  std::size_t instances = 0;
-  for (const OpGraph& g : r.graphs) instances += g.size();
-  r.ops.reserve(instances);
-  for (std::size_t i = 0; i < r.graphs.size(); ++i) {
-    const double sim = to_seconds(driver.phase_end[i] - driver.phase_start[i]);
-    const std::vector<OpBound> bounds = op_bounds(r.graphs[i], r.hw, links, e.near_memory);
-    const double bound = std::max(critical_path_bound(r.graphs[i], bounds), resource_bound(r.graphs[i], r.hw, e.near_memory, bounds));
-    // Communication: time in collectives, and the part of it no compute op overlapped.
-    std::vector<std::pair<Picoseconds, Picoseconds>> comm, compute;
-    for (OpId v = 0; v < r.graphs[i].size(); ++v) {
-      const OpResult& res = driver.results[i][v];
-      (r.graphs[i].op(v).is_collective ? comm : compute).emplace_back(res.start_ps, res.end_ps);
-    }
-    double comm_s = 0;
-    for (const auto& [a, b] : comm) comm_s += to_seconds(b - a);
-    const double exposed_s = comm.empty() ? 0.0 : exposed_time(comm, compute);
-    if (i == 0) {
-      r.ttft_s = sim;
-      r.bound_ttft_s = bound;
-      r.prefill_flops = r.graphs[0].total_flops();
-      r.prefill_bytes = r.graphs[0].total_bytes();
-      r.prefill_comm_s = comm_s;
-      r.prefill_exposed_comm_s = exposed_s;
-    } else {
-      const double w = r.step_weights[i];
-      r.decode_comm_s += w * comm_s;
-      r.decode_exposed_comm_s += w * exposed_s;
-      r.tpot_s += w * sim;
-      r.bound_tpot_s += w * bound;
-      r.decode_flops += w * r.graphs[i].total_flops();
-      r.decode_bytes += w * r.graphs[i].total_bytes();
-      r.decode_speed_of_light_s += w * decode_read_time_s(r.graphs[i], r.hw, e.near_memory);
-    }
-    for (OpId v = 0; v < r.graphs[i].size(); ++v) {
-      OpInstance inst;
-      inst.step = r.simulated_steps[i];
-      inst.weight = r.step_weights[i];
-      inst.op = &r.graphs[i].op(v);
-      inst.bound = bounds[v];
-      inst.result = std::move(driver.results[i][v]);  // read above, not after: moved, not copied
-      r.ops.push_back(inst);
-    }
-  }
-  r.total_s = r.ttft_s + r.tpot_s;
-  r.bound_total_s = r.bound_ttft_s + r.bound_tpot_s;
-  if (r.decode_steps > 0) {
-    const double steps = r.decode_steps;
-    r.tpot_s /= steps;
-    r.bound_tpot_s /= steps;
-    r.decode_flops /= steps;
-    r.decode_bytes /= steps;
-    r.decode_speed_of_light_s /= steps;
-    r.decode_comm_s /= steps;
-    r.decode_exposed_comm_s /= steps;
-  }
+  accounts.finish();
   return r;
 }
 

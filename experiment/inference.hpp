@@ -13,6 +13,7 @@
 #include "core/hardware.hpp"
 #include "core/limits.hpp"
 #include "experiment/progress.hpp"
+#include "experiment/run_summary.hpp"
 #include "workloads/model.hpp"
 #include "validation/analytic.hpp"
 #include "workloads/transformer.hpp"
@@ -146,9 +147,18 @@ struct ExperimentResult {
   int decode_steps = 0;
   std::vector<int> simulated_steps;  // [0] = 0 (prefill), then the decode steps simulated
   std::vector<double> step_weights;  // per simulated step: steps it stands for
-  std::vector<OpGraph> graphs;       // one per simulated step
+  // One per simulated step; once a step is simulated, only the first steps' (the ones `ops`
+  // keeps) are left whole, the others empty.
+  std::vector<OpGraph> graphs;
   std::vector<bool> launched_per_op;  // per simulated step: the host launched its ops one by one
+  // Every op as it ran, in the first simulated steps only (at least prefill and the first
+  // decode step, and every traced step), unless RunControl::keep_every_op asked for all of them.
   std::vector<OpInstance> ops;
+  // Over every simulated step, taken as each ended (experiment/run_summary.hpp): the op table,
+  // the layer table, and each step's ops' dynamic energy on the chips that ran them.
+  std::vector<OpSummary> op_summaries;
+  std::vector<LayerSummary> layer_summaries;
+  std::vector<EnergyParts> step_op_energy;
   // Resource timelines of the traced steps (setup.trace_steps): one per pipeline stage's
   // simulated chip, and the fabric's links (multi-chip runs). experiment/trace.hpp writes them.
   std::vector<TraceSink> traces;

@@ -14,6 +14,9 @@ struct RunControl {
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
   // Polled between units; returning true stops the work, which then throws Cancelled.
   std::function<bool()> cancelled;
+  // An inference run keeps every simulated step's op records (ExperimentResult::ops), not only
+  // its first steps': `run --csv` writes them all. Memory then grows with the steps.
+  bool keep_every_op = false;
 
   void report(std::size_t done, std::size_t total, const std::string& what) const {
     if (progress) progress(done, total, what);

@@ -17,15 +17,6 @@ namespace roofsim {
 
 namespace {
 
-// "mb3.layer7.qkv" -> "qkv": micro-batch and layer prefixes dropped.
-std::string_view base_name(std::string_view name) {
-  for (std::string_view prefix : {"mb", "layer"}) {
-    const auto dot = name.find('.');
-    if (name.substr(0, prefix.size()) == prefix && dot != std::string_view::npos) name = name.substr(dot + 1);
-  }
-  return name;
-}
-
 nlohmann::json link_records(const std::vector<Fabric::LinkUse>& links, double over_s) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& l : links) out.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", to_seconds(l.busy) / over_s}});
@@ -76,92 +67,9 @@ nlohmann::json versioned(nlohmann::json j) {
   return j;
 }
 
-std::string op_shape(const OpNode& op) {
-  const auto n = [](std::int64_t v) { return std::to_string(v); };
-  if (op.is_collective) {
-    return n(op.collective_elements) + " " + std::string(dtype_name(op.vector.dtype)) + " values (" +
-           std::to_string(op.collective_bytes()) + " B per chip)";
-  }
-  if (!op.is_gemm) {
-    return n(op.vector.elements_in) + " -> " + n(op.vector.elements_out) + " " +
-           std::string(dtype_name(op.vector.output_dtype())) + " values";
-  }
-  const GemmShape& g = op.gemm;
-  // M x N x K as BLAS names them; a fused attention's N is the head dim and K the keys.
-  std::string s = (g.batch > 1 ? n(g.batch) + " x " : "") + n(g.m) + "x" + n(g.n) + "x" + n(g.k) + " " +
-                  std::string(dtype_name(g.a)) + " x " + std::string(dtype_name(g.b));
-  return g.fused_attention ? "fused attention " + s : s;
-}
+std::vector<OpSummary> summarize_ops(const ExperimentResult& r) { return r.op_summaries; }
 
-std::vector<LayerSummary> summarize_layers(const ExperimentResult& r) {
-  std::map<std::int64_t, LayerSummary> by_layer;
-  for (const OpInstance& o : r.ops) {
-    if (o.op->layer < 0) continue;  // the embedding, the LM head: outside the layers
-    LayerSummary& s = by_layer[o.op->layer];
-    s.layer = o.op->layer;
-    if (o.step == 0) {
-      s.prefill_s += o.weight * o.result.seconds();
-      s.prefill_bound_s += o.weight * o.bound.bound_time_s;
-    } else {
-      s.decode_s += o.weight * o.result.seconds();
-      s.decode_bound_s += o.weight * o.bound.bound_time_s;
-    }
-  }
-  std::vector<LayerSummary> out;
-  for (auto& [l, s] : by_layer) {
-    if (r.decode_steps > 0) {
-      s.decode_s /= r.decode_steps;
-      s.decode_bound_s /= r.decode_steps;
-    }
-    out.push_back(s);
-  }
-  return out;
-}
-
-std::vector<OpSummary> summarize_ops(const ExperimentResult& r) {
-  // One pass over the instances (142,000 in a 70B TP8 run): a summary per (phase, base name) in
-  // order of first appearance, found by hash; names are views into the graphs' op names. Sums
-  // run in instance order, as before; class and roof are the last instance's.
-  struct Key {
-    bool prefill;
-    std::string_view name;
-    bool operator==(const Key& o) const { return prefill == o.prefill && name == o.name; }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const { return std::hash<std::string_view>{}(k.name) ^ (k.prefill ? 0x9e3779b9U : 0U); }
-  };
-  std::unordered_map<Key, std::size_t, KeyHash> index;
-  std::vector<OpSummary> out;
-  const double peers = static_cast<double>(r.stage_chips());  // the chips that ran each op
-  std::vector<const OpInstance*> last;  // per summary: its last instance
-  for (const OpInstance& o : r.ops) {
-    const Key key{o.step == 0, base_name(o.op->name)};
-    auto [it, fresh] = index.try_emplace(key, out.size());
-    if (fresh) {
-      out.emplace_back();
-      out.back().phase = key.prefill ? "prefill" : "decode";
-      out.back().name = std::string(key.name);
-      last.push_back(nullptr);
-    }
-    OpSummary& s = out[it->second];
-    last[it->second] = &o;
-    s.count += o.weight;
-    s.flops += o.weight * o.bound.flops;
-    s.bytes += o.weight * o.bound.bytes;
-    s.sim_s += o.weight * o.result.seconds();
-    s.bound_s += o.weight * o.bound.bound_time_s;
-    s.sim_bytes += o.weight * static_cast<double>(o.result.bytes_read + o.result.bytes_written);
-    s.padded_flops += o.weight * o.result.padded_flops;
-    s.energy_j += o.weight * op_energy(r.hw, *o.op, o.result).dynamic() * peers;
-  }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const OpInstance& o = *last[i];
-    out[i].op_class = o.op->op_class;
-    out[i].shape = op_shape(*o.op);
-    out[i].roof = o.op->is_collective ? "link" : (o.result.near_memory ? "near-memory " : "") + roof_name(o.bound.roof);
-  }
-  return out;
-}
+std::vector<LayerSummary> summarize_layers(const ExperimentResult& r) { return r.layer_summaries; }
 
 namespace {
 // What ran on what: the keys a run record and an analysis share.

@@ -16,30 +16,9 @@ namespace roofsim {
 
 inline constexpr int kSchemaVersion = 1;
 
-// An experiment's ops summed over layers and steps, by phase and name ("layer7.qkv" counts as
-// "qkv"), in the order they first ran.
-struct OpSummary {
-  std::string phase, name, op_class;
-  double count = 0;  // instances, interpolated decode steps included
-  double flops = 0, bytes = 0, sim_s = 0, bound_s = 0;
-  double sim_bytes = 0, padded_flops = 0;  // what the simulation moved and spent
-  double energy_j = 0;  // dynamic energy on all the chips that ran it (0 without an [energy] table)
-  std::string roof;
-  std::string shape;  // the last instance's (op_shape): decode attention grows with the context
-  double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
-};
+// A run's op table and layer table (experiment/run_summary.hpp), as the run summarised them.
 std::vector<OpSummary> summarize_ops(const ExperimentResult& r);
-// One transformer layer's ops summed (their own times, as the op table sums them; ops on
-// different units overlap, so a layer's sum can exceed its share of the step): prefill over the
-// prompt pass, decode per step (mean over the decode steps), beside their bounds.
-struct LayerSummary {
-  std::int64_t layer = 0;
-  double prefill_s = 0, prefill_bound_s = 0, decode_s = 0, decode_bound_s = 0;
-};
 std::vector<LayerSummary> summarize_layers(const ExperimentResult& r);
-// An op's shape for people: "2048x12288x4096 bf16 x bf16" (M x N x K, A and B types) for a
-// GEMM, elements in and out for vector work, values per chip for a collective.
-std::string op_shape(const OpNode& op);
 
 // A figure a result may lack (a decode time without decode, energy without [energy]): null then.
 nlohmann::json number_or_null(bool present, double value);

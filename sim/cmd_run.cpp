@@ -165,7 +165,9 @@ void run(const RunOptions& o, const CLI::App& cmd) {
                      " has no near-memory units (no [pim] table)");
   }
   ProgressLine progress("roofsim run", "simulated steps");
-  ExperimentResult r = run_experiment(e, progress.control());
+  RunControl control = progress.control();
+  control.keep_every_op = !o.csv.empty();  // --csv writes every step's op records
+  ExperimentResult r = run_experiment(e, control);
   progress.finish();
   print_report(os, r, summarize_ops(r), o.top);
   if (!o.json.empty()) write_json(o.json, to_json(r));

@@ -3,6 +3,8 @@
 // shipped model that never beat their bounds (the graphs themselves: test_architectures.cpp).
 // Fixtures: tests/models/*.toml.
 #include <catch2/catch.hpp>
+
+#include "tests/test_util.hpp"
 #include <map>
 #include <set>
 #include <string>
@@ -86,7 +88,7 @@ TEST_CASE("Every new architecture simulates without beating its bounds (ops, pha
     e.prompt = c.prompt;
     e.generate = c.generate;
     e.attention = c.attention;
-    const ExperimentResult r = run_experiment(e, RunControl{});
+    const ExperimentResult r = run_experiment(e, test::every_op());
     for (const OpInstance& op : r.ops) {
       INFO(op.op->name);
       CHECK(op.result.seconds() >= op.bound.bound_time_s * (1 - 1e-9));
@@ -119,7 +121,7 @@ TEST_CASE("Sparse, chunked and linear attention run on chips without an fp8 rate
       e.hw = hw;
       e.prompt = 300;
       e.generate = 3;
-      const ExperimentResult r = run_experiment(e, RunControl{});
+      const ExperimentResult r = run_experiment(e, test::every_op());
       CHECK(r.ttft_s >= r.bound_ttft_s);
       CHECK(r.tpot_s >= r.bound_tpot_s);
     }
@@ -144,7 +146,7 @@ TEST_CASE("Every shipped model runs on H100s without beating its bounds", "[syst
       if (ep > 1 && entry.model.experts % ep != 0) continue;
       if (ep == 1 && entry.model.heads % tp != 0) continue;
       try {
-        r = run_experiment(e, RunControl{});
+        r = run_experiment(e, test::every_op());
         break;
       } catch (const InputError& err) {
         if (std::string(err.what()).find("does not fit") == std::string::npos) throw;

@@ -24,13 +24,13 @@ Experiment short_run(const std::string& hw, std::int64_t batch) {
   return e;
 }
 
-RunEnergy energy_of(const Experiment& e) { return run_energy(run_experiment(e, RunControl{})); }
+RunEnergy energy_of(const Experiment& e) { return run_energy(run_experiment(e, test::every_op())); }
 }  // namespace
 
 TEST_CASE("a run's energy is its events at the chip's constants: static power over the time, HBM bits, the units' FLOPs",
           "[systemc][energy]") {
   const Experiment e = short_run("h100_sxm5", 1);
-  const ExperimentResult r = run_experiment(e, RunControl{});
+  const ExperimentResult r = run_experiment(e, test::every_op());
   const RunEnergy en = run_energy(r);
   REQUIRE(en.modelled);
   const EnergySpec& k = r.hw.energy;
@@ -88,7 +88,7 @@ TEST_CASE("near-memory GEMVs read their banks without the chip's I/O: less energ
 TEST_CASE("tensor parallelism: every chip's static power, the links' bits", "[systemc][energy]") {
   Experiment e = short_run("h100_sxm5", 1);
   e.tp = 2;
-  const ExperimentResult r = run_experiment(e, RunControl{});
+  const ExperimentResult r = run_experiment(e, test::every_op());
   const RunEnergy en = run_energy(r);
   CHECK(en.prefill.idle + en.decode.idle == Approx(2 * r.hw.energy.static_w * r.total_s).epsilon(1e-9));
   CHECK(en.decode.links > 0);
@@ -96,7 +96,7 @@ TEST_CASE("tensor parallelism: every chip's static power, the links' bits", "[sy
 }
 
 TEST_CASE("a chip without [energy] reports none, and the table's values are checked as read", "[systemc][energy]") {
-  const ExperimentResult r = run_experiment(short_run("tpu_v4", 1), RunControl{});
+  const ExperimentResult r = run_experiment(short_run("tpu_v4", 1), test::every_op());
   CHECK_FALSE(run_energy(r).modelled);
   const nlohmann::json j = to_json(r);
   CHECK(j.at("energy_per_token_j").is_null());
@@ -160,10 +160,10 @@ TEST_CASE("the power limit holds the matrix clock where full-rate MMAs would pas
   e.generate = 1;
   Experiment more = e;
   more.hardware = wide;
-  const double base = run_experiment(e, RunControl{}).ttft_s, wider = run_experiment(more, RunControl{}).ttft_s;
+  const double base = run_experiment(e, test::every_op()).ttft_s, wider = run_experiment(more, test::every_op()).ttft_s;
   CHECK(base / wider < 1.15);
   CHECK(base / wider > 1.0);
-  const nlohmann::json j = to_json(run_experiment(more, RunControl{}));
+  const nlohmann::json j = to_json(run_experiment(more, test::every_op()));
   CHECK(j.at("power_bound").get<bool>());
   CHECK(j.at("power_limited_clock_mhz").get<double>() == Approx(wide.energy.power_limited_clock_hz / 1e6));
   // The chip's description keeps the fitted clock, not the capped one: a file written from it and
@@ -189,7 +189,7 @@ TEST_CASE("a speculative serving run counts its draft passes' energy beside the 
 }
 
 TEST_CASE("each op's dynamic energy, summed over layers and steps, adds up to the run's", "[systemc][energy]") {
-  const ExperimentResult r = run_experiment(short_run("h100_sxm5", 2), RunControl{});
+  const ExperimentResult r = run_experiment(short_run("h100_sxm5", 2), test::every_op());
   const RunEnergy en = run_energy(r);
   double ops = 0;
   for (const OpSummary& o : summarize_ops(r)) ops += o.energy_j;

@@ -39,9 +39,9 @@ double allreduce_seconds(const ExperimentResult& r, int step, std::string& plan)
 }  // namespace
 
 TEST_CASE("prefill_per_op launches the steps that hold a prefill op by op and decode steps as a graph", "[systemc][launch]") {
-  const ExperimentResult graph = run_experiment(slow_host_run(Launch::graph), RunControl{});
-  const ExperimentResult per_op = run_experiment(slow_host_run(Launch::per_op), RunControl{});
-  const ExperimentResult mixed = run_experiment(slow_host_run(Launch::prefill_per_op), RunControl{});
+  const ExperimentResult graph = run_experiment(slow_host_run(Launch::graph), test::every_op());
+  const ExperimentResult per_op = run_experiment(slow_host_run(Launch::per_op), test::every_op());
+  const ExperimentResult mixed = run_experiment(slow_host_run(Launch::prefill_per_op), test::every_op());
   // About 350 ops at 50 us: the host, not the GPU, sets the prefill's time when launching per op.
   CHECK(per_op.ttft_s > graph.ttft_s * 1.5);
   CHECK(mixed.ttft_s == per_op.ttft_s);
@@ -78,9 +78,9 @@ TEST_CASE("a framework's own all-reduce kernel runs where it takes the group, NC
   e.batch = 8;
   e.prompt = 256;
   e.generate = 2;
-  const ExperimentResult nccl = run_experiment(e, RunControl{});
+  const ExperimentResult nccl = run_experiment(e, test::every_op());
   e.allreduce = "trtllm_custom";
-  const ExperimentResult custom = run_experiment(e, RunControl{});
+  const ExperimentResult custom = run_experiment(e, test::every_op());
   std::string nccl_plan, custom_plan;
   const double nccl_s = allreduce_seconds(nccl, 1, nccl_plan), custom_s = allreduce_seconds(custom, 1, custom_plan);
   CHECK(nccl_plan.rfind("nccl", 0) == 0);

@@ -20,7 +20,7 @@ Experiment llama3(std::int64_t batch, std::int64_t prompt, std::int64_t gen) {
 }  // namespace
 
 TEST_CASE("decode never beats its speed of light, and nothing beats its bound", "[systemc][inference]") {
-  ExperimentResult r = run_experiment(llama3(4, 512, 16), RunControl{});
+  ExperimentResult r = run_experiment(llama3(4, 512, 16), test::every_op());
   CHECK(r.tpot_s >= r.decode_speed_of_light_s);
   CHECK(r.tpot_s >= r.bound_tpot_s);
   CHECK(r.ttft_s >= r.bound_ttft_s);
@@ -35,13 +35,13 @@ TEST_CASE("decode never beats its speed of light, and nothing beats its bound", 
 TEST_CASE("ideal batch-1 decode is within 3% of (weights + KV) / bandwidth", "[systemc][inference]") {
   Experiment e = llama3(1, 512, 16);
   e.ideal = true;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.tpot_s >= r.decode_speed_of_light_s);
   CHECK(r.tpot_s <= 1.03 * r.decode_speed_of_light_s);
 }
 
 TEST_CASE("long-prompt prefill is compute-bound", "[systemc][inference]") {
-  ExperimentResult r = run_experiment(llama3(1, 4096, 1), RunControl{});
+  ExperimentResult r = run_experiment(llama3(1, 4096, 1), test::every_op());
   const double ridge = r.hw.matrix_peak_flops(DType::bf16) / r.hw.hbm.bandwidth;
   CHECK(r.prefill_flops / r.prefill_bytes > ridge);
   double compute_bound_time = 0, total = 0;
@@ -55,8 +55,40 @@ TEST_CASE("long-prompt prefill is compute-bound", "[systemc][inference]") {
 TEST_CASE("a model that does not fit is refused before simulating", "[systemc][inference]") {
   Experiment e;
   e.model = "llama-2-70b";
-  CHECK_THROWS_WITH(run_experiment(e, RunControl{}),
+  CHECK_THROWS_WITH(run_experiment(e, test::every_op()),
                     Catch::Contains("does not fit") && Catch::Contains("needs 138") && Catch::Contains("HBM holds 80.00 GB"));
+}
+
+TEST_CASE("a run keeps its first steps' op records and sums every step as it ends", "[systemc][inference]") {
+  Experiment e = llama3(2, 128, 24);
+  e.decode_stride = 1;
+  const ExperimentResult all = run_experiment(e, test::every_op());
+  const ExperimentResult r = run_experiment(e, RunControl{});
+  // Prefill and the first decode step are kept, graphs and records; the later steps' graphs
+  // went once their step was taken.
+  CHECK(r.ops.size() == r.graphs[0].size() + r.graphs[1].size());
+  CHECK(all.ops.size() > r.ops.size());
+  CHECK(r.graphs.size() == all.graphs.size());
+  CHECK(r.graphs[5].size() == 0);
+  CHECK(all.graphs[5].size() > 0);
+  // The tables and figures are the same either way, to the bit.
+  CHECK(r.ttft_s == all.ttft_s);
+  CHECK(r.tpot_s == all.tpot_s);
+  REQUIRE(r.op_summaries.size() == all.op_summaries.size());
+  for (std::size_t i = 0; i < r.op_summaries.size(); ++i) {
+    CHECK(r.op_summaries[i].name == all.op_summaries[i].name);
+    CHECK(r.op_summaries[i].count == all.op_summaries[i].count);
+    CHECK(r.op_summaries[i].sim_s == all.op_summaries[i].sim_s);
+    CHECK(r.op_summaries[i].shape == all.op_summaries[i].shape);
+  }
+  // The summaries do sum every step: the decode attention's count is the 23 decode steps.
+  bool found = false;
+  for (const OpSummary& s : r.op_summaries) {
+    if (s.phase != "decode" || s.name != "attention") continue;
+    found = true;
+    CHECK(s.count == Approx(23.0 * static_cast<double>(r.model.layers)));
+  }
+  CHECK(found);
 }
 
 TEST_CASE("interpolated decode steps agree with simulating every step", "[systemc][inference]") {
@@ -64,7 +96,7 @@ TEST_CASE("interpolated decode steps agree with simulating every step", "[system
   // the closed-form property it relies on: step times are linear in the context length.
   Experiment e = llama3(8, 256, 65);
   e.decode_stride = 1;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   std::vector<double> step_time(r.simulated_steps.size(), 0.0);
   for (std::size_t i = 1; i < r.simulated_steps.size(); ++i) {
     double start = 1e30, end = 0;
@@ -96,7 +128,7 @@ TEST_CASE("Llama-2-70B with TP 8 on 8 x H100: fits per chip, pays for its all-re
   e.tp = 8;
   e.prompt = 256;
   e.generate = 8;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.topology == "switch:8");
   CHECK(r.memory.weights == Approx(r.model.total_params() * 2 / 8));
   CHECK(r.ttft_s >= r.bound_ttft_s);
@@ -121,7 +153,7 @@ TEST_CASE("PaLM-540B on a 4x4x3 TPU v4 slice with int8 weights: prefill and deco
   e.prompt = 512;
   e.generate = 8;
   e.precision.weights = DType::int8;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.topology == "4x4x3");
   CHECK(r.memory.total() <= r.hw.hbm.capacity_bytes);
   CHECK(r.ttft_s >= r.bound_ttft_s);
@@ -139,7 +171,7 @@ TEST_CASE("Llama-2-70B with TP 4 x PP 2 on 8 x H100: stages send activations, mi
   e.batch = 8;
   e.prompt = 128;
   e.generate = 4;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.topology == "switch:8");
   // Each chip holds a quarter of a stage's half of the layers.
   CHECK(r.memory.weights == Approx(r.model.total_params() * 2 / 8).epsilon(0.02));
@@ -163,7 +195,7 @@ TEST_CASE("Mixtral-8x7B with expert parallelism over 8 x H100: all-to-alls to th
   e.batch = 16;
   e.prompt = 128;
   e.generate = 4;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   // One expert per chip plus every replicated weight.
   const double experts = static_cast<double>(r.model.layers * r.model.experts) * r.model.mlp_params_per_expert();
   CHECK(r.memory.weights == Approx((r.model.total_params() - experts * 7 / 8) * 2));
@@ -186,7 +218,7 @@ TEST_CASE("Mixtral-8x7B with TP 2 x EP 4 on 8 x H100: experts split 8 ways, atte
   e.batch = 8;
   e.prompt = 128;
   e.generate = 4;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.topology == "switch:8");
   // Every non-expert weight (attention, router, embeddings) over the TP group; the experts
   // over TP x EP = 8 chips.
@@ -218,7 +250,7 @@ TEST_CASE("Llama-2-7B with TP 4 x PP 2 on a 4x2 TPU v4 torus: x rings all-reduce
   e.topology = "4x2";
   e.prompt = 256;
   e.generate = 4;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.topology == "4x2");
   CHECK(r.ttft_s >= r.bound_ttft_s);
   CHECK(r.tpot_s >= r.bound_tpot_s);
@@ -242,7 +274,7 @@ TEST_CASE("near-memory compute: ideal batch-1 decode approaches the internal-ban
   Experiment e = llama3(1, 256, 8);
   e.hw = "h100_pim";
   e.ideal = true;
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.tpot_s >= r.bound_tpot_s);
   CHECK(r.tpot_s <= 1.10 * r.bound_tpot_s);
   // The bound is set by the bandwidth inside the stacks: far below the speed of light of the
@@ -250,7 +282,7 @@ TEST_CASE("near-memory compute: ideal batch-1 decode approaches the internal-ban
   // speed of light, which reads the units' weights inside, is not above it.
   Experiment off = e;
   off.near_memory = NearMemory::off;
-  const ExperimentResult hbm_only = run_experiment(off, RunControl{});
+  const ExperimentResult hbm_only = run_experiment(off, test::every_op());
   CHECK(r.bound_tpot_s < 0.4 * hbm_only.decode_speed_of_light_s);
   CHECK(r.decode_speed_of_light_s <= r.bound_tpot_s * (1 + 1e-9));
   CHECK(r.decode_speed_of_light_s < 0.4 * hbm_only.decode_speed_of_light_s);
@@ -303,9 +335,9 @@ TEST_CASE("nvfp4 weights on B200: 4.5 bits a weight, and decode of Llama-3-70B t
   Experiment e = llama3(1, 128, 4);
   e.model = "llama-3-70b";
   e.hw = "b200";
-  ExperimentResult bf16 = run_experiment(e, RunControl{});
+  ExperimentResult bf16 = run_experiment(e, test::every_op());
   e.precision.weights = DType::nvfp4;
-  ExperimentResult fp4 = run_experiment(e, RunControl{});
+  ExperimentResult fp4 = run_experiment(e, test::every_op());
   // Every 16 weights carry one E4M3 scale: 72 bits per 16.
   CHECK(fp4.memory.weights == Approx(fp4.model.total_params() * 4.5 / 8).epsilon(1e-6));
   CHECK(fp4.tpot_s >= fp4.decode_speed_of_light_s);
@@ -323,9 +355,9 @@ TEST_CASE("fp4 activations need a rate for them: B200 computes in nvfp4, H100 re
   Experiment e = llama3(1, 128, 2);
   e.precision.activations = DType::nvfp4;
   e.precision.weights = DType::nvfp4;
-  CHECK_THROWS_WITH(run_experiment(e, RunControl{}), Catch::Contains("activations_dtype nvfp4: the matrix units of h100_sxm5 do not compute in it"));
+  CHECK_THROWS_WITH(run_experiment(e, test::every_op()), Catch::Contains("activations_dtype nvfp4: the matrix units of h100_sxm5 do not compute in it"));
   e.hw = "b200";
-  ExperimentResult r = run_experiment(e, RunControl{});
+  ExperimentResult r = run_experiment(e, test::every_op());
   CHECK(r.ttft_s >= r.bound_ttft_s);
   // The matmuls' bound uses the fp4 peak (9 PFLOP/s), four times bf16's.
   CHECK(peak_flops(r.hw, DType::nvfp4) == Approx(4 * peak_flops(r.hw, DType::bf16)));

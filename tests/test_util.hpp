@@ -7,8 +7,17 @@
 #include <unistd.h>
 
 #include "core/presets.hpp"
+#include "experiment/progress.hpp"
 
 namespace roofsim::test {
+
+// For tests that read every simulated step's op records (an inference run keeps only its first
+// steps' unless asked).
+inline RunControl every_op() {
+  RunControl c;
+  c.keep_every_op = true;
+  return c;
+}
 
 inline std::string read_file(const std::string& path) {
   std::ifstream f(path);

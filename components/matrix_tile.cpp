@@ -10,7 +10,9 @@ std::int64_t ceil_div(std::int64_t v, std::int64_t g) { return (v + g - 1) / g; 
 }  // namespace
 
 Dataflow matrix_dataflow(const MatrixSpec& spec) {
-  if (spec.dataflow == "weight_stationary" || (spec.dataflow.empty() && spec.weight_stationary)) {
+  // Asked for every tile's cycles: a GPU (no dataflow named) answers without comparing strings.
+  if (spec.dataflow.empty()) return spec.weight_stationary ? Dataflow::weight_stationary : Dataflow::none;
+  if (spec.dataflow == "weight_stationary") {
     return Dataflow::weight_stationary;
   }
   if (spec.dataflow == "output_stationary") return Dataflow::output_stationary;

@@ -1,4 +1,4 @@
-// The compute seam's unit array and initiator port (declared in compute_port.hpp).
+// The compute seam's unit array (declared in compute_port.hpp).
 #include "components/compute_port.hpp"
 
 namespace roofsim {
@@ -40,38 +40,6 @@ void UnitArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
   w.last_started = last_started;
   delay += sc_core::sc_time::from_value(ready - now);
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
-}
-
-ComputePort::ComputePort(const sc_core::sc_module_name& name)
-    : sc_core::sc_module(name), socket_("socket") {
-  payload_.set_command(tlm::TLM_WRITE_COMMAND);
-  payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wave_));
-  payload_.set_data_length(sizeof wave_);
-  payload_.set_streaming_width(0);
-  payload_.set_byte_enable_ptr(nullptr);
-  payload_.set_dmi_allowed(false);
-}
-
-UnitWave& ComputePort::request() {
-  wave_ = UnitWave();
-  return wave_;
-}
-
-const UnitWave& ComputePort::transport() {
-  payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  socket_->b_transport(payload_, delay);
-  if (trace_ && trace_->enabled && wave_.label >= 0) {
-    const Picoseconds now = now_ps();
-    trace_->record_transport(track_, wave_.label, now, now + delay.value(), 0);
-  }
-  return wave_;
-}
-
-void ComputePort::trace_into(TraceSink& sink, const std::string& initiator, const std::string& target) {
-  if (trace_ == &sink) return;
-  trace_ = &sink;
-  track_ = sink.add_track("transport " + initiator + " -> " + target);
 }
 
 }  // namespace roofsim

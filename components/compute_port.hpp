@@ -11,8 +11,8 @@
 #include <string>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
+#include "components/payload_port.hpp"
 #include "components/server.hpp"
 #include "components/trace_sink.hpp"
 
@@ -43,11 +43,8 @@ struct UnitWave {
 // A family of compute units an op run sends work to. b_transport is called at the initiator's
 // current time and leaves in `delay` the time from then until the wave's last result is ready
 // (and the UnitWave's ready and last_started filled in).
-class ComputeTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
+class ComputeTarget : public PayloadTarget {
  public:
-  // Bound straight to this module's interface (no simple socket's dispatch in between: a
-  // transport call is one virtual call, on a hot path of the simulation).
-  tlm::tlm_target_socket<> socket;
   // The units, one server each: layer replay saves and skips their timelines
   // (components/layer_replay.hpp) and the run counts their jobs. Units are interchangeable: a
   // model whose units keep other state between transactions cannot be replayed.
@@ -62,16 +59,7 @@ class ComputeTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if
   }
 
  protected:
-  explicit ComputeTarget(const sc_core::sc_module_name& name) : sc_core::sc_module(name), socket("socket") {
-    socket.bind(*this);
-  }
-  // Loosely timed only: no forward path, no direct memory, no debug access.
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time&) override {
-    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-    return tlm::TLM_COMPLETED;
-  }
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
-  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+  explicit ComputeTarget(const sc_core::sc_module_name& name) : PayloadTarget(name) {}
   // Whether a transaction labelled `label` is traced now; the busy interval of `unit` just
   // reserved, for the trace.
   bool tracing_label(int label) const { return trace_ && trace_->enabled && label >= 0; }
@@ -103,27 +91,28 @@ class UnitArray : public ComputeTarget {
   Picoseconds latency_ps_;
 };
 
-// An op run's end of the seam: one reusable payload (b_transport returns before the next is
-// sent) whose data is the port's UnitWave.
-class ComputePort : public sc_core::sc_module {
+// An op run's end of the seam (the payload's data: the port's UnitWave).
+class ComputePort : public PayloadPort<UnitWave> {
  public:
-  explicit ComputePort(const sc_core::sc_module_name& name);
-  void bind(ComputeTarget& units) { socket_.bind(units.socket); }
+  explicit ComputePort(const sc_core::sc_module_name& name) : PayloadPort(name) {}
+  void bind(ComputeTarget& units) { bind_to(units.socket); }
   // The request to fill in: cleared to its defaults, the previous call's reply included.
-  UnitWave& request();
+  UnitWave& request() { return request_data() = UnitWave(); }
   // Sends the request now; returns it with its reply.
-  const UnitWave& transport();
-  // Records every labelled call from now on (while `sink` is enabled) on a track of its own,
-  // "transport INITIATOR -> TARGET", added to `sink` by the first call: a slice per op and run
-  // of calls, with their count.
-  void trace_into(TraceSink& sink, const std::string& initiator, const std::string& target);
-
- private:
-  tlm_utils::simple_initiator_socket<ComputePort> socket_;
-  tlm::tlm_generic_payload payload_;
-  UnitWave wave_;
-  TraceSink* trace_ = nullptr;
-  int track_ = -1;
+  const UnitWave& transport() {
+    send(request_data().label, 0);
+    return request_data();
+  }
+  // One job of `work` on `unit` (a fine step's), labelled `label`; returns when it is ready.
+  Picoseconds job(std::size_t unit, double work, int label) {
+    UnitWave& w = request();
+    w.work = &work;
+    w.first = unit;
+    w.count = 1;
+    w.zero_jobs = true;
+    w.label = label;
+    return transport().ready;
+  }
 };
 
 }  // namespace roofsim

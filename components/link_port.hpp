@@ -12,9 +12,9 @@
 #include <string>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <vector>
 
+#include "components/payload_port.hpp"
 #include "components/server.hpp"
 #include "components/trace_sink.hpp"
 
@@ -49,11 +49,8 @@ struct LinkTransfer {
 
 // The links of a fabric, one server each, behind a target socket. b_transport is called at the
 // initiator's current time and leaves in `delay` the time from then until the data has arrived.
-class LinkTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
+class LinkTarget : public PayloadTarget {
  public:
-  // Bound straight to this module's interface (no simple socket's dispatch in between: a
-  // transport call is one virtual call, on a hot path of the simulation).
-  tlm::tlm_target_socket<> socket;
   std::size_t links() const { return links_.size(); }
   // Layer replay saves and skips the timelines (links are not interchangeable: compared one by
   // one) and credits the bytes of skipped work.
@@ -66,16 +63,7 @@ class LinkTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> 
 
  protected:
   LinkTarget(const sc_core::sc_module_name& name, std::size_t links)
-      : sc_core::sc_module(name), socket("socket"), links_(links), bytes_(links, 0) {
-    socket.bind(*this);
-  }
-  // Loosely timed only: no forward path, no direct memory, no debug access.
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time&) override {
-    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-    return tlm::TLM_COMPLETED;
-  }
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
-  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+      : PayloadTarget(name), links_(links), bytes_(links, 0) {}
   void traced(std::size_t link, int label) {
     if (trace_ && trace_->enabled && label >= 0) trace_->record(static_cast<int>(link), label, links_[link].last_start(), links_[link].free_at());
   }
@@ -95,24 +83,22 @@ class LinkArray final : public LinkTarget {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
 };
 
-// The fabric's end of the seam: one reusable payload whose data is the port's LinkTransfer.
-class LinkPort : public sc_core::sc_module {
+// The fabric's end of the seam (the payload's data: the port's LinkTransfer).
+class LinkPort : public PayloadPort<LinkTransfer> {
  public:
-  explicit LinkPort(const sc_core::sc_module_name& name);
-  void bind(LinkTarget& links) { socket_.bind(links.socket); }
+  explicit LinkPort(const sc_core::sc_module_name& name) : PayloadPort(name) {}
+  void bind(LinkTarget& links) { bind_to(links.socket); }
   // Sends `bytes` over `hops` now; returns the reply.
-  const LinkTransfer& transport(const LinkHop* hops, std::size_t count, std::uint64_t bytes, int label, bool together = false);
-  // Records every labelled call from now on (while `sink` is enabled) on a track of its own,
-  // "transport INITIATOR -> TARGET", added to `sink` by the first call: a slice per op and run
-  // of calls, with their count and bytes.
-  void trace_into(TraceSink& sink, const std::string& initiator, const std::string& target);
-
- private:
-  tlm_utils::simple_initiator_socket<LinkPort> socket_;
-  tlm::tlm_generic_payload payload_;
-  LinkTransfer transfer_;
-  TraceSink* trace_ = nullptr;
-  int track_ = -1;
+  const LinkTransfer& transport(const LinkHop* hops, std::size_t count, std::uint64_t bytes, int label, bool together = false) {
+    LinkTransfer& t = request_data();  // every field set: the reply's by the target
+    t.hops = hops;
+    t.count = count;
+    t.bytes = bytes;
+    t.label = label;
+    t.together = together;
+    send(label, bytes);
+    return t;
+  }
 };
 
 }  // namespace roofsim

@@ -365,13 +365,7 @@ void GemmRun::dispatch(std::int64_t step) {
         const MemRange out{c_address(s.batch + r / slots_m, padding ? 0 : m0, n0),
                            s.last_k && last && !padding ? tensor_bytes(tm * (out_col(n0 + tn) - out_col(n0)), g.c) : 0};
         jobs_added(step, 1);
-        UnitWave& w = units.request();
-        w.work = &c;
-        w.first = u;
-        w.count = 1;
-        w.zero_jobs = true;
-        w.label = trace_name;
-        chip_.matrix_events().at(units.transport().ready, [this, step, out] { job_done(step, out); });
+        chip_.matrix_events().at(units.job(u, c, trace_name), [this, step, out] { job_done(step, out); });
         if (++u == chip_.matrix_units()) u = 0;
       }
     }

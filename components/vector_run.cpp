@@ -64,14 +64,8 @@ void VectorRun::dispatch(std::int64_t step) {
     jobs_added(step, static_cast<std::int64_t>(*left));
     for (int piece = 0; piece < kPieces; ++piece) {
       each_share([&](std::size_t u, double share) {
-        const double flops = s.flops * share / (parts * kPieces);
-        UnitWave& w = port.request();
-        w.work = &flops;
-        w.first = u;
-        w.count = 1;
-        w.zero_jobs = true;
-        w.label = trace_name;
-        chip_.vector_events().at(port.transport().ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
+        const Picoseconds ready = port.job(u, s.flops * share / (parts * kPieces), trace_name);
+        chip_.vector_events().at(ready, [this, step, left, out] { job_done(step, --*left == 0 ? out : MemRange{}); });
       });
     }
     return;

@@ -2,7 +2,8 @@
 # A serving policy from a shared library: unknown without --plugin (refused naming the policies
 # there are), loaded with it and run: planning the prompts first within the token budget gives
 # new requests their first token sooner and the running ones their tokens later than decode_first
-# (a budget of 2,056 tokens: a 2,048-token prompt fits only if it goes before 15 decodes).
+# (a budget of 2,056 tokens: a 2,048-token prompt fits only if it goes before 15 decodes). A
+# stack file's [serving] priority takes the library's name as well.
 # Usage: policy_plugin_test.sh ROOFSIM PLUGIN.so
 set -euo pipefail
 R=$1
@@ -25,4 +26,16 @@ python3 -c 'import sys; bt, bp, mt, mp = map(float, sys.argv[1:]); sys.exit(0 if
 import json, sys
 s = [x for x in json.load(sys.stdin)["domains"]["serving"]["settings"] if x["name"] == "priority"][0]
 sys.exit(0 if "prompts_first_mixed" in s["choices"] else 1)' || fail "settings --json wants the library's policy among the choices"
+# A stack file may name the library's policy too: refused at its line without the library, run with it.
+stack=$(mktemp --suffix=.toml)
+trap 'rm -f "$stack"' EXIT
+sed 's/^priority = "decode_first"/priority = "prompts_first_mixed"/' "$(dirname "$0")/../configs/stacks/vllm.toml" > "$stack"
+grep -q '^priority = "prompts_first_mixed"' "$stack" || fail "configs/stacks/vllm.toml no longer sets priority = \"decode_first\""
+set +e
+err=$("$R" serve --stack "$stack" --requests 8 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "$stack:[0-9]*: serving.priority" && echo "$err" | grep -q "decode_first" ||
+  fail "a stack file naming an unknown policy wants exit 2 at its line: $rc $err"
+"$R" --plugin "$P" serve --stack "$stack" --requests 8 >/dev/null 2>&1 || fail "a stack file naming the library's policy wants to run with it"
 echo PASS

@@ -1,6 +1,7 @@
 #include "experiment/stack.hpp"
 
 #include <filesystem>
+#include <map>
 #include <tuple>
 #include <utility>
 
@@ -16,6 +17,17 @@ namespace roofsim {
 
 namespace {
 
+std::map<std::string, std::function<std::vector<std::string>()>>& serving_choices() {
+  static std::map<std::string, std::function<std::vector<std::string>()>> lookups;
+  return lookups;
+}
+
+// The names `key` may take: the serving registry's where it registered its lookup, else `shipped`.
+std::vector<std::string> serving_choices_of(const std::string& key, std::vector<std::string> shipped) {
+  const auto it = serving_choices().find(key);
+  return it != serving_choices().end() ? it->second() : shipped;
+}
+
 // The [serving] keys that state a stack's documented behaviour rather than a fitted number (no
 // [provenance] entry needed): what a release (`[releases."VERSION"]`) may change too.
 void read_documented_serving(ConfigTable& sv, StackServing& v) {
@@ -25,8 +37,8 @@ void read_documented_serving(ConfigTable& sv, StackServing& v) {
   if (sv.has("prefill_schedule_ahead")) v.prefill_schedule_ahead = sv.boolean("prefill_schedule_ahead");
   if (sv.has("limits_per_rank")) v.limits_per_rank = sv.boolean("limits_per_rank");
   if (sv.has("fp8_kv_cache_with_fp8_weights")) v.fp8_kv_cache_with_fp8_weights = sv.boolean("fp8_kv_cache_with_fp8_weights");
-  if (sv.has("priority")) v.priority = sv.one_of("priority", {"decode_first", "prefill_first"});
-  if (sv.has("kv_admission")) v.kv_admission = sv.one_of("kv_admission", {"reserve", "on_demand"});
+  if (sv.has("priority")) v.priority = sv.one_of("priority", serving_choices_of("priority", {"decode_first", "prefill_first"}));
+  if (sv.has("kv_admission")) v.kv_admission = sv.one_of("kv_admission", serving_choices_of("kv_admission", {"reserve", "on_demand"}));
   if (sv.has("max_num_tokens")) {
     v.max_num_tokens = sv.positive_integer("max_num_tokens");
     if (*v.max_num_tokens > (1 << 24)) sv.fail("max_num_tokens", "more than 2^24 tokens in one iteration");
@@ -70,6 +82,10 @@ std::pair<std::string, std::string> split_version(const std::string& name_or_pat
 }
 
 }  // namespace
+
+void set_stack_serving_choices(const std::string& key, std::function<std::vector<std::string>()> names) {
+  serving_choices()[key] = std::move(names);
+}
 
 SoftwareStack load_stack(const std::string& name_or_path) {
   SoftwareStack s;

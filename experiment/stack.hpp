@@ -6,6 +6,7 @@
 // on whatever hardware it runs.
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@ namespace roofsim {
 // and the host costs fitted to that stack's own measured runs. Unset values leave the serving
 // engine's defaults. A stack's fitted constants never apply to another stack: each file holds
 // its own, with the rows they were fitted to in [provenance] (docs/serving.md).
+// The names a stack file's [serving] `priority` and `kv_admission` may take, read live from the
+// serving registries (plug-ins' policies included), which register the lookup here: the serving
+// library sits above this one. Without it (a tool that links only the experiment library), the
+// shipped names.
+void set_stack_serving_choices(const std::string& key, std::function<std::vector<std::string>()> names);
+
 struct StackServing {
   std::optional<bool> chunked_prefill;          // split prompts into chunks of the token budget (vLLM V1, SGLang)
   std::optional<std::string> priority;          // "decode_first" (prefill chunks beside the decodes) or "prefill_first"

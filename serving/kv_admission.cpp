@@ -1,5 +1,7 @@
 #include "serving/kv_admission.hpp"
 
+#include "experiment/stack.hpp"
+
 namespace roofsim {
 
 #define ROOFSIM_KV_ADMISSION_FILE(file) void register_kv_admissions_##file(KvAdmissionRegistry&);
@@ -16,5 +18,13 @@ KvAdmissionRegistry& kv_admissions() {
   }();
   return registry;
 }
+
+namespace {
+// A stack file's [serving] kv_admission takes this registry's names, a plug-in's included (experiment/stack.hpp).
+[[maybe_unused]] const bool kv_admissions_in_stack_files = [] {
+  set_stack_serving_choices("kv_admission", [] { return kv_admissions().names(); });
+  return true;
+}();
+}  // namespace
 
 }  // namespace roofsim

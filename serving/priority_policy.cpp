@@ -1,5 +1,7 @@
 #include "serving/priority_policy.hpp"
 
+#include "experiment/stack.hpp"
+
 namespace roofsim {
 
 #define ROOFSIM_PRIORITY_FILE(file) void register_priorities_##file(PriorityRegistry&);
@@ -16,5 +18,13 @@ PriorityRegistry& priorities() {
   }();
   return registry;
 }
+
+namespace {
+// A stack file's [serving] priority takes this registry's names, a plug-in's included (experiment/stack.hpp).
+[[maybe_unused]] const bool priorities_in_stack_files = [] {
+  set_stack_serving_choices("priority", [] { return priorities().names(); });
+  return true;
+}();
+}  // namespace
 
 }  // namespace roofsim

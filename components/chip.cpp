@@ -1,6 +1,7 @@
 #include "components/chip.hpp"
 
 #include "components/matrix_unit.hpp"
+#include "components/unit_model.hpp"
 #include "components/memory_model.hpp"
 #include "components/op_run.hpp"
 #include "components/pim_run.hpp"
@@ -14,8 +15,9 @@ Chip::Chip(const sc_core::sc_module_name& name, const HardwareSpec& hw, Granular
       matrix_events_("matrix_events", stats_), vector_events_("vector_events", stats_),
       memory_events_("memory_events", stats_), launcher_events_("launcher_events", stats_),
       matrix_port_("matrix_port"), vector_port_("vector_port") {
-  matrix_ = std::make_unique<MatrixUnits>("matrix_units", hw_.matrix);
-  vector_ = std::make_unique<VectorUnits>("vector_units", hw_.vector);
+  // The unit families, as the hardware file's [matrix] and [vector] model name them.
+  matrix_ = build_units("matrix_units", UnitFamily::matrix, hw_);
+  vector_ = build_units("vector_units", UnitFamily::vector, hw_);
   matrix_port_.bind(*matrix_);
   vector_port_.bind(*vector_);
   hbm_ = std::make_unique<HbmChannels>("hbm", hw_.hbm, memory_events_);

@@ -226,13 +226,22 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   read_table(chip, hw);
   std::optional<ConfigTable> arch = top.optional_table("arch");
   if (arch) read_table(*arch, hw);  // before [matrix]: its kernel keys need these instructions
-  read_matrix(top.table("matrix"), hw);
+  ConfigTable matrix = top.table("matrix");
+  read_matrix(matrix, hw);
   if (arch && hw.matrix.kind != "tensor_core") {
     for (const std::string& key : arch->keys()) {
       if (arch->boolean(key)) arch->fail(key, "is a GPU kernel instruction: for matrix.kind = \"tensor_core\"");
     }
   }
-  read_table(top.table("vector"), hw);
+  ConfigTable vector = top.table("vector");
+  read_table(vector, hw);
+  // Where the file names the units' models, for the error of an unknown one (components/unit_model.hpp).
+  for (auto [table, choice] : {std::pair{&matrix, &hw.matrix.model}, {&vector, &hw.vector.model}}) {
+    if (choice->name.empty()) choice->name = "array";
+    if (!table->has("model")) continue;
+    choice->line = static_cast<int>(table->line_of("model"));
+    choice->file = table->file_of("model");
+  }
   // A kernel's start and drain in the chip's own cycles (issue 48): another clock, another time.
   if (chip.has("op_overhead_cycles")) {
     if (chip.has("op_overhead_ns")) chip.fail("op_overhead_cycles", "given with op_overhead_ns: give one of them");

@@ -32,8 +32,17 @@ struct ArchFeatures {
   bool async_mma() const { return wgmma || tcgen05; }
 };
 
+// Which model a family of units runs (components/unit_models/, `[matrix] model`, `[vector]
+// model`), and where the file names it, for errors.
+struct UnitModelChoice {
+  std::string name = "array";
+  std::string file;  // the file that names it (a base file may); empty: source_file
+  int line = 0;      // 0: the file does not name it
+};
+
 struct MatrixSpec {
   std::string kind;  // "systolic" (TPU MXU) or "tensor_core" (GPU SM's tensor cores)
+  UnitModelChoice model;
   std::int64_t units = 0;  // MXUs or SMs
   double clock_hz = 0;     // the clock that the datasheet peak assumes
   double sustained_clock_hz = 0;  // clock under sustained matrix load (calibrated, <= clock_hz)
@@ -147,6 +156,7 @@ struct MatrixSpec {
 };
 
 struct VectorSpec {
+  UnitModelChoice model;
   std::int64_t units = 0;
   double clock_hz = 0;
   double flops_per_clock = 0;  // per unit, fp32 (vector work is done in fp32)

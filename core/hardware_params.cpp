@@ -31,6 +31,10 @@ std::vector<HardwareParam> make_params() {
        FIELD(op_overhead_cycles), false},
 
       {"matrix.kind", "", 1, K::text, true, 0, "systolic (a TPU MXU: see dataflow) or tensor_core (a GPU SM's tensor cores)", FIELD(matrix.kind)},
+      {"matrix.model", "", 1, K::text, false, 0,
+       "The matrix units' model (components/unit_models/, or a library's: --plugin): array, identical units each serving one "
+       "job after another",
+       FIELD(matrix.model.name), false, "array"},
       {"matrix.units", "", 1, K::count, true, 0, "Matrix units: MXUs or SMs", FIELD(matrix.units)},
       {"matrix.clock_mhz", "MHz", kMHz, K::positive, true, 0, "The clock the datasheet peak assumes", FIELD(matrix.clock_hz)},
       {"matrix.sustained_clock_mhz", "MHz", kMHz, K::positive, false, 0,
@@ -179,6 +183,10 @@ std::vector<HardwareParam> make_params() {
        "it issues asynchronously (matrix.exp_exposed_share, matrix.mma_sync_rate)",
        FIELD(matrix.arch.tcgen05)},
 
+      {"vector.model", "", 1, K::text, false, 0,
+       "The vector units' model (components/unit_models/, or a library's: --plugin): array, identical units each serving one "
+       "job after another",
+       FIELD(vector.model.name), false, "array"},
       {"vector.units", "", 1, K::count, true, 0, "Vector units (SMs' CUDA cores, a TPU core's VPU)", FIELD(vector.units)},
       {"vector.clock_mhz", "MHz", kMHz, K::positive, true, 0, "Vector units' clock", FIELD(vector.clock_hz)},
       {"vector.flops_per_clock", "FLOP/clock", 1, K::positive, true, 0, "FP32 FLOPs per clock per unit", FIELD(vector.flops_per_clock)},

@@ -6,6 +6,8 @@
 
 #include <array>
 
+#include "components/matrix_unit.hpp"
+#include "components/unit_model.hpp"
 #include "tests/gemm_test_helpers.hpp"
 #include "tests/test_util.hpp"
 #include "workloads/moe_kernels.hpp"
@@ -306,3 +308,43 @@ TEST_CASE("a path that fixes its CUTLASS tile runs whole tiles of MMAs at the ed
   CHECK(library.padded_flops < 0.5 * narrow.padded_flops);
 }
 
+
+namespace {
+// Matrix units at half the rate: each job takes twice its cycles' time (a model of a test's own,
+// registered under a name as a library's would be).
+class HalfRateUnits final : public UnitArray {
+ public:
+  HalfRateUnits(const sc_core::sc_module_name& name, const MatrixSpec& spec)
+      : UnitArray(name, static_cast<std::size_t>(spec.units), MatrixUnits::cycles_to_ps(spec, matrix_job_latency_cycles(spec))), spec_(spec) {}
+
+ private:
+  Picoseconds service_ps(double cycles) const override { return MatrixUnits::cycles_to_ps(spec_, 2 * cycles); }
+  const MatrixSpec& spec_;
+};
+class HalfRate : public UnitModel {
+ public:
+  std::string name() const override { return "test_half_rate"; }
+  std::string summary() const override { return "matrix units at half the rate (a test's)"; }
+  std::unique_ptr<ComputeTarget> build(const char* module_name, UnitFamily family, const HardwareSpec& hw) const override {
+    if (family != UnitFamily::matrix) return nullptr;
+    return std::make_unique<HalfRateUnits>(module_name, hw.matrix);
+  }
+};
+}  // namespace
+
+TEST_CASE("the hardware file's [matrix] model builds the units the GEMMs run on", "[systemc][gemm]") {
+  if (!unit_models().find("test_half_rate")) unit_models().add(std::make_unique<HalfRate>());
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  const OpSpec square = gemm(8192, 8192, 8192);  // compute-bound: about 1 ms of array time
+  const double array = run_ops(hw, false, {square}).ops.front().result.seconds();
+  hw.matrix.model.name = "test_half_rate";
+  const double half = run_ops(hw, false, {square}).ops.front().result.seconds();
+  CHECK(half / array == Approx(2.0).epsilon(0.03));
+  // A model without the family, or none of that name, is refused naming the key.
+  hw.vector.model.name = "test_half_rate";
+  CHECK_THROWS_WITH(run_ops(hw, false, {square}), Catch::Contains("vector.model") && Catch::Contains("has no vector units"));
+  hw.vector.model.name = "array";
+  hw.matrix.model.name = "nope";
+  CHECK_THROWS_WITH(run_ops(hw, false, {square}), Catch::Contains("matrix.model") && Catch::Contains("expected one of") &&
+                                                      Catch::Contains("array"));
+}

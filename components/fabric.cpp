@@ -1,6 +1,8 @@
 #include "core/parse.hpp"
 #include "components/fabric.hpp"
 
+#include "components/link_model.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -102,7 +104,8 @@ Fabric::Fabric(const sc_core::sc_module_name& name, const HardwareSpec& hw, cons
   }
   const std::string refusal = topology.family->link_refusal(topology, hw);
   if (!refusal.empty()) throw InputError(refusal);
-  links_ = std::make_unique<LinkArray>("links", static_cast<std::size_t>(topology.family->link_count(topology)));
+  // The links, as the hardware file's [links] model names them.
+  links_ = build_links("links", static_cast<std::size_t>(topology.family->link_count(topology)), hw);
   port_.bind(*links_);
   links_->trace_into(trace_);
 }

@@ -186,7 +186,7 @@ class Fabric : public sc_core::sc_module {
   // As the family lays them out (ring/torus: chip x dim x direction; switch: up then down
   // ports; mesh: per sending chip, its chips - 1 peers in order), behind the link seam
   // (components/link_port.hpp).
-  std::unique_ptr<LinkArray> links_;
+  std::unique_ptr<LinkTarget> links_;
   LinkPort port_;
 };
 

@@ -305,11 +305,16 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   }
   if (auto links = top.optional_table("links")) {
     read_table(*links, hw);
+    if (links->has("model")) {
+      hw.links.model.line = static_cast<int>(links->line_of("model"));
+      hw.links.model.file = links->file_of("model");
+    }
     if (links->has("fabric")) links->one_of("fabric", {"switch", "mesh", "torus"});
     if (hw.links.switch_reduction_rate > 0 && !hw.links.in_switch_reduction) {
       links->fail("switch_reduction_gb_per_s", "given, but in_switch_reduction is false");
     }
   }
+  if (hw.links.model.name.empty()) hw.links.model.name = "array";  // with or without [links]
   if (auto net = top.optional_table("network")) {
     hw.network.present = true;
     read_table(*net, hw);

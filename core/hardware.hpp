@@ -33,7 +33,8 @@ struct ArchFeatures {
 };
 
 // Which model a family of units runs (components/unit_models/, `[matrix] model`, `[vector]
-// model`), and where the file names it, for errors.
+// model`; a fabric's links: components/link_models/, `[links] model`), and where the file names
+// it, for errors.
 struct UnitModelChoice {
   std::string name = "array";
   std::string file;  // the file that names it (a base file may); empty: source_file
@@ -258,6 +259,7 @@ struct CostSpec {
 
 struct LinkSpec {
   std::string kind;  // "nvlink4", "ici", ...
+  UnitModelChoice model;  // the fabric's link model (components/link_models/)
   // How the chips' links join them: "switch", "mesh" or "torus"; "" = by kind (ici: torus,
   // others: switch). Picks the default topology of multi-chip runs.
   std::string fabric;

@@ -250,6 +250,10 @@ std::vector<HardwareParam> make_params() {
        "How the links join the chips, which picks a multi-chip run's default topology: switch (switch:N, NVLink with "
        "NVSwitch), mesh (mesh:N, a link to every peer, as Infinity Fabric) or torus (rings and tori, TPU ICI)",
        FIELD(links.fabric), false, "torus when kind is ici, else switch"},
+      {"links.model", "", 1, K::text, false, 0,
+       "The links' model (components/link_models/, or a library's: --plugin): array, each link carrying one transfer after "
+       "another",
+       FIELD(links.model.name), false, "array"},
       {"links.count", "", 1, K::count, true, 0, "Links per chip (on a switch: the chip's port)", FIELD(links.count)},
       {"links.bandwidth_gb_per_s", "GB/s", kGBps, K::positive, true, 0, "Bandwidth per link per direction", FIELD(links.bandwidth_per_direction)},
       {"links.efficiency", "", 1, K::fraction, false, 1, "Achievable fraction of link bandwidth (calibrated)", FIELD(links.efficiency)},

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "components/memory_model.hpp"
+#include "components/link_model.hpp"
 #include "components/unit_model.hpp"
 #include "core/format.hpp"
 #include "core/hardware.hpp"
@@ -59,7 +60,8 @@ void add_hw_command(CLI::App& app) {
                  "(JSON: provenance_kinds)");
   show->callback([opt] {
     HardwareSpec h = load_hardware(opt->name);
-    check_unit_models(h);  // an unknown [matrix] or [vector] model, refused at its line
+    check_unit_models(h);  // an unknown [matrix], [vector] or [links] model, refused at its line
+    check_link_model(h);
     nlohmann::json j = hardware_json(h);
     // The file as read, its base merged in: a parameter it does not set (and none derives) is left
     // at its default, which is not a claim about the chip (a TPU has no GPU kernels' cycles).
@@ -128,7 +130,7 @@ void add_hw_command(CLI::App& app) {
   hw->add_subcommand("keys", "Every hardware key a file may hold: unit, value, default and meaning, then the memory "
                              "models ([memory] model) and their own keys, those of libraries loaded with --plugin too "
                              "(Markdown; docs/hardware-keys.md is this output without plugins)")
-      ->callback([] { std::cout << hardware_keys_markdown() << memory_models_markdown() << unit_models_markdown(); });
+      ->callback([] { std::cout << hardware_keys_markdown() << memory_models_markdown() << unit_models_markdown() << link_models_markdown(); });
 }
 
 }  // namespace roofsim

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "components/link_model.hpp"
 #include "experiment/collective.hpp"
 #include "tests/collective_test_util.hpp"
 #include "validation/collective_bounds.hpp"
@@ -327,3 +328,50 @@ TEST_CASE("every registered topology family reads back its own names, and its ch
 // NCCL's protocols, channels, NVLS and point-to-point (components/collective_algorithms/
 // nccl.cpp) and the frameworks' custom all-reduce, against their closed forms and against the
 // H100 rows they were calibrated on (../shared/validation/kernels/h100, docs/calibration.md).
+
+namespace {
+// Links at half the transfer's rate (a test's own model, registered under a name as a library's
+// would be).
+class HalfRateLinks final : public LinkTarget {
+ public:
+  HalfRateLinks(const sc_core::sc_module_name& name, std::size_t links) : LinkTarget(name, links), inner_("inner", links) {
+    port_.bind(inner_);
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override {
+    LinkTransfer& t = LinkTransfer::of(trans);
+    std::vector<LinkHop> slow(t.hops, t.hops + t.count);
+    for (LinkHop& h : slow) h.rate /= 2;
+    const LinkTransfer& reply = port_.transport(slow.data(), slow.size(), t.bytes, -1, t.together);
+    t.arrival = reply.arrival;
+    t.last_start = reply.last_start;
+    for (std::size_t i = 0; i < t.count; ++i) bytes(t.hops[i].link) += t.bytes;
+    delay += sc_core::sc_time::from_value(reply.arrival - now_ps());
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  LinkArray inner_;
+  LinkPort port_{"port"};
+};
+class HalfRate : public LinkModel {
+ public:
+  std::string name() const override { return "test_half_rate_links"; }
+  std::string summary() const override { return "links at half the rate (a test's)"; }
+  std::unique_ptr<LinkTarget> build(const char* module_name, std::size_t links, const HardwareSpec&) const override {
+    return std::make_unique<HalfRateLinks>(module_name, links);
+  }
+};
+}  // namespace
+
+TEST_CASE("the hardware file's [links] model builds the links a collective's transfers claim", "[systemc][collective]") {
+  if (!link_models().find("test_half_rate_links")) link_models().add(std::make_unique<HalfRate>());
+  HardwareSpec hw = ideal_links("h100_sxm5");
+  const std::uint64_t n = 256ull << 20;  // bandwidth-bound: latency is a fraction of a percent
+  const double array = simulate_collective(hw, parse_topology("8"), allreduce(CollectiveAlgo::ring, n)).sim_time_s;
+  hw.links.model.name = "test_half_rate_links";
+  const double half = simulate_collective(hw, parse_topology("8"), allreduce(CollectiveAlgo::ring, n)).sim_time_s;
+  CHECK(half / array == Approx(2.0).epsilon(0.01));
+  hw.links.model.name = "nope";
+  CHECK_THROWS_WITH(simulate_collective(hw, parse_topology("8"), allreduce(CollectiveAlgo::ring, n)),
+                    Catch::Contains("links.model") && Catch::Contains("expected one of") && Catch::Contains("array"));
+}

@@ -9,7 +9,7 @@ namespace roofsim {
 
 namespace {
 
-class Array : public UnitModel {
+class ArrayUnits : public UnitModel {
  public:
   std::string name() const override { return "array"; }
   std::string summary() const override {
@@ -24,6 +24,6 @@ class Array : public UnitModel {
 
 }  // namespace
 
-void register_unit_models_array(UnitModelRegistry& r) { r.add(std::make_unique<Array>()); }
+void register_unit_models_array(UnitModelRegistry& r) { r.add(std::make_unique<ArrayUnits>()); }
 
 }  // namespace roofsim

@@ -6,7 +6,8 @@
 // own units' timelines and annotates the delay until the last job's result is ready, so
 // contention and queueing emerge in the family as before, and another model of the units (a
 // systolic array stepped cycle by cycle, a Verilator-generated block) is a module bound to the
-// same socket rather than edits in the op runs. The payload carries no data.
+// same socket rather than edits in the op runs. The payload moves no data: its data pointer
+// carries the request (UnitWave).
 #include <cstddef>
 #include <string>
 #include <systemc>
@@ -60,11 +61,11 @@ class ComputeTarget : public PayloadTarget {
 
  protected:
   explicit ComputeTarget(const sc_core::sc_module_name& name) : PayloadTarget(name) {}
-  // Whether a transaction labelled `label` is traced now; the busy interval of `unit` just
+  // Whether a transaction labelled `label` is traced now; then the busy interval of `unit` just
   // reserved, for the trace.
   bool tracing_label(int label) const { return trace_ && trace_->enabled && label >= 0; }
   void traced(std::size_t unit, int label, Picoseconds start, Picoseconds end) {
-    if (tracing_label(label)) trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
+    trace_->record(first_track_ + static_cast<int>(unit), label, start, end);
   }
 
  private:
@@ -102,6 +103,11 @@ class ComputePort : public PayloadPort<UnitWave> {
   const UnitWave& transport() {
     send(request_data().label, 0);
     return request_data();
+  }
+  // Every unit held `ps` first (a kernel's per-CTA cost, before a fine step's jobs).
+  void hold(Picoseconds ps) {
+    request().hold_ps = ps;
+    transport();
   }
   // One job of `work` on `unit` (a fine step's), labelled `label`; returns when it is ready.
   Picoseconds job(std::size_t unit, double work, int label) {

@@ -23,7 +23,7 @@ LinkModelRegistry& link_models() {
 void check_link_model(const HardwareSpec& hw) {
   const UnitModelChoice& choice = hw.links.model;
   if (link_models().find(choice.name)) return;
-  throw ConfigError(choice.file.empty() ? hw.source_file : choice.file, choice.line, "links.model",
+  throw ConfigError(choice.file_in(hw.source_file), choice.line, "links.model",
                     "unknown model '" + choice.name + "' (expected one of " + link_models().list() + ")");
 }
 

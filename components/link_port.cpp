@@ -9,19 +9,6 @@ void LinkArray::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
   LinkTransfer& t = LinkTransfer::of(trans);
   const Picoseconds now = now_ps() + delay.value();
   Picoseconds earliest = now, arrival = now, last_start = now;
-  if (t.count == 1) {
-    // Most transfers claim one link (a ring or torus neighbour, a hop of a routed transfer).
-    const LinkHop& h = t.hops[0];
-    Timeline& l = server(h.link);
-    const Picoseconds end = l.reserve(now, ceil_ps(static_cast<double>(t.bytes) / h.rate));
-    bytes(h.link) += t.bytes;
-    if (t.label >= 0) traced(h.link, t.label);
-    t.arrival = std::max(now, end + h.tail_ps);
-    t.last_start = l.last_start();
-    delay += sc_core::sc_time::from_value(t.arrival - now);
-    trans.set_response_status(tlm::TLM_OK_RESPONSE);
-    return;
-  }
   if (t.together) {
     for (std::size_t i = 0; i < t.count; ++i) earliest = std::max(earliest, server(t.hops[i].link).free_at());
   }

@@ -6,7 +6,8 @@
 // timelines and annotates the delay until the data has arrived, so contention between transfers
 // that share a link emerges there as before, and another model of the links (credit-based flow
 // control, a packet-level NIC) is a module bound to the same socket rather than edits in the
-// fabric's topologies and collective algorithms. The payload carries no data.
+// fabric's topologies and collective algorithms. The payload moves no data: its data pointer
+// carries the request (LinkTransfer).
 #include <cstddef>
 #include <cstdint>
 #include <string>

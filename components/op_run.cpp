@@ -175,10 +175,7 @@ void GemmRun::dispatch(std::int64_t step) {
   const MatrixSpec& spec = chip_.hw().matrix;
   ComputePort& units = chip_.matrix_port();
   // The kernel's CTA fixed cost holds every unit first (a coarse wave sends it with its work).
-  if (cta_step_ps_ > 0 && fine) {
-    units.request().hold_ps = cta_step_ps_;
-    units.transport();
-  }
+  if (cta_step_ps_ > 0 && fine) units.hold(cta_step_ps_);
   // A block has at most eight job shapes: full, short at the right edge, short at the bottom,
   // the corner, each with a full or short last k part. Their cycles are worked out once.
   const std::int64_t edge_m = s.m % plan_.tm ? s.m % plan_.tm : plan_.tm;

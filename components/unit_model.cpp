@@ -21,15 +21,20 @@ UnitModelRegistry& unit_models() {
 }
 
 namespace {
+// A family's choice of model in `hw`, and the key that names it.
+const UnitModelChoice& choice_of(UnitFamily family, const HardwareSpec& hw) {
+  return family == UnitFamily::matrix ? hw.matrix.model : hw.vector.model;
+}
+ConfigError refused(UnitFamily family, const HardwareSpec& hw, const std::string& why) {
+  const UnitModelChoice& choice = choice_of(family, hw);
+  return ConfigError(choice.file_in(hw.source_file), choice.line, family == UnitFamily::matrix ? "matrix.model" : "vector.model", why);
+}
+
 // The family's model as `hw` names it: ConfigError at the file and line of an unknown one.
 const UnitModel& model_of(UnitFamily family, const HardwareSpec& hw) {
-  const bool matrix = family == UnitFamily::matrix;
-  const UnitModelChoice& choice = matrix ? hw.matrix.model : hw.vector.model;
-  const UnitModel* m = unit_models().find(choice.name);
-  if (!m) {
-    throw ConfigError(choice.file.empty() ? hw.source_file : choice.file, choice.line, matrix ? "matrix.model" : "vector.model",
-                      "unknown model '" + choice.name + "' (expected one of " + unit_models().list() + ")");
-  }
+  const std::string& name = choice_of(family, hw).name;
+  const UnitModel* m = unit_models().find(name);
+  if (!m) throw refused(family, hw, "unknown model '" + name + "' (expected one of " + unit_models().list() + ")");
   return *m;
 }
 }  // namespace
@@ -40,13 +45,10 @@ void check_unit_models(const HardwareSpec& hw) {
 }
 
 std::unique_ptr<ComputeTarget> build_units(const char* module_name, UnitFamily family, const HardwareSpec& hw) {
-  const bool matrix = family == UnitFamily::matrix;
-  const UnitModelChoice& choice = matrix ? hw.matrix.model : hw.vector.model;
-  const std::string key = matrix ? "matrix.model" : "vector.model";
-  const std::string file = choice.file.empty() ? hw.source_file : choice.file;
-  const UnitModel* m = &model_of(family, hw);
-  std::unique_ptr<ComputeTarget> units = m->build(module_name, family, hw);
-  if (!units) throw ConfigError(file, choice.line, key, "model '" + choice.name + "' has no " + (matrix ? "matrix" : "vector") + " units");
+  std::unique_ptr<ComputeTarget> units = model_of(family, hw).build(module_name, family, hw);
+  if (!units) {
+    throw refused(family, hw, "model '" + choice_of(family, hw).name + "' has no " + (family == UnitFamily::matrix ? "matrix" : "vector") + " units");
+  }
   return units;
 }
 

@@ -54,10 +54,7 @@ void VectorRun::dispatch(std::int64_t step) {
   };
   if (chip_.granularity() == Granularity::fine) {
     // The kernel's CTA fixed cost holds every unit first.
-    if (cta_step_ps_ > 0) {
-      port.request().hold_ps = cta_step_ps_;
-      port.transport();
-    }
+    if (cta_step_ps_ > 0) port.hold(cta_step_ps_);
     // Eight pieces per unit, one event each; the chunk's output goes out with the last.
     constexpr int kPieces = 8;
     auto left = std::make_shared<std::size_t>(static_cast<std::size_t>(kPieces * active));

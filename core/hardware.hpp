@@ -39,6 +39,8 @@ struct UnitModelChoice {
   std::string name = "array";
   std::string file;  // the file that names it (a base file may); empty: source_file
   int line = 0;      // 0: the file does not name it
+  // The file to name in an error about it: its own, else the hardware file's.
+  const std::string& file_in(const std::string& source_file) const { return file.empty() ? source_file : file; }
 };
 
 struct MatrixSpec {

@@ -310,18 +310,15 @@ ExperimentResult simulate_experiment(const Experiment& given, const RunControl& 
                                   last ? &*last : steps.size() > 1 ? &r.graphs[1] : nullptr);
   }
   // The other steps' graphs are built as their steps start, and go once taken (StepAccounts).
-  r.graphs.resize(steps.size() > 2 ? steps.size() - 1 : steps.size());
-  if (last) r.graphs.push_back(std::move(*last));
-  std::vector<bool> built(steps.size(), false);
-  for (std::size_t i = 0; i < steps.size() && i < 2; ++i) built[i] = true;
-  built.back() = true;
+  // (A graph not built yet, or gone, has no ops.)
+  r.graphs.resize(steps.size());
+  if (last) r.graphs.back() = std::move(*last);
   for (int step : steps) r.launched_per_op.push_back(launches_per_op(e.launch, step == 0));
   // The first steps' op records are kept: the graph drawing's two, and every traced step.
   StepAccounts accounts(r, links, control.keep_every_op ? steps.size() : std::max<std::size_t>(2, static_cast<std::size_t>(std::max(0, e.trace_steps))));
   PhaseHooks hooks;
   hooks.build = [&](std::size_t i) {
-    if (!built[i]) r.graphs[i] = graph_of(steps[i]);
-    built[i] = true;
+    if (r.graphs[i].size() == 0) r.graphs[i] = graph_of(steps[i]);
   };
   hooks.take = [&](std::size_t i, std::vector<OpResult>& results, Picoseconds start, Picoseconds end) { accounts.take(i, results, start, end); };
   hooks.release = [&](std::size_t i) {

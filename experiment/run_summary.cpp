@@ -41,8 +41,8 @@ EnergyParts RunSummarizer::add_step(int step, double weight, const OpGraph& g, c
   const bool energy = hw_.energy.present;  // without [energy] every op's energy is 0
   EnergyParts step_energy;
   // Per entry of the op table: this step's last instance of it (its class, shape and roof).
-  std::vector<std::pair<std::size_t, OpId>> last;
-  std::unordered_map<std::size_t, std::size_t> last_of;
+  constexpr OpId kNone = static_cast<OpId>(-1);
+  std::vector<OpId> last;
   for (OpId v = 0; v < g.size(); ++v) {
     const OpNode& op = g.op(v);
     const OpBound& bound = bounds[v];
@@ -75,14 +75,12 @@ EnergyParts RunSummarizer::add_step(int step, double weight, const OpGraph& g, c
     s.sim_bytes += weight * static_cast<double>(result.bytes_read + result.bytes_written);
     s.padded_flops += weight * result.padded_flops;
     s.energy_j += weight * op_parts.dynamic() * peers_;
-    auto [at, first] = last_of.try_emplace(it->second, last.size());
-    if (first) {
-      last.emplace_back(it->second, v);
-    } else {
-      last[at->second].second = v;
-    }
+    if (it->second >= last.size()) last.resize(it->second + 1, kNone);
+    last[it->second] = v;
   }
-  for (const auto& [entry, v] : last) {
+  for (std::size_t entry = 0; entry < last.size(); ++entry) {
+    const OpId v = last[entry];
+    if (v == kNone) continue;
     const OpNode& op = g.op(v);
     OpSummary& s = ops_[entry];
     s.op_class = op.op_class;

@@ -237,6 +237,7 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   read_table(vector, hw);
   // Where the file names the units' models, for the error of an unknown one (components/unit_model.hpp).
   for (auto [table, choice] : {std::pair{&matrix, &hw.matrix.model}, {&vector, &hw.vector.model}}) {
+    if (table->has("model") && choice->name.empty()) table->fail("model", "empty: name a model (array, the built-in, or a library's)");
     if (choice->name.empty()) choice->name = "array";
     if (!table->has("model")) continue;
     choice->line = static_cast<int>(table->line_of("model"));
@@ -305,6 +306,7 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
   }
   if (auto links = top.optional_table("links")) {
     read_table(*links, hw);
+    if (links->has("model") && hw.links.model.name.empty()) links->fail("model", "empty: name a model (array, the built-in, or a library's)");
     if (links->has("model")) {
       hw.links.model.line = static_cast<int>(links->line_of("model"));
       hw.links.model.file = links->file_of("model");

@@ -347,4 +347,10 @@ TEST_CASE("the hardware file's [matrix] model builds the units the GEMMs run on"
   hw.matrix.model.name = "nope";
   CHECK_THROWS_WITH(run_ops(hw, false, {square}), Catch::Contains("matrix.model") && Catch::Contains("expected one of") &&
                                                       Catch::Contains("array"));
+  // A file naming no model at all is refused at its line, not run as the default.
+  for (const char* table : {"matrix", "vector", "links"}) {
+    const std::string text = std::string("base = \"h100_sxm5\"\n[") + table + "]\nmodel = \"\"\n";
+    CHECK_THROWS_WITH(load_hardware(test::write_temp(text, "units.toml")),
+                      Catch::Contains(".toml:3: " + std::string(table) + ".model") && Catch::Contains("empty"));
+  }
 }

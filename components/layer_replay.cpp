@@ -105,8 +105,10 @@ std::unique_ptr<LayerReplay> LayerReplay::find(const OpGraph& g, ReplayMemory& m
   r->ended_by_.assign(n, -1);
   r->segment_of_.assign(n, -1);
   std::size_t from = 0;
+  r->segments_.reserve(cuts.size());
   for (std::size_t c : cuts) {
     Segment segment;
+    segment.ops.reserve(c + 1 - from);
     for (std::size_t i = from; i <= c; ++i) {
       segment.ops.push_back(order[i]);
       r->segment_of_[order[i]] = static_cast<int>(r->segments_.size());

@@ -39,6 +39,22 @@ const UnitModel& model_of(UnitFamily family, const HardwareSpec& hw) {
 }
 }  // namespace
 
+namespace {
+// The analytic bounds (core) ask the chip's unit models for their peaks, through the same checks
+// as building the units: an unknown model, or one without the family, is refused at its file and
+// line, never bounded at the file's rates in silence.
+[[maybe_unused]] const bool peak_installed = [] {
+  set_unit_peak_of([](const HardwareSpec& hw, bool matrix, DType t) {
+    const UnitFamily family = matrix ? UnitFamily::matrix : UnitFamily::vector;
+    const UnitModel& model = model_of(family, hw);
+    const double peak = model.peak_flops(family, hw, t);
+    if (peak > 0 || (matrix && !hw.matrix_supports(t))) return peak;
+    throw refused(family, hw, "model '" + model.name() + "' has no " + (matrix ? "matrix" : "vector") + " units");
+  });
+  return true;
+}();
+}  // namespace
+
 void check_unit_models(const HardwareSpec& hw) {
   model_of(UnitFamily::matrix, hw);
   model_of(UnitFamily::vector, hw);

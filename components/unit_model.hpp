@@ -25,6 +25,11 @@ class UnitModel {
   // The family's units, a module named `module_name` of the chip under construction; nullptr:
   // the model has no such family (the hardware file is then refused).
   virtual std::unique_ptr<ComputeTarget> build(const char* module_name, UnitFamily family, const HardwareSpec& hw) const = 0;
+  // The most FLOP/s the family's units reach: of dtype `t` on matrix units (0: they lack it), of
+  // fp32 on vector units. The analytic bounds and the roofline take it (HardwareSpec::
+  // matrix_peak_flops), so no op simulated on these units can beat its bound; a model faster than
+  // the file's rates must say so here. 0 for a family the model does not build.
+  virtual double peak_flops(UnitFamily family, const HardwareSpec& hw, DType t) const = 0;
 };
 
 using UnitModelRegistry = Registry<UnitModel>;

@@ -177,7 +177,24 @@ const OnChipMemory& HardwareSpec::tile_buffer_memory() const {
   throw InputError(source_file + ": chip.tile_buffer '" + tile_buffer + "' is not an onchip memory");
 }
 
+namespace {
+std::atomic<UnitPeakOf> unit_peak_of{nullptr};
+}  // namespace
+
+void set_unit_peak_of(UnitPeakOf of) { unit_peak_of.store(of); }
+
 double HardwareSpec::matrix_peak_flops(DType t) const {
+  // "array" is the file's rates (the default model): no lookup on this path of every bound.
+  const UnitPeakOf of = unit_peak_of.load();
+  return matrix.model.name == "array" || !of ? array_matrix_peak_flops(t) : of(*this, true, t);
+}
+
+double HardwareSpec::vector_peak_flops() const {
+  const UnitPeakOf of = unit_peak_of.load();
+  return vector.model.name == "array" || !of ? array_vector_peak_flops() : of(*this, false, DType::fp32);
+}
+
+double HardwareSpec::array_matrix_peak_flops(DType t) const {
   auto it = matrix.dtype_rate.find(t);
   if (it == matrix.dtype_rate.end()) return 0;
   return static_cast<double>(matrix.units) * matrix.macs_per_clock * it->second * 2.0 *
@@ -190,7 +207,7 @@ double HardwareSpec::power_roof_flops(DType t) const {
   return (energy.tdp_w - energy.static_w) * it->second / energy.matrix_j_per_flop;
 }
 
-double HardwareSpec::vector_peak_flops() const {
+double HardwareSpec::array_vector_peak_flops() const {
   return static_cast<double>(vector.units) * vector.flops_per_clock * vector.clock_hz;
 }
 
@@ -361,14 +378,14 @@ HardwareSpec load_hardware_document(const toml::table& doc, const std::string& p
       if (!document_has(doc, key)) {
         prov->fail(key, "provenance for a key that the file does not have");
       }
-      hw.provenance[key] = prov->string(key);
+      hw.provenance.set(key, prov->string(key));
     }
     prov->reject_unknown_keys();
   }
   // The time a cycle count gives has the count's source (hw show --provenance lists both).
   if (hw.op_overhead_cycles > 0) {
     auto cycles = hw.provenance.find("chip.op_overhead_cycles");
-    if (cycles != hw.provenance.end()) hw.provenance["chip.op_overhead_ns"] = cycles->second + " [chip.op_overhead_cycles at vector.clock_mhz]";
+    if (cycles != hw.provenance.end()) hw.provenance.set("chip.op_overhead_ns", cycles->second + " [chip.op_overhead_cycles at vector.clock_mhz]");
   }
   top.reject_unknown_keys();
   return hw;

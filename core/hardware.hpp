@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/provenance.hpp"
 
 namespace toml {
 inline namespace v3 {
@@ -367,14 +368,19 @@ struct HardwareSpec {
   // cost of one copy; 0: none described.
   double host_link_bandwidth = 0;
   double host_link_latency_s = 0;
-  // key path -> where the number comes from ("datasheet ...", "calibrated: ...").
-  std::map<std::string, std::string> provenance;
+  // key path -> where the number comes from ("datasheet ...", "calibrated: ..."), shared by copies.
+  ProvenanceMap provenance;
 
   const OnChipMemory& tile_buffer_memory() const;
   // Peak matrix FLOP/s for a dtype from the structure (units x MACs x 2 x clock); 0 when the
   // matrix units do not support it.
+  // The chip's unit model may say otherwise (UnitModel::peak_flops, components/unit_model.hpp):
+  // a model whose units run faster than these rates raises the bound with them.
   double matrix_peak_flops(DType t) const;
   double vector_peak_flops() const;
+  // The same from the file's rates alone (the built-in "array" model's peaks).
+  double array_matrix_peak_flops(DType t) const;
+  double array_vector_peak_flops() const;
   // The FLOP/s of dtype `t` the power limit allows the matrix units: (TDP - static) / energy per
   // FLOP; 0 without a limit (energy.tdp_w) or a dtype the units lack.
   double power_roof_flops(DType t) const;
@@ -391,6 +397,10 @@ struct HardwareSpec {
 // bandwidth a chip's memory model streams at most. Without it, or for "hbm", HBM's peak.
 using MemoryBandwidthOf = double (*)(const HardwareSpec&);
 void set_memory_bandwidth_of(MemoryBandwidthOf of);
+// Likewise the unit models (components/unit_model.hpp): the peak FLOP/s of `t` on the matrix
+// units (`matrix` true) or of the vector units, as the chip's model for that family states it.
+using UnitPeakOf = double (*)(const HardwareSpec&, bool matrix, DType t);
+void set_unit_peak_of(UnitPeakOf of);
 
 // Loads a hardware TOML file; throws ConfigError naming file, line and key on any problem.
 HardwareSpec load_hardware_file(const std::string& path);

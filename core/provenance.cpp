@@ -49,4 +49,15 @@ ProvenanceKind provenance_kind(const std::string& text) {
   return ProvenanceKind::assumption;
 }
 
+const ProvenanceMap::Map& ProvenanceMap::empty() {
+  static const Map none;
+  return none;
+}
+
+void ProvenanceMap::set(const std::string& key, std::string source) {
+  // Copies share the entries: a shared table is copied before it is written.
+  if (!map_ || map_.use_count() > 1) map_ = std::make_shared<Map>(entries());
+  (*map_)[key] = std::move(source);
+}
+
 }  // namespace roofsim

@@ -95,7 +95,7 @@ nlohmann::json hardware_json(const HardwareSpec& h) {
     j["pim_bandwidth"] = h.pim_bandwidth();
   }
   j["parameters"] = p;
-  j["provenance"] = h.provenance;
+  j["provenance"] = h.provenance.entries();
   return j;
 }
 

@@ -350,7 +350,8 @@ ExperimentResult simulate_experiment(const Experiment& given, const RunControl& 
 }  // namespace
 
 struct PassSimulator::Impl {
-  Experiment setup;
+  Experiment setup;  // with every layer simulated (simulate), and with layer replay (simulate_sampled)
+  Experiment replayed;
   PreparedMachine machine;
   // Segments recorded in earlier passes: each pass starts on an idle machine, so most of its
   // GEMMs, norms and collectives start as an earlier pass's did and are replayed.
@@ -360,6 +361,9 @@ struct PassSimulator::Impl {
 PassSimulator::PassSimulator(const Experiment& e) : impl_(std::make_unique<Impl>()) {
   impl_->setup = resolve_checkpoint_precision(e);
   impl_->setup.trace_steps = 0;
+  impl_->setup.all_layers = true;
+  impl_->replayed = impl_->setup;
+  impl_->replayed.all_layers = false;
   impl_->machine = prepare_machine(impl_->setup);
 }
 
@@ -426,16 +430,12 @@ PassOutcome simulate_pass(const Experiment& e, const PreparedMachine& machine, c
 }  // namespace
 
 PassOutcome PassSimulator::simulate(ForwardPass pass) const {
-  Experiment every_layer = impl_->setup;
-  every_layer.all_layers = true;
-  return simulate_pass(every_layer, impl_->machine, impl_->machine.model, std::move(pass));
+  return simulate_pass(impl_->setup, impl_->machine, impl_->machine.model, std::move(pass));
 }
 
 PassOutcome PassSimulator::simulate_sampled(const ForwardPass& pass) const {
   // Layer replay is exact: the same outcome as simulate(), without simulating every layer.
-  Experiment replayed = impl_->setup;
-  replayed.all_layers = false;
-  return simulate_pass(replayed, impl_->machine, impl_->machine.model, pass, &impl_->replay_memory);
+  return simulate_pass(impl_->replayed, impl_->machine, impl_->machine.model, pass, &impl_->replay_memory);
 }
 
 std::string parallelism_name(std::int64_t tp, std::int64_t ep, std::int64_t pp) {

@@ -10,6 +10,7 @@
 #include "components/unit_model.hpp"
 #include "tests/gemm_test_helpers.hpp"
 #include "tests/test_util.hpp"
+#include "validation/analytic.hpp"
 #include "workloads/moe_kernels.hpp"
 
 using namespace roofsim;
@@ -329,6 +330,31 @@ class HalfRate : public UnitModel {
     if (family != UnitFamily::matrix) return nullptr;
     return std::make_unique<HalfRateUnits>(module_name, hw.matrix);
   }
+  double peak_flops(UnitFamily family, const HardwareSpec& hw, DType t) const override {
+    return family == UnitFamily::matrix ? hw.array_matrix_peak_flops(t) / 2 : 0;
+  }
+};
+// Matrix units twice the file's rate that say so: the bound must follow them.
+class DoubleRateUnits final : public UnitArray {
+ public:
+  DoubleRateUnits(const sc_core::sc_module_name& name, const MatrixSpec& spec)
+      : UnitArray(name, static_cast<std::size_t>(spec.units), MatrixUnits::cycles_to_ps(spec, matrix_job_latency_cycles(spec))), spec_(spec) {}
+
+ private:
+  Picoseconds service_ps(double cycles) const override { return MatrixUnits::cycles_to_ps(spec_, cycles / 2); }
+  const MatrixSpec& spec_;
+};
+class DoubleRate : public UnitModel {
+ public:
+  std::string name() const override { return "test_double_rate"; }
+  std::string summary() const override { return "matrix units at twice the rate (a test's)"; }
+  std::unique_ptr<ComputeTarget> build(const char* module_name, UnitFamily family, const HardwareSpec& hw) const override {
+    if (family == UnitFamily::matrix) return std::make_unique<DoubleRateUnits>(module_name, hw.matrix);
+    return unit_models().find("array")->build(module_name, family, hw);
+  }
+  double peak_flops(UnitFamily family, const HardwareSpec& hw, DType t) const override {
+    return family == UnitFamily::matrix ? 2 * hw.array_matrix_peak_flops(t) : hw.array_vector_peak_flops();
+  }
 };
 }  // namespace
 
@@ -347,10 +373,35 @@ TEST_CASE("the hardware file's [matrix] model builds the units the GEMMs run on"
   hw.matrix.model.name = "nope";
   CHECK_THROWS_WITH(run_ops(hw, false, {square}), Catch::Contains("matrix.model") && Catch::Contains("expected one of") &&
                                                       Catch::Contains("array"));
+  // A model's peak is the bound's: half-rate units lower it (none for the family it lacks).
+  hw.matrix.model.name = "test_half_rate";
+  CHECK(hw.matrix_peak_flops(DType::bf16) == Approx(hw.array_matrix_peak_flops(DType::bf16) / 2));
+  hw.vector.model.name = "test_half_rate";
+  CHECK_THROWS_WITH(hw.vector_peak_flops(), Catch::Contains("vector.model") && Catch::Contains("has no vector units"));
+  hw.vector.model.name = "array";
+  hw.matrix.model.name = "array";
   // A file naming no model at all is refused at its line, not run as the default.
   for (const char* table : {"matrix", "vector", "links"}) {
     const std::string text = std::string("base = \"h100_sxm5\"\n[") + table + "]\nmodel = \"\"\n";
     CHECK_THROWS_WITH(load_hardware(test::write_temp(text, "units.toml")),
                       Catch::Contains(".toml:3: " + std::string(table) + ".model") && Catch::Contains("empty"));
   }
+}
+
+TEST_CASE("matrix units faster than the file's rates raise the roofline with them: no op beats its bound", "[systemc][gemm]") {
+  if (!unit_models().find("test_double_rate")) unit_models().add(std::make_unique<DoubleRate>());
+  HardwareSpec hw = load_hardware("h100_sxm5");
+  hw.matrix.model.name = "test_double_rate";
+  CHECK(hw.matrix_peak_flops(DType::bf16) == Approx(2 * hw.array_matrix_peak_flops(DType::bf16)));
+  CHECK(hw.vector_peak_flops() == Approx(hw.array_vector_peak_flops()));
+  const OpSpec square = gemm(8192, 8192, 8192);  // compute-bound
+  const OpResult fast = run_ops(hw, false, {square}).ops.front().result;
+  const OpBound bound = bound_op(square.cost(), hw);
+  CHECK(bound.roof == Roof::compute);
+  CHECK(fast.seconds() >= bound.bound_time_s);
+  // The units do run faster, and the file's rates give a bound twice as long.
+  hw.matrix.model.name = "array";
+  const OpResult array = run_ops(hw, false, {square}).ops.front().result;
+  CHECK(fast.seconds() < 0.6 * array.seconds());
+  CHECK(bound_op(square.cost(), hw).bound_time_s == Approx(2 * bound.bound_time_s));
 }

@@ -1,8 +1,8 @@
 #include "workloads/transformer.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "core/error.hpp"
@@ -39,11 +39,11 @@ std::string fusion_name(const Fusion& f) {
 
 std::string layer_op_name(int layer, const std::string& name) {
   if (layer < 0) return name;
-  char number[16];
-  const int digits = std::snprintf(number, sizeof number, "%d", layer);
+  char number[16];  // to_chars, not snprintf: every op of every pass is named here
+  const std::size_t digits = static_cast<std::size_t>(std::to_chars(number, number + sizeof number, layer).ptr - number);
   std::string out;
-  out.reserve(5 + static_cast<std::size_t>(digits) + 1 + name.size());
-  out.append("layer").append(number, static_cast<std::size_t>(digits)).append(1, '.').append(name);
+  out.reserve(5 + digits + 1 + name.size());
+  out.append("layer").append(number, digits).append(1, '.').append(name);
   return out;
 }
 

@@ -20,6 +20,9 @@ class ArrayUnits : public UnitModel {
     if (family == UnitFamily::matrix) return std::make_unique<MatrixUnits>(module_name, hw.matrix);
     return std::make_unique<VectorUnits>(module_name, hw.vector);
   }
+  double peak_flops(UnitFamily family, const HardwareSpec& hw, DType t) const override {
+    return family == UnitFamily::matrix ? hw.array_matrix_peak_flops(t) : hw.array_vector_peak_flops();
+  }
 };
 
 }  // namespace

@@ -37,9 +37,7 @@ const UnitModel& model_of(UnitFamily family, const HardwareSpec& hw) {
   if (!m) throw refused(family, hw, "unknown model '" + name + "' (expected one of " + unit_models().list() + ")");
   return *m;
 }
-}  // namespace
 
-namespace {
 // The analytic bounds (core) ask the chip's unit models for their peaks, through the same checks
 // as building the units: an unknown model, or one without the family, is refused at its file and
 // line, never bounded at the file's rates in silence.

@@ -372,13 +372,12 @@ struct HardwareSpec {
   ProvenanceMap provenance;
 
   const OnChipMemory& tile_buffer_memory() const;
-  // Peak matrix FLOP/s for a dtype from the structure (units x MACs x 2 x clock); 0 when the
-  // matrix units do not support it.
-  // The chip's unit model may say otherwise (UnitModel::peak_flops, components/unit_model.hpp):
-  // a model whose units run faster than these rates raises the bound with them.
+  // Peak matrix FLOP/s for a dtype (0 when the matrix units lack it) and vector FLOP/s, as the
+  // chip's unit model states them (UnitModel::peak_flops, components/unit_model.hpp): a model
+  // whose units run faster than the file's rates raises the bound with them.
   double matrix_peak_flops(DType t) const;
   double vector_peak_flops() const;
-  // The same from the file's rates alone (the built-in "array" model's peaks).
+  // The same from the file's structure alone (units x MACs x 2 x clock): the "array" model's.
   double array_matrix_peak_flops(DType t) const;
   double array_vector_peak_flops() const;
   // The FLOP/s of dtype `t` the power limit allows the matrix units: (TDP - static) / energy per
